@@ -1,0 +1,30 @@
+// Registry of tilescope-cli subcommands: each cmd_*.cpp adds itself with a static CommandRegistrar.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tilescope::cli {
+
+// A subcommand's setup: add options to `sub` and set its callback. The callback returns the
+// process exit code through `exit_code` (0 ok, 1 user error, 2 internal error).
+using CommandSetup = std::function<void(CLI::App& sub, int& exit_code)>;
+
+struct CommandInfo {
+  std::string name;
+  std::string description;
+  CommandSetup setup;
+};
+
+std::vector<CommandInfo>& command_registry();
+
+struct CommandRegistrar {
+  CommandRegistrar(std::string name, std::string description, CommandSetup setup) {
+    command_registry().push_back({std::move(name), std::move(description), std::move(setup)});
+  }
+};
+
+}  // namespace tilescope::cli

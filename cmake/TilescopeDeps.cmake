@@ -1,0 +1,66 @@
+# Finds third-party packages. Header-only libraries may also come from .deps/include, which
+# scripts/pack-deps.sh fills for machines without a package registry (the GPU machine).
+set(TILESCOPE_DEPS_INCLUDE ${CMAKE_SOURCE_DIR}/.deps/include)
+
+find_package(Threads REQUIRED)
+
+# Header-only: nlohmann/json, CLI11, doctest, Eigen. An INTERFACE target each, so the rest of
+# the build does not care where the headers came from.
+function(tilescope_header_dep name header)
+  find_path(${name}_INCLUDE_DIR ${header}
+            HINTS ${TILESCOPE_DEPS_INCLUDE} PATHS /usr/include /usr/include/eigen3)
+  if(${name}_INCLUDE_DIR)
+    add_library(tilescope_dep_${name} INTERFACE)
+    target_include_directories(tilescope_dep_${name} SYSTEM INTERFACE ${${name}_INCLUDE_DIR})
+    set(TILESCOPE_HAVE_${name} ON PARENT_SCOPE)
+  else()
+    set(TILESCOPE_HAVE_${name} OFF PARENT_SCOPE)
+  endif()
+endfunction()
+
+tilescope_header_dep(json nlohmann/json.hpp)
+tilescope_header_dep(cli11 CLI/CLI.hpp)
+tilescope_header_dep(doctest doctest/doctest.h)
+tilescope_header_dep(eigen Eigen/Dense)
+foreach(dep json cli11 eigen)
+  if(NOT TILESCOPE_HAVE_${dep})
+    message(FATAL_ERROR "tilescope needs header library '${dep}' (Debian: see scripts/setup.sh)")
+  endif()
+endforeach()
+
+# GUI: GLFW + OpenGL + Dear ImGui (Debian's libimgui-dev ships the GLFW/OpenGL3 backends).
+set(TILESCOPE_HAVE_GUI OFF)
+if(NOT TILESCOPE_GUI STREQUAL "OFF")
+  find_package(PkgConfig QUIET)
+  find_package(OpenGL QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(IMGUI QUIET IMPORTED_TARGET imgui)
+    pkg_check_modules(GLFW QUIET IMPORTED_TARGET glfw3)
+    pkg_check_modules(STB QUIET IMPORTED_TARGET stb)
+  endif()
+  if(IMGUI_FOUND AND GLFW_FOUND AND STB_FOUND AND OpenGL_FOUND)
+    set(TILESCOPE_HAVE_GUI ON)
+  elseif(TILESCOPE_GUI STREQUAL "ON")
+    message(FATAL_ERROR "TILESCOPE_GUI=ON but ImGui/GLFW/OpenGL/stb were not found")
+  endif()
+endif()
+
+# CUDA: only the kernels room uses it; the rest of the build never needs nvcc.
+set(TILESCOPE_HAVE_CUDA OFF)
+if(NOT TILESCOPE_CUDA STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    find_package(CUDAToolkit QUIET)
+    if(CUDAToolkit_FOUND)
+      set(TILESCOPE_HAVE_CUDA ON)
+    endif()
+  endif()
+  if(NOT TILESCOPE_HAVE_CUDA AND TILESCOPE_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "TILESCOPE_CUDA=ON but nvcc / the CUDA toolkit were not found")
+  endif()
+endif()
