@@ -10,3 +10,12 @@ if(TILESCOPE_SANITIZE)
                       $<$<COMPILE_LANGUAGE:CXX>:-fno-omit-frame-pointer>)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# libFuzzer builds (the `fuzz` preset, clang): every library is instrumented for coverage and
+# checked by ASan/UBSan, so the fuzzer sees inside tilescope_sim; harnesses add -fsanitize=fuzzer.
+if(TILESCOPE_FUZZ)
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link,address,undefined>
+                      $<$<COMPILE_LANGUAGE:CXX>:-fno-sanitize-recover=undefined>
+                      $<$<COMPILE_LANGUAGE:CXX>:-fno-omit-frame-pointer>)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -26,6 +26,7 @@ struct SourceLoc {
 // what() is the full message "file:line:col: error: ...\n  <source line>\n  ^~~~" when known.
 class GraphError : public std::runtime_error {
  public:
+  // `excerpt` is the source line and the caret line, unindented; what() indents each by two spaces.
   GraphError(SourceLoc loc, std::string message, std::string excerpt = {});
   const SourceLoc& loc() const { return m_loc; }
   const std::string& message() const { return m_message; }  // without location or excerpt
@@ -117,6 +118,11 @@ enum class OpKind {
   ReduceToShape,     // (dy) → sum over broadcast dims down to attrs.shape (gradient of broadcasting)
   Scale,             // x * attrs.alpha
   SGDUpdate,         // (w, dw) → w - attrs.alpha * dw
+  // backward helpers added with autodiff (graph.cpp's cost table and eval.cpp cover them too)
+  Slice,               // (x) → x[starts[d] : starts[d] + shape[d]] per dim d (gradient of Concat)
+  BroadcastTo,         // (x) → x broadcast by numpy rules to attrs.shape (gradient of Sum / Mean)
+  BatchNormScaleGrad,  // (dy, x, mean, var) → dscale [C] = sum over all but dim 1 of dy * x̂
+  LayerNormGammaGrad,  // (dy, x) → dgamma [D] = sum over all but the last dim of dy * x̂
 };
 const char* op_kind_name(OpKind);  // "MatMul", "Conv2D", ...
 bool is_elementwise(OpKind);       // same-shaped (or broadcast) map with no reduction
@@ -140,6 +146,8 @@ struct OpAttrs {
   // Reshape / Transpose / grads that need a target shape
   Shape shape;
   std::vector<int> perm;
+  // Slice: first index taken in each dim (attrs.shape is the slice's shape)
+  std::vector<int64_t> starts;
   // BatchNorm / LayerNorm
   double eps = 1e-5;
   // Scale / SGDUpdate (learning rate)

@@ -1,0 +1,116 @@
+// `tilescope-cli bench`: runs the real CPU (or GPU) kernel suites, prints the table, writes the JSON;
+// `--show FILE` prints the table of a recorded report without running anything.
+#include "commands.h"
+
+#include "kernels/cpu/bench_report.h"
+#include "kernels/cpu/cpu_bench.h"
+
+#if TILESCOPE_HAVE_CUDA
+#include "kernels/cuda/gpu_bench.h"
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace tilescope::cli {
+namespace {
+
+struct BenchFlags {
+  bool cpu = false;
+  bool gpu = false;
+  std::string suite;
+  int repeats = 10;
+  bool quick = false;
+  std::string out;
+  std::string show;
+};
+
+// Counts results that were not verified, so a silent failure cannot pass as a benchmark.
+int unverified_count(const nlohmann::json& report) {
+  int count = 0;
+  for (const auto& suite : report.value("suites", nlohmann::json::array()))
+    for (const auto& r : suite.value("results", nlohmann::json::array()))
+      count += r.value("verified", false) ? 0 : 1;
+  return count;
+}
+
+int run_bench(const BenchFlags& flags) {
+  using namespace tilescope::kernels;
+  if (!flags.show.empty()) {
+    const nlohmann::json report = read_bench_report(flags.show);
+    std::cout << format_bench_table(report);
+    return 0;
+  }
+  if (flags.cpu == flags.gpu) {
+    std::cerr << "bench: choose exactly one of --cpu or --gpu (or --show FILE)\n";
+    return 1;
+  }
+  nlohmann::json report;
+  if (flags.cpu) {
+    CpuBenchOptions options;
+    options.suite = flags.suite;
+    options.repeats = flags.repeats;
+    options.quick = flags.quick;
+    report = run_cpu_bench(options, std::cerr);
+  } else {
+#if TILESCOPE_HAVE_CUDA
+    GpuBenchOptions options;
+    options.suite = flags.suite;
+    options.repeats = flags.repeats;
+    options.quick = flags.quick;
+    report = run_gpu_bench(options, std::cerr);
+#else
+    std::cerr << "bench --gpu: this tilescope was built without CUDA (nvcc was not found when it "
+                 "was configured); rebuild with the CUDA Toolkit installed, or read a recorded "
+                 "GPU run with `bench --show assets/recorded/<file>.json`\n";
+    return 1;
+#endif
+  }
+  std::cout << format_bench_table(report);
+  const std::string out = flags.out.empty()
+                              ? std::string("tilescope-bench-") + (flags.cpu ? "cpu" : "gpu") + ".json"
+                              : flags.out;
+  write_bench_report(report, out);
+  std::cout << "\nwrote " << out << "\n";
+  if (const int failed = unverified_count(report); failed > 0) {
+    std::cerr << "bench: " << failed
+              << " version(s) were not verified against the reference and were not timed (see "
+                 "the notes above)\n";
+    return 1;
+  }
+  return 0;
+}
+
+const CommandRegistrar registrar{
+    "bench", "Run the real kernel suites (verified, then timed); print a table and write JSON",
+    [](CLI::App& sub, int& exit_code) {
+      auto flags = std::make_shared<BenchFlags>();
+      sub.add_flag("--cpu", flags->cpu, "Run the CPU suites (kernels compiled -O3 -march=native)");
+      sub.add_flag("--gpu", flags->gpu, "Run the CUDA suites (needs a CUDA build and a GPU)");
+      sub.add_option("--suite", flags->suite,
+                     "Run one suite only (CPU: matmul, conv, bias_relu, jit)");
+      sub.add_option("--repeats", flags->repeats, "Timed runs per version (median reported)")
+          ->capture_default_str();
+      sub.add_flag("--quick", flags->quick, "Small sizes: a smoke run in seconds, not a benchmark");
+      sub.add_option("--out", flags->out,
+                     "Where to write the JSON (default tilescope-bench-cpu.json / -gpu.json)");
+      sub.add_option("--show", flags->show,
+                     "Print the table of a recorded report (e.g. assets/recorded/cpu-*.json)");
+      sub.callback([flags, &exit_code] {
+        try {
+          exit_code = run_bench(*flags);
+        } catch (const tilescope::kernels::BenchError& e) {
+          std::cerr << "bench: " << e.what() << "\n";
+          exit_code = 1;
+        } catch (const tilescope::kernels::BenchReportError& e) {
+          std::cerr << "bench: " << e.what() << "\n";
+          exit_code = 1;
+        }
+      });
+    }};
+
+}  // namespace
+}  // namespace tilescope::cli

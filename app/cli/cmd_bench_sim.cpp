@@ -1,0 +1,205 @@
+// `tilescope-cli bench-sim`: simulated accesses per second of the memory simulator on one core —
+// (a) one cache level where every access hits, (b) a machine's full hierarchy on a tiled GEMM
+// address stream — plus the process's peak memory, which must stay bounded for any trace length.
+#include "commands.h"
+
+#include "sim/memory/access.h"
+#include "sim/memory/hierarchy.h"
+#include "sim/model/machine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tilescope::cli {
+namespace {
+
+struct BenchSimFlags {
+  std::string machine = "host";
+  int64_t n = 512;
+  int64_t tile = 32;
+  int runs = 5;
+  uint64_t hit_accesses = 200'000'000;
+};
+
+// Buffers accesses and hands them to the sink in batches through the virtual interface, exactly
+// as a schedule walker would.
+class Emitter {
+ public:
+  explicit Emitter(memory::AccessSink& sink) : m_sink(sink), m_buf(4096) {}
+  ~Emitter() { flush(); }
+  void emit(uint64_t addr, memory::AccessKind kind, int16_t tensor) {
+    memory::Access& a = m_buf[m_n++];
+    a.addr = addr;
+    a.size = 4;
+    a.kind = kind;
+    a.tensor = tensor;
+    if (m_n == m_buf.size()) flush();
+  }
+  void flush() {
+    if (m_n) m_sink.access_batch(m_buf.data(), m_n);
+    m_n = 0;
+  }
+
+ private:
+  memory::AccessSink& m_sink;
+  std::vector<memory::Access> m_buf;
+  size_t m_n = 0;
+};
+
+// C += A·B, n×n row-major fp32 matrices at A = 0, B = 4n², C = 8n² (bytes), tiled by T in i, j, k:
+// for ii, jj, kk: for i, j in the tile: read C[i][j]; for k: read A[i][k], B[k][j]; write C[i][j].
+uint64_t tiled_gemm_trace(memory::AccessSink& sink, int64_t n, int64_t t) {
+  Emitter out(sink);
+  const uint64_t a0 = 0, b0 = 4 * n * n, c0 = 8 * n * n;
+  uint64_t count = 0;
+  for (int64_t ii = 0; ii < n; ii += t)
+    for (int64_t jj = 0; jj < n; jj += t)
+      for (int64_t kk = 0; kk < n; kk += t)
+        for (int64_t i = ii; i < std::min(n, ii + t); ++i)
+          for (int64_t j = jj; j < std::min(n, jj + t); ++j) {
+            const uint64_t c = c0 + 4 * (i * n + j);
+            out.emit(c, memory::AccessKind::Read, 2);
+            const int64_t kend = std::min(n, kk + t);
+            for (int64_t k = kk; k < kend; ++k) {
+              out.emit(a0 + 4 * (i * n + k), memory::AccessKind::Read, 0);
+              out.emit(b0 + 4 * (k * n + j), memory::AccessKind::Read, 1);
+            }
+            out.emit(c, memory::AccessKind::Write, 2);
+            count += 2 + 2 * static_cast<uint64_t>(kend - kk);
+          }
+  return count;
+}
+
+// Sweeps `bytes` of fp32 data with the given stride until `count` accesses have been made.
+uint64_t sweep_trace(memory::AccessSink& sink, uint64_t bytes, uint64_t stride, uint64_t count) {
+  Emitter out(sink);
+  uint64_t addr = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    out.emit(addr, memory::AccessKind::Read, 0);
+    addr += stride;
+    if (addr >= bytes) addr = 0;
+  }
+  return count;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+std::string vm_hwm() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmHWM:", 0) == 0) return line.substr(6);
+  return " (not available)";
+}
+
+template <typename F>
+double accesses_per_second(F&& run, uint64_t& accesses) {
+  auto t0 = std::chrono::steady_clock::now();
+  accesses = run();
+  auto t1 = std::chrono::steady_clock::now();
+  return static_cast<double>(accesses) / std::chrono::duration<double>(t1 - t0).count();
+}
+
+void print_rate(const char* label, const std::vector<double>& rates, const std::string& note) {
+  double lo = *std::min_element(rates.begin(), rates.end());
+  double hi = *std::max_element(rates.begin(), rates.end());
+  std::printf("%-34s median %7.1f M accesses/s  (min %.1f, max %.1f, %zu runs)  %s\n", label,
+              median(rates) / 1e6, lo / 1e6, hi / 1e6, rates.size(), note.c_str());
+}
+
+int run_bench_sim(const BenchSimFlags& f) {
+  if (f.n <= 0 || f.tile <= 0 || f.runs <= 0) {
+    std::cerr << "bench-sim: --n, --tile and --runs must be positive\n";
+    return 1;
+  }
+  std::printf("memory simulator throughput, one thread (medians of %d runs)\n\n", f.runs);
+
+  // (a) One level, all hits: a 32 KiB 8-way LRU cache, warmed, then swept over 16 KiB.
+  memory::CacheConfig l1;
+  l1.name = "L1";
+  l1.size_bytes = 32 * 1024;
+  l1.ways = 8;
+  l1.line_bytes = 64;
+  for (uint64_t stride : {uint64_t{4}, uint64_t{64}}) {
+    std::vector<double> rates;
+    uint64_t misses = 0, hits = 0, n = 0;
+    for (int r = 0; r < f.runs; ++r) {
+      memory::Hierarchy h(memory::HierarchyConfig{{l1}, {}, std::nullopt});
+      sweep_trace(h, 16 * 1024, stride, 16 * 1024 / stride);  // warm-up: compulsory misses
+      memory::Counters warm = h.counters(0);
+      rates.push_back(accesses_per_second(
+          [&] { return sweep_trace(h, 16 * 1024, stride, f.hit_accesses); }, n));
+      misses = h.counters(0).misses - warm.misses;
+      hits = h.counters(0).hits - warm.hits;
+    }
+    std::string note = "(" + std::to_string(hits) + " hits, " + std::to_string(misses) + " misses)";
+    print_rate(
+        stride == 4 ? "(a) 1 level, all hits, stride 4 B" : "    1 level, all hits, stride 64 B",
+        rates, note);
+  }
+
+  // (b) A machine's whole hierarchy on a tiled GEMM stream.
+  model::Machine machine = model::load_machine(f.machine);
+  std::vector<double> rates;
+  uint64_t n = 0;
+  std::string summary;
+  for (int r = 0; r < f.runs; ++r) {
+    memory::Hierarchy h(machine.hierarchy());
+    rates.push_back(accesses_per_second([&] { return tiled_gemm_trace(h, f.n, f.tile); }, n));
+    summary.clear();
+    for (int k = 0; k < h.level_count(); ++k) {
+      memory::Counters c = h.counters(k);
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%s%s %.2f%% miss", k ? ", " : "",
+                    h.config().levels[k].name.c_str(),
+                    100.0 * static_cast<double>(c.misses) /
+                        static_cast<double>(std::max<uint64_t>(1, c.accesses)));
+      summary += buf;
+    }
+  }
+  std::string label = "(b) " + std::to_string(machine.levels.size()) + " levels, tiled GEMM";
+  print_rate(label.c_str(), rates, "");
+  std::printf("    machine %s (%s); GEMM %lld^3, %lld-tiles, fp32 row-major: %llu accesses; %s\n",
+              machine.name.c_str(), machine.source.c_str(), static_cast<long long>(f.n),
+              static_cast<long long>(f.tile), static_cast<unsigned long long>(n), summary.c_str());
+  std::printf("\npeak memory (VmHWM):%s\n", vm_hwm().c_str());
+  return 0;
+}
+
+const CommandRegistrar registrar{
+    "bench-sim", "Measure the memory simulator's speed (accesses per second) and peak memory",
+    [](CLI::App& sub, int& exit_code) {
+      auto flags = std::make_shared<BenchSimFlags>();
+      sub.add_option("--machine", flags->machine, "Machine for the hierarchy run (b)")
+          ->capture_default_str();
+      sub.add_option("--n", flags->n, "GEMM size n (n x n x n)")->capture_default_str();
+      sub.add_option("--tile", flags->tile, "GEMM tile size")->capture_default_str();
+      sub.add_option("--runs", flags->runs, "Runs per measurement (the median is reported)")
+          ->capture_default_str();
+      sub.add_option("--hit-accesses", flags->hit_accesses, "Accesses per all-hits run")
+          ->capture_default_str();
+      sub.callback([flags, &exit_code] {
+        try {
+          exit_code = run_bench_sim(*flags);
+        } catch (const model::MachineError& e) {
+          std::cerr << e.what() << "\n";
+          exit_code = 1;
+        } catch (const std::invalid_argument& e) {
+          std::cerr << "bench-sim: " << e.what() << "\n";
+          exit_code = 1;
+        }
+      });
+    }};
+
+}  // namespace
+}  // namespace tilescope::cli

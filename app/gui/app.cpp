@@ -1,0 +1,246 @@
+// The desktop app's platform layer: window, OpenGL, ImGui, the frame loop, screenshots.
+//
+// Index:
+//   [SECTION] Startup inputs (model, script) — read before any window so bad files fail fast
+//   [SECTION] Screenshot and layout JSON
+//   [SECTION] Frame loop: poll → apply commands → update → views → render → screenshot → swap
+#include "app/gui/app.h"
+
+#include "app/gui/commands.h"
+#include "app/gui/script_runner.h"
+#include "app/gui/theme.h"
+#include "app/gui/views/views.h"
+#include "sim/graph/model_parser.h"
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <nlohmann/json.hpp>
+#include <stb_image_write.h>
+
+#include <cstdio>
+#include <fstream>
+#include <vector>
+
+namespace tilescope::gui {
+namespace {
+
+// [SECTION] Screenshot and layout JSON
+
+// Reads the back buffer just rendered and writes it as a PNG (rows flipped: GL starts at the bottom).
+std::string save_screenshot(const std::string& path, int width, int height) {
+  std::vector<unsigned char> pixels(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  const size_t stride = static_cast<size_t>(width) * 4;
+  std::vector<unsigned char> flipped(pixels.size());
+  for (int y = 0; y < height; ++y) {
+    std::copy_n(pixels.data() + static_cast<size_t>(height - 1 - y) * stride, stride,
+                flipped.data() + static_cast<size_t>(y) * stride);
+  }
+  // Drop alpha: the window is opaque, and an RGB PNG looks the same in every viewer.
+  for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
+  if (!stbi_write_png(path.c_str(), width, height, 4, flipped.data(), static_cast<int>(stride))) {
+    return "cannot write screenshot '" + path + "'";
+  }
+  return {};
+}
+
+std::string write_layout_json(const std::string& path, const AppState& state, int fb_w, int fb_h) {
+  nlohmann::json j;
+  j["window"] = {{"width", state.window_w}, {"height", state.window_h}};
+  j["framebuffer"] = {{"width", fb_w}, {"height", fb_h}};
+  j["theme"] = theme_name(state.theme);
+  j["font_px"] = state.font_px();
+  auto rect_json = [](const std::string& name, const Rect& r) {
+    return nlohmann::json{{"name", name}, {"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}};
+  };
+  j["panels"] = nlohmann::json::array();
+  for (const auto& [name, rect] : state.panels().named()) j["panels"].push_back(rect_json(name, rect));
+  j["model"] = {{"path", state.model.path},
+                {"parsed", !state.model.error.has_value()},
+                {"error", state.model.error ? state.model.error->full : ""},
+                {"ops", state.graph() ? state.graph()->ops().size() : 0}};
+  nlohmann::json nodes = nlohmann::json::array();
+  if (state.scene) {
+    // Window-pixel rects of the graph's nodes (clipped or not), so tests can click them.
+    const Rect canvas = state.panels().graph;
+    const float z = state.view.zoom;
+    for (const SceneNode& n : state.scene->nodes) {
+      const char* kind = n.kind == SceneNode::Kind::Op       ? "op"
+                         : n.kind == SceneNode::Kind::Source ? "source"
+                                                             : "output";
+      nlohmann::json node = rect_json(n.name, Rect{canvas.x + state.view.pan_x + n.x * z,
+                                                   canvas.y + state.view.pan_y + n.y * z, n.w * z,
+                                                   n.h * z});
+      node["kind"] = kind;
+      nodes.push_back(node);
+    }
+  }
+  j["graph_nodes"] = nodes;
+  j["selection"] = state.selection.name;
+  std::ofstream out(path);
+  if (!out) return "cannot write layout JSON '" + path + "'";
+  out << j.dump(2) << "\n";
+  return out ? std::string() : "cannot write layout JSON '" + path + "'";
+}
+
+void glfw_error(int code, const char* description) {
+  std::fprintf(stderr, "tilescope: GLFW error %d: %s\n", code, description);
+}
+
+}  // namespace
+
+int run_app(const AppOptions& options) {
+  // [SECTION] Startup inputs (model, script)
+  AppState state;
+  state.theme = options.theme;
+  ScriptRunner script;
+  try {
+    if (!options.script.empty()) {
+      script = ScriptRunner(parse_script(read_text_file(options.script), options.script),
+                            options.script);
+    }
+    if (!options.model_path.empty()) {
+      state.model.text = read_text_file(options.model_path);
+      state.model.path = options.model_path;
+    } else {
+      state.model.text = std::string(graph::default_model_text());
+    }
+  } catch (const CommandError& e) {
+    std::fprintf(stderr, "tilescope: error: %s\n", e.what());
+    return 1;
+  }
+  // A model with an error still opens: the error is shown next to the text, as when typing.
+  reparse_model(state);
+
+  glfwSetErrorCallback(glfw_error);
+  if (!glfwInit()) {
+    std::fprintf(stderr,
+                 "tilescope: error: cannot initialise GLFW (no display? set DISPLAY or run under "
+                 "xvfb-run)\n");
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  GLFWwindow* window =
+      glfwCreateWindow(options.width, options.height, "tilescope", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "tilescope: error: cannot create an OpenGL 3.3 window\n");
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(options.frames > 0 ? 0 : 1);  // scripted runs should not wait for vsync
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // the layout is computed, there is nothing to remember
+  float xscale = 1.0f, yscale = 1.0f;
+  glfwGetWindowContentScale(window, &xscale, &yscale);
+  state.content_scale = std::max(1.0f, std::max(xscale, yscale));
+  const Fonts fonts = load_fonts(state.content_scale);
+  io.Fonts->Build();  // the scene measures text before the first frame
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+
+  std::vector<Command> queue;  // pushed by views during a frame, applied before the next
+  std::optional<Theme> applied_theme;
+  int exit_code = 0;
+  int frame = 0;
+  int fb_w = 0, fb_h = 0;
+
+  // [SECTION] Frame loop
+  while (!glfwWindowShouldClose(window)) {
+    glfwPollEvents();
+    int win_w = 0, win_h = 0;
+    glfwGetWindowSize(window, &win_w, &win_h);
+    state.window_w = static_cast<float>(std::max(win_w, 1));
+    state.window_h = static_cast<float>(std::max(win_h, 1));
+    state.now = glfwGetTime();
+
+    // Commands: last frame's UI actions first, then whatever the script has due now.
+    for (const Command& c : queue) {
+      const std::string error = apply_command(state, c);
+      state.status_message = error;
+      state.status_is_error = !error.empty();
+    }
+    queue.clear();
+    if (const std::string error = script.run_frame(state); !error.empty()) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      exit_code = 1;
+      break;
+    }
+    if (state.requests.resize_w > 0) {
+      glfwSetWindowSize(window, state.requests.resize_w, state.requests.resize_h);
+      state.requests.resize_w = state.requests.resize_h = 0;
+    }
+    update_state(state);
+    if (applied_theme != state.theme) {
+      apply_imgui_style(state.theme, state.content_scale);
+      io.FontDefault = fonts.for_theme(state.theme).ui;
+      applied_theme = state.theme;
+    }
+    const FontSet& font_set = fonts.for_theme(state.theme);
+    refresh_scene(state, [&](std::string_view s, SceneFont f) {
+      ImFont* font = f == SceneFont::Bold      ? font_set.ui_bold
+                     : f == SceneFont::Regular ? font_set.ui
+                                               : font_set.mono;
+      return font->CalcTextSizeA(font_set.px, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
+    });
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    {
+      ViewContext ctx{state, queue, font_set, palette(state.theme)};
+      const PanelLayout panels = state.panels();
+      draw_model_text_view(ctx, panels.model_text);
+      draw_graph_view(ctx, panels.graph);
+      draw_inspector_view(ctx, panels.inspector);
+      draw_status_bar_view(ctx, panels.status_bar);
+    }
+    ImGui::Render();
+    glfwGetFramebufferSize(window, &fb_w, &fb_h);
+    glViewport(0, 0, fb_w, fb_h);
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    ++frame;
+
+    const bool last = (options.frames > 0 && frame >= options.frames) || state.requests.quit;
+    std::vector<std::string> shots;
+    if (!state.requests.screenshot_path.empty()) shots.push_back(state.requests.screenshot_path);
+    if (last && !options.screenshot.empty()) shots.push_back(options.screenshot);
+    state.requests.screenshot_path.clear();
+    for (const std::string& path : shots) {
+      if (const std::string error = save_screenshot(path, fb_w, fb_h); !error.empty()) {
+        std::fprintf(stderr, "tilescope: error: %s\n", error.c_str());
+        exit_code = 1;
+      }
+    }
+    glfwSwapBuffers(window);
+    if (last || exit_code != 0) break;
+  }
+
+  if (!options.layout_json.empty()) {
+    if (const std::string error = write_layout_json(options.layout_json, state, fb_w, fb_h);
+        !error.empty()) {
+      std::fprintf(stderr, "tilescope: error: %s\n", error.c_str());
+      exit_code = 1;
+    }
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return exit_code;
+}
+
+}  // namespace tilescope::gui

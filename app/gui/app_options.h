@@ -1,0 +1,34 @@
+// Command-line flags of the desktop app, parsed without touching the display (testable).
+#pragma once
+
+#include "app/gui/app_state.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tilescope::gui {
+
+struct AppOptions {
+  std::string model_path;   // --model FILE ("" = the built-in example)
+  int frames = 0;           // --frames N: run N frames then exit (0 = until closed)
+  std::string screenshot;   // --screenshot FILE: PNG of the window after the last frame
+  std::string script;       // --script FILE: commands to replay
+  int width = 1440;         // --size WxH
+  int height = 900;
+  Theme theme = Theme::Light;  // --theme NAME
+  std::string layout_json;  // --layout-json FILE: panel and node rects, written at exit
+  bool help = false;
+};
+
+class OptionsError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// args excludes the program name. Throws OptionsError saying which flag is wrong and why.
+AppOptions parse_app_options(const std::vector<std::string>& args);
+
+std::string app_usage();
+
+}  // namespace tilescope::gui

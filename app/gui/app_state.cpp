@@ -1,0 +1,131 @@
+// The app's state and the state-level operations the commands build on (parse, fit, scene).
+#include "app/gui/app_state.h"
+
+#include "sim/graph/model_parser.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tilescope::gui {
+
+const char* theme_name(Theme theme) {
+  switch (theme) {
+    case Theme::Light:
+      return "light";
+    case Theme::Dark:
+      return "dark";
+    case Theme::Projector:
+      return "projector";
+  }
+  return "light";
+}
+
+std::optional<Theme> theme_from_name(std::string_view name) {
+  if (name == "light") return Theme::Light;
+  if (name == "dark") return Theme::Dark;
+  if (name == "projector") return Theme::Projector;
+  return std::nullopt;
+}
+
+float theme_font_px(Theme theme, float content_scale) {
+  const float scale = content_scale > 0.0f ? content_scale : 1.0f;
+  // 16 px reads well at a desk; the projector theme is for the back row of a lecture room.
+  const float base = theme == Theme::Projector ? 22.0f : 16.0f;
+  return std::round(base * scale);
+}
+
+bool reparse_model(AppState& state) {
+  ModelDoc& doc = state.model;
+  doc.reparse_pending = false;
+  try {
+    auto parsed = std::make_shared<graph::Graph>(
+        graph::parse_model(doc.text, doc.path.empty() ? "<editor>" : doc.path));
+    // Refit only when the structure changed, so an edit to a number does not move the camera.
+    const graph::Graph* old = doc.graph.get();
+    bool same_structure = old && old->ops().size() == parsed->ops().size() &&
+                          old->tensors().size() == parsed->tensors().size();
+    if (same_structure) {
+      for (size_t i = 0; i < parsed->ops().size(); ++i)
+        same_structure = same_structure && parsed->ops()[i].name == old->ops()[i].name;
+    }
+    doc.graph = std::move(parsed);
+    doc.graph_text = doc.text;
+    doc.error.reset();
+    ++doc.generation;
+    state.scene_stale = true;
+    if (!same_structure) state.view.fit_pending = true;
+    return true;
+  } catch (const graph::GraphError& e) {
+    doc.error = ModelError{e.message(), e.what(), e.loc().line, e.loc().col};
+  } catch (const std::exception& e) {
+    // The parser promises GraphError; anything else is still shown, never fatal.
+    doc.error = ModelError{e.what(), e.what(), 0, 0};
+  }
+  return false;
+}
+
+void update_state(AppState& state) {
+  if (state.model.reparse_pending &&
+      state.now - state.model.edit_time >= kReparseDebounceSeconds) {
+    reparse_model(state);
+  }
+  // A selection whose op or tensor vanished in the new graph is dropped, not left dangling.
+  const graph::Graph* g = state.graph();
+  if (state.selection.kind == Selection::Kind::Op &&
+      (!g || !g->find_op(state.selection.name))) {
+    state.selection = {};
+  }
+  if (state.selection.kind == Selection::Kind::Tensor &&
+      (!g || !g->find_tensor(state.selection.name))) {
+    state.selection = {};
+  }
+}
+
+void refresh_scene(AppState& state, const TextMeasure& measure) {
+  const graph::Graph* g = state.graph();
+  if (!g) {
+    state.scene.reset();
+    return;
+  }
+  if (state.scene_stale || !state.scene || state.scene->font_px != state.font_px()) {
+    try {
+      state.scene = build_graph_scene(*g, measure, state.font_px());
+    } catch (const std::exception& e) {
+      state.scene.reset();
+      state.status_message = std::string("cannot lay out the graph: ") + e.what();
+      state.status_is_error = true;
+    }
+    state.scene_stale = false;
+  }
+  if (state.view.fit_pending && state.scene) fit_view(state);
+}
+
+void fit_view(AppState& state) {
+  state.view.fit_pending = false;
+  if (!state.scene) return;
+  const Rect canvas = state.panels().graph;
+  const float margin = state.font_px() * 2.5f;
+  const float sw = std::max(state.scene->width, 1.0f);
+  const float sh = std::max(state.scene->height, 1.0f);
+  float zoom = std::min((canvas.w - 2 * margin) / sw, (canvas.h - 2 * margin) / sh);
+  // Past 1.25x the text is only blurrier, and a tiny graph blown up looks like a different app.
+  zoom = std::clamp(zoom, 0.1f, 1.25f);
+  state.view.zoom = zoom;
+  state.view.pan_x = std::round((canvas.w - sw * zoom) / 2);
+  state.view.pan_y = std::round((canvas.h - sh * zoom) / 2);
+}
+
+std::string_view line_of(std::string_view text, int line) {
+  if (line < 1) return {};
+  size_t start = 0;
+  for (int l = 1; l < line; ++l) {
+    const size_t nl = text.find('\n', start);
+    if (nl == std::string_view::npos) return {};
+    start = nl + 1;
+  }
+  size_t end = text.find('\n', start);
+  if (end == std::string_view::npos) end = text.size();
+  return text.substr(start, end - start);
+}
+
+}  // namespace tilescope::gui

@@ -1,0 +1,114 @@
+// Everything the desktop app shows, in one place: the model text, its last good Graph or its
+// error, the selection, the canvas view and the theme. Views read it; only commands change it.
+//
+// Pure C++ (no ImGui): the tests drive it with commands and no display.
+#pragma once
+
+#include "app/gui/graph_scene.h"
+#include "app/gui/panel_layout.h"
+#include "sim/graph/graph.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tilescope::gui {
+
+// [SECTION] Theme
+
+enum class Theme { Light, Dark, Projector };
+const char* theme_name(Theme);
+std::optional<Theme> theme_from_name(std::string_view);
+
+// UI font size in pixels for a theme and the monitor's content scale (projector: large type).
+float theme_font_px(Theme theme, float content_scale);
+
+// [SECTION] Model document
+
+struct ModelError {
+  std::string message;  // without location
+  std::string full;     // GraphError::what(): location, message and caret excerpt
+  int line = 0;         // 1-based; 0 when unknown
+  int col = 0;
+};
+
+struct ModelDoc {
+  std::string text;                               // what the editor holds
+  std::string path;                               // file it came from; "" for the built-in example
+  std::shared_ptr<const graph::Graph> graph;      // the last good parse (kept while text is broken)
+  std::string graph_text;                         // the text `graph` was parsed from
+  std::optional<ModelError> error;                // the current text's error, if any
+  bool reparse_pending = false;                   // edited, waiting for the debounce
+  double edit_time = 0.0;                         // when the last edit happened (seconds)
+  int generation = 0;                             // bumps on every successful parse
+};
+
+// [SECTION] Selection and canvas view
+
+struct Selection {
+  enum class Kind { None, Op, Tensor };
+  Kind kind = Kind::None;
+  std::string name;
+};
+
+// Canvas transform: screen = canvas top-left + pan + world * zoom.
+struct CanvasView {
+  float zoom = 1.0f;
+  float pan_x = 0.0f;
+  float pan_y = 0.0f;
+  bool fit_pending = true;  // fit once the scene exists
+};
+
+// [SECTION] Requests to the platform layer (handled by the frame loop, not by views)
+
+struct PlatformRequests {
+  std::string screenshot_path;  // save a PNG after this frame renders
+  bool quit = false;
+  int resize_w = 0, resize_h = 0;  // 0 = no request
+};
+
+// [SECTION] AppState
+
+struct AppState {
+  ModelDoc model;
+  Selection selection;
+  CanvasView view;
+  Theme theme = Theme::Light;
+  float content_scale = 1.0f;
+  float window_w = 1280.0f, window_h = 800.0f;  // logical pixels, set by the platform each frame
+  double now = 0.0;                            // seconds, set by the platform each frame
+
+  // Derived from the graph and the font; rebuilt by refresh_scene() when stale.
+  std::optional<GraphScene> scene;
+  bool scene_stale = true;
+
+  std::string status_message;  // the last command error or notice, shown in the status bar
+  bool status_is_error = false;
+  PlatformRequests requests;
+
+  float font_px() const { return theme_font_px(theme, content_scale); }
+  PanelLayout panels() const { return compute_panel_layout(window_w, window_h, font_px()); }
+  const graph::Graph* graph() const { return model.graph.get(); }
+};
+
+// Seconds of quiet typing before the editor's text is re-parsed.
+inline constexpr double kReparseDebounceSeconds = 0.35;
+
+// Parses model.text now. On success replaces the graph; on failure records the error and keeps
+// the last good graph on screen. Returns true on success.
+bool reparse_model(AppState& state);
+
+// Called once per frame before the views: runs a due debounced parse.
+void update_state(AppState& state);
+
+// Rebuilds the scene when stale (new graph, new font size); fits the view when asked.
+void refresh_scene(AppState& state, const TextMeasure& measure);
+
+// Sets zoom and pan so the whole scene fits the graph panel, centred.
+void fit_view(AppState& state);
+
+// The text of a 1-based line of `text` ("" when out of range).
+std::string_view line_of(std::string_view text, int line);
+
+}  // namespace tilescope::gui

@@ -1,0 +1,331 @@
+// Named commands: parsing script lines, printing them back, and applying them to the AppState.
+#include "app/gui/commands.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace tilescope::gui {
+namespace {
+
+// [SECTION] Lexing helpers
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// Splits off the first whitespace-delimited word.
+std::string_view take_word(std::string_view& rest) {
+  rest = trim(rest);
+  size_t end = rest.find_first_of(" \t");
+  std::string_view word = rest.substr(0, end);
+  rest = end == std::string_view::npos ? std::string_view{} : trim(rest.substr(end));
+  return word;
+}
+
+double parse_number(std::string_view word, std::string_view name, std::string_view verb) {
+  double value = 0.0;
+  const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
+  if (word.empty() || ec != std::errc() || ptr != word.data() + word.size() || !std::isfinite(value)) {
+    throw CommandError(std::string(verb) + ": " + std::string(name) + " must be a number, got '" +
+                       std::string(word) + "'");
+  }
+  return value;
+}
+
+int parse_positive_int(std::string_view word, std::string_view name, std::string_view verb) {
+  const double v = parse_number(word, name, verb);
+  if (v < 1 || v != std::floor(v) || v > 1e9) {
+    throw CommandError(std::string(verb) + ": " + std::string(name) +
+                       " must be a whole number >= 1, got '" + std::string(word) + "'");
+  }
+  return static_cast<int>(v);
+}
+
+std::string unescape(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      const char n = s[++i];
+      out.push_back(n == 'n' ? '\n' : n == 't' ? '\t' : n);
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+std::string escape(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '\n') out += "\\n";
+    else if (ch == '\t') out += "\\t";
+    else if (ch == '\\') out += "\\\\";
+    else out.push_back(ch);
+  }
+  return out;
+}
+
+void expect_end(std::string_view rest, std::string_view verb) {
+  if (!trim(rest).empty()) {
+    throw CommandError(std::string(verb) + ": unexpected '" + std::string(trim(rest)) + "' at the end");
+  }
+}
+
+std::string require_rest(std::string_view rest, std::string_view verb, std::string_view what) {
+  rest = trim(rest);
+  if (rest.empty()) throw CommandError(std::string(verb) + ": needs " + std::string(what));
+  return std::string(rest);
+}
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+}  // namespace
+
+// [SECTION] Parsing and printing
+
+Command parse_command(std::string_view line) {
+  std::string_view rest = line;
+  const std::string_view verb = take_word(rest);
+  Command c;
+  if (verb == "set-model-file") {
+    c.kind = CommandKind::SetModelFile;
+    c.text = require_rest(rest, verb, "a file path");
+  } else if (verb == "set-model-text" || verb == "edit-model-text") {
+    c.kind = verb == "set-model-text" ? CommandKind::SetModelText : CommandKind::EditModelText;
+    c.text = unescape(trim(rest));
+  } else if (verb == "replace-line") {
+    c.kind = CommandKind::ReplaceLine;
+    c.a = parse_positive_int(take_word(rest), "line number", verb);
+    c.text = unescape(rest);
+  } else if (verb == "select-op" || verb == "select-tensor") {
+    c.kind = verb == "select-op" ? CommandKind::SelectOp : CommandKind::SelectTensor;
+    c.text = std::string(take_word(rest));
+    if (c.text.empty()) throw CommandError(std::string(verb) + ": needs a name");
+    expect_end(rest, verb);
+  } else if (verb == "clear-selection" || verb == "fit" || verb == "quit") {
+    c.kind = verb == "fit"    ? CommandKind::Fit
+             : verb == "quit" ? CommandKind::Quit
+                              : CommandKind::ClearSelection;
+    expect_end(rest, verb);
+  } else if (verb == "zoom") {
+    c.kind = CommandKind::Zoom;
+    c.a = parse_number(take_word(rest), "factor", verb);
+    if (c.a <= 0) throw CommandError("zoom: factor must be > 0, got " + fmt(c.a));
+    if (!trim(rest).empty()) {
+      c.c = parse_number(take_word(rest), "anchor x", verb);
+      c.d = parse_number(take_word(rest), "anchor y", verb);
+      c.anchored = true;
+    }
+    expect_end(rest, verb);
+  } else if (verb == "pan") {
+    c.kind = CommandKind::Pan;
+    c.a = parse_number(take_word(rest), "dx", verb);
+    c.b = parse_number(take_word(rest), "dy", verb);
+    expect_end(rest, verb);
+  } else if (verb == "theme") {
+    c.kind = CommandKind::SetTheme;
+    c.text = std::string(take_word(rest));
+    if (!theme_from_name(c.text)) {
+      throw CommandError("theme: unknown theme '" + c.text + "' (use light, dark or projector)");
+    }
+    expect_end(rest, verb);
+  } else if (verb == "screenshot") {
+    c.kind = CommandKind::Screenshot;
+    c.text = require_rest(rest, verb, "an output .png path");
+  } else if (verb == "wait-frames") {
+    c.kind = CommandKind::WaitFrames;
+    c.a = parse_positive_int(take_word(rest), "frame count", verb);
+    expect_end(rest, verb);
+  } else if (verb == "resize") {
+    c.kind = CommandKind::Resize;
+    c.a = parse_positive_int(take_word(rest), "width", verb);
+    c.b = parse_positive_int(take_word(rest), "height", verb);
+    expect_end(rest, verb);
+  } else if (verb.empty()) {
+    throw CommandError("empty command");
+  } else {
+    throw CommandError("unknown command '" + std::string(verb) +
+                       "' (known: set-model-file, set-model-text, edit-model-text, replace-line, "
+                       "select-op, select-tensor, clear-selection, zoom, pan, fit, theme, "
+                       "screenshot, wait-frames, resize, quit)");
+  }
+  return c;
+}
+
+std::string command_to_string(const Command& c) {
+  switch (c.kind) {
+    case CommandKind::SetModelFile:
+      return "set-model-file " + c.text;
+    case CommandKind::SetModelText:
+      return "set-model-text " + escape(c.text);
+    case CommandKind::EditModelText:
+      return "edit-model-text " + escape(c.text);
+    case CommandKind::ReplaceLine:
+      return "replace-line " + fmt(c.a) + " " + escape(c.text);
+    case CommandKind::SelectOp:
+      return "select-op " + c.text;
+    case CommandKind::SelectTensor:
+      return "select-tensor " + c.text;
+    case CommandKind::ClearSelection:
+      return "clear-selection";
+    case CommandKind::Zoom:
+      return "zoom " + fmt(c.a) + (c.anchored ? " " + fmt(c.c) + " " + fmt(c.d) : "");
+    case CommandKind::Pan:
+      return "pan " + fmt(c.a) + " " + fmt(c.b);
+    case CommandKind::Fit:
+      return "fit";
+    case CommandKind::SetTheme:
+      return "theme " + c.text;
+    case CommandKind::Screenshot:
+      return "screenshot " + c.text;
+    case CommandKind::WaitFrames:
+      return "wait-frames " + fmt(c.a);
+    case CommandKind::Resize:
+      return "resize " + fmt(c.a) + " " + fmt(c.b);
+    case CommandKind::Quit:
+      return "quit";
+  }
+  return "quit";
+}
+
+std::vector<ScriptLine> parse_script(std::string_view text, const std::string& file) {
+  std::vector<ScriptLine> out;
+  int line_no = 0;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    ++line_no;
+    const std::string_view line = trim(text.substr(start, end - start));
+    start = end + 1;
+    if (line.empty() || line.front() == '#') continue;
+    try {
+      out.push_back({line_no, parse_command(line)});
+    } catch (const CommandError& e) {
+      throw CommandError(file + ":" + std::to_string(line_no) + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CommandError("cannot open '" + path + "': " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw CommandError("cannot read '" + path + "'");
+  return ss.str();
+}
+
+// [SECTION] Applying
+
+std::string apply_command(AppState& state, const Command& c) {
+  const graph::Graph* g = state.graph();
+  switch (c.kind) {
+    case CommandKind::SetModelFile: {
+      std::string text;
+      try {
+        text = read_text_file(c.text);
+      } catch (const CommandError& e) {
+        return e.what();
+      }
+      state.model.text = std::move(text);
+      state.model.path = c.text;
+      state.view.fit_pending = true;
+      reparse_model(state);
+      return {};
+    }
+    case CommandKind::SetModelText:
+      state.model.text = c.text;
+      reparse_model(state);
+      return {};
+    case CommandKind::EditModelText:
+      state.model.text = c.text;
+      state.model.reparse_pending = true;
+      state.model.edit_time = state.now;
+      return {};
+    case CommandKind::ReplaceLine: {
+      const int target = static_cast<int>(c.a);
+      std::string& text = state.model.text;
+      size_t start = 0;
+      for (int l = 1; l < target; ++l) {
+        const size_t nl = text.find('\n', start);
+        if (nl == std::string::npos) {
+          return "replace-line: the model has only " + std::to_string(l) + " lines, not " +
+                 std::to_string(target);
+        }
+        start = nl + 1;
+      }
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      text.replace(start, end - start, c.text);
+      reparse_model(state);
+      return {};
+    }
+    case CommandKind::SelectOp:
+      if (!g) return "select-op: no model is loaded";
+      if (!g->find_op(c.text)) return "select-op: the graph has no op named '" + c.text + "'";
+      state.selection = {Selection::Kind::Op, c.text};
+      return {};
+    case CommandKind::SelectTensor:
+      if (!g) return "select-tensor: no model is loaded";
+      if (!g->find_tensor(c.text)) return "select-tensor: the graph has no tensor named '" + c.text + "'";
+      state.selection = {Selection::Kind::Tensor, c.text};
+      return {};
+    case CommandKind::ClearSelection:
+      state.selection = {};
+      return {};
+    case CommandKind::Zoom: {
+      const Rect canvas = state.panels().graph;
+      const float ax = c.anchored ? static_cast<float>(c.c) : canvas.w / 2;
+      const float ay = c.anchored ? static_cast<float>(c.d) : canvas.h / 2;
+      const float old_zoom = state.view.zoom;
+      const float new_zoom = std::clamp(old_zoom * static_cast<float>(c.a), 0.05f, 8.0f);
+      // Keep the world point under the anchor where it is.
+      state.view.pan_x = ax - (ax - state.view.pan_x) * new_zoom / old_zoom;
+      state.view.pan_y = ay - (ay - state.view.pan_y) * new_zoom / old_zoom;
+      state.view.zoom = new_zoom;
+      state.view.fit_pending = false;
+      return {};
+    }
+    case CommandKind::Pan:
+      state.view.pan_x += static_cast<float>(c.a);
+      state.view.pan_y += static_cast<float>(c.b);
+      state.view.fit_pending = false;
+      return {};
+    case CommandKind::Fit:
+      state.view.fit_pending = true;  // done by refresh_scene, once the scene matches the font
+      return {};
+    case CommandKind::SetTheme:
+      state.theme = *theme_from_name(c.text);
+      state.view.fit_pending = true;  // new type size, new scene size
+      return {};
+    case CommandKind::Screenshot:
+      state.requests.screenshot_path = c.text;
+      return {};
+    case CommandKind::Resize:
+      state.requests.resize_w = static_cast<int>(c.a);
+      state.requests.resize_h = static_cast<int>(c.b);
+      state.view.fit_pending = true;
+      return {};
+    case CommandKind::Quit:
+      state.requests.quit = true;
+      return {};
+    case CommandKind::WaitFrames:
+      return {};
+  }
+  return {};
+}
+
+}  // namespace tilescope::gui

@@ -1,0 +1,87 @@
+// Every user action as a named command: parsed from --script lines, pushed by views, applied
+// between frames. A command's text form is what a script line holds, so anything a user does can
+// be replayed.
+//
+//   set-model-file PATH        open a model file (parsed at once)
+//   set-model-text TEXT        replace the model text; "\n" in TEXT is a newline (parsed at once)
+//   edit-model-text TEXT       as set-model-text, but parsed after the typing debounce (the editor)
+//   replace-line N TEXT        replace line N (1-based) of the model text (parsed at once)
+//   select-op NAME             select an op (inspector shows it)
+//   select-tensor NAME         select a graph input, weight or output tensor
+//   clear-selection
+//   zoom FACTOR [X Y]          multiply the canvas zoom, about canvas point X Y (default: centre)
+//   pan DX DY                  move the canvas content by DX DY pixels
+//   fit                        fit the whole graph in the canvas (key F)
+//   theme light|dark|projector
+//   screenshot FILE            save a PNG of the window after the next frame renders
+//   wait-frames N              let N frames pass before the next script line
+//   resize W H                 resize the window
+//   quit
+#pragma once
+
+#include "app/gui/app_state.h"
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilescope::gui {
+
+enum class CommandKind {
+  SetModelFile,
+  SetModelText,
+  EditModelText,
+  ReplaceLine,
+  SelectOp,
+  SelectTensor,
+  ClearSelection,
+  Zoom,
+  Pan,
+  Fit,
+  SetTheme,
+  Screenshot,
+  WaitFrames,
+  Resize,
+  Quit,
+};
+
+struct Command {
+  CommandKind kind = CommandKind::Quit;
+  std::string text;  // path, model text, name, theme
+  double a = 0.0;    // zoom factor / dx / width / line / frame count
+  double b = 0.0;    // dy / height
+  double c = 0.0;    // zoom anchor x
+  double d = 0.0;    // zoom anchor y
+  bool anchored = false;
+};
+
+class CommandError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One script line → a command. Throws CommandError saying what is wrong with the line.
+Command parse_command(std::string_view line);
+
+// A command back to its script line (round-trips through parse_command).
+std::string command_to_string(const Command& command);
+
+struct ScriptLine {
+  int line = 0;  // 1-based line in the script file
+  Command command;
+};
+
+// A whole script: one command per line, '#' comments and blank lines skipped. Throws CommandError
+// with "file:line: " in front of the first bad line's message.
+std::vector<ScriptLine> parse_script(std::string_view text, const std::string& file);
+
+// Applies one command to the state. Returns "" on success or a message saying why it could not
+// be applied (unknown op name, unreadable file); the state is then unchanged.
+// WaitFrames is the script runner's business and does nothing here.
+std::string apply_command(AppState& state, const Command& command);
+
+// Reads a whole file; throws CommandError naming the file when it cannot be read.
+std::string read_text_file(const std::string& path);
+
+}  // namespace tilescope::gui

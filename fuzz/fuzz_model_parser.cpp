@@ -1,0 +1,34 @@
+// libFuzzer harness for the model language: any bytes in; a GraphError is a correct answer, anything
+// else (a crash, another exception, a sanitizer report, a hang) is a bug.
+//
+// Run (see fuzz/README.md): build-fuzz/fuzz/fuzz_model_parser -dict=fuzz/model.dict fuzz/corpus
+#include "sim/graph/model_parser.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+using tilescope::graph::Graph;
+using tilescope::graph::GraphError;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    Graph g = tilescope::graph::parse_model(text, "fuzz.model");
+    // What the CLI and the app do next with a parsed model: cost every op, name every shape.
+    int64_t flops = 0;
+    for (size_t i = 0; i < g.ops().size(); ++i) {
+      flops += g.op_cost(static_cast<int>(i)).flops;
+    }
+    for (const auto& t : g.tensors()) {
+      if (tilescope::graph::shape_to_string(t.shape).empty()) __builtin_trap();
+    }
+    if (g.total_cost().flops != flops) __builtin_trap();  // the two sums must agree
+  } catch (const GraphError& e) {
+    // The message must be usable: non-empty and formatted (this reads every byte of it).
+    std::string message = e.what();
+    if (message.empty() || e.message().empty()) __builtin_trap();
+  }
+  return 0;
+}

@@ -1,0 +1,236 @@
+// The CPU timing harness: warm-up, steady clock, median of repeats, verification, peaks, host info.
+#include "kernels/cpu/harness.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+namespace tilescope::kernels {
+
+Timing time_runs(const std::function<void(int rotation)>& run, const TimingOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const int rotations = std::max(1, options.rotations);
+  int call = 0;
+  for (int i = 0; i < options.warmup; ++i) run(call++ % rotations);
+  std::vector<double> samples_ms;
+  double spent_s = 0.0;
+  while (static_cast<int>(samples_ms.size()) < std::max(1, options.repeats)) {
+    const auto t0 = Clock::now();
+    run(call++ % rotations);
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    samples_ms.push_back(s * 1e3);
+    spent_s += s;
+    if (static_cast<int>(samples_ms.size()) >= options.min_repeats && spent_s > options.max_seconds)
+      break;
+  }
+  std::sort(samples_ms.begin(), samples_ms.end());
+  const std::size_t n = samples_ms.size();
+  Timing t;
+  t.repeats = static_cast<int>(n);
+  t.min_ms = samples_ms.front();
+  t.median_ms = n % 2 ? samples_ms[n / 2] : 0.5 * (samples_ms[n / 2 - 1] + samples_ms[n / 2]);
+  return t;
+}
+
+void poison(float* data, std::size_t count) {
+  std::fill(data, data + count, std::numeric_limits<float>::quiet_NaN());
+}
+
+double relative_error(const float* got, const float* ref, std::size_t count) {
+  double diff2 = 0.0, ref2 = 0.0;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!std::isfinite(got[i])) return std::numeric_limits<double>::infinity();
+    const double d = static_cast<double>(got[i]) - ref[i];
+    diff2 += d * d;
+    ref2 += static_cast<double>(ref[i]) * ref[i];
+  }
+  if (ref2 == 0.0) return diff2 == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
+  return std::sqrt(diff2 / ref2);
+}
+
+void fill_uniform(float* data, std::size_t count, unsigned seed) {
+  std::uint32_t state = seed * 2654435761u + 12345u;
+  for (std::size_t i = 0; i < count; ++i) {
+    state = state * 1664525u + 1013904223u;
+    data[i] = static_cast<float>(state >> 8) / 8388608.0f - 1.0f;  // 24 bits → [-1, 1)
+  }
+}
+
+// [SECTION] Peaks
+
+namespace {
+
+// kChains independent accumulator registers of kWidth floats: more independent FMAs than
+// latency × ports (4 cycles × 2 ports = 8 registers in flight), few enough that none spills.
+// GCC/Clang vector types keep the accumulators in registers; plain arrays let the optimiser
+// interchange the loops and stream the accumulators through memory, which measures L1, not FMAs.
+#if defined(__AVX512F__)
+constexpr int kWidth = 16;
+constexpr int kChains = 24;
+#elif defined(__AVX__)
+constexpr int kWidth = 8;
+constexpr int kChains = 12;
+#else
+constexpr int kWidth = 4;
+constexpr int kChains = 12;
+#endif
+
+#if defined(__GNUC__)
+typedef float FmaVec __attribute__((vector_size(kWidth * sizeof(float))));
+#endif
+
+double fma_gflops(long iterations) {
+  volatile float mul_v = 0.999999f, add_v = 1e-7f;  // unknown to the optimiser
+  const float mul = mul_v, add = add_v;
+  float sink = 0.0f;
+  const auto t0 = std::chrono::steady_clock::now();
+#if defined(__GNUC__)
+  FmaVec acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = FmaVec{} + 0.001f * static_cast<float>(c);
+  const FmaVec mul_vec = FmaVec{} + mul, add_vec = FmaVec{} + add;
+  for (long it = 0; it < iterations; ++it) {
+#pragma GCC unroll 32
+    for (int c = 0; c < kChains; ++c) acc[c] = acc[c] * mul_vec + add_vec;
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (int c = 0; c < kChains; ++c)
+    for (int j = 0; j < kWidth; ++j) sink += acc[c][j];
+#else
+  float acc[kChains][kWidth];
+  for (int c = 0; c < kChains; ++c)
+    for (int j = 0; j < kWidth; ++j) acc[c][j] = 0.001f * static_cast<float>(c + j);
+  for (long it = 0; it < iterations; ++it)
+    for (int c = 0; c < kChains; ++c)
+      for (int j = 0; j < kWidth; ++j) acc[c][j] = acc[c][j] * mul + add;
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (int c = 0; c < kChains; ++c)
+    for (int j = 0; j < kWidth; ++j) sink += acc[c][j];
+#endif
+  volatile float keep = sink;
+  (void)keep;
+  return 2.0 * iterations * kChains * kWidth / s / 1e9;
+}
+
+double copy_gbps(std::size_t floats, int passes) {
+  std::vector<float> src(floats, 1.0f), dst(floats, 0.0f);
+  double best_s = std::numeric_limits<double>::infinity();
+  for (int pass = 0; pass < passes; ++pass) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::copy(src.begin(), src.end(), dst.begin());
+    best_s = std::min(best_s,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    src[pass % floats] = dst[(pass * 7) % floats];  // keep the copies observable
+  }
+  return 2.0 * floats * sizeof(float) / best_s / 1e9;
+}
+
+}  // namespace
+
+Peaks measure_peaks(bool quick) {
+  Peaks peaks;
+  double best = 0.0;
+  for (int i = 0; i < 3; ++i) best = std::max(best, fma_gflops(quick ? 200000 : 2000000));
+  peaks.gflops_fp32 = best;
+  const HostInfo host = host_info();
+  // Arrays of twice the last-level cache, so the copy cannot be served from it.
+  std::size_t bytes = std::max<std::size_t>(2 * host.llc_bytes, std::size_t{256} << 20);
+  if (quick) bytes = std::size_t{64} << 20;
+  peaks.gbps = copy_gbps(bytes / sizeof(float), quick ? 2 : 4);
+  std::ostringstream source;
+  source << "measured on one thread: fp32 FMA loop with " << kChains << " independent "
+         << kWidth << "-float vector accumulators; std::copy of " << (bytes >> 20)
+         << " MiB arrays (read + write bytes, best of " << (quick ? 2 : 4) << ")"
+         << (quick ? " — quick mode: arrays may fit the last-level cache" : "");
+  peaks.source = source.str();
+  return peaks;
+}
+
+// [SECTION] Host
+
+namespace {
+
+std::string read_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::size_t parse_size(const std::string& text) {  // "48K", "2048K", "260M"
+  if (text.empty()) return 0;
+  std::size_t value = 0;
+  std::size_t i = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') value = value * 10 + (text[i++] - '0');
+  if (i < text.size() && (text[i] == 'K' || text[i] == 'k')) value <<= 10;
+  if (i < text.size() && text[i] == 'M') value <<= 20;
+  if (i < text.size() && text[i] == 'G') value <<= 30;
+  return value;
+}
+
+}  // namespace
+
+HostInfo host_info() {
+  HostInfo host;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      host.cpu = colon == std::string::npos ? line : line.substr(colon + 2);
+      break;
+    }
+  }
+  if (host.cpu.empty()) host.cpu = "unknown CPU";
+  host.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::ostringstream caches;
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    const std::string level = read_line(dir + "/level");
+    if (level.empty()) break;
+    const std::string type = read_line(dir + "/type");
+    if (type == "Instruction") continue;
+    const std::string size = read_line(dir + "/size");
+    if (caches.tellp() > 0) caches << ", ";
+    caches << "L" << level << (type == "Data" ? "d" : "") << " " << size;
+    host.llc_bytes = std::max(host.llc_bytes, parse_size(size));
+  }
+  host.caches = caches.str().empty() ? "unknown" : caches.str();
+#if defined(__AVX512F__)
+  host.vector_isa = "AVX-512 (16 floats per register)";
+#elif defined(__AVX2__)
+  host.vector_isa = "AVX2 (8 floats per register)";
+#elif defined(__AVX__)
+  host.vector_isa = "AVX (8 floats per register)";
+#elif defined(__ARM_NEON)
+  host.vector_isa = "NEON (4 floats per register)";
+#else
+  host.vector_isa = "SSE2 or scalar";
+#endif
+  return host;
+}
+
+std::string kernel_compiler() {
+#if defined(__clang__)
+  return std::string("clang++ ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("g++ ") + __VERSION__;
+#else
+  return "unknown compiler";
+#endif
+}
+
+std::string kernel_flags() {
+#ifdef TILESCOPE_KERNEL_FLAGS
+  return TILESCOPE_KERNEL_FLAGS;
+#else
+  return "unknown";
+#endif
+}
+
+}  // namespace tilescope::kernels

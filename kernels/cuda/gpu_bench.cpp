@@ -1,0 +1,732 @@
+// The GPU bench: one harness for every CUDA suite. Each version is checked against version 0 on fresh
+// random inputs with its output poisoned, then timed with CUDA events; the result is the shared
+// tilescope-bench/1 JSON with kind "gpu".
+//
+// Index: [SECTION] harness · [SECTION] references · [SECTION] suites · [SECTION] entry point
+#include "kernels/cuda/gpu_bench.h"
+
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cudnn_conv.h"
+#include "kernels/cuda/gpu_device.h"
+#include "kernels/cuda/gpu_kernels.h"
+#include "kernels/cuda/gpu_memory.h"
+#include "kernels/cuda/gpu_timing.h"
+#include "kernels/cuda/jit_twin.h"
+#include "kernels/cuda/nvrtc_runner.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <map>
+#include <ostream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace tilescope::kernels {
+namespace {
+
+using json = nlohmann::json;
+using cuda::ConvShape;
+using cuda::DeviceBuffer;
+using cuda::GemmShape;
+using cuda::GpuError;
+
+// fp32 results against an fp32 reference computed in another order: ~1e-6 in practice; any
+// indexing or synchronisation bug gives O(1). Tensor-core versions see exactly the same
+// (fp16-representable) inputs, so only the accumulation order differs there too.
+constexpr double kTolFp32 = 1e-4;
+constexpr double kTolTensorCore = 1e-3;
+constexpr int kSpotSamples = 256;
+
+// [SECTION] harness
+
+struct Variant {
+  Variant(int version_, std::string name_, std::string changed_, std::function<void()> run_,
+          double tolerance_ = kTolFp32, std::string source_ = "hand", std::string note_ = {})
+      : version(version_), name(std::move(name_)), changed(std::move(changed_)),
+        run(std::move(run_)), tolerance(tolerance_), source(std::move(source_)),
+        note(std::move(note_)) {}
+  int version = 0;
+  std::string name;
+  std::string changed;
+  std::function<void()> run;
+  double tolerance = kTolFp32;
+  std::string source = "hand";
+  std::string note;
+};
+
+// The reference output on the current inputs, and how far version 0 itself is from a float64 CPU
+// computation at sampled outputs (so version 0 is checked too, independently).
+struct Reference {
+  std::vector<float> host;
+  double spot_rel_error = 0.0;
+};
+
+struct Ratio {
+  int slower = 0, faster = 0;
+  std::string what;
+};
+
+struct Suite {
+  std::string name, problem, reference;
+  double flops = 0, min_bytes = 0;
+  const DeviceBuffer<float>* out = nullptr;
+  std::function<void(std::uint64_t seed)> fresh_inputs;
+  std::function<Reference()> reference_output;
+  bool version0_is_library = true;  // otherwise the reference is a CPU loop and pct is vs version 1
+  std::vector<Variant> variants;
+  std::vector<Ratio> ratios;
+  json extra = json::object();
+};
+
+struct Compare {
+  double rel_error = 0.0;
+  std::size_t non_finite = 0;
+};
+
+Compare compare(const std::vector<float>& got, const std::vector<float>& ref) {
+  Compare c;
+  double num = 0.0, den = 0.0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    den += double(ref[i]) * ref[i];
+    if (!std::isfinite(got[i])) {
+      ++c.non_finite;
+      continue;
+    }
+    const double d = double(got[i]) - ref[i];
+    num += d * d;
+  }
+  c.rel_error = den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
+  if (c.non_finite) c.rel_error = INFINITY;
+  return c;
+}
+
+double rel_error_of(const std::vector<double>& got, const std::vector<double>& ref) {
+  double num = 0.0, den = 0.0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(got[i])) return INFINITY;
+    num += (got[i] - ref[i]) * (got[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
+}
+
+std::string fmt(double v, int precision = 3) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(precision) << v;
+  return os.str();
+}
+
+// A kernel fault (illegal address, ...) leaves the context unusable: stop the whole run then.
+void abort_if_context_lost(const std::string& what) {
+  const cudaError_t err = cudaDeviceSynchronize();
+  if (err != cudaSuccess) {
+    throw GpuError("the GPU context is no longer usable (" + std::string(cudaGetErrorString(err)) +
+                   ") after: " + what);
+  }
+}
+
+json run_suite(Suite& s, const GpuBenchOptions& options, std::uint64_t seed_base, std::ostream& log) {
+  log << "suite " << s.name << ": " << s.problem << "\n" << std::flush;
+  json results = json::array();
+  std::map<int, double> median_by_version;
+  cuda::TimingOptions timing;
+  timing.repeats = std::max(1, options.repeats);
+  for (Variant& v : s.variants) {
+    json r = {{"version", v.version}, {"name", v.name}, {"changed", v.changed},
+              {"source", v.source}, {"repeats", 0}, {"verified", false}};
+    std::string note = v.note;
+    try {
+      s.fresh_inputs(seed_base + static_cast<std::uint64_t>(v.version) * 7919u);
+      const Reference ref = s.reference_output();
+      s.out->poison();
+      v.run();
+      TS_CUDA_CHECK(cudaDeviceSynchronize());
+      const Compare c = compare(s.out->to_host(), ref.host);
+      double rel = c.rel_error;
+      bool ok = c.non_finite == 0 && rel <= v.tolerance;
+      if (v.version == 0 && s.version0_is_library) {
+        // Version 0 against itself says only that it wrote every element; its accuracy comes from
+        // the float64 CPU spot check.
+        rel = c.non_finite ? INFINITY : ref.spot_rel_error;
+        ok = c.non_finite == 0 && ref.spot_rel_error <= v.tolerance;
+        note += (note.empty() ? "" : "; ") + std::string("checked against float64 CPU dot products at ") +
+                std::to_string(kSpotSamples) + " random outputs";
+      }
+      r["rel_error"] = std::isfinite(rel) ? json(rel) : json(nullptr);
+      r["verified"] = ok;
+      if (!ok) {
+        note += (note.empty() ? "" : "; ") + std::string("NOT TIMED: failed validation (") +
+                (c.non_finite ? std::to_string(c.non_finite) + " outputs not finite/unwritten"
+                              : "relative error " + fmt(rel, 8) + " > " + fmt(v.tolerance, 8)) +
+                ")";
+        log << "  v" << v.version << " " << v.name << ": FAILED validation — " << note << "\n";
+      } else {
+        const cuda::KernelTiming t = cuda::time_gpu(v.run, timing);
+        median_by_version[v.version] = t.median_ms;
+        r["median_ms"] = t.median_ms;
+        r["min_ms"] = t.min_ms;
+        r["repeats"] = t.repeats;
+        r["gflops"] = s.flops / (t.median_ms * 1e6);
+        r["gbps"] = s.min_bytes / (t.median_ms * 1e6);
+        log << "  v" << v.version << " " << std::left << std::setw(28) << v.name << std::right
+            << std::setw(10) << fmt(t.median_ms, 4) << " ms " << std::setw(10)
+            << fmt(s.flops / (t.median_ms * 1e6), 1) << " GFLOP/s  rel_err " << fmt(rel, 9) << "\n";
+      }
+    } catch (const GpuError& e) {
+      note += (note.empty() ? "" : "; ") + std::string("error: ") + e.what();
+      log << "  v" << v.version << " " << v.name << ": ERROR — " << e.what() << "\n";
+      abort_if_context_lost(s.name + " version " + std::to_string(v.version) + ": " + e.what());
+    }
+    if (!note.empty()) r["note"] = note;
+    log << std::flush;
+    results.push_back(std::move(r));
+  }
+  const int base_version = s.version0_is_library ? 0 : 1;
+  for (json& r : results) {
+    const auto base = median_by_version.find(base_version);
+    if (r.contains("median_ms") && base != median_by_version.end()) {
+      r["pct_of_reference"] = 100.0 * base->second / r["median_ms"].get<double>();
+    }
+  }
+  json ratios = json::array();
+  for (const Ratio& q : s.ratios) {
+    const auto slow = median_by_version.find(q.slower), fast = median_by_version.find(q.faster);
+    if (slow == median_by_version.end() || fast == median_by_version.end()) continue;
+    const double speedup = slow->second / fast->second;
+    ratios.push_back({{"what", q.what}, {"slower", q.slower}, {"faster", q.faster}, {"speedup", speedup}});
+    log << "  " << q.what << ": " << fmt(speedup, 2) << "×\n";
+  }
+  int sm_clock = cuda::current_sm_clock_mhz();
+  json suite = {{"name", s.name},       {"problem", s.problem}, {"flops", s.flops},
+                {"min_bytes", s.min_bytes}, {"reference", s.reference}, {"results", results}};
+  if (!ratios.empty()) suite["ratios"] = ratios;
+  if (sm_clock > 0) suite["sm_clock_mhz_after"] = sm_clock;
+  for (auto& [key, value] : s.extra.items()) suite[key] = value;
+  log << std::flush;
+  return suite;
+}
+
+// [SECTION] references
+
+class Cublas {
+ public:
+  Cublas() {
+    if (cublasCreate(&m_handle) != CUBLAS_STATUS_SUCCESS) throw GpuError("cublasCreate failed");
+    // Strict fp32: default math (no TF32) and, in every call, CUBLAS_COMPUTE_32F.
+    cublasSetMathMode(m_handle, CUBLAS_DEFAULT_MATH);
+  }
+  ~Cublas() { cublasDestroy(m_handle); }
+  Cublas(const Cublas&) = delete;
+  Cublas& operator=(const Cublas&) = delete;
+
+  // Row-major C (M×N) = A (M×K) · B (K×N): column-major Cᵀ = Bᵀ·Aᵀ, i.e. swap the operands.
+  void sgemm(GemmShape s, const float* a, const float* b, float* c) const {
+    const float one = 1.f, zero = 0.f;
+    check(cublasGemmEx(m_handle, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, CUDA_R_32F, s.n, a,
+                       CUDA_R_32F, s.k, &zero, c, CUDA_R_32F, s.n, CUBLAS_COMPUTE_32F,
+                       CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx (fp32)");
+  }
+  // Row-major C (M×N, fp32) = A (M×K, fp16) · Wᵀ with W (N×K, fp16): column-major Cᵀ = W·Aᵀ.
+  void hgemm(GemmShape s, const void* a, const void* w, float* c) const {
+    const float one = 1.f, zero = 0.f;
+    check(cublasGemmEx(m_handle, CUBLAS_OP_T, CUBLAS_OP_N, s.n, s.m, s.k, &one, w, CUDA_R_16F, s.k, a,
+                       CUDA_R_16F, s.k, &zero, c, CUDA_R_32F, s.n, CUBLAS_COMPUTE_32F,
+                       CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx (fp16 in, fp32 out)");
+  }
+
+ private:
+  static void check(cublasStatus_t st, const char* what) {
+    if (st != CUBLAS_STATUS_SUCCESS) {
+      throw GpuError(std::string(what) + " failed: " + cublasGetStatusString(st));
+    }
+  }
+  cublasHandle_t m_handle = nullptr;
+};
+
+// Sampled outputs of relu?(A·B + bias?) in float64 on the CPU, compared with `got`. `b_is_nk`
+// says B is stored N×K (the tensor-core layout) instead of K×N.
+double spot_check_gemm(const std::vector<float>& a, const std::vector<float>& b, const float* bias,
+                       bool relu, bool b_is_nk, GemmShape s, const std::vector<float>& got,
+                       std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<double> want, have;
+  for (int t = 0; t < kSpotSamples; ++t) {
+    const int i = static_cast<int>(rng() % s.m), j = static_cast<int>(rng() % s.n);
+    double acc = 0.0;
+    for (int k = 0; k < s.k; ++k) {
+      const double bv = b_is_nk ? b[(size_t)j * s.k + k] : b[(size_t)k * s.n + j];
+      acc += double(a[(size_t)i * s.k + k]) * bv;
+    }
+    if (bias) acc += bias[j];
+    if (relu) acc = std::max(acc, 0.0);
+    want.push_back(acc);
+    have.push_back(got[(size_t)i * s.n + j]);
+  }
+  return rel_error_of(have, want);
+}
+
+std::size_t gemm_bytes(GemmShape s, std::size_t in_elem, bool bias) {
+  return ((std::size_t)s.m * s.k + (std::size_t)s.k * s.n) * in_elem + (std::size_t)s.m * s.n * 4 +
+         (bias ? (std::size_t)s.n * 4 : 0);
+}
+
+std::string gemm_problem(GemmShape s, const std::string& what) {
+  return "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k) +
+         ", " + what;
+}
+
+// [SECTION] suites
+// Each builder owns its buffers through a shared State captured by the suite's closures.
+
+json suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
+  const GemmShape s = o.quick ? GemmShape{1024, 1024, 1024} : GemmShape{4096, 4096, 4096};
+  DeviceBuffer<float> a((size_t)s.m * s.k), b((size_t)s.k * s.n), ref((size_t)s.m * s.n),
+      out((size_t)s.m * s.n);
+  Suite suite;
+  suite.name = "sgemm";
+  suite.problem = gemm_problem(s, "C = A·B, fp32, row-major (A M×K, B K×N), CUDA cores");
+  suite.reference = "cublas";
+  suite.flops = 2.0 * s.m * s.n * s.k;
+  suite.min_bytes = static_cast<double>(gemm_bytes(s, 4, false));
+  suite.out = &out;
+  std::uint64_t current_seed = 0;
+  suite.fresh_inputs = [&](std::uint64_t seed) {
+    current_seed = seed;
+    cuda::fill_uniform_launch(a.get(), a.size(), seed, -1.f, 1.f);
+    cuda::fill_uniform_launch(b.get(), b.size(), seed + 1, -1.f, 1.f);
+  };
+  suite.reference_output = [&] {
+    cublas.sgemm(s, a.get(), b.get(), ref.get());
+    Reference r;
+    r.host = ref.to_host();
+    r.spot_rel_error = spot_check_gemm(a.to_host(), b.to_host(), nullptr, false, false, s, r.host,
+                                       current_seed);
+    return r;
+  };
+  suite.variants.push_back({0, "cublas", "the vendor library (cublasGemmEx, fp32 compute, no TF32)",
+                            [&] { cublas.sgemm(s, a.get(), b.get(), out.get()); }});
+  for (const cuda::KernelVersion& kv : cuda::sgemm_versions()) {
+    const int version = kv.number;
+    suite.variants.push_back(
+        {version, kv.name, kv.changed, [&, version] { cuda::sgemm_launch(version, s, a.get(), b.get(), out.get()); }});
+  }
+  return run_suite(suite, o, 1000, log);
+}
+
+json suite_hgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
+  const GemmShape s = o.quick ? GemmShape{1024, 1024, 1024} : GemmShape{4096, 4096, 4096};
+  DeviceBuffer<float> a32((size_t)s.m * s.k), w32((size_t)s.n * s.k), ref((size_t)s.m * s.n),
+      out((size_t)s.m * s.n);
+  DeviceBuffer<std::uint16_t> ah((size_t)s.m * s.k), wh((size_t)s.n * s.k);
+  Suite suite;
+  suite.name = "hgemm";
+  suite.problem = gemm_problem(s, "C = A·Wᵀ, fp16 in (A M×K, W N×K), fp32 accumulate and out, tensor cores");
+  suite.reference = "cublas";
+  suite.flops = 2.0 * s.m * s.n * s.k;
+  suite.min_bytes = static_cast<double>(gemm_bytes(s, 2, false));
+  suite.out = &out;
+  std::uint64_t current_seed = 0;
+  suite.fresh_inputs = [&](std::uint64_t seed) {
+    current_seed = seed;
+    cuda::fill_uniform_launch(a32.get(), a32.size(), seed, -1.f, 1.f);
+    cuda::fill_uniform_launch(w32.get(), w32.size(), seed + 1, -1.f, 1.f);
+    cuda::f32_to_f16_launch(a32.get(), ah.get(), a32.size());
+    cuda::f32_to_f16_launch(w32.get(), wh.get(), w32.size());
+    // The exact fp32 values of the fp16 operands, for the CPU spot check.
+    cuda::f16_to_f32_launch(ah.get(), a32.get(), a32.size());
+    cuda::f16_to_f32_launch(wh.get(), w32.get(), w32.size());
+  };
+  suite.reference_output = [&] {
+    cublas.hgemm(s, ah.get(), wh.get(), ref.get());
+    Reference r;
+    r.host = ref.to_host();
+    r.spot_rel_error = spot_check_gemm(a32.to_host(), w32.to_host(), nullptr, false, true, s, r.host,
+                                       current_seed);
+    return r;
+  };
+  suite.variants.push_back({0, "cublas_fp16", "the vendor library (cublasGemmEx, fp16 in, fp32 compute)",
+                            [&] { cublas.hgemm(s, ah.get(), wh.get(), out.get()); }, kTolTensorCore});
+  for (const cuda::KernelVersion& kv : cuda::hgemm_versions()) {
+    const int version = kv.number;
+    suite.variants.push_back({version, kv.name, kv.changed,
+                              [&, version] { cuda::hgemm_launch(version, s, ah.get(), wh.get(), out.get()); },
+                              kTolTensorCore});
+  }
+  return run_suite(suite, o, 2000, log);
+}
+
+json suite_bias_relu(const GpuBenchOptions& o, std::ostream& log) {
+  const int rows = o.quick ? 1024 : 4096, cols = rows;
+  const std::size_t n = (size_t)rows * cols;
+  DeviceBuffer<float> in(n), bias(cols), tmp(n), out(n);
+  Suite suite;
+  suite.name = "bias_relu";
+  suite.problem = "Y = relu(X + bias), X " + std::to_string(rows) + "×" + std::to_string(cols) +
+                  " fp32, bias per column";
+  suite.reference = "cpu loop for outputs; times relative to version 1 (the unfused chain)";
+  suite.version0_is_library = false;
+  suite.flops = 2.0 * n;
+  suite.min_bytes = 8.0 * n + 4.0 * cols;
+  suite.out = &out;
+  suite.fresh_inputs = [&](std::uint64_t seed) {
+    cuda::fill_uniform_launch(in.get(), n, seed, -1.f, 1.f);
+    cuda::fill_uniform_launch(bias.get(), cols, seed + 1, -1.f, 1.f);
+  };
+  suite.reference_output = [&] {
+    const std::vector<float> x = in.to_host(), b = bias.to_host();
+    Reference r;
+    r.host.resize(n);
+    for (std::size_t i = 0; i < n; ++i) r.host[i] = std::max(x[i] + b[i % cols], 0.f);
+    return r;
+  };
+  suite.variants.push_back({1, "unfused_chain", "two kernels: bias add writes a temporary, ReLU reads it back",
+                            [&] {
+                              cuda::bias_add_launch(in.get(), bias.get(), tmp.get(), rows, cols);
+                              cuda::relu_launch(tmp.get(), out.get(), n);
+                            }});
+  suite.variants.push_back({2, "fused", "one kernel: bias and ReLU applied in registers, one read and one write",
+                            [&] { cuda::bias_relu_fused_launch(in.get(), bias.get(), out.get(), rows, cols); }});
+  suite.ratios.push_back({1, 2, "fused bias+ReLU vs two-kernel chain"});
+  return run_suite(suite, o, 3000, log);
+}
+
+json suite_gemm_epilogue(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
+  const GemmShape s = o.quick ? GemmShape{1024, 1024, 256} : GemmShape{4096, 4096, 256};
+  const std::size_t mn = (size_t)s.m * s.n;
+  DeviceBuffer<float> a((size_t)s.m * s.k), b((size_t)s.k * s.n), bt((size_t)s.n * s.k), bias(s.n),
+      c(mn), tmp(mn), ref(mn), out(mn);
+  DeviceBuffer<std::uint16_t> ah((size_t)s.m * s.k), wh((size_t)s.n * s.k), bh((size_t)s.k * s.n);
+  Suite suite;
+  suite.name = "gemm_epilogue";
+  suite.problem = gemm_problem(s, "Y = relu(A·B + bias), inputs fp16-representable so fp32 and tensor-core versions compute the same function");
+  suite.reference = "cublas";
+  suite.flops = 2.0 * s.m * s.n * s.k + 2.0 * mn;
+  suite.min_bytes = static_cast<double>(gemm_bytes(s, 4, true));
+  suite.out = &out;
+  std::uint64_t current_seed = 0;
+  suite.fresh_inputs = [&](std::uint64_t seed) {
+    current_seed = seed;
+    cuda::fill_uniform_launch(a.get(), a.size(), seed, -1.f, 1.f);
+    cuda::fill_uniform_launch(b.get(), b.size(), seed + 1, -1.f, 1.f);
+    cuda::fill_uniform_launch(bias.get(), bias.size(), seed + 2, -1.f, 1.f);
+    cuda::f32_to_f16_launch(a.get(), ah.get(), a.size());
+    cuda::f16_to_f32_launch(ah.get(), a.get(), a.size());
+    cuda::f32_to_f16_launch(b.get(), bh.get(), b.size());
+    cuda::f16_to_f32_launch(bh.get(), b.get(), b.size());
+    cuda::transpose_launch(b.get(), bt.get(), s.k, s.n);  // W = Bᵀ, N×K, for the tensor-core layout
+    cuda::f32_to_f16_launch(bt.get(), wh.get(), bt.size());
+  };
+  suite.reference_output = [&] {
+    cublas.sgemm(s, a.get(), b.get(), c.get());
+    cuda::bias_relu_fused_launch(c.get(), bias.get(), ref.get(), s.m, s.n);
+    Reference r;
+    r.host = ref.to_host();
+    const std::vector<float> bias_host = bias.to_host();
+    r.spot_rel_error = spot_check_gemm(a.to_host(), b.to_host(), bias_host.data(), true, false, s,
+                                       r.host, current_seed);
+    return r;
+  };
+  auto chain = [&] {
+    cuda::bias_add_launch(c.get(), bias.get(), tmp.get(), s.m, s.n);
+    cuda::relu_launch(tmp.get(), out.get(), mn);
+  };
+  suite.variants.push_back({0, "cublas+bias+relu", "cuBLAS SGEMM, then bias add and ReLU as two more kernels",
+                            [&] { cublas.sgemm(s, a.get(), b.get(), c.get()); chain(); }});
+  suite.variants.push_back({1, "sgemm8+bias+relu", "SGEMM version 8, then the same two epilogue kernels",
+                            [&] { cuda::sgemm_launch(8, s, a.get(), b.get(), c.get()); chain(); }});
+  suite.variants.push_back({2, "sgemm8_fused", "bias + ReLU applied in registers before SGEMM 8's only store",
+                            [&] { cuda::sgemm_bias_relu_fused_launch(s, a.get(), b.get(), bias.get(), out.get()); }});
+  suite.variants.push_back({3, "hgemm2+bias+relu", "tensor-core GEMM version 2 (fp16 in), then the two epilogue kernels",
+                            [&] { cuda::hgemm_launch(2, s, ah.get(), wh.get(), c.get()); chain(); },
+                            kTolTensorCore});
+  suite.variants.push_back({4, "hgemm2_fused", "bias + ReLU fused into the tensor-core GEMM's epilogue",
+                            [&] { cuda::hgemm_bias_relu_fused_launch(s, ah.get(), wh.get(), bias.get(), out.get()); },
+                            kTolTensorCore});
+  suite.ratios.push_back({1, 2, "fp32 GEMM: fused epilogue vs GEMM + two kernels"});
+  suite.ratios.push_back({3, 4, "tensor-core GEMM: fused epilogue vs GEMM + two kernels"});
+  return run_suite(suite, o, 4000, log);
+}
+
+json suite_conv2d(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
+  ConvShape cs;
+  if (o.quick) {
+    cs = ConvShape{2, 16, 16, 32, 128, 3, 3, 1, 1};
+  } else {
+    cs = ConvShape{32, 56, 56, 128, 128, 3, 3, 1, 1};
+  }
+  const GemmShape g = cs.as_gemm();
+  const std::size_t x_n = (size_t)cs.n * cs.h * cs.w * cs.c, w_n = (size_t)g.k * g.n,
+                    y_n = (size_t)g.m * g.n;
+  DeviceBuffer<float> x(x_n), w_rsck(w_n), w_krsc(w_n), bias(cs.k), col((size_t)g.m * g.k), tmp(y_n),
+      ref_tmp(y_n), ref(y_n), out(y_n);
+  const std::string cudnn_reason = cuda::cudnn_unavailable_reason();
+  std::unique_ptr<cuda::CudnnConv> cudnn;
+  std::string v0_note;
+  if (cudnn_reason.empty()) {
+    try {
+      cudnn = std::make_unique<cuda::CudnnConv>(cs);
+      v0_note = "cuDNN " + cudnn->version() + ", algorithm " + cudnn->algorithm() + " (FMA math, no TF32)";
+    } catch (const GpuError& e) {
+      v0_note = std::string("cuDNN could not run this conv (") + e.what() + "); version 0 is im2col + cuBLAS";
+      abort_if_context_lost("cuDNN setup");
+    }
+  } else {
+    v0_note = cudnn_reason + "; version 0 is im2col + cuBLAS instead";
+  }
+  log << "  conv2d version 0: " << v0_note << "\n";
+  auto library_conv = [&](float* y) {
+    if (cudnn) {
+      cudnn->run(x.get(), w_krsc.get(), y);
+    } else {
+      cuda::im2col_launch(cs, x.get(), col.get());
+      cublas.sgemm(g, col.get(), w_rsck.get(), y);
+    }
+  };
+  Suite suite;
+  suite.name = "conv2d";
+  std::ostringstream problem;
+  problem << "Y = relu(conv2d(X, W) + bias), NHWC: N=" << cs.n << " H=W=" << cs.h << " C=" << cs.c
+          << " K=" << cs.k << " " << cs.r << "×" << cs.s << " pad " << cs.pad << " stride " << cs.stride
+          << ", fp32; as GEMM M=" << g.m << " N=" << g.n << " K=" << g.k;
+  suite.problem = problem.str();
+  suite.reference = cudnn ? "cudnn" : "cublas (im2col + SGEMM; cuDNN unavailable)";
+  suite.flops = 2.0 * g.m * g.n * g.k + 2.0 * y_n;
+  suite.min_bytes = 4.0 * (x_n + w_n + y_n + cs.k);
+  suite.out = &out;
+  suite.extra["cudnn"] = cudnn ? json(v0_note) : json(v0_note);
+  std::uint64_t current_seed = 0;
+  suite.fresh_inputs = [&](std::uint64_t seed) {
+    current_seed = seed;
+    cuda::fill_uniform_launch(x.get(), x_n, seed, -1.f, 1.f);
+    cuda::fill_uniform_launch(w_rsck.get(), w_n, seed + 1, -1.f, 1.f);
+    cuda::fill_uniform_launch(bias.get(), cs.k, seed + 2, -1.f, 1.f);
+    cuda::transpose_launch(w_rsck.get(), w_krsc.get(), g.k, g.n);  // (RSC)×K → K×(RSC)
+  };
+  suite.reference_output = [&] {
+    library_conv(ref_tmp.get());
+    cuda::bias_relu_fused_launch(ref_tmp.get(), bias.get(), ref.get(), g.m, g.n);
+    Reference r;
+    r.host = ref.to_host();
+    const std::vector<float> xh = x.to_host(), wh = w_rsck.to_host(), bh = bias.to_host();
+    std::mt19937_64 rng(current_seed);
+    std::vector<double> want, have;
+    for (int t = 0; t < kSpotSamples; ++t) {
+      const int m = static_cast<int>(rng() % g.m), k = static_cast<int>(rng() % g.n);
+      const int n = m / (cs.p() * cs.q()), p = (m / cs.q()) % cs.p(), q = m % cs.q();
+      double acc = bh[k];
+      for (int rr = 0; rr < cs.r; ++rr)
+        for (int ss = 0; ss < cs.s; ++ss) {
+          const int h = p * cs.stride - cs.pad + rr, w = q * cs.stride - cs.pad + ss;
+          if (h < 0 || h >= cs.h || w < 0 || w >= cs.w) continue;
+          for (int c = 0; c < cs.c; ++c)
+            acc += double(xh[(((size_t)n * cs.h + h) * cs.w + w) * cs.c + c]) *
+                   wh[((size_t)(rr * cs.s + ss) * cs.c + c) * cs.k + k];
+        }
+      want.push_back(std::max(acc, 0.0));
+      have.push_back(r.host[(size_t)m * g.n + k]);
+    }
+    r.spot_rel_error = rel_error_of(have, want);
+    return r;
+  };
+  suite.variants.push_back({0, cudnn ? "cudnn+bias_relu" : "im2col+cublas+bias_relu",
+                            "the vendor library's convolution, then one fused bias+ReLU pass",
+                            [&] {
+                              library_conv(tmp.get());
+                              cuda::bias_relu_fused_launch(tmp.get(), bias.get(), out.get(), g.m, g.n);
+                            },
+                            kTolFp32, "hand", v0_note});
+  suite.variants.push_back({1, "im2col+sgemm8", "im2col writes the (N·P·Q)×(R·S·C) patch matrix, SGEMM 8 multiplies it, then bias+ReLU",
+                            [&] {
+                              cuda::im2col_launch(cs, x.get(), col.get());
+                              cuda::sgemm_launch(8, g, col.get(), w_rsck.get(), tmp.get());
+                              cuda::bias_relu_fused_launch(tmp.get(), bias.get(), out.get(), g.m, g.n);
+                            }});
+  suite.variants.push_back({2, "implicit_gemm", "the gather moves into SGEMM 8's tile loads: no patch matrix; then bias+ReLU",
+                            [&] {
+                              cuda::conv_implicit_gemm_launch(cs, x.get(), w_rsck.get(), nullptr, tmp.get());
+                              cuda::bias_relu_fused_launch(tmp.get(), bias.get(), out.get(), g.m, g.n);
+                            }});
+  suite.variants.push_back({3, "implicit_gemm_fused", "bias + ReLU in the implicit GEMM's epilogue: one kernel",
+                            [&] { cuda::conv_implicit_gemm_launch(cs, x.get(), w_rsck.get(), bias.get(), out.get()); }});
+  suite.ratios.push_back({1, 2, "implicit GEMM vs im2col + GEMM"});
+  suite.ratios.push_back({2, 3, "fused conv+bias+ReLU vs implicit GEMM + separate pass"});
+  return run_suite(suite, o, 5000, log);
+}
+
+json suite_jit_twin(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
+  const GemmShape s = o.quick ? GemmShape{1024, 1024, 512} : GemmShape{4096, 4096, 1024};
+  const std::size_t mn = (size_t)s.m * s.n;
+  DeviceBuffer<float> a((size_t)s.m * s.k), b((size_t)s.k * s.n), bias(s.n), c(mn), ref(mn), out(mn);
+  std::unique_ptr<cuda::NvrtcKernel> jit;
+  std::string jit_note, jit_error;
+  try {
+    jit = std::make_unique<cuda::NvrtcKernel>(
+        cuda::NvrtcKernel::compile_and_load(cuda::twin_source(), cuda::twin_nvrtc_options(s)));
+    jit_note = "compiled by NVRTC for " + jit->arch() + " in " + fmt(jit->compile_ms(), 1) + " ms; " +
+               std::to_string(jit->registers_per_thread()) + " registers/thread" +
+               (jit->log().empty() ? "" : "; log: " + jit->log());
+  } catch (const GpuError& e) {
+    jit_error = e.what();
+    jit_note = std::string("NVRTC failed: ") + e.what();
+  }
+  log << "  jit_twin: " << jit_note << "\n";
+  Suite suite;
+  suite.name = "jit_twin";
+  suite.problem = gemm_problem(s, "Y = relu(A·B + bias), fp32; one kernel text built by nvcc and by NVRTC");
+  suite.reference = "cublas";
+  suite.flops = 2.0 * s.m * s.n * s.k + 2.0 * mn;
+  suite.min_bytes = static_cast<double>(gemm_bytes(s, 4, true));
+  suite.out = &out;
+  std::uint64_t current_seed = 0;
+  suite.fresh_inputs = [&](std::uint64_t seed) {
+    current_seed = seed;
+    cuda::fill_uniform_launch(a.get(), a.size(), seed, -1.f, 1.f);
+    cuda::fill_uniform_launch(b.get(), b.size(), seed + 1, -1.f, 1.f);
+    cuda::fill_uniform_launch(bias.get(), bias.size(), seed + 2, -1.f, 1.f);
+  };
+  suite.reference_output = [&] {
+    cublas.sgemm(s, a.get(), b.get(), c.get());
+    cuda::bias_relu_fused_launch(c.get(), bias.get(), ref.get(), s.m, s.n);
+    Reference r;
+    r.host = ref.to_host();
+    const std::vector<float> bias_host = bias.to_host();
+    r.spot_rel_error = spot_check_gemm(a.to_host(), b.to_host(), bias_host.data(), true, false, s,
+                                       r.host, current_seed);
+    return r;
+  };
+  suite.variants.push_back({0, "cublas+bias_relu", "cuBLAS SGEMM, then one fused bias+ReLU pass",
+                            [&] {
+                              cublas.sgemm(s, a.get(), b.get(), c.get());
+                              cuda::bias_relu_fused_launch(c.get(), bias.get(), out.get(), s.m, s.n);
+                            }});
+  suite.variants.push_back({1, "twin_nvcc", "the twin's text compiled ahead of time by nvcc",
+                            [&] { cuda::twin_nvcc_launch(s, a.get(), b.get(), bias.get(), out.get()); }});
+  suite.variants.push_back({2, "twin_nvrtc", "the same text compiled at run time by NVRTC, launched through the driver API",
+                            [&] {
+                              if (!jit) throw GpuError(jit_error);
+                              jit->launch(cuda::twin_launch_config(s), {a.get(), b.get(), bias.get()}, out.get());
+                            },
+                            kTolFp32, "hand", jit_note});
+  suite.ratios.push_back({2, 1, "nvcc build vs NVRTC build (1.00 = identical speed)"});
+  return run_suite(suite, o, 6000, log);
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+// [SECTION] entry point
+
+std::vector<std::string> gpu_bench_suites() {
+  return {"sgemm", "hgemm", "bias_relu", "gemm_epilogue", "conv2d", "jit_twin"};
+}
+
+bool gpu_bench_available(std::string* reason) { return cuda::gpu_available(reason); }
+
+json run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
+  const std::vector<std::string> all = gpu_bench_suites();
+  std::vector<std::string> chosen;
+  if (options.suite.empty() || options.suite == "all") {
+    chosen = all;
+  } else {
+    std::stringstream list(options.suite);
+    std::string name;
+    while (std::getline(list, name, ',')) {
+      if (std::find(all.begin(), all.end(), name) == all.end()) {
+        std::string valid;
+        for (const std::string& n : all) valid += (valid.empty() ? "" : ", ") + n;
+        throw std::invalid_argument("unknown GPU suite '" + name + "' (valid: " + valid + ", all)");
+      }
+      chosen.push_back(name);
+    }
+  }
+  std::string reason;
+  if (!cuda::gpu_available(&reason)) throw GpuError(reason);
+  TS_CUDA_CHECK(cudaSetDevice(0));
+
+  json doc;
+  doc["schema"] = "tilescope-bench/1";
+  doc["kind"] = "gpu";
+  doc["date"] = utc_now();
+  doc["host"] = {{"cpu", cpu_model()}, {"cores", std::thread::hardware_concurrency()}};
+  doc["compiler"] = std::string("nvcc ") + TILESCOPE_NVCC_VERSION;
+  doc["flags"] = std::string("-O3 -lineinfo, CUDA architectures ") + TILESCOPE_CUDA_ARCHS;
+  doc["device"] = cuda::describe_device();
+  doc["quick"] = options.quick;
+  log << "device: " << doc["device"]["name"].get<std::string>() << " (cc "
+      << doc["device"]["cc"].get<std::string>() << ", " << doc["device"]["sms"].get<int>()
+      << " SMs), driver " << doc["device"]["driver"].get<std::string>() << "\n"
+      << std::flush;
+
+  const int sms = doc["device"]["sms"].get<int>();
+  int major = 0, minor = 0;
+  TS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  TS_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+  const double clock_mhz = doc["device"]["clock_mhz"].get<double>();
+  const double fp32_peak = sms * cuda::fp32_lanes_per_sm(major, minor) * 2.0 * clock_mhz / 1000.0;
+  const double copy_gbps = cuda::measure_copy_gbps(options.quick ? (256u << 20) : (1u << 30));
+  doc["peaks"] = {{"gflops_fp32", fp32_peak}, {"gbps", copy_gbps}};
+  doc["peaks_source"] =
+      "gflops_fp32 stated: SMs × FP32 lanes per SM × 2 × max SM clock; gbps measured: device-to-device "
+      "copy, bytes read + written, median of 10";
+  log << "peaks: fp32 " << fmt(fp32_peak / 1000, 1) << " TFLOP/s (stated), copy " << fmt(copy_gbps, 0)
+      << " GB/s (measured)\n"
+      << std::flush;
+
+  const Cublas cublas;
+  json suites = json::array();
+  for (const std::string& name : chosen) {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      if (name == "sgemm") suites.push_back(suite_sgemm(cublas, options, log));
+      if (name == "hgemm") suites.push_back(suite_hgemm(cublas, options, log));
+      if (name == "bias_relu") suites.push_back(suite_bias_relu(options, log));
+      if (name == "gemm_epilogue") suites.push_back(suite_gemm_epilogue(cublas, options, log));
+      if (name == "conv2d") suites.push_back(suite_conv2d(cublas, options, log));
+      if (name == "jit_twin") suites.push_back(suite_jit_twin(cublas, options, log));
+    } catch (const GpuError& e) {
+      // Out of memory while setting a suite up, say: record it and go on if the GPU still works.
+      log << "suite " << name << ": ERROR — " << e.what() << "\n" << std::flush;
+      suites.push_back({{"name", name}, {"error", e.what()}, {"results", json::array()}});
+      abort_if_context_lost("suite " + name + ": " + e.what());
+    }
+    log << "  (" << fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1)
+        << " s)\n"
+        << std::flush;
+  }
+  doc["suites"] = suites;
+  return doc;
+}
+
+}  // namespace tilescope::kernels

@@ -1,0 +1,34 @@
+// `tilescope-cli bench --gpu`: runs the CUDA suites (SGEMM progression, tensor-core GEMM, bias+ReLU
+// fused vs chain, GEMM epilogue fused vs unfused, Conv2D, the NVRTC twin) and returns the JSON of
+// docs' bench schema (tilescope-bench/1, kind "gpu"). Plain C++ header: no CUDA includes.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace tilescope::kernels {
+
+struct GpuBenchOptions {
+  std::string suite;  // "" or "all" for every suite, else a comma-separated list of suite names
+  int repeats = 20;   // timed repeats per version (slow versions stop earlier, never below 3)
+  bool quick = false; // small problems (seconds instead of a minute); not for recorded numbers
+};
+
+// The suite names run_gpu_bench accepts, in the order it runs them.
+std::vector<std::string> gpu_bench_suites();
+
+// True when a CUDA device can be used; otherwise `reason` says why. Never throws.
+bool gpu_bench_available(std::string* reason);
+
+// Validates every version against version 0 on fresh random inputs (output poisoned first), then
+// times it with CUDA events (warm-up, median of repeats). Progress goes to `log`, one line per
+// version. Throws std::invalid_argument for an unknown suite name and std::runtime_error (a
+// cuda::GpuError) when there is no usable GPU or the GPU fails in a way that ends the run; a
+// version that fails validation or launch is reported in the JSON (verified: false, note) and the
+// run goes on.
+nlohmann::json run_gpu_bench(const GpuBenchOptions& options, std::ostream& log);
+
+}  // namespace tilescope::kernels

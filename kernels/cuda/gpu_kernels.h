@@ -1,0 +1,80 @@
+// Plain C++ entry points to the hand-written CUDA kernels (no CUDA headers): each launcher checks the
+// shape, launches on the default stream and checks the launch. Implemented in gpu_runner.cu, the one
+// runner that holds every launch configuration and the reasoning behind it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tilescope::kernels::cuda {
+
+// One numbered version of a kernel family: what it is and what changed since the previous one.
+struct KernelVersion {
+  int number = 0;
+  std::string name;
+  std::string changed;
+};
+
+// C = A·B, all fp32 row-major: A is M×K, B is K×N, C is M×N (the model's `x @ W` with W stored K×N).
+struct GemmShape {
+  int m = 0, n = 0, k = 0;
+};
+
+// Y = conv2d(X, W) in NHWC (channels last, the layout implicit GEMM wants on a GPU): X is N×H×W×C,
+// the filter is stored as an (R·S·C)×K row-major matrix (RSCK), Y is N×P×Q×K. As a GEMM:
+// M = N·P·Q, N_gemm = K, K_gemm = R·S·C.
+struct ConvShape {
+  int n = 1, h = 0, w = 0, c = 0;  // input batch, height, width, channels
+  int k = 0, r = 0, s = 0;         // output channels, filter height and width
+  int pad = 0, stride = 1;
+  int p() const { return (h + 2 * pad - r) / stride + 1; }
+  int q() const { return (w + 2 * pad - s) / stride + 1; }
+  GemmShape as_gemm() const { return {n * p() * q(), k, r * s * c}; }
+};
+
+// [SECTION] SGEMM progression (fp32, CUDA cores): versions 1..8; version 0 is cuBLAS.
+const std::vector<KernelVersion>& sgemm_versions();
+// Empty when `version` can run `shape`; otherwise why not, in the user's terms.
+std::string sgemm_unsupported(int version, GemmShape shape);
+void sgemm_launch(int version, GemmShape shape, const float* a, const float* b, float* c);
+// The best version (8) with bias + ReLU applied to each output before it is stored.
+void sgemm_bias_relu_fused_launch(GemmShape shape, const float* a, const float* b, const float* bias,
+                                  float* c);
+
+// [SECTION] Tensor-core GEMM: C (fp32, M×N) = A (fp16, M×K) · Wᵀ with W (fp16) stored N×K, i.e. the
+// model's `x @ W.T`; fp32 accumulation. Versions 1 (WMMA) and 2 (mma.sync + ldmatrix + cp.async).
+const std::vector<KernelVersion>& hgemm_versions();
+std::string hgemm_unsupported(int version, GemmShape shape);
+// `a` and `w` point to fp16 (__half) data; void* keeps CUDA types out of this header.
+void hgemm_launch(int version, GemmShape shape, const void* a, const void* w, float* c);
+// Version 2 with bias + ReLU fused into the epilogue.
+void hgemm_bias_relu_fused_launch(GemmShape shape, const void* a, const void* w, const float* bias,
+                                  float* c);
+
+// [SECTION] Elementwise epilogue passes on a rows×cols fp32 matrix, bias per column (cols % 4 == 0).
+void bias_add_launch(const float* in, const float* bias, float* out, int rows, int cols);
+void relu_launch(const float* in, float* out, std::size_t count);
+void bias_relu_fused_launch(const float* in, const float* bias, float* out, int rows, int cols);
+
+// [SECTION] Conv2D, NHWC. im2col writes the (N·P·Q)×(R·S·C) row-major patch matrix.
+std::string conv_unsupported(ConvShape shape);
+void im2col_launch(ConvShape shape, const float* x, float* col);
+// Implicit GEMM: the im2col gather happens inside the GEMM's tile loads; `bias` may be null (plain
+// conv) or not (conv + bias + ReLU fused in the epilogue).
+void conv_implicit_gemm_launch(ConvShape shape, const float* x, const float* w_rsck,
+                               const float* bias, float* y);
+
+// [SECTION] Helpers for harnesses and tests.
+// Fills `count` floats with a counter-based hash of (seed, index), uniform in [lo, hi): fresh
+// inputs for each seed, reproducible, never zeros by accident.
+void fill_uniform_launch(float* data, std::size_t count, std::uint64_t seed, float lo, float hi);
+// fp32 → fp16 (round to nearest) and back; the back-conversion gives the exact fp32 values the
+// tensor cores multiply.
+void f32_to_f16_launch(const float* in, void* out_half, std::size_t count);
+void f16_to_f32_launch(const void* in_half, float* out, std::size_t count);
+// out (cols×rows) = inᵀ (in is rows×cols), both row-major.
+void transpose_launch(const float* in, float* out, int rows, int cols);
+
+}  // namespace tilescope::kernels::cuda

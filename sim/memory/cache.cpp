@@ -1,0 +1,224 @@
+// Tag store and replacement policies (LRU, FIFO, random, tree-PLRU) of one cache level.
+#include "sim/memory/cache.h"
+
+#include <bit>
+#include <stdexcept>
+
+namespace tilescope::memory {
+
+const char* replacement_name(Replacement r) {
+  switch (r) {
+    case Replacement::LRU:
+      return "lru";
+    case Replacement::FIFO:
+      return "fifo";
+    case Replacement::Random:
+      return "random";
+    case Replacement::TreePLRU:
+      return "plru";
+  }
+  return "?";
+}
+
+const char* write_policy_name(WritePolicy w) {
+  return w == WritePolicy::WriteBack ? "write-back" : "write-through";
+}
+
+const char* inclusion_name(Inclusion i) {
+  return i == Inclusion::Inclusive ? "inclusive" : "non-inclusive";
+}
+
+uint32_t CacheConfig::effective_ways() const {
+  if (ways != 0) return ways;
+  uint64_t n = lines();
+  return n > 0xFFFFFFFFull ? 0xFFFFFFFFu : static_cast<uint32_t>(n);
+}
+
+std::string CacheConfig::check() const {
+  auto fail = [&](const std::string& what) { return "cache level " + name + ": " + what; };
+  if (line_bytes == 0 || !std::has_single_bit(line_bytes))
+    return fail("line size " + std::to_string(line_bytes) + " B is not a power of two");
+  uint32_t sector = sector_size();
+  if (!std::has_single_bit(sector))
+    return fail("sector size " + std::to_string(sector) + " B is not a power of two");
+  if (sector > line_bytes)
+    return fail("sector size " + std::to_string(sector) + " B is larger than the line (" +
+                std::to_string(line_bytes) + " B)");
+  if (line_bytes / sector > 32)
+    return fail("a line may have at most 32 sectors (" + std::to_string(line_bytes) + " B / " +
+                std::to_string(sector) + " B = " + std::to_string(line_bytes / sector) + ")");
+  if (size_bytes == 0 || size_bytes % line_bytes != 0)
+    return fail("size " + std::to_string(size_bytes) + " B is not a whole number of " +
+                std::to_string(line_bytes) + " B lines");
+  if (lines() >= 0xFFFFFFFFull) return fail("more than 2^32 lines is not supported");
+  uint32_t w = effective_ways();
+  if (lines() % w != 0)
+    return fail(std::to_string(lines()) + " lines do not divide into sets of " + std::to_string(w) +
+                " ways");
+  return "";
+}
+
+Cache::Cache(const CacheConfig& config) : m_config(config) {
+  if (std::string err = config.check(); !err.empty()) throw std::invalid_argument(err);
+  m_ways = config.effective_ways();
+  m_sets = config.sets();
+  m_set_pow2 = std::has_single_bit(m_sets);
+  m_set_mask = m_sets - 1;
+  m_indexed = m_ways > kScanWays;
+  uint64_t n = m_sets * m_ways;
+  m_tags.assign(n, kInvalid);
+  m_valid.assign(n, 0);
+  m_dirty.assign(n, 0);
+  m_tensor.assign(n, -1);
+  m_prev.resize(n);
+  m_next.resize(n);
+  m_head.resize(m_sets);
+  m_tail.resize(m_sets);
+  // Initial list: head = way W-1 … tail = way 0, so a cold set fills ways 0, 1, 2, … in order.
+  for (uint64_t s = 0; s < m_sets; ++s) {
+    uint64_t base = s * m_ways;
+    for (uint32_t i = 0; i < m_ways; ++i) {
+      m_next[base + i] = i == 0 ? kNil : i - 1;
+      m_prev[base + i] = i + 1 == m_ways ? kNil : i + 1;
+    }
+    m_head[s] = m_ways - 1;
+    m_tail[s] = 0;
+  }
+  if (config.replacement == Replacement::TreePLRU) {
+    m_plru_nodes = 2 * std::bit_ceil(m_ways);
+    m_plru.assign(m_sets * m_plru_nodes, 0);
+  }
+  m_rng = config.seed == 0 ? 0x9E3779B97F4A7C15ull : config.seed;
+  if (m_indexed) m_index = LineMap(1024);
+}
+
+size_t Cache::memory_bytes() const {
+  return m_tags.capacity() * 8 + (m_valid.capacity() + m_dirty.capacity()) * 4 +
+         m_tensor.capacity() * 2 + (m_prev.capacity() + m_next.capacity()) * 4 +
+         (m_head.capacity() + m_tail.capacity()) * 4 + m_plru.capacity() + m_index.memory_bytes();
+}
+
+void Cache::unlink(uint64_t set, uint64_t way) {
+  uint64_t base = set * m_ways;
+  uint32_t p = m_prev[way], x = m_next[way];
+  if (p != kNil)
+    m_next[base + p] = x;
+  else
+    m_head[set] = x;
+  if (x != kNil)
+    m_prev[base + x] = p;
+  else
+    m_tail[set] = p;
+}
+
+void Cache::move_to_head(uint64_t set, uint64_t way) {
+  uint64_t base = set * m_ways;
+  uint32_t local = static_cast<uint32_t>(way - base);
+  if (m_head[set] == local) return;
+  unlink(set, way);
+  m_prev[way] = kNil;
+  m_next[way] = m_head[set];
+  m_prev[base + m_head[set]] = local;  // the list is never empty: `way` was just unlinked from it
+  m_head[set] = local;
+}
+
+void Cache::move_to_tail(uint64_t set, uint64_t way) {
+  uint64_t base = set * m_ways;
+  uint32_t local = static_cast<uint32_t>(way - base);
+  if (m_tail[set] == local) return;
+  unlink(set, way);
+  m_next[way] = kNil;
+  m_prev[way] = m_tail[set];
+  m_next[base + m_tail[set]] = local;
+  m_tail[set] = local;
+}
+
+// Tree-PLRU over any number of ways: node n covers ways [lo, hi); its left child (2n) covers the
+// first ceil((hi-lo)/2) of them. A node's bit says which half holds the next victim (0 = left), and
+// an access flips the bits on its path to point away from it. With a power-of-two count this is
+// the textbook tree; other counts give a slightly unbalanced tree.
+void Cache::plru_touch(uint64_t set, uint64_t way) {
+  uint32_t w = static_cast<uint32_t>(way - set * m_ways);
+  uint8_t* bits = m_plru.data() + set * m_plru_nodes;
+  uint32_t node = 1, lo = 0, hi = m_ways;
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (w < mid) {
+      bits[node] = 1;
+      node = 2 * node;
+      hi = mid;
+    } else {
+      bits[node] = 0;
+      node = 2 * node + 1;
+      lo = mid;
+    }
+  }
+}
+
+uint32_t Cache::plru_victim(uint64_t set) const {
+  const uint8_t* bits = m_plru.data() + set * m_plru_nodes;
+  uint32_t node = 1, lo = 0, hi = m_ways;
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (bits[node] == 0) {
+      node = 2 * node;
+      hi = mid;
+    } else {
+      node = 2 * node + 1;
+      lo = mid;
+    }
+  }
+  return lo;
+}
+
+uint64_t Cache::next_random() {
+  // xorshift64*: small, fast and fully determined by the seed.
+  m_rng ^= m_rng >> 12;
+  m_rng ^= m_rng << 25;
+  m_rng ^= m_rng >> 27;
+  return m_rng * 0x2545F4914F6CDD1Dull;
+}
+
+uint64_t Cache::victim(uint64_t set) {
+  uint64_t base = set * m_ways;
+  uint64_t tail = base + m_tail[set];
+  if (m_tags[tail] == kInvalid) return tail;
+  switch (m_config.replacement) {
+    case Replacement::LRU:
+    case Replacement::FIFO:
+      return tail;
+    case Replacement::Random:
+      return base + next_random() % m_ways;
+    case Replacement::TreePLRU:
+      return base + plru_victim(set);
+  }
+  return tail;
+}
+
+void Cache::install(uint64_t way, uint64_t line, uint32_t valid_mask, int16_t tensor) {
+  if (m_indexed) {
+    if (m_tags[way] != kInvalid) m_index.erase(m_tags[way]);
+    m_index.insert(line, way);
+  }
+  m_tags[way] = line;
+  m_valid[way] = valid_mask;
+  m_dirty[way] = 0;
+  m_tensor[way] = tensor;
+  // Filling counts as a use for every policy's list (FIFO's list is its insertion order).
+  uint64_t set = set_of(line);
+  move_to_head(set, way);
+  if (m_config.replacement == Replacement::TreePLRU) plru_touch(set, way);
+}
+
+void Cache::invalidate(uint64_t way) {
+  if (m_tags[way] == kInvalid) return;
+  uint64_t set = set_of(m_tags[way]);
+  if (m_indexed) m_index.erase(m_tags[way]);
+  m_tags[way] = kInvalid;
+  m_valid[way] = 0;
+  m_dirty[way] = 0;
+  m_tensor[way] = -1;
+  move_to_tail(set, way);
+}
+
+}  // namespace tilescope::memory

@@ -1,0 +1,372 @@
+// The hierarchy's request path (split into sectors, hit/miss, evict, fill, write policies,
+// back-invalidation), its same-line fast path, and the side analyses it feeds.
+#include "sim/memory/hierarchy.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+namespace tilescope::memory {
+
+namespace {
+constexpr uint64_t kNoUnit = ~uint64_t{0};
+}
+
+Counters& Counters::operator+=(const Counters& o) {
+  accesses += o.accesses;
+  reads += o.reads;
+  writes += o.writes;
+  hits += o.hits;
+  misses += o.misses;
+  compulsory += o.compulsory;
+  capacity += o.capacity;
+  conflict += o.conflict;
+  sector_misses += o.sector_misses;
+  evictions += o.evictions;
+  writebacks += o.writebacks;
+  back_invalidations += o.back_invalidations;
+  read_bytes += o.read_bytes;
+  write_bytes += o.write_bytes;
+  return *this;
+}
+
+std::string HierarchyConfig::check() const {
+  if (levels.empty()) return "a hierarchy needs at least one cache level";
+  for (size_t k = 0; k < levels.size(); ++k) {
+    if (std::string err = levels[k].check(); !err.empty()) return err;
+    if (k == 0 && levels[k].inclusion == Inclusion::Inclusive)
+      return "cache level " + levels[k].name +
+             ": the first level cannot be inclusive (there is no level above it to include)";
+  }
+  if (scratchpad) return scratchpad->check();
+  return "";
+}
+
+struct Hierarchy::Level {
+  explicit Level(const CacheConfig& c) : cache(c) {}
+  Cache cache;
+  uint32_t sector_shift = 0;  // log2(sector bytes)
+  uint32_t sector_bits = 0;   // log2(sectors per line)
+  uint32_t sector_bytes = 0;
+  uint32_t line_bytes = 0;
+  bool write_back = true;
+  bool write_allocate = true;
+  bool inclusive = false;
+  std::unique_ptr<LineMap> seen;                // 3C: sectors ever accessed
+  std::unique_ptr<FullyAssociativeLru> shadow;  // 3C: same-size fully-associative LRU
+  std::unique_ptr<ReuseDistance> reuse;
+  // Same-line fast path (level 0 only): the sector touched by the previous access and its way.
+  uint64_t last_unit = kNoUnit;
+  uint64_t last_way = 0;
+  uint32_t last_sbit = 0;
+};
+
+Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
+    : m_config(std::move(config)), m_options(options) {
+  if (std::string err = m_config.check(); !err.empty()) throw std::invalid_argument(err);
+  for (const CacheConfig& c : m_config.levels) {
+    auto level = std::make_unique<Level>(c);
+    level->sector_bytes = c.sector_size();
+    level->line_bytes = c.line_bytes;
+    level->sector_shift = static_cast<uint32_t>(std::countr_zero(c.sector_size()));
+    level->sector_bits = static_cast<uint32_t>(std::countr_zero(c.line_bytes / c.sector_size()));
+    level->write_back = c.write_policy == WritePolicy::WriteBack;
+    level->write_allocate = c.write_allocate;
+    level->inclusive = c.inclusion == Inclusion::Inclusive;
+    if (options.classify_misses) {
+      level->seen = std::make_unique<LineMap>(1024);
+      level->shadow = std::make_unique<FullyAssociativeLru>(c.size_bytes / c.sector_size());
+    }
+    if (options.reuse_distance) level->reuse = std::make_unique<ReuseDistance>();
+    m_levels.push_back(std::move(level));
+  }
+  m_counters.assign(m_levels.size() + 1, std::vector<Counters>(1));
+  if (m_config.scratchpad) m_scratchpad = std::make_unique<Scratchpad>(*m_config.scratchpad);
+}
+
+Hierarchy::~Hierarchy() = default;
+
+Counters& Hierarchy::counter(size_t k, int16_t tensor) {
+  std::vector<Counters>& v = m_counters[k];
+  size_t i = tensor < 0 ? 0 : static_cast<size_t>(tensor) + 1;
+  if (i >= v.size()) [[unlikely]]
+    v.resize(i + 1);
+  return v[i];
+}
+
+// [SECTION] Hot path
+
+void Hierarchy::access_batch(const Access* accesses, size_t count) {
+  m_trace_accesses += count;
+  Level& l0 = *m_levels.front();
+  const uint32_t shift = l0.sector_shift;
+  for (size_t i = 0; i < count; ++i) {
+    const Access& a = accesses[i];
+    if (a.space == AddressSpace::Shared) [[unlikely]] {
+      shared_access(a);
+      continue;
+    }
+    if (a.size == 0) [[unlikely]]
+      continue;
+    const bool write = a.kind == AccessKind::Write;
+    const uint64_t unit = a.addr >> shift;
+    // Same sector as the previous access: a hit that changes no replacement state (the line is
+    // already the most recent in its set), so only counters move. Most element traces touch
+    // each line several times in a row, which makes this the common case.
+    if (unit == l0.last_unit && ((a.addr + a.size - 1) >> shift) == unit &&
+        (!write || l0.write_back)) {
+      Counters& c = counter(0, a.tensor);
+      ++c.accesses;
+      ++c.hits;
+      if (write) {
+        ++c.writes;
+        c.write_bytes += a.size;
+        l0.cache.dirty_mask(l0.last_way) |= l0.last_sbit;
+      } else {
+        ++c.reads;
+        c.read_bytes += a.size;
+      }
+      if (l0.reuse) l0.reuse->repeat_last();
+      continue;
+    }
+    request(0, a.addr, a.size, write, a.tensor);
+  }
+}
+
+void Hierarchy::request(size_t k, uint64_t addr, uint32_t size, bool write, int16_t tensor) {
+  if (k == m_levels.size()) {
+    Counters& c = counter(k, tensor);
+    ++c.accesses;
+    ++c.hits;
+    if (write) {
+      ++c.writes;
+      c.write_bytes += size;
+    } else {
+      ++c.reads;
+      c.read_bytes += size;
+    }
+    return;
+  }
+  const Level& L = *m_levels[k];
+  const uint64_t end = addr + size;
+  const uint64_t first = addr >> L.sector_shift, last = (end - 1) >> L.sector_shift;
+  for (uint64_t u = first; u <= last; ++u) {
+    uint64_t lo = std::max(addr, u << L.sector_shift);
+    uint64_t hi = std::min(end, (u + 1) << L.sector_shift);
+    unit_access(k, u, lo, static_cast<uint32_t>(hi - lo), write, tensor);
+  }
+}
+
+void Hierarchy::unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t bytes, bool write,
+                            int16_t tensor) {
+  Level& L = *m_levels[k];
+  Cache& cache = L.cache;
+  Counters* c = &counter(k, tensor);
+  ++c->accesses;
+  if (write) {
+    ++c->writes;
+    c->write_bytes += bytes;
+  } else {
+    ++c->reads;
+    c->read_bytes += bytes;
+  }
+  bool first_touch = false, shadow_hit = false;
+  if (L.seen) {
+    first_touch = L.seen->insert(unit, 0);
+    shadow_hit = L.shadow->access(unit);
+  }
+  if (L.reuse) L.reuse->access(unit);
+
+  const uint64_t line = unit >> L.sector_bits;
+  const uint32_t sbit = 1u << (unit & ((1u << L.sector_bits) - 1));
+  const uint64_t sector_addr = unit << L.sector_shift;
+  int64_t found = cache.find(line);
+  if (found >= 0 && (cache.valid_mask(found) & sbit)) {
+    ++c->hits;
+    cache.touch(line, found);
+    if (write) {
+      if (L.write_back) {
+        cache.dirty_mask(found) |= sbit;
+      } else {
+        request(k + 1, addr, bytes, true, tensor);
+      }
+    }
+    if (k == 0) {
+      L.last_unit = unit;
+      L.last_way = found;
+      L.last_sbit = sbit;
+    }
+    return;
+  }
+
+  ++c->misses;
+  if (L.seen) ++(first_touch ? c->compulsory : !shadow_hit ? c->capacity : c->conflict);
+  const bool fetch = !(write && bytes == L.sector_bytes);
+  uint64_t way;
+  if (found >= 0) {
+    // The line is here but this sector is not: fill the sector, no eviction.
+    ++c->sector_misses;
+    way = static_cast<uint64_t>(found);
+    cache.valid_mask(way) |= sbit;
+    cache.touch(line, way);
+  } else {
+    if (write && !L.write_allocate) {
+      if (k == 0) L.last_unit = kNoUnit;
+      request(k + 1, addr, bytes, true, tensor);
+      return;
+    }
+    way = cache.victim(cache.set_of(line));
+    if (cache.valid(way)) evict(k, way);
+    cache.install(way, line, sbit, tensor);
+  }
+  if (k == 0) {
+    // Set before the fetch: a back-invalidation during it resets this if it hits level 0.
+    L.last_unit = unit;
+    L.last_way = way;
+    L.last_sbit = sbit;
+  }
+  if (fetch) request(k + 1, sector_addr, L.sector_bytes, false, tensor);
+  if (write) {
+    if (L.write_back) {
+      cache.dirty_mask(way) |= sbit;
+    } else {
+      request(k + 1, addr, bytes, true, tensor);
+    }
+  }
+}
+
+void Hierarchy::evict(size_t k, uint64_t way) {
+  Level& L = *m_levels[k];
+  Cache& cache = L.cache;
+  const uint64_t vline = cache.tag(way);
+  const int16_t vtensor = cache.tensor(way);
+  const uint64_t vaddr = vline * L.line_bytes;
+  uint32_t dirty = cache.dirty_mask(way);
+  const uint32_t valid = cache.valid_mask(way);
+  Counters& c = counter(k, vtensor);
+  ++c.evictions;
+  // Invalidate before anything goes below: requests there may come back up as invalidations.
+  cache.invalidate(way);
+  if (L.inclusive && back_invalidate(k, vaddr, L.line_bytes)) dirty = valid;
+  if (dirty == 0) return;
+  ++counter(k, vtensor).writebacks;
+  for (uint32_t s = 0; s < 32; ++s)
+    if (dirty & (1u << s))
+      request(k + 1, vaddr + uint64_t{s} * L.sector_bytes, L.sector_bytes, true, vtensor);
+}
+
+bool Hierarchy::back_invalidate(size_t k, uint64_t addr, uint32_t bytes) {
+  bool any_dirty = false;
+  for (size_t j = 0; j < k; ++j) {
+    Level& U = *m_levels[j];
+    uint64_t first = addr / U.line_bytes, last = (addr + bytes - 1) / U.line_bytes;
+    for (uint64_t line = first; line <= last; ++line) {
+      int64_t way = U.cache.find(line);
+      if (way < 0) continue;
+      Counters& c = counter(j, U.cache.tensor(way));
+      ++c.back_invalidations;
+      if (U.cache.dirty_mask(way) != 0) {
+        // The dirty data moves down into the line being evicted below.
+        ++c.writebacks;
+        any_dirty = true;
+      }
+      U.cache.invalidate(way);
+    }
+    U.last_unit = kNoUnit;
+  }
+  return any_dirty;
+}
+
+// [SECTION] Steps, scratchpad, flush
+
+void Hierarchy::step_boundary(uint64_t step) {
+  flush_warp();
+  if (m_on_step) m_on_step(step, *this);
+}
+
+void Hierarchy::finish() {
+  flush_warp();
+}
+
+void Hierarchy::shared_access(const Access& a) {
+  if (!m_scratchpad)
+    throw std::invalid_argument(
+        "the trace has a shared-memory access but the machine has no scratchpad");
+  const bool write = a.kind == AccessKind::Write;
+  // Consecutive shared accesses of one warp, up to a warp's width, form one warp-wide request.
+  if (!m_warp_lanes.empty() && (a.warp != m_warp_id || write != m_warp_write ||
+                                m_warp_lanes.size() == m_scratchpad->config().warp_size))
+    flush_warp();
+  m_warp_id = a.warp;
+  m_warp_write = write;
+  m_warp_lanes.push_back({a.addr, a.size});
+}
+
+void Hierarchy::flush_warp() {
+  if (m_warp_lanes.empty()) return;
+  m_scratchpad->warp_access(m_warp_lanes, m_warp_write);
+  m_warp_lanes.clear();
+}
+
+void Hierarchy::write_back_all() {
+  for (size_t k = 0; k < m_levels.size(); ++k) {
+    Level& L = *m_levels[k];
+    Cache& cache = L.cache;
+    for (uint64_t way = 0; way < cache.total_ways(); ++way) {
+      uint32_t dirty = cache.dirty_mask(way);
+      if (!cache.valid(way) || dirty == 0) continue;
+      const int16_t t = cache.tensor(way);
+      ++counter(k, t).writebacks;
+      cache.dirty_mask(way) = 0;
+      const uint64_t vaddr = cache.tag(way) * L.line_bytes;
+      for (uint32_t s = 0; s < 32; ++s)
+        if (dirty & (1u << s))
+          request(k + 1, vaddr + uint64_t{s} * L.sector_bytes, L.sector_bytes, true, t);
+    }
+  }
+}
+
+// [SECTION] Queries
+
+const Cache& Hierarchy::cache(int level) const {
+  return m_levels.at(level)->cache;
+}
+
+const std::vector<Counters>& Hierarchy::counters_by_tensor(int level) const {
+  return m_counters.at(level);
+}
+
+Counters Hierarchy::counters(int level) const {
+  Counters sum;
+  for (const Counters& c : m_counters.at(level)) sum += c;
+  return sum;
+}
+
+Counters Hierarchy::counters(int level, int tensor) const {
+  const std::vector<Counters>& v = m_counters.at(level);
+  size_t i = tensor < 0 ? 0 : static_cast<size_t>(tensor) + 1;
+  return i < v.size() ? v[i] : Counters{};
+}
+
+int Hierarchy::max_tensor() const {
+  size_t n = 0;
+  for (const auto& v : m_counters) n = std::max(n, v.size());
+  return static_cast<int>(n) - 2;
+}
+
+const ReuseDistance* Hierarchy::reuse(int level) const {
+  return m_levels.at(level)->reuse.get();
+}
+
+std::vector<ResidentLine> Hierarchy::resident_lines(int level) const {
+  const Level& L = *m_levels.at(level);
+  std::vector<ResidentLine> out;
+  for (uint64_t way = 0; way < L.cache.total_ways(); ++way) {
+    if (!L.cache.valid(way)) continue;
+    out.push_back({L.cache.tag(way) * L.line_bytes, L.line_bytes, L.cache.tensor(way),
+                   L.cache.valid_mask(way), L.cache.dirty_mask(way)});
+  }
+  return out;
+}
+
+}  // namespace tilescope::memory

@@ -1,0 +1,135 @@
+// The memory hierarchy simulator: cache levels above a main memory, plus an optional scratchpad,
+// driven by a streamed address trace through the AccessSink interface.
+//
+// Lifecycle: construct from a HierarchyConfig (usually model::Machine::hierarchy()), feed accesses
+// with access_batch() (or access(), or through an AccessBuffer), call finish() at the end, then
+// read counters per level and per tensor. step_boundary() calls the on_step callback, which is how
+// animations take snapshots (resident_lines()); nothing is recorded when no callback is set.
+//
+// Semantics, per level (all documented here so the tests' reference model can follow them):
+// - A request is split into the level's sectors (sector = line unless the level is sectored).
+//   Each sector is one access: a hit when its line is present and the sector valid.
+// - Read miss: choose a victim (invalid way first), evict it (dirty sectors are written to the
+//   level below, one request per sector), install the line, fetch the sector from below.
+// - Write miss with write-allocate: as a read miss, except that a write covering the whole sector
+//   does not fetch it (nothing to merge). Without write-allocate the write goes below, no install.
+// - Write-back levels mark the sector dirty; write-through levels send every write below.
+// - An inclusive level that evicts a line invalidates it in every level above; dirty copies there
+//   are merged into the eviction (the line is then written back from this level).
+// - 3C (when options.classify_misses): compulsory = first access to the sector ever; capacity =
+//   a fully-associative LRU cache with as many sectors as this level would miss too; else conflict.
+#pragma once
+
+#include "sim/memory/access.h"
+#include "sim/memory/analysis.h"
+#include "sim/memory/cache.h"
+#include "sim/memory/scratchpad.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilescope::memory {
+
+struct MemoryConfig {
+  std::string name = "DRAM";
+  uint64_t size_bytes = 0;           // 0 = not known
+  double bandwidth_bytes_per_s = 0;  // 0 = not known
+  double latency_ns = 0;             // 0 = not known
+};
+
+struct HierarchyConfig {
+  std::vector<CacheConfig> levels;  // closest to the core first
+  MemoryConfig memory;
+  std::optional<ScratchpadConfig> scratchpad;
+  std::string check() const;  // "" when usable, else the first problem
+};
+
+struct HierarchyOptions {
+  bool classify_misses = false;  // 3C split (costs a hash lookup and a shadow cache per access)
+  bool reuse_distance = false;   // reuse-distance histogram per level
+};
+
+// Counts for one level (or one tensor at one level). Main memory uses accesses, reads, writes,
+// read_bytes and write_bytes only (every access "hits").
+struct Counters {
+  uint64_t accesses = 0, reads = 0, writes = 0;
+  uint64_t hits = 0, misses = 0;
+  uint64_t compulsory = 0, capacity = 0, conflict = 0;  // with classify_misses; sum to misses
+  uint64_t sector_misses = 0;       // misses that found the line but not the sector
+  uint64_t evictions = 0;           // valid lines replaced
+  uint64_t writebacks = 0;          // evictions (or flushes) of dirty lines
+  uint64_t back_invalidations = 0;  // lines invalidated here by an inclusive level below
+  uint64_t read_bytes = 0;          // bytes of read requests that reached this level
+  uint64_t write_bytes = 0;         // bytes of write requests that reached this level
+  Counters& operator+=(const Counters& o);
+};
+
+struct ResidentLine {
+  uint64_t addr = 0;    // first byte of the line
+  uint32_t bytes = 0;   // line size
+  int16_t tensor = -1;  // tensor whose access brought the line in
+  uint32_t valid_sectors = 0, dirty_sectors = 0;
+};
+
+class Hierarchy final : public AccessSink {
+ public:
+  explicit Hierarchy(HierarchyConfig config, HierarchyOptions options = {});
+  ~Hierarchy() override;
+  Hierarchy(const Hierarchy&) = delete;
+  Hierarchy& operator=(const Hierarchy&) = delete;
+
+  void access(const Access& a) override { access_batch(&a, 1); }
+  void access_batch(const Access* accesses, size_t count) override;
+  void step_boundary(uint64_t step) override;
+
+  using StepCallback = std::function<void(uint64_t step, const Hierarchy&)>;
+  void on_step(StepCallback callback) { m_on_step = std::move(callback); }
+
+  // Completes any partly gathered scratchpad warp access. Call once the trace has ended.
+  void finish();
+  // Writes every dirty line down to main memory (counted as write-backs), leaving lines clean:
+  // "the kernel's results reach memory".
+  void write_back_all();
+
+  int level_count() const { return static_cast<int>(m_levels.size()); }
+  const HierarchyConfig& config() const { return m_config; }
+  const HierarchyOptions& options() const { return m_options; }
+  const Cache& cache(int level) const;
+  // level in [0, level_count()]; level_count() is main memory. Index = tensor + 1 (0 = unknown).
+  const std::vector<Counters>& counters_by_tensor(int level) const;
+  Counters counters(int level) const;  // summed over tensors
+  Counters counters(int level, int tensor) const;
+  int max_tensor() const;                       // largest tensor id seen, -1 when none
+  const ReuseDistance* reuse(int level) const;  // nullptr unless options.reuse_distance
+  const Scratchpad* scratchpad() const { return m_scratchpad.get(); }
+  uint64_t trace_accesses() const { return m_trace_accesses; }
+  // Lines currently held by `level`, in set/way order. O(lines); meant for step callbacks.
+  std::vector<ResidentLine> resident_lines(int level) const;
+
+ private:
+  struct Level;
+  void request(size_t k, uint64_t addr, uint32_t size, bool write, int16_t tensor);
+  void unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t bytes, bool write,
+                   int16_t tensor);
+  void evict(size_t k, uint64_t way);
+  bool back_invalidate(size_t k, uint64_t addr, uint32_t bytes);
+  void shared_access(const Access& a);
+  void flush_warp();
+  Counters& counter(size_t k, int16_t tensor);
+
+  HierarchyConfig m_config;
+  HierarchyOptions m_options;
+  std::vector<std::unique_ptr<Level>> m_levels;
+  std::vector<std::vector<Counters>> m_counters;  // [level 0..n] by tensor + 1
+  std::unique_ptr<Scratchpad> m_scratchpad;
+  std::vector<LaneAccess> m_warp_lanes;
+  int32_t m_warp_id = -1;
+  bool m_warp_write = false;
+  StepCallback m_on_step;
+  uint64_t m_trace_accesses = 0;
+};
+
+}  // namespace tilescope::memory

@@ -1,0 +1,87 @@
+// Machines: compute peaks, cache levels, main memory and scratchpad of a CPU or GPU, loaded from
+// the line-based files in assets/machines/ (or from sysfs for this computer's caches).
+//
+// File format (one `key = value` per line, `#` comments, `[kind name]` sections):
+//   name = h100                 kind = gpu          sms = 132          clock = 1.98 GHz
+//   peak fp32 simt = 66.9 TFLOP/s                   (peak <dtype> <unit> = rate)
+//   [level L1]   size, line, sector, ways (a number or `full`), replacement (lru fifo random plru),
+//                write (back | through), write_allocate (yes | no), inclusion (inclusive |
+//                non-inclusive), seed, bandwidth, latency (cycles or ns), shared_by
+//   [memory HBM3]      size, bandwidth, latency
+//   [scratchpad shared] size, banks, bank_width, warp_size, bandwidth, latency
+// Units: B KiB MiB GiB KB MB GB; B/s KB/s GB/s TB/s (and GiB/s…); FLOP/s GFLOP/s TFLOP/s TOP/s;
+// ns us ms s cycles; Hz MHz GHz. `caches = sysfs` fills the levels from
+// /sys/devices/system/cpu/cpu0/cache, and `[level Lk]` sections then only adjust those levels.
+// Every error names file:line.
+#pragma once
+
+#include "sim/memory/hierarchy.h"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilescope::model {
+
+class MachineError : public std::runtime_error {
+ public:
+  MachineError(std::string file, int line, const std::string& message);
+  const std::string& file() const { return m_file; }
+  int line() const { return m_line; }
+
+ private:
+  std::string m_file;
+  int m_line;
+};
+
+struct ComputePeak {
+  std::string dtype;  // "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp64"
+  std::string unit;   // "simt", "tensor", "simd"
+  double ops_per_s = 0;
+  std::string note;  // how it was obtained when computed (e.g. host CPU from cpuinfo)
+};
+
+struct Machine {
+  std::string name;
+  std::string kind = "cpu";  // "cpu" or "gpu"
+  std::string description;
+  std::string source;   // file it came from
+  int cores = 1;        // CPU cores, or GPU SMs
+  double clock_hz = 0;  // 0 = not known
+  std::vector<ComputePeak> peaks;
+  std::vector<memory::CacheConfig> levels;  // closest to the core first
+  memory::MemoryConfig memory;
+  std::optional<memory::ScratchpadConfig> scratchpad;
+
+  // Peak for a dtype and unit, 0 when the machine file does not give it.
+  double peak(std::string_view dtype, std::string_view unit) const;
+  memory::HierarchyConfig hierarchy() const;
+};
+
+enum class Quantity { Bytes, Bandwidth, Rate, Frequency, Count };
+// Parses "48 KiB", "3.35 TB/s", "989 TFLOP/s", "1.98 GHz", "132"; throws std::invalid_argument
+// with a message naming the expected units.
+double parse_quantity(std::string_view text, Quantity kind);
+// Latency: "4 cycles" or "80 ns" → (cycles, ns), one of them 0.
+std::pair<double, double> parse_latency(std::string_view text);
+
+struct SysfsPaths {
+  std::string cache_dir = "/sys/devices/system/cpu/cpu0/cache";
+  std::string cpuinfo = "/proc/cpuinfo";
+  std::string meminfo = "/proc/meminfo";
+};
+
+Machine parse_machine(std::string_view text, const std::string& file, const SysfsPaths& sys = {});
+Machine load_machine_file(const std::string& path, const SysfsPaths& sys = {});
+// Data and unified caches of cpu0, lowest level first (named L1, L2, …). Throws MachineError.
+std::vector<memory::CacheConfig> read_sysfs_caches(const std::string& cache_dir);
+
+// Directories searched for presets: $TILESCOPE_MACHINES, ./assets/machines, the source tree's.
+std::vector<std::string> machine_search_path();
+std::vector<std::string> preset_names();  // sorted file stems found on the search path
+// A path to a file, or a preset name ("h100", "host"). Throws MachineError.
+Machine load_machine(const std::string& name_or_path);
+
+}  // namespace tilescope::model

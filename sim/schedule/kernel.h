@@ -1,0 +1,221 @@
+// The schedule IR: a Program of Kernels, each a computation (axes, phases, value expressions) plus
+// how it is scheduled (loop order and splits, loop kinds, staged tiles, block order).
+//
+// A Kernel says *what* it computes in terms of its iteration axes (MatMul: i, j spatial, k reduction)
+// and *how* as plain data: the current loop list (outermost first) with each axis expressed as an
+// affine combination of loops, tail guards, and stages. The loop tree that printers, the interpreter,
+// the code generators and the trace walker consume is derived from it by build_loop_tree()
+// (loop_tree.h), the way TVM lowers a schedule: loops before the first reduction loop are shared;
+// inside, each phase (accumulator init, reduction update, epilogue) gets its own copy of the loops
+// it needs. That derivation is what keeps every reorder semantically legal by construction.
+#pragma once
+
+#include "sim/graph/graph.h"
+#include "sim/schedule/affine.h"
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tilescope::schedule {
+
+// Bad input to the schedule layer (a step that does not parse, an unknown name, an op with no
+// lowering): the message says what and where.
+class ScheduleError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// [SECTION] Targets
+
+// Capacities the legality checks use. Defaults: an H200-class GPU and a recent x86 core.
+struct Target {
+  int64_t smem_bytes_per_block = 227 * 1024;  // opt-in maximum per block
+  int64_t smem_bytes_per_sm = 228 * 1024;
+  int64_t max_threads_per_block = 1024;
+  int64_t max_grid_yz = 65535;
+  int64_t register_bytes_per_thread = 255 * 4;  // 255 32-bit registers
+  int64_t warp_size = 32;
+  int64_t smem_banks = 32;
+  int64_t cpu_l1_bytes = 48 * 1024;      // a scratchpad stage must fit here
+  int64_t cpu_vector_bytes = 32;         // AVX2: 8 fp32 lanes
+  int64_t cpu_vector_registers = 16;
+  int64_t max_accumulator_bytes = 64 * 1024;  // per thread / per CPU worker
+  int64_t max_unroll = 64;
+  int64_t max_vector_lanes = 64;
+};
+
+// [SECTION] Value expressions
+
+enum class UnaryOp { Neg, ReLU, GELU, Sigmoid, Tanh, Exp, Log, Sqrt, Rsqrt, Square };
+enum class BinaryOp { Add, Sub, Mul, Div, Max, Min, ReluMask };  // ReluMask(a, b) = b > 0 ? a : 0
+const char* unary_name(UnaryOp);
+const char* binary_name(BinaryOp);
+
+struct VExpr {
+  enum class Kind { Const, Load, Acc, Unary, Binary };
+  Kind kind = Kind::Const;
+  double value = 0;           // Const
+  int tensor = -1;            // Load: index into Kernel::tensors (or Kernel::computed when computed)
+  bool computed = false;      // Load of a computed (inlined) tensor
+  std::vector<Affine> index;  // Load: one per tensor dim, over axis names
+  bool checked = false;       // Load: out-of-range indices read pad_value (conv/pool padding)
+  double pad_value = 0;
+  int acc = -1;               // Acc: accumulator slot
+  UnaryOp uop = UnaryOp::Neg;
+  BinaryOp bop = BinaryOp::Add;
+  std::vector<VExpr> args;
+  // Set by build_loop_tree() only (index is then over loop names): the stage placement whose buffer
+  // this load reads, and the index inside that buffer.
+  int stage = -1;
+  std::vector<Affine> buffer_index;
+  std::vector<bool> check_dims;  // per dim: the index can leave the tensor (needs a bounds check)
+
+  static VExpr constant(double v);
+  static VExpr load(int tensor, std::vector<Affine> index);
+  static VExpr accumulator(int slot);
+  static VExpr unary(UnaryOp op, VExpr a);
+  static VExpr binary(BinaryOp op, VExpr a, VExpr b);
+};
+
+// [SECTION] Tensors of a kernel
+
+enum class TensorRole { Input, Output };
+
+struct KernelTensor {
+  graph::TensorId id = -1;  // -1: a scratch tensor a transform created (im2col's unfolded matrix)
+  std::string name;
+  TensorRole role = TensorRole::Input;
+  graph::Shape shape;
+  std::vector<int64_t> strides;  // elements
+  graph::DType dtype = graph::DType::F32;
+  graph::Layout layout = graph::Layout::RowMajor;
+  std::vector<int64_t> pad;  // per dim: extra elements in that dim's pitch (bank-conflict padding)
+  int64_t numel() const;
+  int64_t alloc_elems() const;  // elements the buffer spans (max offset + 1)
+  int64_t bytes() const { return numel() * graph::dtype_size(dtype); }
+};
+
+// An elementwise producer folded into its consumer by compute_at: it has no buffer; a load of it
+// evaluates `definition` at the index (axes named "d0", "d1", ...).
+struct ComputedTensor {
+  graph::TensorId id = -1;
+  std::string name;
+  std::string op_name;
+  graph::Shape shape;
+  VExpr definition;
+};
+
+// [SECTION] Computation
+
+struct Axis {
+  std::string name;
+  int64_t extent = 1;
+  bool reduce = false;
+};
+
+enum class PhaseKind { Init, Reduce, Map };
+enum class ReduceOp { Sum, Max };
+
+// One statement of the kernel. Init and Reduce write an accumulator (one value per iteration of the
+// spatial loops below the first reduction loop); Map stores `value` into a tensor.
+struct Phase {
+  PhaseKind kind = PhaseKind::Map;
+  int acc = -1;
+  ReduceOp op = ReduceOp::Sum;
+  VExpr value;
+  bool over_reduce_axes = false;  // Map: also iterates the reduction axes (softmax's output pass)
+  int out_tensor = -1;
+  std::vector<Affine> out_index;  // over axis names
+};
+
+// [SECTION] Schedule
+
+enum class LoopKind {
+  Serial,
+  Parallel,  // CPU threads
+  Unrolled,
+  Vectorized,
+  BlockX,
+  BlockY,
+  BlockZ,
+  ThreadX,
+  ThreadY,
+  ThreadZ
+};
+const char* loop_kind_name(LoopKind);  // "serial", "parallel", "unrolled", "vectorized", "block.x" ...
+bool is_block(LoopKind);
+bool is_thread(LoopKind);
+
+struct Loop {
+  std::string name;
+  int64_t extent = 1;
+  LoopKind kind = LoopKind::Serial;
+  bool reduce = false;
+  int axis = -1;
+};
+
+// Iterations where `expr < bound` fails are skipped: the partial last tile of a split.
+struct TailGuard {
+  Affine expr;  // over loop names
+  int64_t bound = 0;
+};
+
+enum class MemLevel { Global, Shared, Scratchpad, Registers };
+const char* mem_level_name(MemLevel);  // "global", "shared", "scratchpad", "registers"
+
+struct StageSpec {
+  int tensor = -1;  // index into Kernel::tensors, or Kernel::computed when computed
+  bool computed = false;
+  MemLevel level = MemLevel::Shared;
+  std::string at;  // loop name: the tile is (re)loaded at the start of each iteration of this loop
+  bool double_buffer = false;
+  std::string buffer;         // "x_shared"
+  std::vector<int64_t> pad;   // per dim of the buffer
+};
+
+enum class BlockOrder { RowMajor, Grouped };
+
+struct Kernel {
+  std::string name;
+  std::vector<std::string> op_names;
+  std::vector<graph::OpId> ops;
+  std::string summary;  // "y[64,512] = relu(x @ W.T + b)"
+
+  std::vector<KernelTensor> tensors;  // inputs first, then outputs: the generated code's argument order
+  std::vector<ComputedTensor> computed;
+  std::vector<Axis> axes;
+  int num_accs = 0;
+  std::vector<Phase> phases;
+
+  std::vector<Loop> loops;           // outermost first
+  std::vector<Affine> axis_value;    // per axis, over loop names
+  std::vector<TailGuard> guards;
+  std::vector<StageSpec> stages;
+  BlockOrder block_order = BlockOrder::RowMajor;
+  int64_t group = 8;
+
+  int find_loop(const std::string& name) const;    // -1 when absent
+  int find_tensor(const std::string& name) const;  // -1 when absent
+  int find_computed(const std::string& name) const;
+  int num_inputs() const;
+  bool has_op(const std::string& op_name) const;
+};
+
+// The kernels lowered from a graph, in execution order, and which one steps apply to.
+struct Program {
+  std::shared_ptr<const graph::Graph> graph;
+  std::vector<Kernel> kernels;
+  int current = 0;
+};
+
+// Elements-dense strides for `shape` with per-dim padding, in the memory order that `strides`
+// already has (the dim with the largest stride is outermost).
+std::vector<int64_t> repack_strides(const graph::Shape& shape, const std::vector<int64_t>& strides,
+                                    const std::vector<int64_t>& pad);
+
+std::string format_bytes(int64_t bytes);  // "4 KiB", "1.5 MiB", "96 B"
+
+}  // namespace tilescope::schedule
