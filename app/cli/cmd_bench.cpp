@@ -57,11 +57,21 @@ int run_bench(const BenchFlags& flags) {
     report = run_cpu_bench(options, std::cerr);
   } else {
 #if TILESCOPE_HAVE_CUDA
+    std::string reason;
+    if (!gpu_bench_available(&reason)) {
+      std::cerr << "bench --gpu: no usable GPU: " << reason << "\n";
+      return 1;
+    }
     GpuBenchOptions options;
     options.suite = flags.suite;
     options.repeats = flags.repeats;
     options.quick = flags.quick;
-    report = run_gpu_bench(options, std::cerr);
+    try {
+      report = run_gpu_bench(options, std::cerr);
+    } catch (const std::exception& e) {  // unknown suite, or a GPU failure that ends the run
+      std::cerr << "bench --gpu: " << e.what() << "\n";
+      return 1;
+    }
 #else
     std::cerr << "bench --gpu: this tilescope was built without CUDA (nvcc was not found when it "
                  "was configured); rebuild with the CUDA Toolkit installed, or read a recorded "

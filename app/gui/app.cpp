@@ -13,11 +13,11 @@
 #include "sim/graph/model_parser.h"
 
 #include <GLFW/glfw3.h>
-#include <imgui.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
-#include <nlohmann/json.hpp>
+#include <imgui.h>
 #include <stb_image_write.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <fstream>
@@ -28,7 +28,8 @@ namespace {
 
 // [SECTION] Screenshot and layout JSON
 
-// Reads the back buffer just rendered and writes it as a PNG (rows flipped: GL starts at the bottom).
+// Reads the back buffer just rendered and writes it as a PNG (rows flipped: GL starts at the
+// bottom).
 std::string save_screenshot(const std::string& path, int width, int height) {
   std::vector<unsigned char> pixels(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
@@ -58,7 +59,8 @@ std::string write_layout_json(const std::string& path, const AppState& state, in
     return nlohmann::json{{"name", name}, {"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}};
   };
   j["panels"] = nlohmann::json::array();
-  for (const auto& [name, rect] : state.panels().named()) j["panels"].push_back(rect_json(name, rect));
+  for (const auto& [name, rect] : state.panels().named())
+    j["panels"].push_back(rect_json(name, rect));
   j["model"] = {{"path", state.model.path},
                 {"parsed", !state.model.error.has_value()},
                 {"error", state.model.error ? state.model.error->full : ""},
@@ -72,15 +74,16 @@ std::string write_layout_json(const std::string& path, const AppState& state, in
       const char* kind = n.kind == SceneNode::Kind::Op       ? "op"
                          : n.kind == SceneNode::Kind::Source ? "source"
                                                              : "output";
-      nlohmann::json node = rect_json(n.name, Rect{canvas.x + state.view.pan_x + n.x * z,
-                                                   canvas.y + state.view.pan_y + n.y * z, n.w * z,
-                                                   n.h * z});
+      nlohmann::json node =
+          rect_json(n.name, Rect{canvas.x + state.view.pan_x + n.x * z,
+                                 canvas.y + state.view.pan_y + n.y * z, n.w * z, n.h * z});
       node["kind"] = kind;
       nodes.push_back(node);
     }
   }
   j["graph_nodes"] = nodes;
   j["selection"] = state.selection.name;
+  j["view"] = {{"zoom", state.view.zoom}, {"pan_x", state.view.pan_x}, {"pan_y", state.view.pan_y}};
   std::ofstream out(path);
   if (!out) return "cannot write layout JSON '" + path + "'";
   out << j.dump(2) << "\n";
@@ -152,6 +155,8 @@ int run_app(const AppOptions& options) {
   std::optional<Theme> applied_theme;
   int exit_code = 0;
   int frame = 0;
+  const bool automated = options.frames > 0 || !options.script.empty();
+  int held_key = 0;  // a scripted key press, released on the next frame
   int fb_w = 0, fb_h = 0;
 
   // [SECTION] Frame loop
@@ -170,6 +175,24 @@ int run_app(const AppOptions& options) {
       state.status_is_error = !error.empty();
     }
     queue.clear();
+    // Bring derived state (debounced parse, scene, theme) up to date before the script runs, so
+    // script lines such as click-node see what the user would see, and again after it.
+    const auto settle = [&] {
+      update_state(state);
+      if (applied_theme != state.theme) {
+        apply_imgui_style(state.theme, state.content_scale);
+        io.FontDefault = fonts.for_theme(state.theme).ui;
+        applied_theme = state.theme;
+      }
+      const FontSet& set = fonts.for_theme(state.theme);
+      refresh_scene(state, [&](std::string_view s, SceneFont f) {
+        ImFont* font = f == SceneFont::Bold      ? set.ui_bold
+                       : f == SceneFont::Regular ? set.ui
+                                                 : set.mono;
+        return font->CalcTextSizeA(set.px, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
+      });
+    };
+    settle();
     if (const std::string error = script.run_frame(state); !error.empty()) {
       std::fprintf(stderr, "%s\n", error.c_str());
       exit_code = 1;
@@ -179,22 +202,28 @@ int run_app(const AppOptions& options) {
       glfwSetWindowSize(window, state.requests.resize_w, state.requests.resize_h);
       state.requests.resize_w = state.requests.resize_h = 0;
     }
-    update_state(state);
-    if (applied_theme != state.theme) {
-      apply_imgui_style(state.theme, state.content_scale);
-      io.FontDefault = fonts.for_theme(state.theme).ui;
-      applied_theme = state.theme;
-    }
+    settle();
     const FontSet& font_set = fonts.for_theme(state.theme);
-    refresh_scene(state, [&](std::string_view s, SceneFont f) {
-      ImFont* font = f == SceneFont::Bold      ? font_set.ui_bold
-                     : f == SceneFont::Regular ? font_set.ui
-                                               : font_set.mono;
-      return font->CalcTextSizeA(font_set.px, FLT_MAX, 0.0f, s.data(), s.data() + s.size()).x;
-    });
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    // Scripted and --frames runs ignore the pointer: under Xvfb it sits mid-screen and would
+    // hover a node, so the same script would not give the same screenshot.
+    if (held_key) io.KeysDown[held_key] = false;
+    held_key = 0;
+    if (!state.requests.input.empty()) {
+      const SyntheticInput in = state.requests.input.front();
+      state.requests.input.erase(state.requests.input.begin());
+      io.MousePos = in.x < 0 ? ImVec2(-FLT_MAX, -FLT_MAX) : ImVec2(in.x, in.y);
+      io.MouseDown[0] = in.down;
+      io.MouseWheel += in.wheel;
+      if (in.key > 0 && in.key < IM_ARRAYSIZE(io.KeysDown)) {
+        io.KeysDown[in.key] = true;
+        held_key = in.key;
+      }
+    } else if (automated) {
+      io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    }
     ImGui::NewFrame();
     {
       ViewContext ctx{state, queue, font_set, palette(state.theme)};

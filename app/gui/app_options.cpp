@@ -68,13 +68,15 @@ AppOptions parse_app_options(const std::vector<std::string>& args) {
     } else if (name == "--size") {
       const std::string v = take();
       const size_t x = v.find('x');
-      if (x == std::string::npos) throw OptionsError("--size: expected WxH such as 1600x1000, got '" + v + "'");
+      if (x == std::string::npos)
+        throw OptionsError("--size: expected WxH such as 1600x1000, got '" + v + "'");
       o.width = parse_int("--size (width)", v.substr(0, x), 200, 16384);
       o.height = parse_int("--size (height)", v.substr(x + 1), 150, 16384);
     } else if (name == "--theme") {
       const std::string v = take();
       const auto t = theme_from_name(v);
-      if (!t) throw OptionsError("--theme: unknown theme '" + v + "' (use light, dark or projector)");
+      if (!t)
+        throw OptionsError("--theme: unknown theme '" + v + "' (use light, dark or projector)");
       o.theme = *t;
     } else {
       throw OptionsError("unknown option '" + flag + "' (try --help)");

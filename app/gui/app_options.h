@@ -10,14 +10,14 @@
 namespace tilescope::gui {
 
 struct AppOptions {
-  std::string model_path;   // --model FILE ("" = the built-in example)
-  int frames = 0;           // --frames N: run N frames then exit (0 = until closed)
-  std::string screenshot;   // --screenshot FILE: PNG of the window after the last frame
-  std::string script;       // --script FILE: commands to replay
-  int width = 1440;         // --size WxH
+  std::string model_path;  // --model FILE ("" = the built-in example)
+  int frames = 0;          // --frames N: run N frames then exit (0 = until closed)
+  std::string screenshot;  // --screenshot FILE: PNG of the window after the last frame
+  std::string script;      // --script FILE: commands to replay
+  int width = 1440;        // --size WxH
   int height = 900;
   Theme theme = Theme::Light;  // --theme NAME
-  std::string layout_json;  // --layout-json FILE: panel and node rects, written at exit
+  std::string layout_json;     // --layout-json FILE: panel and node rects, written at exit
   bool help = false;
 };
 

@@ -65,14 +65,12 @@ bool reparse_model(AppState& state) {
 }
 
 void update_state(AppState& state) {
-  if (state.model.reparse_pending &&
-      state.now - state.model.edit_time >= kReparseDebounceSeconds) {
+  if (state.model.reparse_pending && state.now - state.model.edit_time >= kReparseDebounceSeconds) {
     reparse_model(state);
   }
   // A selection whose op or tensor vanished in the new graph is dropped, not left dangling.
   const graph::Graph* g = state.graph();
-  if (state.selection.kind == Selection::Kind::Op &&
-      (!g || !g->find_op(state.selection.name))) {
+  if (state.selection.kind == Selection::Kind::Op && (!g || !g->find_op(state.selection.name))) {
     state.selection = {};
   }
   if (state.selection.kind == Selection::Kind::Tensor &&
@@ -104,15 +102,18 @@ void fit_view(AppState& state) {
   state.view.fit_pending = false;
   if (!state.scene) return;
   const Rect canvas = state.panels().graph;
-  const float margin = state.font_px() * 2.5f;
+  // Leave room for the canvas's overlays: the title line on top, legend and hints at the bottom.
+  const float em = state.font_px();
+  const float side = em * 1.2f, top = em * 2.4f, bottom = em * 3.6f;
   const float sw = std::max(state.scene->width, 1.0f);
   const float sh = std::max(state.scene->height, 1.0f);
-  float zoom = std::min((canvas.w - 2 * margin) / sw, (canvas.h - 2 * margin) / sh);
+  const float avail_w = std::max(canvas.w - 2 * side, 1.0f);
+  const float avail_h = std::max(canvas.h - top - bottom, 1.0f);
   // Past 1.25x the text is only blurrier, and a tiny graph blown up looks like a different app.
-  zoom = std::clamp(zoom, 0.1f, 1.25f);
+  const float zoom = std::clamp(std::min(avail_w / sw, avail_h / sh), 0.1f, 1.25f);
   state.view.zoom = zoom;
-  state.view.pan_x = std::round((canvas.w - sw * zoom) / 2);
-  state.view.pan_y = std::round((canvas.h - sh * zoom) / 2);
+  state.view.pan_x = std::round(side + (avail_w - sw * zoom) / 2);
+  state.view.pan_y = std::round(top + (avail_h - sh * zoom) / 2);
 }
 
 std::string_view line_of(std::string_view text, int line) {

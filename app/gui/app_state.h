@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tilescope::gui {
 
@@ -34,14 +35,14 @@ struct ModelError {
 };
 
 struct ModelDoc {
-  std::string text;                               // what the editor holds
-  std::string path;                               // file it came from; "" for the built-in example
-  std::shared_ptr<const graph::Graph> graph;      // the last good parse (kept while text is broken)
-  std::string graph_text;                         // the text `graph` was parsed from
-  std::optional<ModelError> error;                // the current text's error, if any
-  bool reparse_pending = false;                   // edited, waiting for the debounce
-  double edit_time = 0.0;                         // when the last edit happened (seconds)
-  int generation = 0;                             // bumps on every successful parse
+  std::string text;                           // what the editor holds
+  std::string path;                           // file it came from; "" for the built-in example
+  std::shared_ptr<const graph::Graph> graph;  // the last good parse (kept while text is broken)
+  std::string graph_text;                     // the text `graph` was parsed from
+  std::optional<ModelError> error;            // the current text's error, if any
+  bool reparse_pending = false;               // edited, waiting for the debounce
+  double edit_time = 0.0;                     // when the last edit happened (seconds)
+  int generation = 0;                         // bumps on every successful parse
 };
 
 // [SECTION] Selection and canvas view
@@ -62,10 +63,20 @@ struct CanvasView {
 
 // [SECTION] Requests to the platform layer (handled by the frame loop, not by views)
 
+// One frame of scripted pointer/keyboard input, fed to ImGui in place of the real devices, so
+// scripts exercise the same view code a user's clicks do.
+struct SyntheticInput {
+  float x = 0.0f, y = 0.0f;  // pointer position, window pixels
+  bool down = false;         // left button held
+  float wheel = 0.0f;        // wheel notches this frame
+  int key = 0;               // key pressed this frame (GLFW code; letters are ASCII capitals)
+};
+
 struct PlatformRequests {
   std::string screenshot_path;  // save a PNG after this frame renders
   bool quit = false;
-  int resize_w = 0, resize_h = 0;  // 0 = no request
+  int resize_w = 0, resize_h = 0;     // 0 = no request
+  std::vector<SyntheticInput> input;  // played one per frame, front first
 };
 
 // [SECTION] AppState
@@ -77,7 +88,7 @@ struct AppState {
   Theme theme = Theme::Light;
   float content_scale = 1.0f;
   float window_w = 1280.0f, window_h = 800.0f;  // logical pixels, set by the platform each frame
-  double now = 0.0;                            // seconds, set by the platform each frame
+  double now = 0.0;                             // seconds, set by the platform each frame
 
   // Derived from the graph and the font; rebuilt by refresh_scene() when stale.
   std::optional<GraphScene> scene;

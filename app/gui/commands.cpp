@@ -2,6 +2,7 @@
 #include "app/gui/commands.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -15,8 +16,10 @@ namespace {
 // [SECTION] Lexing helpers
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -32,7 +35,8 @@ std::string_view take_word(std::string_view& rest) {
 double parse_number(std::string_view word, std::string_view name, std::string_view verb) {
   double value = 0.0;
   const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
-  if (word.empty() || ec != std::errc() || ptr != word.data() + word.size() || !std::isfinite(value)) {
+  if (word.empty() || ec != std::errc() || ptr != word.data() + word.size() ||
+      !std::isfinite(value)) {
     throw CommandError(std::string(verb) + ": " + std::string(name) + " must be a number, got '" +
                        std::string(word) + "'");
   }
@@ -64,17 +68,22 @@ std::string unescape(std::string_view s) {
 std::string escape(std::string_view s) {
   std::string out;
   for (char ch : s) {
-    if (ch == '\n') out += "\\n";
-    else if (ch == '\t') out += "\\t";
-    else if (ch == '\\') out += "\\\\";
-    else out.push_back(ch);
+    if (ch == '\n')
+      out += "\\n";
+    else if (ch == '\t')
+      out += "\\t";
+    else if (ch == '\\')
+      out += "\\\\";
+    else
+      out.push_back(ch);
   }
   return out;
 }
 
 void expect_end(std::string_view rest, std::string_view verb) {
   if (!trim(rest).empty()) {
-    throw CommandError(std::string(verb) + ": unexpected '" + std::string(trim(rest)) + "' at the end");
+    throw CommandError(std::string(verb) + ": unexpected '" + std::string(trim(rest)) +
+                       "' at the end");
   }
 }
 
@@ -147,6 +156,37 @@ Command parse_command(std::string_view line) {
     c.kind = CommandKind::WaitFrames;
     c.a = parse_positive_int(take_word(rest), "frame count", verb);
     expect_end(rest, verb);
+  } else if (verb == "click") {
+    c.kind = CommandKind::Click;
+    c.a = parse_number(take_word(rest), "x", verb);
+    c.b = parse_number(take_word(rest), "y", verb);
+    expect_end(rest, verb);
+  } else if (verb == "click-node") {
+    c.kind = CommandKind::ClickNode;
+    c.text = std::string(take_word(rest));
+    if (c.text.empty()) throw CommandError("click-node: needs a node name");
+    expect_end(rest, verb);
+  } else if (verb == "drag") {
+    c.kind = CommandKind::Drag;
+    c.a = parse_number(take_word(rest), "x1", verb);
+    c.b = parse_number(take_word(rest), "y1", verb);
+    c.c = parse_number(take_word(rest), "x2", verb);
+    c.d = parse_number(take_word(rest), "y2", verb);
+    expect_end(rest, verb);
+  } else if (verb == "scroll") {
+    c.kind = CommandKind::Scroll;
+    c.a = parse_number(take_word(rest), "x", verb);
+    c.b = parse_number(take_word(rest), "y", verb);
+    c.c = parse_number(take_word(rest), "notches", verb);
+    expect_end(rest, verb);
+  } else if (verb == "key") {
+    c.kind = CommandKind::Key;
+    c.text = std::string(take_word(rest));
+    if (c.text.size() != 1 || !std::isalpha(static_cast<unsigned char>(c.text[0]))) {
+      throw CommandError("key: expected one letter such as F, got '" + c.text + "'");
+    }
+    c.text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(c.text[0])));
+    expect_end(rest, verb);
   } else if (verb == "resize") {
     c.kind = CommandKind::Resize;
     c.a = parse_positive_int(take_word(rest), "width", verb);
@@ -158,7 +198,8 @@ Command parse_command(std::string_view line) {
     throw CommandError("unknown command '" + std::string(verb) +
                        "' (known: set-model-file, set-model-text, edit-model-text, replace-line, "
                        "select-op, select-tensor, clear-selection, zoom, pan, fit, theme, "
-                       "screenshot, wait-frames, resize, quit)");
+                       "screenshot, wait-frames, resize, click, click-node, drag, scroll, key, "
+                       "quit)");
   }
   return c;
 }
@@ -193,6 +234,16 @@ std::string command_to_string(const Command& c) {
       return "wait-frames " + fmt(c.a);
     case CommandKind::Resize:
       return "resize " + fmt(c.a) + " " + fmt(c.b);
+    case CommandKind::Click:
+      return "click " + fmt(c.a) + " " + fmt(c.b);
+    case CommandKind::ClickNode:
+      return "click-node " + c.text;
+    case CommandKind::Drag:
+      return "drag " + fmt(c.a) + " " + fmt(c.b) + " " + fmt(c.c) + " " + fmt(c.d);
+    case CommandKind::Scroll:
+      return "scroll " + fmt(c.a) + " " + fmt(c.b) + " " + fmt(c.c);
+    case CommandKind::Key:
+      return "key " + c.text;
     case CommandKind::Quit:
       return "quit";
   }
@@ -229,6 +280,18 @@ std::string read_text_file(const std::string& path) {
 }
 
 // [SECTION] Applying
+
+namespace {
+
+// A click as the devices would deliver it: hover, press, release, each on its own frame.
+void queue_click(AppState& state, float x, float y) {
+  auto& in = state.requests.input;
+  in.push_back({x, y, false});
+  in.push_back({x, y, true});
+  in.push_back({x, y, false});
+}
+
+}  // namespace
 
 std::string apply_command(AppState& state, const Command& c) {
   const graph::Graph* g = state.graph();
@@ -280,7 +343,8 @@ std::string apply_command(AppState& state, const Command& c) {
       return {};
     case CommandKind::SelectTensor:
       if (!g) return "select-tensor: no model is loaded";
-      if (!g->find_tensor(c.text)) return "select-tensor: the graph has no tensor named '" + c.text + "'";
+      if (!g->find_tensor(c.text))
+        return "select-tensor: the graph has no tensor named '" + c.text + "'";
       state.selection = {Selection::Kind::Tensor, c.text};
       return {};
     case CommandKind::ClearSelection:
@@ -319,6 +383,54 @@ std::string apply_command(AppState& state, const Command& c) {
       state.requests.resize_h = static_cast<int>(c.b);
       state.view.fit_pending = true;
       return {};
+    case CommandKind::Click:
+      queue_click(state, static_cast<float>(c.a), static_cast<float>(c.b));
+      return {};
+    case CommandKind::ClickNode: {
+      if (!state.scene) return "click-node: no graph is on screen";
+      int index = -1;
+      for (size_t i = 0; i < state.scene->nodes.size(); ++i)
+        if (state.scene->nodes[i].name == c.text) index = static_cast<int>(i);
+      if (index < 0) return "click-node: the graph has no node named '" + c.text + "'";
+      const SceneNode& n = state.scene->nodes[size_t(index)];
+      const Rect canvas = state.panels().graph;
+      const float x = canvas.x + state.view.pan_x + (n.x + n.w / 2) * state.view.zoom;
+      const float y = canvas.y + state.view.pan_y + (n.y + n.h / 2) * state.view.zoom;
+      if (!canvas.contains(x, y)) {
+        return "click-node: '" + c.text + "' is outside the visible canvas (try fit first)";
+      }
+      queue_click(state, x, y);
+      return {};
+    }
+    case CommandKind::Drag: {
+      auto& in = state.requests.input;
+      const float x1 = static_cast<float>(c.a), y1 = static_cast<float>(c.b);
+      const float x2 = static_cast<float>(c.c), y2 = static_cast<float>(c.d);
+      in.push_back({x1, y1, false});
+      in.push_back({x1, y1, true});
+      constexpr int kSteps = 8;  // a hand moves over several frames
+      for (int s = 1; s <= kSteps; ++s) {
+        const float t = static_cast<float>(s) / kSteps;
+        in.push_back({x1 + (x2 - x1) * t, y1 + (y2 - y1) * t, true});
+      }
+      in.push_back({x2, y2, false});
+      return {};
+    }
+    case CommandKind::Scroll: {
+      auto& in = state.requests.input;
+      const float x = static_cast<float>(c.a), y = static_cast<float>(c.b);
+      in.push_back({x, y, false});
+      in.push_back({x, y, false, static_cast<float>(c.c)});
+      return {};
+    }
+    case CommandKind::Key: {
+      SyntheticInput press;
+      press.x = -1.0f;  // pointer off the window: a key press does not hover anything
+      press.y = -1.0f;
+      press.key = c.text[0];
+      state.requests.input.push_back(press);
+      return {};
+    }
     case CommandKind::Quit:
       state.requests.quit = true;
       return {};

@@ -16,6 +16,11 @@
 //   screenshot FILE            save a PNG of the window after the next frame renders
 //   wait-frames N              let N frames pass before the next script line
 //   resize W H                 resize the window
+//   click X Y                  click the left button at window pixel X Y (as a user would)
+//   click-node NAME            click the centre of a graph node (op or tensor) on the canvas
+//   drag X1 Y1 X2 Y2           drag with the left button from one window pixel to another
+//   scroll X Y NOTCHES         turn the wheel at window pixel X Y (positive zooms in)
+//   key K                      press and release a letter key (e.g. F: fit)
 //   quit
 #pragma once
 
@@ -43,6 +48,11 @@ enum class CommandKind {
   Screenshot,
   WaitFrames,
   Resize,
+  Click,
+  ClickNode,
+  Drag,
+  Scroll,
+  Key,
   Quit,
 };
 
@@ -52,7 +62,7 @@ struct Command {
   double a = 0.0;    // zoom factor / dx / width / line / frame count
   double b = 0.0;    // dy / height
   double c = 0.0;    // zoom anchor x
-  double d = 0.0;    // zoom anchor y
+  double d = 0.0;    // zoom anchor y / drag end y
   bool anchored = false;
 };
 

@@ -1,4 +1,5 @@
-// Number formatting for the app: exact counts with thousands separators and short SI / binary forms.
+// Number formatting for the app: exact counts with thousands separators and short SI / binary
+// forms.
 #include "app/gui/format.h"
 
 #include <cmath>
@@ -9,8 +10,8 @@ namespace tilescope::gui {
 std::string format_thousands(int64_t value) {
   // Work on the magnitude as unsigned so INT64_MIN does not overflow when negated.
   const bool negative = value < 0;
-  uint64_t magnitude = negative ? uint64_t(0) - static_cast<uint64_t>(value)
-                                : static_cast<uint64_t>(value);
+  uint64_t magnitude =
+      negative ? uint64_t(0) - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
   std::string digits = std::to_string(magnitude);
   std::string out;
   const size_t n = digits.size();

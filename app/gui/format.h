@@ -1,4 +1,5 @@
-// Number formatting for the app: exact counts with thousands separators and short SI / binary forms.
+// Number formatting for the app: exact counts with thousands separators and short SI / binary
+// forms.
 #pragma once
 
 #include <cstdint>

@@ -74,8 +74,7 @@ GraphScene build_graph_scene(const graph::Graph& g, const TextMeasure& measure, 
     const graph::Tensor& tensor = g.tensor(t);
     SceneNode node;
     node.kind = SceneNode::Kind::Source;
-    node.category =
-        tensor.role == graph::Role::Weight ? NodeCategory::Weight : NodeCategory::Input;
+    node.category = tensor.role == graph::Role::Weight ? NodeCategory::Weight : NodeCategory::Input;
     node.name = tensor.name;
     node.tensor = t;
     node.title = tensor.name;
@@ -116,14 +115,14 @@ GraphScene build_graph_scene(const graph::Graph& g, const TextMeasure& measure, 
   // tensor boxes hold name + role on one line and the shape.
   for (SceneNode& node : scene.nodes) {
     const float gap = measure("  ", SceneFont::Regular);
-    const float head = measure(node.title, SceneFont::Bold) + gap +
-                       measure(node.kind_label, SceneFont::Regular);
+    const float head =
+        measure(node.title, SceneFont::Bold) + gap + measure(node.kind_label, SceneFont::Regular);
     // Op boxes also show the FLOP share ("100.0%" is the widest) right-aligned on the cost line;
     // tensor boxes show their shape in the monospaced font.
-    const float body = node.kind == SceneNode::Kind::Op
-                           ? measure(node.detail, SceneFont::Regular) + gap +
-                                 measure("100.0%", SceneFont::Bold)
-                           : measure(node.detail, SceneFont::Mono);
+    const float body =
+        node.kind == SceneNode::Kind::Op
+            ? measure(node.detail, SceneFont::Regular) + gap + measure("100.0%", SceneFont::Bold)
+            : measure(node.detail, SceneFont::Mono);
     float width = std::max(head, body) + 2 * m.pad;
     if (node.kind == SceneNode::Kind::Op) {
       width = std::max(width, m.min_width);
@@ -174,7 +173,7 @@ GraphScene build_graph_scene(const graph::Graph& g, const TextMeasure& measure, 
   for (const SceneNode& node : scene.nodes) sizes.push_back({node.w, node.h});
   DagLayoutOptions options;
   options.node_gap = std::round(font_px * 2.0f);
-  options.layer_gap = std::round(font_px * 3.2f);  // room for a shape label between layers
+  options.layer_gap = std::round(font_px * 2.6f);  // room for a shape label between layers
   options.dummy_width = std::round(font_px * 1.5f);
   const DagLayout layout = layout_dag(sizes, dag_edges, options);
   for (size_t k = 0; k < scene.nodes.size(); ++k) {

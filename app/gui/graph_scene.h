@@ -35,13 +35,13 @@ struct SceneNode {
   enum class Kind { Op, Source, Output };
   Kind kind = Kind::Op;
   NodeCategory category = NodeCategory::Elementwise;
-  std::string name;              // op name, or tensor name for sources/outputs
-  graph::OpId op = -1;           // Op nodes
-  graph::TensorId tensor = -1;   // Source/Output nodes
-  std::string title;             // op or tensor name
-  std::string kind_label;        // "MatMul" / "input" / "weight" / "output"
-  std::string detail;            // "134 MFLOP · 2.00 MiB" or the tensor shape
-  double flop_share = 0.0;       // of total FLOPs, op nodes only
+  std::string name;                              // op name, or tensor name for sources/outputs
+  graph::OpId op = -1;                           // Op nodes
+  graph::TensorId tensor = -1;                   // Source/Output nodes
+  std::string title;                             // op or tensor name
+  std::string kind_label;                        // "MatMul" / "input" / "weight" / "output"
+  std::string detail;                            // "134 MFLOP · 2.00 MiB" or the tensor shape
+  double flop_share = 0.0;                       // of total FLOPs, op nodes only
   float x = 0.0f, y = 0.0f, w = 0.0f, h = 0.0f;  // world units (pixels at zoom 1)
 };
 

@@ -1,4 +1,5 @@
-// Where the fixed panels go (model text, graph canvas, inspector, status bar), from the window size.
+// Where the fixed panels go (model text, graph canvas, inspector, status bar), from the window
+// size.
 #include "app/gui/panel_layout.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-// Where the fixed panels go (model text, graph canvas, inspector, status bar), from the window size.
+// Where the fixed panels go (model text, graph canvas, inspector, status bar), from the window
+// size.
 //
 // ImGui 1.86 has no docking, so the layout is a pure function of the window size and the font
 // size, recomputed every frame. Commands (fit-to-view, zoom about the centre) and the

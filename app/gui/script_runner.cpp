@@ -8,6 +8,8 @@ std::string ScriptRunner::run_frame(AppState& state) {
     --m_wait;
     return {};
   }
+  // Scripted input still playing: the next line waits until its effects are in the state.
+  if (!state.requests.input.empty()) return {};
   while (m_next < m_lines.size()) {
     const ScriptLine& line = m_lines[m_next++];
     const Command& c = line.command;
@@ -21,7 +23,7 @@ std::string ScriptRunner::run_frame(AppState& state) {
     // Let the frame render before anything else changes: the screenshot must show the state the
     // script built up to this line, and a resize only takes effect on the next frame.
     if (c.kind == CommandKind::Screenshot || c.kind == CommandKind::Resize ||
-        c.kind == CommandKind::Quit) {
+        c.kind == CommandKind::Quit || !state.requests.input.empty()) {
       return {};
     }
   }

@@ -35,9 +35,9 @@ Palette make_light() {
   p.ok = rgb(0x00735A);
   p.stale_bg = rgb(0xFFF3D6);
   p.line_scale = 1.0f;
-  const ImU32 cats[11] = {rgb(kBlue),   rgb(kGreen),  rgb(kOrange),    rgb(kPurple),
+  const ImU32 cats[11] = {rgb(kBlue),    rgb(kGreen),  rgb(kOrange),     rgb(kPurple),
                           rgb(0x8C8C8C), rgb(kPurple), rgb(kVermillion), rgb(0x444444),
-                          rgb(kSky),    rgb(kYellow), rgb(0x555555)};
+                          rgb(kSky),     rgb(kYellow), rgb(0x555555)};
   for (int i = 0; i < 11; ++i) p.category[i] = cats[i];
   return p;
 }
@@ -98,7 +98,9 @@ const Palette& palette(Theme theme) {
   return light;
 }
 
-ImU32 category_colour(const Palette& p, NodeCategory c) { return p.category[static_cast<int>(c)]; }
+ImU32 category_colour(const Palette& p, NodeCategory c) {
+  return p.category[static_cast<int>(c)];
+}
 
 const char* category_name(NodeCategory c) {
   switch (c) {
@@ -154,6 +156,15 @@ void apply_imgui_style(Theme theme, float content_scale) {
     c[ImGuiCol_HeaderActive] = ImVec4(0.00f, 0.45f, 0.70f, 0.38f);
     c[ImGuiCol_TableHeaderBg] = ImVec4(0.92f, 0.92f, 0.90f, 1.0f);
   }
+  if (theme == Theme::Dark) {
+    // Neutral greys: the default dark style's blue frames fight the category colours.
+    c[ImGuiCol_WindowBg] = ImVec4(0.09f, 0.09f, 0.10f, 1.0f);
+    c[ImGuiCol_FrameBg] = ImVec4(0.13f, 0.14f, 0.16f, 1.0f);
+    c[ImGuiCol_Border] = ImVec4(0.30f, 0.31f, 0.34f, 1.0f);
+    c[ImGuiCol_Header] = ImVec4(0.24f, 0.61f, 0.88f, 0.25f);
+    c[ImGuiCol_HeaderHovered] = ImVec4(0.24f, 0.61f, 0.88f, 0.35f);
+    c[ImGuiCol_HeaderActive] = ImVec4(0.24f, 0.61f, 0.88f, 0.45f);
+  }
   if (theme == Theme::Projector) {
     c[ImGuiCol_WindowBg] = ImVec4(1, 1, 1, 1);
     c[ImGuiCol_Text] = ImVec4(0, 0, 0, 1);
@@ -171,9 +182,10 @@ void apply_imgui_style(Theme theme, float content_scale) {
 Fonts load_fonts(float content_scale) {
   ImGuiIO& io = ImGui::GetIO();
   io.Fonts->Clear();
-  // Latin-1 plus the few symbols the app prints: · × → ≈ ≤ ≥ … (and the replacement char).
-  static const ImWchar kRanges[] = {0x0020, 0x00FF, 0x2026, 0x2026, 0x2190, 0x2193,
-                                    0x2248, 0x2248, 0x2264, 0x2265, 0xFFFD, 0xFFFD, 0};
+  // Latin-1, general punctuation (dashes, quotes, bullets, … — parser messages use them), arrows,
+  // mathematical operators (≈ ≤ ≥ ×) and the replacement character.
+  static const ImWchar kRanges[] = {0x0020, 0x00FF, 0x2000, 0x206F, 0x2190, 0x21FF,
+                                    0x2200, 0x22FF, 0xFFFD, 0xFFFD, 0};
   const char* kRegular = "/usr/share/fonts/opentype/inter/Inter-Regular.otf";
   const char* kBold = "/usr/share/fonts/opentype/inter/Inter-SemiBold.otf";
   const char* kMono = "/usr/share/fonts/truetype/jetbrains-mono/JetBrainsMono-Regular.ttf";

@@ -141,8 +141,9 @@ std::string format_bench_table(const json& report) {
             << (r.value("cache_hit", false) ? "  (cache hit)" : "") << "\n";
     }
     for (const json& c : suite.value("comparisons", json::array())) {
-      out << "   " << c.value("label", "?") << ": measured " << fixed(c.value("time_ratio", json()), 2)
-          << "× the time, compulsory bytes " << fixed(c.value("byte_ratio", json()), 2) << "×\n";
+      out << "   " << c.value("label", "?") << ": time ratio "
+          << fixed(c.value("time_ratio", json()), 2) << " (measured), byte ratio "
+          << fixed(c.value("byte_ratio", json()), 2) << " (compulsory traffic)\n";
     }
   }
   return out.str();

@@ -58,6 +58,7 @@ struct Suite {
   std::string bound = "compute";  // which peak the % of peak is taken against
   double flops = 0.0, min_bytes = 0.0, tolerance = 1e-4;
   int rotations = 1;
+  bool interleave = false;  // time all versions round-robin (for ratios on a loaded machine)
   json sizes = json::object();
   std::size_t output_count = 0;
   std::function<float*(int rotation)> output;
@@ -86,6 +87,8 @@ json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
   timing.rotations = suite.rotations;
 
   json results = json::array();
+  std::vector<std::size_t> timed;            // indices into results
+  std::vector<const VersionRun*> timed_runs;  // the verified versions, in order
   double reference_ms = 0.0;
   std::map<int, json> by_number;
   for (auto& v : suite.versions) {
@@ -124,8 +127,31 @@ json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
       results.push_back(r);
       continue;
     }
-    log.flush();
-    const Timing t = time_runs(v.run, timing);
+    log << "verified (rel err " << format_number(error, 2) << ")\n";
+    timed.push_back(results.size());
+    timed_runs.push_back(&v);
+    results.push_back(r);
+  }
+
+  // Timing, after every version was verified: one at a time, or round-robin.
+  std::vector<Timing> timings;
+  if (suite.interleave) {
+    std::vector<std::function<void(int)>> runs;
+    for (const VersionRun* v : timed_runs) runs.push_back(v->run);
+    log << "  timing " << runs.size() << " versions round-robin...\n";
+    timings = time_runs_interleaved(runs, timing);
+  } else {
+    for (const VersionRun* v : timed_runs) {
+      log << "  timing v" << v->number << " " << v->name << "...";
+      log.flush();
+      timings.push_back(time_runs(v->run, timing));
+      log << " " << format_number(timings.back().median_ms, 4) << " ms\n";
+    }
+  }
+  for (std::size_t i = 0; i < timed_runs.size(); ++i) {
+    const VersionRun& v = *timed_runs[i];
+    const Timing& t = timings[i];
+    json& r = results[timed[i]];
     const double seconds = t.median_ms * 1e-3;
     const double gflops = suite.flops / seconds / 1e9;
     const double gbps = v.bytes / seconds / 1e9;
@@ -140,10 +166,6 @@ json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
     if (v.multithreaded)
       r["note"] = "uses " + std::to_string(matmul_thread_count()) +
                   " threads; the reference and the peaks are one thread's";
-    log << t.median_ms << " ms median of " << t.repeats << ", " << format_number(gflops, 4)
-        << " GFLOP/s, " << format_number(gbps, 4) << " GB/s, rel err " << format_number(error, 2)
-        << "\n";
-    results.push_back(r);
   }
   for (auto& r : results) {
     if (reference_ms > 0 && r.contains("median_ms"))
@@ -324,6 +346,7 @@ json run_bias_relu_suite(const CpuBenchOptions& options, const Peaks& peaks, con
     run.bytes = v.number == 1 ? unfused_bytes : fused_bytes;
     s.versions.push_back(std::move(run));
   }
+  s.interleave = true;
   s.comparisons = {{"fused (2) vs unfused (1)", 1, 2}};
   return run_suite(s, options, peaks, log);
 }
@@ -386,6 +409,7 @@ json run_jit_suite(const CpuBenchOptions& options, const Peaks& peaks, std::ostr
                                             : "\n" + compiled.compiler_output);
   }
   s.versions = {eigen, aot, jit};
+  s.interleave = true;
   s.comparisons = {{"JIT-compiled twin (2) vs ahead-of-time (1)", 1, 2}};
   return run_suite(s, options, peaks, log);
 }

@@ -14,22 +14,9 @@
 
 namespace tilescope::kernels {
 
-Timing time_runs(const std::function<void(int rotation)>& run, const TimingOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  const int rotations = std::max(1, options.rotations);
-  int call = 0;
-  for (int i = 0; i < options.warmup; ++i) run(call++ % rotations);
-  std::vector<double> samples_ms;
-  double spent_s = 0.0;
-  while (static_cast<int>(samples_ms.size()) < std::max(1, options.repeats)) {
-    const auto t0 = Clock::now();
-    run(call++ % rotations);
-    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    samples_ms.push_back(s * 1e3);
-    spent_s += s;
-    if (static_cast<int>(samples_ms.size()) >= options.min_repeats && spent_s > options.max_seconds)
-      break;
-  }
+namespace {
+
+Timing summarise(std::vector<double> samples_ms) {
   std::sort(samples_ms.begin(), samples_ms.end());
   const std::size_t n = samples_ms.size();
   Timing t;
@@ -37,6 +24,39 @@ Timing time_runs(const std::function<void(int rotation)>& run, const TimingOptio
   t.min_ms = samples_ms.front();
   t.median_ms = n % 2 ? samples_ms[n / 2] : 0.5 * (samples_ms[n / 2 - 1] + samples_ms[n / 2]);
   return t;
+}
+
+}  // namespace
+
+Timing time_runs(const std::function<void(int rotation)>& run, const TimingOptions& options) {
+  return time_runs_interleaved({run}, options).front();
+}
+
+std::vector<Timing> time_runs_interleaved(const std::vector<std::function<void(int rotation)>>& runs,
+                                          const TimingOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const int rotations = std::max(1, options.rotations);
+  const std::size_t count = runs.size();
+  // One rotation counter for all runs: consecutive calls, whichever version makes them, always
+  // use different sets, so no call finds the operands the previous call left in cache.
+  int call = 0;
+  for (std::size_t v = 0; v < count; ++v)
+    for (int i = 0; i < options.warmup; ++i) runs[v](call++ % rotations);
+  std::vector<std::vector<double>> samples_ms(count);
+  double spent_s = 0.0;
+  for (int round = 0; round < std::max(1, options.repeats); ++round) {
+    for (std::size_t v = 0; v < count; ++v) {
+      const auto t0 = Clock::now();
+      runs[v](call++ % rotations);
+      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+      samples_ms[v].push_back(s * 1e3);
+      spent_s += s;
+    }
+    if (round + 1 >= options.min_repeats && spent_s > options.max_seconds * count) break;
+  }
+  std::vector<Timing> timings;
+  for (auto& samples : samples_ms) timings.push_back(summarise(std::move(samples)));
+  return timings;
 }
 
 void poison(float* data, std::size_t count) {

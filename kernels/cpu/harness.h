@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace tilescope::kernels {
 
@@ -16,7 +17,7 @@ struct TimingOptions {
   int repeats = 10;          // timed runs wanted...
   int min_repeats = 3;       // ...but at least this many even when slow...
   double max_seconds = 4.0;  // ...and no more once this much time was spent timing
-  int rotations = 1;         // run i uses input/output set i % rotations (DRAM-bound suites)
+  int rotations = 1;         // call i uses input/output set i % rotations (DRAM-bound suites)
 };
 
 struct Timing {
@@ -27,6 +28,12 @@ struct Timing {
 
 // Times run(rotation) with std::chrono::steady_clock, one call per sample.
 Timing time_runs(const std::function<void(int rotation)>& run, const TimingOptions& options);
+
+// Times several runs round-robin (one call of each per round), so load from other processes on a
+// shared machine falls on all of them alike and their ratios stay meaningful. Options apply per
+// run; the budget max_seconds is per run too.
+std::vector<Timing> time_runs_interleaved(const std::vector<std::function<void(int rotation)>>& runs,
+                                          const TimingOptions& options);
 
 // Fills with quiet NaN so a position a kernel forgets to write shows up in relative_error.
 void poison(float* data, std::size_t count);

@@ -13,12 +13,55 @@
 namespace tilescope::kernels::cuda {
 namespace {
 
+// The driver API, reached through the runtime's cudaGetDriverEntryPointByVersion instead of linking
+// libcuda: a binary that links libcuda.so.1 does not even start on a machine without the NVIDIA
+// driver (CI, a laptop), and tilescope-cli must keep its CPU paths there.
+struct DriverApi {
+  decltype(&cuModuleLoadData) module_load_data = nullptr;
+  decltype(&cuModuleGetFunction) module_get_function = nullptr;
+  decltype(&cuModuleUnload) module_unload = nullptr;
+  decltype(&cuLaunchKernel) launch_kernel = nullptr;
+  decltype(&cuFuncGetAttribute) func_get_attribute = nullptr;
+  decltype(&cuFuncSetAttribute) func_set_attribute = nullptr;
+  decltype(&cuGetErrorName) get_error_name = nullptr;
+  decltype(&cuGetErrorString) get_error_string = nullptr;
+};
+
+template <class Fn>
+void resolve(const char* symbol, Fn& fn) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  const cudaError_t err =
+      cudaGetDriverEntryPointByVersion(symbol, &p, CUDART_VERSION, cudaEnableDefault, &found);
+  if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || p == nullptr) {
+    throw GpuError(std::string("the CUDA driver does not provide ") + symbol + " (" +
+                   cudaGetErrorString(err) + "); is the NVIDIA driver installed and recent enough?");
+  }
+  fn = reinterpret_cast<Fn>(p);
+}
+
+const DriverApi& driver() {
+  static const DriverApi api = [] {
+    DriverApi d;
+    resolve("cuModuleLoadData", d.module_load_data);
+    resolve("cuModuleGetFunction", d.module_get_function);
+    resolve("cuModuleUnload", d.module_unload);
+    resolve("cuLaunchKernel", d.launch_kernel);
+    resolve("cuFuncGetAttribute", d.func_get_attribute);
+    resolve("cuFuncSetAttribute", d.func_set_attribute);
+    resolve("cuGetErrorName", d.get_error_name);
+    resolve("cuGetErrorString", d.get_error_string);
+    return d;
+  }();
+  return api;
+}
+
 void check_cu(CUresult res, const char* call) {
   if (res == CUDA_SUCCESS) return;
   const char* name = nullptr;
   const char* text = nullptr;
-  cuGetErrorName(res, &name);
-  cuGetErrorString(res, &text);
+  driver().get_error_name(res, &name);
+  driver().get_error_string(res, &text);
   throw GpuError(std::string(call) + " failed: " + (name ? name : "?") + " (" +
                  (text ? text : "no description") + ")");
 }
@@ -106,7 +149,7 @@ struct NvrtcKernel::Impl {
   int static_smem = 0;
   unsigned smem_opt_in = 0;  // dynamic shared memory the function is allowed so far
   ~Impl() {
-    if (module) cuModuleUnload(module);
+    if (module) driver().module_unload(module);
   }
 };
 
@@ -127,15 +170,15 @@ NvrtcKernel NvrtcKernel::compile_and_load(const std::string& source,
   impl->log = std::move(compiled.log);
   impl->arch = arch;
   impl->compile_ms = compiled.compile_ms;
-  check_cu(cuModuleLoadData(&impl->module, compiled.cubin.data()), "cuModuleLoadData");
-  const CUresult found = cuModuleGetFunction(&impl->function, impl->module, entry.c_str());
+  check_cu(driver().module_load_data(&impl->module, compiled.cubin.data()), "cuModuleLoadData");
+  const CUresult found = driver().module_get_function(&impl->function, impl->module, entry.c_str());
   if (found != CUDA_SUCCESS) {
     throw GpuError("the compiled source has no kernel named '" + entry +
                    "' (declare it extern \"C\" __global__ so its name is not mangled)");
   }
-  check_cu(cuFuncGetAttribute(&impl->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, impl->function),
+  check_cu(driver().func_get_attribute(&impl->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, impl->function),
            "cuFuncGetAttribute(NUM_REGS)");
-  check_cu(cuFuncGetAttribute(&impl->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+  check_cu(driver().func_get_attribute(&impl->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
                               impl->function),
            "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
   return NvrtcKernel(std::move(impl));
@@ -144,7 +187,7 @@ NvrtcKernel NvrtcKernel::compile_and_load(const std::string& source,
 void NvrtcKernel::launch(const LaunchConfig& c, const std::vector<const float*>& inputs,
                          float* output) const {
   if (c.dynamic_smem_bytes > 48 * 1024 && c.dynamic_smem_bytes > m_impl->smem_opt_in) {
-    check_cu(cuFuncSetAttribute(m_impl->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+    check_cu(driver().func_set_attribute(m_impl->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                 static_cast<int>(c.dynamic_smem_bytes)),
              "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
     m_impl->smem_opt_in = c.dynamic_smem_bytes;
@@ -153,7 +196,7 @@ void NvrtcKernel::launch(const LaunchConfig& c, const std::vector<const float*>&
   pointers.push_back(output);
   std::vector<void*> params;
   for (const float*& p : pointers) params.push_back(static_cast<void*>(&p));
-  check_cu(cuLaunchKernel(m_impl->function, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
+  check_cu(driver().launch_kernel(m_impl->function, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
                           c.block[2], c.dynamic_smem_bytes, nullptr, params.data(), nullptr),
            "cuLaunchKernel(ts_kernel)");
 }

@@ -64,7 +64,7 @@ std::vector<size_t> differentiable_inputs(const Op& op) {
 }
 
 bool has_gradient_rule(OpKind k) {
-  return !is_backward(k) || k == OpKind::Scale;
+  return !is_backward(k);
 }
 
 Shape batch_dims(const Shape& s) {

@@ -217,7 +217,9 @@ bool is_elementwise(OpKind k) {
 }
 
 bool is_backward(OpKind k) {
-  return static_cast<int>(k) >= static_cast<int>(OpKind::ReLUGrad);
+  // Scale sits among the backward helpers but is also the forward `x * c` / `x / c` of the model
+  // language, so it does not mark an op as backward on its own (Op::origin does).
+  return static_cast<int>(k) >= static_cast<int>(OpKind::ReLUGrad) && k != OpKind::Scale;
 }
 
 // [SECTION] Shapes and layouts

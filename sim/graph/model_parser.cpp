@@ -1,4 +1,5 @@
-// The model language's meaning: lowers the syntax tree of either form into a Graph, with located errors.
+// The model language's meaning: lowers the syntax tree of either form into a Graph, with located
+// errors.
 //
 // Index: [SECTION] limits and names · values · argument binding · the builder (shared) ·
 //        form 1 (declarations, expressions, functions) · form 2 (layers) · entry points
@@ -54,7 +55,7 @@ int edit_distance_x2(std::string_view a, std::string_view b) {
     for (size_t j = 1; j <= m; ++j) {
       int sub = a[i - 1] == b[j - 1] ? 0
                 : std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                          std::tolower(static_cast<unsigned char>(b[j - 1]))
+                        std::tolower(static_cast<unsigned char>(b[j - 1]))
                     ? 1
                     : 2;
       d[i][j] = std::min({d[i - 1][j] + 2, d[i][j - 1] + 2, d[i - 1][j - 1] + sub});
@@ -120,13 +121,20 @@ struct Value {
 
 const char* kind_name(Value::Kind k) {
   switch (k) {
-    case Value::Kind::None: return "None";
-    case Value::Kind::Bool: return "True/False";
-    case Value::Kind::Int: return "an integer";
-    case Value::Kind::Float: return "a number";
-    case Value::Kind::String: return "a string";
-    case Value::Kind::List: return "a list";
-    case Value::Kind::Tensor: return "a tensor";
+    case Value::Kind::None:
+      return "None";
+    case Value::Kind::Bool:
+      return "True/False";
+    case Value::Kind::Int:
+      return "an integer";
+    case Value::Kind::Float:
+      return "a number";
+    case Value::Kind::String:
+      return "a string";
+    case Value::Kind::List:
+      return "a list";
+    case Value::Kind::Tensor:
+      return "a tensor";
   }
   return "?";
 }
@@ -153,7 +161,9 @@ struct BoundArgs {
   const Value& at(size_t i) const { return *values[i]; }
 };
 
-std::string primary_name(const std::string& spec) { return spec.substr(0, spec.find('|')); }
+std::string primary_name(const std::string& spec) {
+  return spec.substr(0, spec.find('|'));
+}
 
 bool name_matches(const std::string& spec, const std::string& keyword) {
   size_t start = 0;
@@ -189,9 +199,7 @@ class Builder {
   }
 
  private:
-  [[noreturn]] void fail(Span span, const std::string& message) const {
-    m_src.fail(span, message);
-  }
+  [[noreturn]] void fail(Span span, const std::string& message) const { m_src.fail(span, message); }
 
   // --- value conversions: each names the argument and points at it when the value is wrong.
   int64_t to_int(const Value& v, const std::string& what, int64_t lo, int64_t hi) const {
@@ -203,12 +211,12 @@ class Builder {
       fail(v.span, what + " must be an integer, got " + kind_name(v.kind));
     }
     if (v.integer < lo) {
-      fail(v.span, what + " must be at least " + std::to_string(lo) + ", got " +
-                       std::to_string(v.integer));
+      fail(v.span,
+           what + " must be at least " + std::to_string(lo) + ", got " + std::to_string(v.integer));
     }
     if (v.integer > hi) {
-      fail(v.span, what + " must be at most " + std::to_string(hi) + ", got " +
-                       std::to_string(v.integer));
+      fail(v.span,
+           what + " must be at most " + std::to_string(hi) + ", got " + std::to_string(v.integer));
     }
     return v.integer;
   }
@@ -250,11 +258,11 @@ class Builder {
     int64_t rank = static_cast<int64_t>(shape.size());
     int64_t d = to_int(v, what, INT64_MIN, INT64_MAX);
     if (rank == 0 || d < -rank || d >= rank) {
-      fail(v.span, what + " " + std::to_string(d) + " is out of range for a " +
-                       std::to_string(rank) + "-D tensor " + shape_to_string(shape) +
-                       (rank ? " (valid: " + std::to_string(-rank) + " to " +
-                                   std::to_string(rank - 1) + ")"
-                             : ""));
+      fail(v.span,
+           what + " " + std::to_string(d) + " is out of range for a " + std::to_string(rank) +
+               "-D tensor " + shape_to_string(shape) +
+               (rank ? " (valid: " + std::to_string(-rank) + " to " + std::to_string(rank - 1) + ")"
+                     : ""));
     }
     return static_cast<int>(d < 0 ? d + rank : d);
   }
@@ -279,8 +287,8 @@ class Builder {
     if (args.positional.size() > params.names.size()) {
       const Value& extra = args.positional[params.names.size()];
       fail(extra.span, callee + " takes at most " +
-                           plural(static_cast<int64_t>(params.names.size()), "argument") +
-                           " but " + std::to_string(args.positional.size()) + " were given");
+                           plural(static_cast<int64_t>(params.names.size()), "argument") + " but " +
+                           std::to_string(args.positional.size()) + " were given");
     }
     for (size_t i = 0; i < args.positional.size(); ++i) bound.values[i] = args.positional[i];
     for (size_t k = 0; k < args.keyword.size(); ++k) {
@@ -307,8 +315,8 @@ class Builder {
     }
     for (size_t i = 0; i < params.required; ++i) {
       if (!bound.values[i]) {
-        fail(call_span, callee + " is missing its required argument '" +
-                            primary_name(params.names[i]) + "'");
+        fail(call_span,
+             callee + " is missing its required argument '" + primary_name(params.names[i]) + "'");
       }
     }
     return bound;
@@ -339,8 +347,10 @@ class Builder {
         return w[1] * w[2] * w[3];  // ≤ numel(w) ≤ 2^40
       }
       case OpKind::MaxPool2D:
-      case OpKind::AvgPool2D: return op.attrs.kernel[0] * op.attrs.kernel[1];  // ≤ 2^62
-      default: return 1;
+      case OpKind::AvgPool2D:
+        return op.attrs.kernel[0] * op.attrs.kernel[1];  // ≤ 2^62
+      default:
+        return 1;
     }
   }
 
@@ -414,8 +424,8 @@ class Builder {
   // Trailing words of a declaration or input line: role, dtype, layout (each at most once).
   void apply_words(const std::vector<syntax::Word>& words, const Shape& shape, DType& dtype,
                    Layout& layout, Role& role, bool allow_role) const {
-    static const std::vector<std::string> kWords = {"weight", "input",  "fp32", "fp16", "bf16",
-                                                    "int8",   "nchw",   "nhwc", "rowmajor"};
+    static const std::vector<std::string> kWords = {"weight", "input", "fp32", "fp16",    "bf16",
+                                                    "int8",   "nchw",  "nhwc", "rowmajor"};
     bool seen_role = false, seen_dtype = false, seen_layout = false;
     for (const auto& w : words) {
       auto once = [&](bool& seen, const char* what) {
@@ -438,8 +448,9 @@ class Builder {
           fail(w.span, "layout " + w.text + " needs a 4-D shape [N, C, H, W], got " +
                            shape_to_string(shape));
         }
-        layout = w.text == "nchw" ? Layout::NCHW : w.text == "nhwc" ? Layout::NHWC
-                                                                   : Layout::RowMajor;
+        layout = w.text == "nchw"   ? Layout::NCHW
+                 : w.text == "nhwc" ? Layout::NHWC
+                                    : Layout::RowMajor;
       } else {
         fail(w.span, "unknown word '" + w.text +
                          "' after the shape (expected weight|input, fp32|fp16|bf16|int8, "
@@ -481,8 +492,8 @@ class Builder {
     OpAttrs attrs;
     auto kernel = to_pair(a.at(kernel_i), "kernel_size", 1);
     auto stride = a.has(stride_i) ? to_pair(a.at(stride_i), "stride", 1) : kernel;
-    auto padding = a.has(padding_i) ? to_pair(a.at(padding_i), "padding", 0)
-                                    : std::array<int64_t, 2>{0, 0};
+    auto padding =
+        a.has(padding_i) ? to_pair(a.at(padding_i), "padding", 0) : std::array<int64_t, 2>{0, 0};
     auto dilation = dilation_i && a.has(*dilation_i) ? to_pair(a.at(*dilation_i), "dilation", 1)
                                                      : std::array<int64_t, 2>{1, 1};
     for (int i = 0; i < 2; ++i) {
@@ -502,8 +513,8 @@ class Builder {
   void reject_unsupported_flag(const BoundArgs& a, size_t i, const std::string& what,
                                bool supported_value) const {
     if (a.has(i) && to_bool(a.at(i), what) != supported_value) {
-      fail(a.at(i).span, what + "=" + (supported_value ? "False" : "True") +
-                             " is not supported by tilescope");
+      fail(a.at(i).span,
+           what + "=" + (supported_value ? "False" : "True") + " is not supported by tilescope");
     }
   }
 
@@ -608,7 +619,8 @@ class Builder {
     switch (e.kind) {
       case ExprKind::Int:
       case ExprKind::Float:
-      case ExprKind::String: return literal(e);
+      case ExprKind::String:
+        return literal(e);
       case ExprKind::List:
       case ExprKind::Tuple: {
         Value v;
@@ -617,7 +629,8 @@ class Builder {
         for (const auto& child : e.children) v.items.push_back(eval(*child, {}, tensors_allowed));
         return v;
       }
-      default: break;
+      default:
+        break;
     }
     return eval(e, {}, tensors_allowed);
   }
@@ -628,21 +641,23 @@ class Builder {
       case ExprKind::Float:
       case ExprKind::String:
       case ExprKind::List:
-      case ExprKind::Tuple: return eval_value(e, tensors_allowed);
-      case ExprKind::Name: return lookup(e, tensors_allowed);
+      case ExprKind::Tuple:
+        return eval_value(e, tensors_allowed);
+      case ExprKind::Name:
+        return lookup(e, tensors_allowed);
       case ExprKind::Unary: {
         Value operand = eval(*e.children[0], {}, tensors_allowed);
         if (operand.kind == Value::Kind::Tensor) {
           if (e.text == "+") return operand;
           OpAttrs attrs;
           attrs.alpha = -1.0;
-          return tensor_value(emit(OpKind::Scale, "scale", {materialize(operand)}, attrs,
-                                   e.op_span, out_name),
-                              e.span);
+          return tensor_value(
+              emit(OpKind::Scale, "scale", {materialize(operand)}, attrs, e.op_span, out_name),
+              e.span);
         }
         if (!operand.is_number()) {
-          fail(e.op_span, "unary '" + e.text + "' needs a number or a tensor, got " +
-                              kind_name(operand.kind));
+          fail(e.op_span,
+               "unary '" + e.text + "' needs a number or a tensor, got " + kind_name(operand.kind));
         }
         Value v = operand;
         v.span = e.span;
@@ -669,11 +684,13 @@ class Builder {
         }
         return number_binary(e, l, r);
       }
-      case ExprKind::Attribute: return attribute(e, tensors_allowed);
+      case ExprKind::Attribute:
+        return attribute(e, tensors_allowed);
       case ExprKind::Call:
         if (!tensors_allowed) {
-          fail(e.span, "a layer's arguments are numbers, tuples, True/False/None or strings, "
-                       "not calls");
+          fail(e.span,
+               "a layer's arguments are numbers, tuples, True/False/None or strings, "
+               "not calls");
         }
         return call(e, out_name);
     }
@@ -733,15 +750,14 @@ class Builder {
     bool lt = l.kind == Value::Kind::Tensor, rt = r.kind == Value::Kind::Tensor;
     if (op == "@") {
       if (!lt || !rt) {
-        fail((lt ? r : l).span, std::string("'@' needs tensors on both sides, got ") +
-                                    kind_name((lt ? r : l).kind));
+        fail((lt ? r : l).span,
+             std::string("'@' needs tensors on both sides, got ") + kind_name((lt ? r : l).kind));
       }
       OpAttrs attrs;
       attrs.trans_a = l.transposed;
       attrs.trans_b = r.transposed;
       return tensor_value(
-          emit(OpKind::MatMul, "matmul", {l.tensor, r.tensor}, attrs, e.op_span, out_name),
-          e.span);
+          emit(OpKind::MatMul, "matmul", {l.tensor, r.tensor}, attrs, e.op_span, out_name), e.span);
     }
     if (lt && rt) {
       OpKind kind = op == "+" ? OpKind::Add : op == "-" ? OpKind::Sub : OpKind::Mul;
@@ -765,8 +781,9 @@ class Builder {
       if (alpha == 0.0) fail(n.span, "division by zero");
       alpha = 1.0 / alpha;
     } else if (op == "+" || op == "-") {
-      fail(e.op_span, "'" + op + "' between a tensor and a number is not supported: there are no "
-                            "constant tensors (declare one, e.g. 'c: [1] weight')");
+      fail(e.op_span, "'" + op +
+                          "' between a tensor and a number is not supported: there are no "
+                          "constant tensors (declare one, e.g. 'c: [1] weight')");
     } else {
       fail(e.op_span, "'" + op + "' between a tensor and a number is not supported (use * or /)");
     }
@@ -798,8 +815,9 @@ class Builder {
         fail(e.op_span, "'.mT' needs at least 2 dims, this tensor is " + shape_to_string(shape));
       }
     } else {
-      fail(e.op_span, "unknown attribute '." + e.text + "' (tensors have .T and .mT; methods "
-                      "such as .reshape(...) need parentheses)" +
+      fail(e.op_span, "unknown attribute '." + e.text +
+                          "' (tensors have .T and .mT; methods "
+                          "such as .reshape(...) need parentheses)" +
                           suggestion(e.text, {"T", "mT"}));
     }
     v.transposed = !v.transposed;
@@ -845,8 +863,7 @@ class Builder {
     if (callee.kind == ExprKind::Name) {
       fname = callee.text;
       if (auto it = m_scope.find(fname); it != m_scope.end()) {
-        fail(callee.span, "'" + fname + "' is " + kind_name(it->second.kind) +
-                              ", not a function");
+        fail(callee.span, "'" + fname + "' is " + kind_name(it->second.kind) + ", not a function");
       }
     } else if (callee.kind == ExprKind::Attribute && path && !m_scope.count((*path)[0]) &&
                ((*path)[0] == "torch" || (*path)[0] == "F" || (*path)[0] == "nn")) {
@@ -861,8 +878,8 @@ class Builder {
     } else if (callee.kind == ExprKind::Attribute) {
       Value self = eval(*callee.children[0], {}, true);
       if (self.kind != Value::Kind::Tensor) {
-        fail(callee.op_span, "'." + callee.text + "(...)' needs a tensor, got " +
-                                 kind_name(self.kind));
+        fail(callee.op_span,
+             "'." + callee.text + "(...)' needs a tensor, got " + kind_name(self.kind));
       }
       args.positional.push_back(self);
       fname = callee.text;
@@ -944,18 +961,18 @@ class Builder {
     BoundArgs a = bind(c.name, {{"input", "dim"}, 1}, args, c.span);
     TensorId x = tensor_arg(a, 0, "input");
     OpAttrs attrs;
-    attrs.axis = a.has(1) ? to_dim(a.at(1), "dim", m_graph.tensor(x).shape)
-                          : m_graph.tensor(x).rank() - 1;
+    attrs.axis =
+        a.has(1) ? to_dim(a.at(1), "dim", m_graph.tensor(x).shape) : m_graph.tensor(x).rank() - 1;
     return result(emit(OpKind::Softmax, "softmax", {x}, attrs, c.at, c.out_name), c);
   }
 
   Value fn_layer_norm(const Call& c, const CallArgs& args) {
     // layer_norm(x, gamma, beta, eps) here; F.layer_norm(x, normalized_shape, weight, bias, eps).
-    bool torch_form = c.torch_spelling ||
-                      (args.positional.size() >= 2 &&
-                       args.positional[1].kind != Value::Kind::Tensor) ||
-                      std::any_of(args.keyword.begin(), args.keyword.end(),
-                                  [](const auto& k) { return k.first == "normalized_shape"; });
+    bool torch_form =
+        c.torch_spelling ||
+        (args.positional.size() >= 2 && args.positional[1].kind != Value::Kind::Tensor) ||
+        std::any_of(args.keyword.begin(), args.keyword.end(),
+                    [](const auto& k) { return k.first == "normalized_shape"; });
     if (!torch_form) {
       BoundArgs a = bind(c.name, {{"input", "gamma|weight", "beta|bias", "eps"}, 3}, args, c.span);
       return layer_norm(c, a, 0, 1, 2, 3);
@@ -1006,11 +1023,10 @@ class Builder {
       if (a.has(6)) to_double(a.at(6), "momentum");
       return batch_norm(c, a, {0, 3, 4, 1, 2}, 7);
     }
-    BoundArgs a = bind(c.name,
-                       {{"input", "scale|weight", "shift|bias", "mean|running_mean",
-                         "var|running_var", "eps"},
-                        5},
-                       args, c.span);
+    BoundArgs a = bind(
+        c.name,
+        {{"input", "scale|weight", "shift|bias", "mean|running_mean", "var|running_var", "eps"}, 5},
+        args, c.span);
     return batch_norm(c, a, {0, 1, 2, 3, 4}, 5);
   }
 
@@ -1024,22 +1040,24 @@ class Builder {
   }
 
   Value fn_conv2d(const Call& c, const CallArgs& args) {
-    BoundArgs a = bind(
-        c.name, {{"input", "weight", "bias", "stride", "padding", "dilation", "groups"}, 2}, args,
-        c.span);
+    BoundArgs a =
+        bind(c.name, {{"input", "weight", "bias", "stride", "padding", "dilation", "groups"}, 2},
+             args, c.span);
     TensorId x = tensor_arg(a, 0, "input");
     TensorId w = tensor_arg(a, 1, "weight");
     const Shape& ws = m_graph.tensor(w).shape;
     if (ws.size() != 4) {
-      fail(a.at(1).span, "conv2d weight must be 4-D [out_channels, in_channels/groups, kH, kW], "
-                         "got " + shape_to_string(ws));
+      fail(a.at(1).span,
+           "conv2d weight must be 4-D [out_channels, in_channels/groups, kH, kW], "
+           "got " +
+               shape_to_string(ws));
     }
     OpAttrs attrs;
     auto stride = a.has(3) ? to_pair(a.at(3), "stride", 1) : std::array<int64_t, 2>{1, 1};
     auto dilation = a.has(5) ? to_pair(a.at(5), "dilation", 1) : std::array<int64_t, 2>{1, 1};
     auto kernel = std::array<int64_t, 2>{ws[2], ws[3]};
-    auto padding = a.has(4) ? conv_padding(a.at(4), kernel, stride, dilation)
-                            : std::array<int64_t, 2>{0, 0};
+    auto padding =
+        a.has(4) ? conv_padding(a.at(4), kernel, stride, dilation) : std::array<int64_t, 2>{0, 0};
     for (int i = 0; i < 2; ++i) {
       attrs.kernel[i] = kernel[i];
       attrs.stride[i] = stride[i];
@@ -1100,8 +1118,8 @@ class Builder {
     int start = a.has(1) ? to_dim(a.at(1), "start_dim", shape) : 0;
     int end = a.has(2) ? to_dim(a.at(2), "end_dim", shape) : static_cast<int>(shape.size()) - 1;
     if (start > end) {
-      fail(a.has(1) ? a.at(1).span : c.span, "flatten: start_dim " + std::to_string(start) + " comes after end_dim " +
-                             std::to_string(end));
+      fail(a.has(1) ? a.at(1).span : c.span, "flatten: start_dim " + std::to_string(start) +
+                                                 " comes after end_dim " + std::to_string(end));
     }
     OpAttrs attrs;
     attrs.shape = flattened(shape, start, end);
@@ -1150,8 +1168,8 @@ class Builder {
     const Shape& shape = m_graph.tensor(x).shape;
     const Value& dims = a.at(1);
     if (dims.kind != Value::Kind::List || dims.items.size() != shape.size()) {
-      fail(dims.span, "permute needs one dim per dimension of the " +
-                          std::to_string(shape.size()) + "-D input " + shape_to_string(shape));
+      fail(dims.span, "permute needs one dim per dimension of the " + std::to_string(shape.size()) +
+                          "-D input " + shape_to_string(shape));
     }
     OpAttrs attrs;
     for (const Value& d : dims.items) {
@@ -1221,18 +1239,30 @@ class Builder {
   }
 
   const std::map<std::string, Function> m_functions = {
-      {"relu", &Builder::fn_activation},     {"gelu", &Builder::fn_activation},
-      {"sigmoid", &Builder::fn_activation},  {"tanh", &Builder::fn_activation},
-      {"softmax", &Builder::fn_softmax},     {"layer_norm", &Builder::fn_layer_norm},
-      {"batch_norm", &Builder::fn_batch_norm}, {"conv2d", &Builder::fn_conv2d},
-      {"max_pool2d", &Builder::fn_pool},     {"avg_pool2d", &Builder::fn_pool},
-      {"flatten", &Builder::fn_flatten},     {"reshape", &Builder::fn_reshape},
-      {"view", &Builder::fn_reshape},        {"transpose", &Builder::fn_transpose},
-      {"permute", &Builder::fn_permute},     {"concat", &Builder::fn_concat},
-      {"cat", &Builder::fn_concat},          {"sum", &Builder::fn_reduce},
-      {"mean", &Builder::fn_reduce},         {"matmul", &Builder::fn_binary},
-      {"mm", &Builder::fn_binary},           {"add", &Builder::fn_binary},
-      {"sub", &Builder::fn_binary},          {"mul", &Builder::fn_binary},
+      {"relu", &Builder::fn_activation},
+      {"gelu", &Builder::fn_activation},
+      {"sigmoid", &Builder::fn_activation},
+      {"tanh", &Builder::fn_activation},
+      {"softmax", &Builder::fn_softmax},
+      {"layer_norm", &Builder::fn_layer_norm},
+      {"batch_norm", &Builder::fn_batch_norm},
+      {"conv2d", &Builder::fn_conv2d},
+      {"max_pool2d", &Builder::fn_pool},
+      {"avg_pool2d", &Builder::fn_pool},
+      {"flatten", &Builder::fn_flatten},
+      {"reshape", &Builder::fn_reshape},
+      {"view", &Builder::fn_reshape},
+      {"transpose", &Builder::fn_transpose},
+      {"permute", &Builder::fn_permute},
+      {"concat", &Builder::fn_concat},
+      {"cat", &Builder::fn_concat},
+      {"sum", &Builder::fn_reduce},
+      {"mean", &Builder::fn_reduce},
+      {"matmul", &Builder::fn_binary},
+      {"mm", &Builder::fn_binary},
+      {"add", &Builder::fn_binary},
+      {"sub", &Builder::fn_binary},
+      {"mul", &Builder::fn_binary},
   };
 
   void build_expressions(const Module& module) {
@@ -1317,9 +1347,7 @@ class Builder {
 
   const Shape& current_shape() const { return m_graph.tensor(m_current).shape; }
 
-  std::string shape_note() const {
-    return "(shape " + shape_to_string(current_shape()) + ")";
-  }
+  std::string shape_note() const { return "(shape " + shape_to_string(current_shape()) + ")"; }
 
   std::string prefix(const LayerCtx& l) const { return std::to_string(l.index); }
 
@@ -1357,18 +1385,18 @@ class Builder {
     auto kernel = to_pair(a.at(2), "kernel_size", 1);
     auto stride = a.has(3) ? to_pair(a.at(3), "stride", 1) : std::array<int64_t, 2>{1, 1};
     auto dilation = a.has(5) ? to_pair(a.at(5), "dilation", 1) : std::array<int64_t, 2>{1, 1};
-    auto padding = a.has(4) ? conv_padding(a.at(4), kernel, stride, dilation)
-                            : std::array<int64_t, 2>{0, 0};
+    auto padding =
+        a.has(4) ? conv_padding(a.at(4), kernel, stride, dilation) : std::array<int64_t, 2>{0, 0};
     int64_t groups = a.has(6) ? to_int(a.at(6), "groups", 1, kMaxWindowInt) : 1;
     if (in % groups != 0 || out % groups != 0) {
       fail(a.at(6).span, "in_channels (" + std::to_string(in) + ") and out_channels (" +
-                             std::to_string(out) + ") must both be divisible by groups=" +
-                             std::to_string(groups));
+                             std::to_string(out) +
+                             ") must both be divisible by groups=" + std::to_string(groups));
     }
     bool bias = a.has(7) ? to_bool(a.at(7), "bias") : true;
     if (a.has(8) && to_string_value(a.at(8), "padding_mode") != "zeros") {
-      fail(a.at(8).span, "padding_mode='" + a.at(8).text +
-                             "' is not supported (tilescope pads with zeros)");
+      fail(a.at(8).span,
+           "padding_mode='" + a.at(8).text + "' is not supported (tilescope pads with zeros)");
     }
     OpAttrs attrs;
     for (int i = 0; i < 2; ++i) {
@@ -1394,8 +1422,8 @@ class Builder {
     bool bias = a.has(2) ? to_bool(a.at(2), "bias") : true;
     const Shape& shape = current_shape();
     if (shape.back() != in) {
-      std::string why = "Linear expects in_features=" + std::to_string(in) +
-                        " but its input has " + std::to_string(shape.back()) + " features ";
+      std::string why = "Linear expects in_features=" + std::to_string(in) + " but its input has " +
+                        std::to_string(shape.back()) + " features ";
       if (m_flattened_from) {
         why += "(shape " + shape_to_string(*m_flattened_from) + " flattened)";
       } else if (shape.size() > 2 && *checked_numel(shape) / shape[0] == in) {
@@ -1436,9 +1464,10 @@ class Builder {
                   : l.name == "GELU"    ? OpKind::GELU
                   : l.name == "Sigmoid" ? OpKind::Sigmoid
                                         : OpKind::Tanh;
-    std::string stem = l.name == "ReLU" ? "relu" : l.name == "GELU" ? "gelu"
-                                               : l.name == "Sigmoid" ? "sigmoid"
-                                                                     : "tanh";
+    std::string stem = l.name == "ReLU"      ? "relu"
+                       : l.name == "GELU"    ? "gelu"
+                       : l.name == "Sigmoid" ? "sigmoid"
+                                             : "tanh";
     m_current = layer_op(l, kind, stem + prefix(l), {m_current});
   }
 
@@ -1490,13 +1519,14 @@ class Builder {
     std::vector<int64_t> ns = to_int_list(a.at(0), "normalized_shape", 1, kMaxNumel);
     const Shape& shape = current_shape();
     if (ns.size() != 1) {
-      fail(a.at(0).span, "tilescope's LayerNorm normalizes over the last dimension only; "
-                         "normalized_shape must have one entry");
+      fail(a.at(0).span,
+           "tilescope's LayerNorm normalizes over the last dimension only; "
+           "normalized_shape must have one entry");
     }
     if (ns[0] != shape.back()) {
       fail(a.at(0).span, "LayerNorm expects normalized_shape=[" + std::to_string(ns[0]) +
-                             "] but its input's last dimension is " +
-                             std::to_string(shape.back()) + " " + shape_note());
+                             "] but its input's last dimension is " + std::to_string(shape.back()) +
+                             " " + shape_note());
     }
     OpAttrs attrs;
     if (a.has(1)) attrs.eps = positive_eps(a.at(1));
@@ -1509,11 +1539,12 @@ class Builder {
 
   void lower_flatten(const LayerCtx& l, const BoundArgs& a) {
     Shape shape = current_shape();
-    int start = a.has(0) ? to_dim(a.at(0), "start_dim", shape) : std::min<int>(1, static_cast<int>(shape.size()) - 1);
+    int start = a.has(0) ? to_dim(a.at(0), "start_dim", shape)
+                         : std::min<int>(1, static_cast<int>(shape.size()) - 1);
     int end = a.has(1) ? to_dim(a.at(1), "end_dim", shape) : static_cast<int>(shape.size()) - 1;
     if (start > end) {
-      fail(a.has(0) ? a.at(0).span : l.span, "Flatten: start_dim " + std::to_string(start) + " comes after end_dim " +
-                             std::to_string(end));
+      fail(a.has(0) ? a.at(0).span : l.span, "Flatten: start_dim " + std::to_string(start) +
+                                                 " comes after end_dim " + std::to_string(end));
     }
     OpAttrs attrs;
     attrs.shape = flattened(shape, start, end);
@@ -1526,8 +1557,8 @@ class Builder {
     if (a.has(0)) {
       double p = to_double(a.at(0), "p");
       if (!(p >= 0.0 && p <= 1.0)) {
-        fail(a.at(0).span, "dropout probability has to be between 0 and 1, but got " +
-                               format_number(p));
+        fail(a.at(0).span,
+             "dropout probability has to be between 0 and 1, but got " + format_number(p));
       }
     }
     if (a.has(1)) to_bool(a.at(1), "inplace");
@@ -1551,8 +1582,7 @@ class Builder {
        {{{"kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"}, 1},
         &Builder::lower_pool}},
       {"AvgPool2d",
-       {{{"kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-          "divisor_override"},
+       {{{"kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"},
          1},
         &Builder::lower_pool}},
       {"BatchNorm2d",
@@ -1574,7 +1604,8 @@ class Builder {
     Role role = Role::Input;
     apply_words(input.words, shape, dtype, layout, role, false);
     m_input = m_current = declare("input", shape, dtype, layout, Role::Input, input.name_span);
-    for (size_t i = 1; i < module.stmts.size(); ++i) layer(module.stmts[i], static_cast<int>(i - 1));
+    for (size_t i = 1; i < module.stmts.size(); ++i)
+      layer(module.stmts[i], static_cast<int>(i - 1));
     if (module.stmts.size() == 1) {
       fail(input.span, "no layers after the input line: add layers such as 'Linear(784, 10)'");
     }
@@ -1619,15 +1650,15 @@ class Builder {
 
   const SourceText& m_src;
   Graph m_graph;
-  std::map<std::string, Value> m_scope;         // form 1: names defined so far
-  std::map<std::string, Span> m_declared_at;    // form 1: every name the file defines
-  std::map<std::string, Span> m_defined_at;     // form 1: where a defined name was defined
-  std::set<std::string> m_reserved;             // names generated names must avoid
-  std::map<std::string, int> m_next_index;      // next suffix per generated-name stem
+  std::map<std::string, Value> m_scope;       // form 1: names defined so far
+  std::map<std::string, Span> m_declared_at;  // form 1: every name the file defines
+  std::map<std::string, Span> m_defined_at;   // form 1: where a defined name was defined
+  std::set<std::string> m_reserved;           // names generated names must avoid
+  std::map<std::string, int> m_next_index;    // next suffix per generated-name stem
   int64_t m_total_work = 0;
-  TensorId m_input = -1;                        // form 2: the input tensor
-  TensorId m_current = -1;                      // form 2: output of the layers so far
-  std::optional<Shape> m_flattened_from;        // form 2: shape before the last Flatten
+  TensorId m_input = -1;                  // form 2: the input tensor
+  TensorId m_current = -1;                // form 2: output of the layers so far
+  std::optional<Shape> m_flattened_from;  // form 2: shape before the last Flatten
 };
 
 }  // namespace

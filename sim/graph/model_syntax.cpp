@@ -12,7 +12,9 @@ namespace tilescope::graph::syntax {
 // [SECTION] Source text
 
 namespace {
-bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+bool is_continuation_byte(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
 }  // namespace
 
 SourceText::SourceText(std::string_view text, std::string file)
@@ -92,8 +94,8 @@ std::string SourceText::normalized(Span span) const {
 Span SourceText::end_span() const {
   // Point at the last character of the text rather than past it, so the excerpt shows a line.
   size_t end = m_text.size();
-  while (end > 0 && (m_text[end - 1] == '\n' || m_text[end - 1] == '\r' ||
-                     m_text[end - 1] == ' ' || m_text[end - 1] == '\t')) {
+  while (end > 0 && (m_text[end - 1] == '\n' || m_text[end - 1] == '\r' || m_text[end - 1] == ' ' ||
+                     m_text[end - 1] == '\t')) {
     --end;
   }
   return end == 0 ? Span{0, 0} : Span{end - 1, end};
@@ -107,28 +109,50 @@ void SourceText::fail(Span span, const std::string& message) const {
 
 const char* tok_kind_name(TokKind kind) {
   switch (kind) {
-    case TokKind::Ident: return "a name";
-    case TokKind::Int: return "an integer";
-    case TokKind::Float: return "a number";
-    case TokKind::String: return "a string";
-    case TokKind::Newline: return "end of line";
-    case TokKind::End: return "end of model";
-    case TokKind::Colon: return "':'";
-    case TokKind::Comma: return "','";
-    case TokKind::Dot: return "'.'";
-    case TokKind::LParen: return "'('";
-    case TokKind::RParen: return "')'";
-    case TokKind::LBracket: return "'['";
-    case TokKind::RBracket: return "']'";
-    case TokKind::Assign: return "'='";
-    case TokKind::At: return "'@'";
-    case TokKind::Plus: return "'+'";
-    case TokKind::Minus: return "'-'";
-    case TokKind::Star: return "'*'";
-    case TokKind::StarStar: return "'**'";
-    case TokKind::Slash: return "'/'";
-    case TokKind::SlashSlash: return "'//'";
-    case TokKind::Percent: return "'%'";
+    case TokKind::Ident:
+      return "a name";
+    case TokKind::Int:
+      return "an integer";
+    case TokKind::Float:
+      return "a number";
+    case TokKind::String:
+      return "a string";
+    case TokKind::Newline:
+      return "end of line";
+    case TokKind::End:
+      return "end of model";
+    case TokKind::Colon:
+      return "':'";
+    case TokKind::Comma:
+      return "','";
+    case TokKind::Dot:
+      return "'.'";
+    case TokKind::LParen:
+      return "'('";
+    case TokKind::RParen:
+      return "')'";
+    case TokKind::LBracket:
+      return "'['";
+    case TokKind::RBracket:
+      return "']'";
+    case TokKind::Assign:
+      return "'='";
+    case TokKind::At:
+      return "'@'";
+    case TokKind::Plus:
+      return "'+'";
+    case TokKind::Minus:
+      return "'-'";
+    case TokKind::Star:
+      return "'*'";
+    case TokKind::StarStar:
+      return "'**'";
+    case TokKind::Slash:
+      return "'/'";
+    case TokKind::SlashSlash:
+      return "'//'";
+    case TokKind::Percent:
+      return "'%'";
   }
   return "?";
 }
@@ -138,8 +162,12 @@ namespace {
 bool is_ident_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_ident_char(char c) {
+  return is_ident_start(c) || is_digit(c);
+}
 
 // How an unexpected byte is shown: the whole UTF-8 character when it is one, else its hex value.
 std::string describe_char(std::string_view text, size_t i, size_t* length) {
@@ -175,7 +203,8 @@ class Lexer {
         line_continuation();
       } else if (is_ident_start(c)) {
         identifier();
-      } else if (is_digit(c) || (c == '.' && m_pos + 1 < m_text.size() && is_digit(m_text[m_pos + 1]))) {
+      } else if (is_digit(c) ||
+                 (c == '.' && m_pos + 1 < m_text.size() && is_digit(m_text[m_pos + 1]))) {
         number();
       } else if (c == '\'' || c == '"') {
         string_literal(c);
@@ -248,8 +277,7 @@ class Lexer {
     if (m_pos < m_text.size() && is_ident_char(m_text[m_pos])) {
       size_t end = m_pos;
       while (end < m_text.size() && is_ident_char(m_text[end])) ++end;
-      m_src.fail({begin, end}, "invalid number '" +
-                                   std::string(m_text.substr(begin, end - begin)) +
+      m_src.fail({begin, end}, "invalid number '" + std::string(m_text.substr(begin, end - begin)) +
                                    "': a name cannot start with a digit");
     }
     std::string spelled(m_text.substr(begin, m_pos - begin));
@@ -312,14 +340,22 @@ class Lexer {
       push(kind, begin, m_pos, std::string(1, c));
     };
     switch (c) {
-      case ':': return one(TokKind::Colon);
-      case ',': return one(TokKind::Comma);
-      case '.': return one(TokKind::Dot);
-      case '=': return one(TokKind::Assign);
-      case '@': return one(TokKind::At);
-      case '+': return one(TokKind::Plus);
-      case '-': return one(TokKind::Minus);
-      case '%': return one(TokKind::Percent);
+      case ':':
+        return one(TokKind::Colon);
+      case ',':
+        return one(TokKind::Comma);
+      case '.':
+        return one(TokKind::Dot);
+      case '=':
+        return one(TokKind::Assign);
+      case '@':
+        return one(TokKind::At);
+      case '+':
+        return one(TokKind::Plus);
+      case '-':
+        return one(TokKind::Minus);
+      case '%':
+        return one(TokKind::Percent);
       case '(':
       case '[':
         ++m_depth;
@@ -340,13 +376,15 @@ class Lexer {
           return push(TokKind::SlashSlash, begin, m_pos, "//");
         }
         return one(TokKind::Slash);
-      default: break;
+      default:
+        break;
     }
     size_t length = 1;
     std::string shown = describe_char(m_text, m_pos, &length);
     bool is_char = shown[0] == '\'';
-    m_src.fail({begin, begin + length}, std::string(is_char ? "unexpected character " : "unexpected ") +
-                                            shown + " (not part of the model language)");
+    m_src.fail({begin, begin + length},
+               std::string(is_char ? "unexpected character " : "unexpected ") + shown +
+                   " (not part of the model language)");
   }
 
   const SourceText& m_src;
@@ -358,13 +396,16 @@ class Lexer {
 
 }  // namespace
 
-std::vector<Token> tokenize(const SourceText& src) { return Lexer(src).run(); }
+std::vector<Token> tokenize(const SourceText& src) {
+  return Lexer(src).run();
+}
 
 // [SECTION] Parser
 
 namespace {
 
-const char* kSequentialHint = "a sequential model starts with a line such as 'input [1, 3, 224, 224]'";
+const char* kSequentialHint =
+    "a sequential model starts with a line such as 'input [1, 3, 224, 224]'";
 
 class Parser {
  public:
@@ -408,11 +449,15 @@ class Parser {
   }
   std::string describe(const Token& t) const {
     switch (t.kind) {
-      case TokKind::Ident: return "'" + t.text + "'";
+      case TokKind::Ident:
+        return "'" + t.text + "'";
       case TokKind::Int:
-      case TokKind::Float: return "number " + t.text;
-      case TokKind::String: return "a string";
-      default: return tok_kind_name(t.kind);
+      case TokKind::Float:
+        return "number " + t.text;
+      case TokKind::String:
+        return "a string";
+      default:
+        return tok_kind_name(t.kind);
     }
   }
   [[noreturn]] void unexpected(const std::string& wanted) const {
@@ -430,8 +475,8 @@ class Parser {
     if (at(kind)) return advance();
     const Token& t = peek();
     const char* closer = kind == TokKind::RParen ? "')'" : "']'";
-    bool later_line = t.kind == TokKind::End ||
-                      m_src.loc(t.span).line > m_src.loc(m_tokens[m_pos - 1].span).line;
+    bool later_line =
+        t.kind == TokKind::End || m_src.loc(t.span).line > m_src.loc(m_tokens[m_pos - 1].span).line;
     if (later_line) {
       m_src.fail(open.span, std::string("'") + open.text + "' is never closed: missing " + closer);
     }
@@ -453,8 +498,7 @@ class Parser {
 
   Form detect_form() const {
     if (at(TokKind::Ident) && (at(TokKind::Colon, 1) || at(TokKind::Assign, 1))) {
-      return at(TokKind::Assign, 1) && at_sequential_call(2) ? Form::Sequential
-                                                              : Form::Expressions;
+      return at(TokKind::Assign, 1) && at_sequential_call(2) ? Form::Sequential : Form::Expressions;
     }
     if (at_ident("input")) return Form::Sequential;
     // A capitalised call (Conv2d(...), nn.ReLU()) is a layer: form 2, which will then ask for
@@ -471,7 +515,8 @@ class Parser {
   // [SECTION] form 1: declarations and assignments
   void expressions_form(Module& module) {
     while (!at(TokKind::End)) {
-      if (!at(TokKind::Ident)) unexpected("a declaration 'name: [dims]' or an assignment 'name = ...'");
+      if (!at(TokKind::Ident))
+        unexpected("a declaration 'name: [dims]' or an assignment 'name = ...'");
       const Token& name = advance();
       Stmt stmt;
       stmt.name = name.text;
@@ -619,8 +664,8 @@ class Parser {
 
   ExprPtr term() {
     ExprPtr lhs = unary();
-    while (at(TokKind::Star) || at(TokKind::At) || at(TokKind::Slash) ||
-           at(TokKind::SlashSlash) || at(TokKind::Percent)) {
+    while (at(TokKind::Star) || at(TokKind::At) || at(TokKind::Slash) || at(TokKind::SlashSlash) ||
+           at(TokKind::Percent)) {
       const Token& op = advance();
       lhs = binary(std::move(lhs), op, unary());
     }
@@ -734,8 +779,10 @@ class Parser {
         return e;
       }
       case TokKind::LParen:
-      case TokKind::LBracket: return bracketed();
-      default: break;
+      case TokKind::LBracket:
+        return bracketed();
+      default:
+        break;
     }
     unexpected("a name, a number or '('");
   }
@@ -775,6 +822,8 @@ class Parser {
 
 }  // namespace
 
-Module parse_module(const SourceText& src) { return Parser(src, tokenize(src)).run(); }
+Module parse_module(const SourceText& src) {
+  return Parser(src, tokenize(src)).run();
+}
 
 }  // namespace tilescope::graph::syntax

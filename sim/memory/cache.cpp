@@ -70,19 +70,23 @@ Cache::Cache(const CacheConfig& config) : m_config(config) {
   m_valid.assign(n, 0);
   m_dirty.assign(n, 0);
   m_tensor.assign(n, -1);
-  m_prev.resize(n);
-  m_next.resize(n);
-  m_head.resize(m_sets);
-  m_tail.resize(m_sets);
-  // Initial list: head = way W-1 … tail = way 0, so a cold set fills ways 0, 1, 2, … in order.
-  for (uint64_t s = 0; s < m_sets; ++s) {
-    uint64_t base = s * m_ways;
-    for (uint32_t i = 0; i < m_ways; ++i) {
-      m_next[base + i] = i == 0 ? kNil : i - 1;
-      m_prev[base + i] = i + 1 == m_ways ? kNil : i + 1;
+  if (m_indexed) {
+    m_prev.resize(n);
+    m_next.resize(n);
+    m_head.resize(m_sets);
+    m_tail.resize(m_sets);
+    // Initial list: head = way W-1 … tail = way 0, so a cold set fills ways 0, 1, 2, … in order.
+    for (uint64_t s = 0; s < m_sets; ++s) {
+      uint64_t base = s * m_ways;
+      for (uint32_t i = 0; i < m_ways; ++i) {
+        m_next[base + i] = i == 0 ? kNil : i - 1;
+        m_prev[base + i] = i + 1 == m_ways ? kNil : i + 1;
+      }
+      m_head[s] = m_ways - 1;
+      m_tail[s] = 0;
     }
-    m_head[s] = m_ways - 1;
-    m_tail[s] = 0;
+  } else if (config.replacement == Replacement::LRU || config.replacement == Replacement::FIFO) {
+    m_stamp.assign(n, 0);
   }
   if (config.replacement == Replacement::TreePLRU) {
     m_plru_nodes = 2 * std::bit_ceil(m_ways);
@@ -93,9 +97,10 @@ Cache::Cache(const CacheConfig& config) : m_config(config) {
 }
 
 size_t Cache::memory_bytes() const {
-  return m_tags.capacity() * 8 + (m_valid.capacity() + m_dirty.capacity()) * 4 +
-         m_tensor.capacity() * 2 + (m_prev.capacity() + m_next.capacity()) * 4 +
-         (m_head.capacity() + m_tail.capacity()) * 4 + m_plru.capacity() + m_index.memory_bytes();
+  return m_tags.capacity() * 8 + m_stamp.capacity() * 8 +
+         (m_valid.capacity() + m_dirty.capacity()) * 4 + m_tensor.capacity() * 2 +
+         (m_prev.capacity() + m_next.capacity()) * 4 + (m_head.capacity() + m_tail.capacity()) * 4 +
+         m_plru.capacity() + m_index.memory_bytes();
 }
 
 void Cache::unlink(uint64_t set, uint64_t way) {
@@ -181,18 +186,29 @@ uint64_t Cache::next_random() {
 
 uint64_t Cache::victim(uint64_t set) {
   uint64_t base = set * m_ways;
-  uint64_t tail = base + m_tail[set];
-  if (m_tags[tail] == kInvalid) return tail;
+  if (m_indexed) {
+    uint64_t tail = base + m_tail[set];
+    if (m_tags[tail] == kInvalid) return tail;
+  } else {
+    for (uint32_t i = 0; i < m_ways; ++i)
+      if (m_tags[base + i] == kInvalid) return base + i;
+  }
   switch (m_config.replacement) {
     case Replacement::LRU:
-    case Replacement::FIFO:
-      return tail;
+    case Replacement::FIFO: {
+      if (m_indexed) return base + m_tail[set];
+      // Oldest stamp: least recently used (LRU) or earliest filled (FIFO).
+      uint64_t best = base;
+      for (uint32_t i = 1; i < m_ways; ++i)
+        if (m_stamp[base + i] < m_stamp[best]) best = base + i;
+      return best;
+    }
     case Replacement::Random:
       return base + next_random() % m_ways;
     case Replacement::TreePLRU:
       return base + plru_victim(set);
   }
-  return tail;
+  return base;
 }
 
 void Cache::install(uint64_t way, uint64_t line, uint32_t valid_mask, int16_t tensor) {
@@ -204,9 +220,13 @@ void Cache::install(uint64_t way, uint64_t line, uint32_t valid_mask, int16_t te
   m_valid[way] = valid_mask;
   m_dirty[way] = 0;
   m_tensor[way] = tensor;
-  // Filling counts as a use for every policy's list (FIFO's list is its insertion order).
+  // Filling counts as a use for every policy (FIFO's order is its fill order).
   uint64_t set = set_of(line);
-  move_to_head(set, way);
+  if (m_indexed) {
+    move_to_head(set, way);
+  } else if (!m_stamp.empty()) {
+    m_stamp[way] = ++m_clock;
+  }
   if (m_config.replacement == Replacement::TreePLRU) plru_touch(set, way);
 }
 
@@ -218,7 +238,7 @@ void Cache::invalidate(uint64_t way) {
   m_valid[way] = 0;
   m_dirty[way] = 0;
   m_tensor[way] = -1;
-  move_to_tail(set, way);
+  if (m_indexed) move_to_tail(set, way);
 }
 
 }  // namespace tilescope::memory

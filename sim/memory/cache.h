@@ -82,7 +82,11 @@ class Cache {
   void touch(uint64_t line, uint64_t way) {
     switch (m_config.replacement) {
       case Replacement::LRU:
-        move_to_head(set_of(line), way);
+        if (m_indexed) {
+          move_to_head(set_of(line), way);
+        } else {
+          m_stamp[way] = ++m_clock;
+        }
         break;
       case Replacement::TreePLRU:
         plru_touch(set_of(line), way);
@@ -130,8 +134,12 @@ class Cache {
   std::vector<uint32_t> m_valid;  // valid sectors
   std::vector<uint32_t> m_dirty;  // dirty sectors
   std::vector<int16_t> m_tensor;  // tensor that brought the line in (for snapshots and stats)
-  // Per-set recency (LRU) or insertion (FIFO) list, head = most recent. Every policy also keeps
-  // invalid ways at the tail, which makes "use an invalid way first" O(1).
+  // Sets of at most kScanWays ways keep a stamp per way (time of last use for LRU, of fill for
+  // FIFO): a hit is one store, and a miss scans the set for an invalid way or the oldest stamp.
+  std::vector<uint64_t> m_stamp;
+  uint64_t m_clock = 0;
+  // Larger (indexed) sets keep a recency (LRU) or insertion (FIFO) list instead, head = most
+  // recent, with invalid ways at the tail, so both "invalid way first" and the victim are O(1).
   std::vector<uint32_t> m_prev, m_next;  // way-in-set indices
   std::vector<uint32_t> m_head, m_tail;  // per set
   std::vector<uint8_t> m_plru;           // per set: one byte per tree node (heap order)

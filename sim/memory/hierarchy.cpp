@@ -86,12 +86,9 @@ Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
 
 Hierarchy::~Hierarchy() = default;
 
-Counters& Hierarchy::counter(size_t k, int16_t tensor) {
-  std::vector<Counters>& v = m_counters[k];
-  size_t i = tensor < 0 ? 0 : static_cast<size_t>(tensor) + 1;
-  if (i >= v.size()) [[unlikely]]
-    v.resize(i + 1);
-  return v[i];
+Counters& Hierarchy::grow_counters(size_t k, size_t index) {
+  m_counters[k].resize(index + 1);
+  return m_counters[k][index];
 }
 
 // [SECTION] Hot path
@@ -129,7 +126,11 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
       if (l0.reuse) l0.reuse->repeat_last();
       continue;
     }
-    request(0, a.addr, a.size, write, a.tensor);
+    if (((a.addr + a.size - 1) >> shift) == unit) {
+      unit_access(0, unit, a.addr, a.size, write, a.tensor);
+    } else {
+      request(0, a.addr, a.size, write, a.tensor);
+    }
   }
 }
 

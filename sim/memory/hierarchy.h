@@ -118,7 +118,15 @@ class Hierarchy final : public AccessSink {
   bool back_invalidate(size_t k, uint64_t addr, uint32_t bytes);
   void shared_access(const Access& a);
   void flush_warp();
-  Counters& counter(size_t k, int16_t tensor);
+  // Inline because every simulated access bumps one; the rare growth path stays out of line.
+  Counters& counter(size_t k, int16_t tensor) {
+    std::vector<Counters>& v = m_counters[k];
+    size_t i = tensor < 0 ? 0 : static_cast<size_t>(tensor) + 1;
+    if (i < v.size()) [[likely]]
+      return v[i];
+    return grow_counters(k, i);
+  }
+  Counters& grow_counters(size_t k, size_t index);
 
   HierarchyConfig m_config;
   HierarchyOptions m_options;

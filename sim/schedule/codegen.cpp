@@ -64,7 +64,10 @@ std::string sanitize(const std::string& name) {
 
 class Writer {
  public:
-  Writer(const Kernel& k, Dialect d) : m_lk(build_loop_tree(k)), m_k(m_lk.kernel), m_d(d) {
+  Writer(const Kernel& k, Dialect d)
+      : m_lk(build_loop_tree(k)), m_k(m_lk.kernel), m_d(d),
+        // 32-bit indices on the GPU (64-bit integer math is slow there); tensors stay < 2^31 elements.
+        m_itype(d == Dialect::Cuda ? "int" : "int64_t") {
     std::set<std::string> used;
     for (const auto& l : m_k.loops) used.insert(c_ident(l.name));
     m_acc_single = m_k.num_accs == 1;
@@ -309,15 +312,15 @@ class Writer {
       }
       line(1, "// Grouped block order: " + std::to_string(m_k.group) +
                   " rows of tiles are walked column by column, so their tiles stay in L2.");
-      line(1, "const int64_t ts_pid = blockIdx.x;");
-      line(1, "const int64_t ts_in_group = " + std::to_string(m_k.group * num_n) + ";");
-      line(1, "const int64_t ts_first_m = (ts_pid / ts_in_group) * " + std::to_string(m_k.group) +
+      line(1, "const " + m_itype + " ts_pid = blockIdx.x;");
+      line(1, "const " + m_itype + " ts_in_group = " + std::to_string(m_k.group * num_n) + ";");
+      line(1, "const " + m_itype + " ts_first_m = (ts_pid / ts_in_group) * " + std::to_string(m_k.group) +
                   ";");
-      line(1, "const int64_t ts_group_m = " + std::to_string(num_m) + " - ts_first_m < " +
+      line(1, "const " + m_itype + " ts_group_m = " + std::to_string(num_m) + " - ts_first_m < " +
                   std::to_string(m_k.group) + " ? " + std::to_string(num_m) + " - ts_first_m : " +
                   std::to_string(m_k.group) + ";");
-      line(1, "const int64_t ts_block_y = ts_first_m + (ts_pid % ts_in_group) % ts_group_m;");
-      line(1, "const int64_t ts_block_x = (ts_pid % ts_in_group) / ts_group_m;");
+      line(1, "const " + m_itype + " ts_block_y = ts_first_m + (ts_pid % ts_in_group) % ts_group_m;");
+      line(1, "const " + m_itype + " ts_block_x = (ts_pid % ts_in_group) / ts_group_m;");
     }
   }
 
@@ -347,7 +350,7 @@ class Writer {
               (L.kind == LoopKind::ThreadX ? "x" : L.kind == LoopKind::ThreadY ? "y" : "z");
       }
       line(ind, "{  // " + L.name + " → " + loop_kind_name(L.kind));
-      line(ind + 1, "const int64_t " + v + " = " + src + ";");
+      line(ind + 1, "const " + m_itype + " " + v + " = " + src + ";");
       body(n.children, ind + 1);
       line(ind, "}");
       return;
@@ -362,7 +365,7 @@ class Writer {
     std::string comment;
     if (m_d == Dialect::Cpp && (is_block(L.kind) || is_thread(L.kind)))
       comment = "  // " + std::string(loop_kind_name(L.kind)) + " on the GPU";
-    line(ind, "for (int64_t " + v + " = 0; " + v + " < " + ext + "; ++" + v + ") {" + comment);
+    line(ind, "for (" + m_itype + " " + v + " = 0; " + v + " < " + ext + "; ++" + v + ") {" + comment);
     body(n.children, ind + 1);
     line(ind, "}");
   }
@@ -506,19 +509,19 @@ class Writer {
     for (size_t d = 0; d < r; ++d) s[d] = "ts_s" + std::to_string(d);
     int in = ind;
     if (cuda && pl.level == MemLevel::Shared) {
-      line(in, "for (int64_t ts_e = ts_tid; ts_e < " + std::to_string(pl.footprint) +
+      line(in, "for (int ts_e = ts_tid; ts_e < " + std::to_string(pl.footprint) +
                    "; ts_e += ts_nthreads) {  // all threads of the block copy together");
       ++in;
       int64_t div = 1;
       for (size_t d = r; d > 0; --d) {
-        line(in, "const int64_t " + s[d - 1] + " = (ts_e / " + std::to_string(div) + ") % " +
-                     std::to_string(pl.extents[d - 1]) + ";");
+        const std::string q = div == 1 ? "ts_e" : "(ts_e / " + std::to_string(div) + ")";
+        line(in, "const int " + s[d - 1] + " = " + (d == 1 ? q : q + " % " + std::to_string(pl.extents[d - 1])) + ";");
         div *= pl.extents[d - 1];
       }
     } else {
       for (size_t d = 0; d < r; ++d) {
         if (cuda) line(in, "#pragma unroll");
-        line(in, "for (int64_t " + s[d] + " = 0; " + s[d] + " < " + std::to_string(pl.extents[d]) +
+        line(in, "for (" + m_itype + " " + s[d] + " = 0; " + s[d] + " < " + std::to_string(pl.extents[d]) +
                      "; ++" + s[d] + ") {");
         ++in;
       }
@@ -648,8 +651,6 @@ class Writer {
     if (!cuda) {
       o << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n";
       if (m_uses_thread) o << "#include <thread>\n";
-    } else {
-      o << "typedef long long int64_t;\n";
     }
     const std::string fn = cuda ? "__device__ __forceinline__ float " : "static inline float ";
     if (m_helpers.count("gelu"))
@@ -668,6 +669,7 @@ class Writer {
   LoweredKernel m_lk;
   const Kernel& m_k;
   Dialect m_d;
+  std::string m_itype;
   std::ostringstream m_out;
   std::ostringstream m_pending_header;
   std::vector<std::string> m_tensor_ident;

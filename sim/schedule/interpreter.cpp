@@ -1,6 +1,7 @@
 // The reference interpreter: walks the loop tree node by node in fp32.
 #include "sim/schedule/interpreter.h"
 
+#include "sim/schedule/affine_eval.h"
 #include "sim/schedule/lower.h"
 
 #include <algorithm>
@@ -43,16 +44,10 @@ float apply_binary(BinaryOp op, float a, float b) {
 
 namespace {
 
-constexpr int kMaxDefDims = 8;
-
 class Interpreter {
  public:
   Interpreter(const LoweredKernel& lk, std::vector<std::vector<float>>& buffers)
-      : m_lk(lk), m_k(lk.kernel), m_buf(buffers) {
-    for (size_t i = 0; i < m_k.loops.size(); ++i) m_slot[m_k.loops[i].name] = int(i);
-    for (int d = 0; d < kMaxDefDims; ++d)
-      m_slot["d" + std::to_string(d)] = int(m_k.loops.size()) + d;
-    m_env.assign(m_k.loops.size() + kMaxDefDims, 0);
+      : m_lk(lk), m_k(lk.kernel), m_buf(buffers), m_env(lk.kernel) {
     m_acc_elems = lk.acc_elems([](int) { return false; });
     m_acc.assign(size_t(std::max(1, m_k.num_accs) * m_acc_elems), 0.0f);
     m_acc_index = lk.acc_index([](int) { return false; });
@@ -67,27 +62,7 @@ class Interpreter {
   void run() { exec(m_lk.body); }
 
  private:
-  struct Compiled {
-    int64_t c = 0;
-    std::vector<std::pair<int, int64_t>> t;
-  };
-
-  int64_t eval(const Affine& a) {
-    auto it = m_cache.find(&a);
-    if (it == m_cache.end()) {
-      Compiled c;
-      c.c = a.constant;
-      for (const auto& [n, k] : a.terms) {
-        auto s = m_slot.find(n);
-        if (s == m_slot.end()) throw ScheduleError("interpreter: unknown variable '" + n + "'");
-        c.t.emplace_back(s->second, k);
-      }
-      it = m_cache.emplace(&a, std::move(c)).first;
-    }
-    int64_t v = it->second.c;
-    for (const auto& [s, k] : it->second.t) v += m_env[size_t(s)] * k;
-    return v;
-  }
+  int64_t eval(const Affine& a) { return m_env.eval(a); }
 
   bool in_bounds(const VExpr& l, const graph::Shape& shape) {
     for (size_t d = 0; d < l.index.size(); ++d) {
@@ -173,7 +148,7 @@ class Interpreter {
       return m_stage[size_t(pl.source)][size_t(off)];
     }
     if (pl.computed) {
-      for (size_t d = 0; d < g.size(); ++d) m_env[m_k.loops.size() + d] = g[d];
+      for (size_t d = 0; d < g.size(); ++d) m_env.set_def(d, g[d]);
       return value(m_k.computed[size_t(pl.tensor)].definition);
     }
     return global_at(pl.tensor, g);
@@ -207,7 +182,7 @@ class Interpreter {
         case Node::Kind::Loop: {
           const int64_t ext = m_k.loops[size_t(n.loop)].extent;
           for (int64_t v = 0; v < ext; ++v) {
-            m_env[size_t(n.loop)] = v;
+            m_env.set_loop(n.loop, v);
             exec(n.children);
           }
           break;
@@ -229,9 +204,7 @@ class Interpreter {
   const LoweredKernel& m_lk;
   const Kernel& m_k;
   std::vector<std::vector<float>>& m_buf;
-  std::unordered_map<std::string, int> m_slot;
-  std::vector<int64_t> m_env;
-  std::unordered_map<const Affine*, Compiled> m_cache;
+  AffineEnv m_env;
   int64_t m_acc_elems = 1;
   Affine m_acc_index;
   std::vector<float> m_acc;

@@ -59,13 +59,15 @@ struct LoweredKernel {
   // one accumulator per thread, so thread-bound loops do not index it).
   template <class Drop>
   Affine acc_index(Drop drop) const {
-    Affine a;
+    std::vector<std::pair<std::string, int64_t>> terms;
     int64_t stride = 1;
     for (auto it = acc_loops.rbegin(); it != acc_loops.rend(); ++it) {
       if (drop(*it)) continue;
-      a += Affine::var(kernel.loops[size_t(*it)].name, stride);
+      terms.emplace_back(kernel.loops[size_t(*it)].name, stride);
       stride *= kernel.loops[size_t(*it)].extent;
     }
+    Affine a;  // outermost first, as a reader expects
+    for (auto it = terms.rbegin(); it != terms.rend(); ++it) a += Affine::var(it->first, it->second);
     return a;
   }
   template <class Drop>

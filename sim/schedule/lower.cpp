@@ -340,6 +340,7 @@ class OpLowering {
   }
 
   void elementwise() {
+    for (size_t i = 0; i < m_op.inputs.size(); ++i) input(i);  // argument order = op input order
     const graph::Shape& out = out_tensor().shape;
     std::vector<std::string> ax = dim_names(out.size());
     for (size_t d = 0; d < out.size(); ++d) axis(ax[d], out[d], false);
@@ -388,6 +389,8 @@ class OpLowering {
   }
 
   void matmul() {
+    input(0);
+    input(1);
     const auto& A = in_tensor(0);
     const auto& Bt = in_tensor(1);
     const graph::Shape& out = out_tensor().shape;

@@ -1,5 +1,6 @@
 // CUDA-side checks that need no GPU: NVRTC compiles the twin for sm_90 and reports errors with its
 // log, shape checks explain themselves, and the bench refuses unknown suites / missing GPUs clearly.
+#include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/gpu_bench.h"
 #include "kernels/cuda/gpu_kernels.h"
 #include "kernels/cuda/jit_twin.h"

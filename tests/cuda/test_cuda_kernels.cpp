@@ -1,10 +1,12 @@
 // Every hand-written CUDA kernel against a plain CPU loop in double, on fresh random inputs with the
 // output poisoned first; the NVRTC twin against its nvcc build; the GPU bench's JSON shape.
 // Each case prints "SKIPPED: ..." and returns on machines without a usable GPU.
+#include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/gpu_bench.h"
 #include "kernels/cuda/gpu_kernels.h"
 #include "kernels/cuda/gpu_memory.h"
 #include "kernels/cuda/jit_twin.h"
+#include "kernels/cuda/gpu_timing.h"
 #include "kernels/cuda/nvrtc_runner.h"
 #include "tests/cuda/gpu_test_support.h"
 

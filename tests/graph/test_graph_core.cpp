@@ -87,6 +87,7 @@ TEST_CASE("every op kind has its own name; elementwise and backward sets are as 
   CHECK(is_backward(OpKind::ReLUGrad));
   CHECK(is_backward(OpKind::SGDUpdate));
   CHECK(is_backward(OpKind::Slice));
+  CHECK_FALSE(is_backward(OpKind::Scale));  // also the forward x * c
   CHECK(dtype_size(DType::F32) == 4);
   CHECK(dtype_size(DType::BF16) == 2);
   CHECK(dtype_size(DType::I8) == 1);
@@ -311,7 +312,7 @@ TEST_CASE("backward helpers infer the shapes they are given and check them") {
   CHECK(g.tensor(op(g, OpKind::Conv2DGradInput, {dy, w}, a)).shape == Shape{2, 4, 9, 11});
   a.shape = {6, 2, 3, 3};
   CHECK(g.tensor(op(g, OpKind::Conv2DGradWeight, {x, dy}, a)).shape == Shape{6, 2, 3, 3});
-  a.shape = {2, 4, 10, 11};  // would give P = 5, not 4
+  a.shape = {2, 4, 11, 11};  // P = (11 + 2 - 4 - 1)/2 + 1 = 5, but dy has 4
   CHECK(error_of([&] {
           op(g, OpKind::Conv2DGradInput, {dy, w}, a);
         }).find("must match the conv output") != std::string::npos);

@@ -18,6 +18,8 @@ bool begin_panel(const char* id, const Rect& rect, bool padded) {
   return open;
 }
 
-void end_panel() { ImGui::End(); }
+void end_panel() {
+  ImGui::End();
+}
 
 }  // namespace tilescope::gui

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace tilescope::gui {
 namespace {
@@ -31,22 +32,41 @@ void draw_grid(ImDrawList* dl, const Rect& rect, const CanvasView& view, const P
       dl->AddRectFilled(ImVec2(x, y), ImVec2(x + 1.5f, y + 1.5f), p.grid);
 }
 
-// Returns the x where the legend ends, so the hint can avoid it.
-float draw_legend(ImDrawList* dl, const Rect& rect, const GraphScene& scene, const Palette& p) {
+// A colour key for the categories on screen, along the bottom edge (wrapping upwards when the
+// canvas is narrow). Returns the top of the legend and the x where its top row ends.
+ImVec2 draw_legend(ImDrawList* dl, const Rect& rect, const GraphScene& scene, const Palette& p) {
   std::set<int> present;
   for (const SceneNode& n : scene.nodes) present.insert(static_cast<int>(n.category));
   const float lh = ImGui::GetTextLineHeight();
-  float x = rect.x + lh * 0.8f;
-  const float y = rect.y + rect.h - lh * 1.6f;
+  const float left = rect.x + lh * 0.8f, right = rect.x + rect.w - lh * 0.8f;
+  // Lay the entries out in rows first, then draw the rows bottom-up.
+  std::vector<std::vector<int>> rows(1);
+  float x = left;
   for (int c : present) {
-    const char* name = category_name(static_cast<NodeCategory>(c));
-    const ImU32 col = category_colour(p, static_cast<NodeCategory>(c));
-    dl->AddRectFilled(ImVec2(x, y + lh * 0.2f), ImVec2(x + lh * 0.6f, y + lh * 0.8f), col, 2.0f);
-    x += lh * 0.85f;
-    dl->AddText(ImVec2(x, y), p.subtext, name);
-    x += ImGui::CalcTextSize(name).x + lh * 0.9f;
+    const float w = lh * 0.85f + ImGui::CalcTextSize(category_name(NodeCategory(c))).x + lh * 0.9f;
+    if (x + w > right && !rows.back().empty()) {
+      rows.emplace_back();
+      x = left;
+    }
+    rows.back().push_back(c);
+    x += w;
   }
-  return x;
+  float y = rect.y + rect.h - lh * 1.6f - (rows.size() - 1) * lh * 1.3f;
+  const float top = y;
+  float top_row_end = left;
+  for (size_t r = 0; r < rows.size(); ++r, y += lh * 1.3f) {
+    x = left;
+    for (int c : rows[r]) {
+      const char* name = category_name(static_cast<NodeCategory>(c));
+      const ImU32 col = category_colour(p, static_cast<NodeCategory>(c));
+      dl->AddRectFilled(ImVec2(x, y + lh * 0.2f), ImVec2(x + lh * 0.6f, y + lh * 0.8f), col, 2.0f);
+      x += lh * 0.85f;
+      dl->AddText(ImVec2(x, y), p.subtext, name);
+      x += ImGui::CalcTextSize(name).x + lh * 0.9f;
+    }
+    if (r == 0) top_row_end = x;
+  }
+  return ImVec2(top_row_end, top);
 }
 
 }  // namespace
@@ -140,7 +160,8 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
     style.selected = scene.find(state.selection.name, SceneNode::Kind::Op);
   } else if (state.selection.kind == Selection::Kind::Tensor) {
     style.selected = scene.find(state.selection.name, SceneNode::Kind::Source);
-    if (style.selected < 0) style.selected = scene.find(state.selection.name, SceneNode::Kind::Output);
+    if (style.selected < 0)
+      style.selected = scene.find(state.selection.name, SceneNode::Kind::Output);
   }
   dl->PushClipRect(ImVec2(rect.x, rect.y), ImVec2(rect.x + rect.w, rect.y + rect.h), true);
   draw_graph_scene(dl, scene, xf, style);
@@ -165,13 +186,14 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
     dl->AddRect(a, ImVec2(a.x + s.x + lh * 1.2f, a.y + s.y + lh * 0.6f), p.error, 4.0f);
     dl->AddText(ImVec2(a.x + lh * 0.6f, a.y + lh * 0.3f), p.text, msg);
   }
-  const float legend_end = draw_legend(dl, rect, scene, p);
+  const ImVec2 legend = draw_legend(dl, rect, scene, p);
   char hint[96];
   std::snprintf(hint, sizeof hint, "wheel: zoom \xC2\xB7 drag: pan \xC2\xB7 F: fit \xC2\xB7 %.0f%%",
                 state.view.zoom * 100.0f);
   const ImVec2 hs = ImGui::CalcTextSize(hint);
   const float hint_x = rect.x + rect.w - hs.x - pad;
-  const float hint_y = rect.y + rect.h - lh * (hint_x < legend_end ? 2.9f : 1.6f);
+  const bool single_row = legend.y >= rect.y + rect.h - lh * 1.7f;
+  const float hint_y = single_row && hint_x >= legend.x ? legend.y : legend.y - lh * 1.3f;
   dl->AddText(ImVec2(hint_x, hint_y), p.subtext, hint);
   dl->PopClipRect();
 

@@ -59,8 +59,8 @@ void tensor_block(ViewContext& ctx, const graph::Graph& g, graph::TensorId id, c
   }
   ImGui::PopFont();
   ImGui::SameLine();
-  ImGui::TextDisabled("%s \xC2\xB7 %s \xC2\xB7 %s", graph::role_name(t.role), graph::dtype_name(t.dtype),
-                      format_bytes(t.bytes()).c_str());
+  ImGui::TextDisabled("%s \xC2\xB7 %s \xC2\xB7 %s", graph::role_name(t.role),
+                      graph::dtype_name(t.dtype), format_bytes(t.bytes()).c_str());
   ImGui::Indent();
   ImGui::PushFont(ctx.fonts.mono);
   ImGui::TextWrapped("%s %s strides %s", graph::shape_to_string(t.shape).c_str(),
@@ -96,7 +96,9 @@ void draw_op(ViewContext& ctx, const graph::Graph& g, graph::OpId id) {
     ImGui::TextWrapped("%s", op.origin.c_str());
     ImGui::PopFont();
   }
-  source_line(ctx, op.loc);
+  // The sequential form's origin is the layer's own line; show the line only when it adds news.
+  const std::string_view src = line_of(ctx.state.model.graph_text, op.loc.line);
+  if (src.find(op.origin) == std::string_view::npos || op.origin.empty()) source_line(ctx, op.loc);
   if (op.origin.empty() && op.loc.line <= 0) ImGui::TextDisabled("built in code (no source line)");
 
   heading(ctx, "Tensors");
@@ -118,8 +120,7 @@ void draw_op(ViewContext& ctx, const graph::Graph& g, graph::OpId id) {
     const double share =
         total.flops > 0 ? static_cast<double>(cost.flops) / static_cast<double>(total.flops) : 0.0;
     const std::string label = format_percent(share) + " of FLOPs";
-    share_bar_item(share, ctx.palette.bar_bg,
-                   category_colour(ctx.palette, op_category(op.kind)),
+    share_bar_item(share, ctx.palette.bar_bg, category_colour(ctx.palette, op_category(op.kind)),
                    ImGui::GetContentRegionAvail().x * 0.35f, label.c_str());
     ImGui::EndTable();
   }
@@ -165,8 +166,10 @@ void draw_tensor(ViewContext& ctx, const graph::Graph& g, graph::TensorId id) {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", graph::op_kind_name(op.kind));
   };
-  if (t.producer >= 0) op_button(t.producer, "made by  ");
-  else ImGui::TextDisabled("fed from outside the graph");
+  if (t.producer >= 0)
+    op_button(t.producer, "made by  ");
+  else
+    ImGui::TextDisabled("fed from outside the graph");
   const auto consumers = g.consumers(id);
   for (graph::OpId c : consumers) op_button(c, "read by  ");
   if (consumers.empty()) ImGui::TextDisabled("nobody reads it: a graph output");
@@ -197,8 +200,9 @@ void draw_summary(ViewContext& ctx, const graph::Graph& g) {
     for (size_t i = 0; i < g.ops().size(); ++i) {
       const graph::Op& op = g.ops()[i];
       const graph::OpCost cost = g.op_cost(static_cast<graph::OpId>(i));
-      const double share =
-          total.flops > 0 ? static_cast<double>(cost.flops) / static_cast<double>(total.flops) : 0.0;
+      const double share = total.flops > 0
+                               ? static_cast<double>(cost.flops) / static_cast<double>(total.flops)
+                               : 0.0;
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushID(static_cast<int>(i));

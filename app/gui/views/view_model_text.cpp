@@ -48,7 +48,8 @@ void mark_error_line(const ViewContext& ctx, const ModelError& err, const std::s
     if (ex - sx < lh * 0.5f) ex = sx + lh * 0.6f;
     const float uy = y + lh - 1.5f;
     for (float x = sx; x < ex; x += 4.0f)
-      dl->AddLine(ImVec2(x, uy), ImVec2(std::min(x + 2.0f, ex), uy - 2.0f), ctx.palette.error, 1.5f);
+      dl->AddLine(ImVec2(x, uy), ImVec2(std::min(x + 2.0f, ex), uy - 2.0f), ctx.palette.error,
+                  1.5f);
   }
   dl->PopClipRect();
 }

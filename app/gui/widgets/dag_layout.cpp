@@ -36,8 +36,8 @@ std::vector<int> assign_layers(int n, const std::vector<DagEdge>& edges) {
     }
   }
   if (visited != n) {
-    throw std::invalid_argument("layout_dag: the graph has a cycle (" + std::to_string(n - visited) +
-                                " nodes are on or behind one)");
+    throw std::invalid_argument("layout_dag: the graph has a cycle (" +
+                                std::to_string(n - visited) + " nodes are on or behind one)");
   }
   // A source (input or weight) belongs just above its first consumer, not at the very top:
   // a conv's weights deep in a network should sit next to that conv.
@@ -65,7 +65,8 @@ int count_crossings(const Layered& g, const std::vector<int>& position) {
   for (size_t l = 0; l + 1 < g.rows.size(); ++l) {
     std::vector<std::pair<int, int>> segments;
     for (int a : g.rows[l])
-      for (int b : g.down[size_t(a)]) segments.emplace_back(position[size_t(a)], position[size_t(b)]);
+      for (int b : g.down[size_t(a)])
+        segments.emplace_back(position[size_t(a)], position[size_t(b)]);
     for (size_t i = 0; i < segments.size(); ++i)
       for (size_t j = i + 1; j < segments.size(); ++j) {
         const long da = segments[i].first - segments[j].first;
@@ -149,8 +150,8 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
                                   ") names a node outside 0.." + std::to_string(n - 1));
     }
     if (e.from == e.to) {
-      throw std::invalid_argument("layout_dag: edge " + std::to_string(i) + " is a self-loop on node " +
-                                  std::to_string(e.from));
+      throw std::invalid_argument("layout_dag: edge " + std::to_string(i) +
+                                  " is a self-loop on node " + std::to_string(e.from));
     }
   }
 
@@ -259,8 +260,9 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
   out.order.assign(position.begin(), position.begin() + n);
   for (int v = 0; v < n; ++v) {
     const int l = real_layer[size_t(v)];
-    out.pos.push_back({static_cast<float>(left[size_t(v)] - min_x),
-                       band_top[size_t(l)] + (band_height[size_t(l)] - nodes[size_t(v)].height) / 2});
+    out.pos.push_back(
+        {static_cast<float>(left[size_t(v)] - min_x),
+         band_top[size_t(l)] + (band_height[size_t(l)] - nodes[size_t(v)].height) / 2});
   }
   for (const auto& chain : g.chains) {
     std::vector<DagPoint> pts;

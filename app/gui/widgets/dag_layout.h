@@ -37,10 +37,11 @@ struct DagPoint {
 };
 
 struct DagLayout {
-  std::vector<int> layer;      // per node
-  std::vector<int> order;      // per node: position within its layer, dummies included
-  std::vector<DagPoint> pos;   // per node: top-left corner
-  // Per edge: polyline from the bottom centre of `from` through each dummy to the top centre of `to`.
+  std::vector<int> layer;     // per node
+  std::vector<int> order;     // per node: position within its layer, dummies included
+  std::vector<DagPoint> pos;  // per node: top-left corner
+  // Per edge: polyline from the bottom centre of `from` through each dummy to the top centre of
+  // `to`.
   std::vector<std::vector<DagPoint>> edge_points;
   int layer_count = 0;
   int crossings = 0;  // segment crossings between adjacent layers in the final order

@@ -82,8 +82,8 @@ void draw_node(ImDrawList* dl, const SceneNode& n, const GraphScene& scene,
   if (index == style.selected || index == style.hovered) {
     const float grow = 3.5f * z * p.line_scale;
     const ImU32 ring = index == style.selected ? p.selection : with_alpha(p.hover, 170);
-    dl->AddRect(ImVec2(a.x - grow, a.y - grow), ImVec2(b.x + grow, b.y + grow), ring,
-                8.0f * z, 0, std::max(2.0f, 2.5f * z * p.line_scale));
+    dl->AddRect(ImVec2(a.x - grow, a.y - grow), ImVec2(b.x + grow, b.y + grow), ring, 8.0f * z, 0,
+                std::max(2.0f, 2.5f * z * p.line_scale));
   }
 
   if (n.kind == SceneNode::Kind::Op) {

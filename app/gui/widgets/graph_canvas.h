@@ -11,8 +11,12 @@ namespace tilescope::gui {
 struct CanvasTransform {
   ImVec2 origin;  // screen position of world (0, 0)
   float zoom = 1.0f;
-  ImVec2 to_screen(float x, float y) const { return ImVec2(origin.x + x * zoom, origin.y + y * zoom); }
-  ImVec2 to_world(ImVec2 s) const { return ImVec2((s.x - origin.x) / zoom, (s.y - origin.y) / zoom); }
+  ImVec2 to_screen(float x, float y) const {
+    return ImVec2(origin.x + x * zoom, origin.y + y * zoom);
+  }
+  ImVec2 to_world(ImVec2 s) const {
+    return ImVec2((s.x - origin.x) / zoom, (s.y - origin.y) / zoom);
+  }
 };
 
 struct CanvasStyle {

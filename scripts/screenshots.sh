@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Makes the README screenshots (assets/screenshots/*.png) by replaying app scripts under Xvfb.
+# usage: scripts/screenshots.sh [path/to/tilescope]   (default: build/default/app/gui/tilescope)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+app=${1:-build/default/app/gui/tilescope}
+if [ ! -x "$app" ]; then
+  echo "screenshots: no app at $app; build it first (scripts/run.sh) or pass its path" >&2
+  exit 1
+fi
+if ! command -v xvfb-run >/dev/null 2>&1; then
+  echo "screenshots: xvfb-run is missing (Debian package xvfb)" >&2
+  exit 1
+fi
+out=$PWD/assets/screenshots
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# shot NAME SIZE "script lines" [app flags...]: runs the script, which ends with a screenshot.
+shot() {
+  local name=$1 size=$2 lines=$3
+  shift 3
+  printf '%s\nwait-frames 4\nscreenshot %s/%s.png\nwait-frames 1\nquit\n' "$lines" "$out" "$name" \
+    > "$tmp/$name.script"
+  xvfb-run -a -s "-screen 0 1920x1200x24" "$app" --size "$size" --script "$tmp/$name.script" "$@"
+  echo "wrote assets/screenshots/$name.png"
+}
+
+shot overview-light 1440x900 "select-op matmul0"
+shot parse-error-dark 1440x900 "theme dark
+replace-line 5 y = relu(x @ W2.T + b)"
+shot attention-light 1440x900 "select-op softmax0" --model assets/models/attention.model
+shot cnn-projector 1600x1000 "theme projector
+select-op conv0" --model assets/models/cnn.model

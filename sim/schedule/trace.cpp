@@ -1,0 +1,493 @@
+// The trace walker: the loop tree in execution order, as a stream of element (CPU) or warp-sector
+// (GPU) accesses.
+#include "sim/schedule/trace.h"
+
+#include "sim/schedule/affine_eval.h"
+#include "sim/schedule/codegen.h"
+#include "sim/schedule/loop_tree.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+namespace tilescope::schedule {
+
+TraceLayout trace_layout(const Kernel& k, const TraceOptions& o) {
+  TraceLayout l;
+  const uint64_t a = std::max<uint64_t>(o.alignment, 64);
+  uint64_t next = uint64_t(1) << 20;  // keep address 0 unused
+  for (const auto& t : k.tensors) {
+    next = (next + a - 1) / a * a;
+    l.tensor_base.push_back(next);
+    next += uint64_t(std::max<int64_t>(1, t.alloc_elems())) * 4;
+  }
+  l.scratch_base = (next + a - 1) / a * a;
+  return l;
+}
+
+namespace {
+
+using memory::Access;
+using memory::AccessKind;
+using memory::AddressSpace;
+
+class Tracer {
+ public:
+  Tracer(const Kernel& k, memory::AccessSink& sink, const TraceOptions& o)
+      : m_lk(build_loop_tree(k)), m_k(m_lk.kernel), m_sink(sink), m_o(o), m_env(m_lk.kernel) {
+    m_layout = trace_layout(m_k, o);
+    // Tile areas: shared tiles from offset 0 of the block's shared memory, scratchpad tiles after
+    // the tensors; one area per stage spec, sized for its largest placement (×2 double-buffered).
+    uint64_t sh = 0, sc = 0;
+    for (size_t s = 0; s < m_k.stages.size(); ++s) {
+      int64_t elems = 0;
+      for (const auto& pl : m_lk.stages)
+        if (pl.spec == int(s)) elems = std::max(elems, pl.elems);
+      m_spec_elems.push_back(elems);
+      const uint64_t bytes = uint64_t(elems) * 4 * (m_k.stages[s].double_buffer ? 2 : 1);
+      if (m_k.stages[s].level == MemLevel::Shared) {
+        m_spec_off.push_back(sh);
+        sh += (bytes + 127) / 128 * 128;
+      } else {
+        m_spec_off.push_back(m_layout.scratch_base + sc);
+        sc += (bytes + 127) / 128 * 128;
+      }
+    }
+    m_step_loop = o.step_loop.empty() ? (m_k.loops.empty() ? -1 : 0) : m_k.find_loop(o.step_loop);
+    if (!o.step_loop.empty() && m_step_loop < 0)
+      throw ScheduleError("trace: kernel " + m_k.name + " has no loop named '" + o.step_loop + "'");
+    for (size_t p = 0; p < m_lk.phases.size(); ++p) {
+      std::vector<const VExpr*> sites;
+      collect(m_lk.phases[p].phase.value, sites);
+      m_sites.push_back(sites);
+    }
+    for (const auto& l : m_k.loops) {
+      if (l.kind == LoopKind::ThreadX) m_tdim[0] = l.extent;
+      if (l.kind == LoopKind::ThreadY) m_tdim[1] = l.extent;
+      if (l.kind == LoopKind::ThreadZ) m_tdim[2] = l.extent;
+    }
+    m_nthreads = m_tdim[0] * m_tdim[1] * m_tdim[2];
+  }
+
+  TraceSummary run() {
+    if (m_o.gpu) run_gpu();
+    else walk(m_lk.body);
+    flush();
+    return m_sum;
+  }
+
+ private:
+  // [SECTION] Emission
+
+  void emit(uint64_t addr, uint32_t size, AccessKind kind, int tensor, AddressSpace space,
+            int32_t warp = -1) {
+    Access a;
+    a.addr = addr;
+    a.size = size;
+    a.kind = kind;
+    a.tensor = int16_t(tensor);
+    a.warp = warp;
+    a.space = space;
+    if (space == AddressSpace::Shared) (kind == AccessKind::Write ? m_sum.shared_writes : m_sum.shared_reads)++;
+    else (kind == AccessKind::Write ? m_sum.global_writes : m_sum.global_reads)++;
+    m_buf.push_back(a);
+    if (m_buf.size() >= 4096) flush();
+  }
+  void flush() {
+    if (!m_buf.empty()) m_sink.access_batch(m_buf.data(), m_buf.size());
+    m_buf.clear();
+  }
+  void step() {
+    flush();
+    m_sink.step_boundary(m_sum.steps++);
+  }
+
+  // One element access resolved to where it lands; `valid` false for registers / out of bounds.
+  struct Target {
+    bool valid = false;
+    uint64_t addr = 0;
+    AddressSpace space = AddressSpace::Global;
+    int tensor = -1;
+  };
+
+  static void collect(const VExpr& e, std::vector<const VExpr*>& out) {
+    if (e.kind == VExpr::Kind::Load) out.push_back(&e);
+    for (const auto& a : e.args) collect(a, out);
+  }
+
+  int graph_id(int tensor, bool computed) const {
+    return computed ? m_k.computed[size_t(tensor)].id : m_k.tensors[size_t(tensor)].id;
+  }
+
+  // Where element `off` (elements) of a placement's tile lives.
+  Target tile_target(const StagePlacement& pl, int64_t off) {
+    Target t;
+    t.tensor = graph_id(pl.tensor, pl.computed);
+    const StageSpec& spec = m_k.stages[size_t(pl.spec)];
+    if (pl.level == MemLevel::Registers) return t;
+    int64_t flip = 0;
+    if (spec.double_buffer) flip = m_env.loop_value(pl.at) & 1;
+    t.valid = true;
+    t.addr = m_spec_off[size_t(pl.spec)] + uint64_t(off + flip * m_spec_elems[size_t(pl.spec)]) * 4;
+    t.space = pl.level == MemLevel::Shared ? AddressSpace::Shared : AddressSpace::Global;
+    return t;
+  }
+
+  Target global_target(int tensor, const std::vector<int64_t>& g) {
+    const KernelTensor& kt = m_k.tensors[size_t(tensor)];
+    int64_t off = 0;
+    for (size_t d = 0; d < g.size(); ++d) off += g[d] * kt.strides[d];
+    return {true, m_layout.tensor_base[size_t(tensor)] + uint64_t(off) * 4, AddressSpace::Global,
+            kt.id};
+  }
+
+  Target load_target(const VExpr& l) {
+    const graph::Shape& shape = l.computed ? m_k.computed[size_t(l.tensor)].shape
+                                           : m_k.tensors[size_t(l.tensor)].shape;
+    std::vector<int64_t> g(l.index.size());
+    for (size_t d = 0; d < g.size(); ++d) {
+      g[d] = m_env.eval(l.index[d]);
+      if ((d >= l.check_dims.size() || l.check_dims[d]) && (g[d] < 0 || g[d] >= shape[d]))
+        return {};
+    }
+    if (l.stage >= 0) {
+      const StagePlacement& pl = m_lk.stages[size_t(l.stage)];
+      int64_t off = 0;
+      for (size_t d = 0; d < l.buffer_index.size(); ++d)
+        off += m_env.eval(l.buffer_index[d]) * pl.strides[d];
+      return tile_target(pl, off);
+    }
+    return global_target(l.tensor, g);
+  }
+
+  Target store_target(const Phase& p) {
+    if (p.kind != PhaseKind::Map) return {};
+    const KernelTensor& kt = m_k.tensors[size_t(p.out_tensor)];
+    int64_t off = 0;
+    for (size_t d = 0; d < p.out_index.size(); ++d) off += m_env.eval(p.out_index[d]) * kt.strides[d];
+    return {true, m_layout.tensor_base[size_t(p.out_tensor)] + uint64_t(off) * 4,
+            AddressSpace::Global, kt.id};
+  }
+
+  // The accesses of one element of a tile copy: reads of its source, then the tile write.
+  void copy_element(const StagePlacement& pl, const std::vector<int64_t>& base,
+                    const std::vector<int64_t>& o, std::vector<Target>& reads, Target& write) {
+    reads.clear();
+    write = {};
+    const graph::Shape& shape = pl.computed ? m_k.computed[size_t(pl.tensor)].shape
+                                            : m_k.tensors[size_t(pl.tensor)].shape;
+    std::vector<int64_t> g(o.size());
+    int64_t off = 0;
+    for (size_t d = 0; d < o.size(); ++d) {
+      g[d] = base[d] + o[d];
+      if (g[d] < 0 || g[d] >= shape[d]) return;  // outside the tensor: the copy writes 0, no read
+      off += o[d] * pl.strides[d];
+    }
+    if (pl.source >= 0) {
+      const StagePlacement& src = m_lk.stages[size_t(pl.source)];
+      int64_t so = 0;
+      for (size_t d = 0; d < g.size(); ++d) so += (g[d] - m_env.eval(src.base[d])) * src.strides[d];
+      reads.push_back(tile_target(src, so));
+    } else if (pl.computed) {
+      for (size_t d = 0; d < g.size(); ++d) m_env.set_def(d, g[d]);
+      std::vector<const VExpr*> sites;
+      collect(m_k.computed[size_t(pl.tensor)].definition, sites);
+      for (const VExpr* l : sites) reads.push_back(load_target(*l));
+    } else {
+      reads.push_back(global_target(pl.tensor, g));
+    }
+    write = tile_target(pl, off);
+  }
+
+  static bool next_index(std::vector<int64_t>& o, const std::vector<int64_t>& ext) {
+    for (size_t d = o.size(); d > 0; --d) {
+      if (++o[d - 1] < ext[d - 1]) return true;
+      o[d - 1] = 0;
+    }
+    return false;
+  }
+
+  // [SECTION] CPU walk
+
+  void stmt_cpu(int p) {
+    for (const VExpr* l : m_sites[size_t(p)]) {
+      Target t = load_target(*l);
+      if (t.valid) emit(t.addr, 4, AccessKind::Read, t.tensor, t.space);
+    }
+    Target w = store_target(m_lk.phases[size_t(p)].phase);
+    if (w.valid) emit(w.addr, 4, AccessKind::Write, w.tensor, w.space);
+  }
+
+  void stage_cpu(int s) {
+    const StagePlacement& pl = m_lk.stages[size_t(s)];
+    std::vector<int64_t> base(pl.base.size()), o(pl.base.size(), 0);
+    for (size_t d = 0; d < base.size(); ++d) base[d] = m_env.eval(pl.base[d]);
+    std::vector<Target> reads;
+    Target write;
+    do {
+      copy_element(pl, base, o, reads, write);
+      for (const auto& r : reads)
+        if (r.valid) emit(r.addr, 4, AccessKind::Read, r.tensor, r.space);
+      if (write.valid) emit(write.addr, 4, AccessKind::Write, write.tensor, write.space);
+    } while (!o.empty() && next_index(o, pl.extents));
+  }
+
+  void walk(const std::vector<Node>& nodes) {
+    for (const Node& n : nodes) {
+      switch (n.kind) {
+        case Node::Kind::Loop:
+          for (int64_t v = 0; v < m_k.loops[size_t(n.loop)].extent; ++v) {
+            m_env.set_loop(n.loop, v);
+            if (n.loop == m_step_loop) step();
+            walk(n.children);
+          }
+          break;
+        case Node::Kind::If:
+          if (conds_hold(n.conds)) walk(n.children);
+          break;
+        case Node::Kind::Stmt: stmt_cpu(n.phase); break;
+        case Node::Kind::Stage: stage_cpu(n.stage); break;
+        default: break;
+      }
+    }
+  }
+
+  bool conds_hold(const std::vector<TailGuard>& cs) {
+    for (const auto& c : cs)
+      if (m_env.eval(c.expr) >= c.bound) return false;
+    return true;
+  }
+
+  // [SECTION] GPU walk
+
+  bool uses_thread_var(const std::vector<TailGuard>& cs) const {
+    for (const auto& c : cs)
+      for (const auto& [n, k] : c.expr.terms) {
+        (void)k;
+        const int l = m_k.find_loop(n);
+        if (l >= 0 && is_thread(m_k.loops[size_t(l)].kind)) return true;
+      }
+    return false;
+  }
+
+  void set_lane(int64_t tid) {
+    const int64_t t[3] = {tid % m_tdim[0], (tid / m_tdim[0]) % m_tdim[1],
+                          tid / (m_tdim[0] * m_tdim[1])};
+    for (size_t i = 0; i < m_k.loops.size(); ++i) {
+      const LoopKind k = m_k.loops[i].kind;
+      if (k == LoopKind::ThreadX) m_env.set_loop(int(i), t[0]);
+      if (k == LoopKind::ThreadY) m_env.set_loop(int(i), t[1]);
+      if (k == LoopKind::ThreadZ) m_env.set_loop(int(i), t[2]);
+    }
+  }
+
+  bool lane_active() {
+    for (const auto* cs : m_deferred)
+      if (!conds_hold(*cs)) return false;
+    return true;
+  }
+
+  // One warp instruction: lanes' targets → coalesced sectors (global) or lane accesses (shared).
+  void warp_access(const std::vector<Target>& lanes, AccessKind kind, int32_t warp) {
+    std::vector<uint64_t> sectors;
+    for (const Target& t : lanes) {
+      if (!t.valid) continue;
+      if (t.space == AddressSpace::Shared) {
+        emit(t.addr, 4, kind, t.tensor, t.space, warp);
+        continue;
+      }
+      const uint64_t s = t.addr / m_o.sector_bytes;
+      if (std::find(sectors.begin(), sectors.end(), s) != sectors.end()) continue;
+      sectors.push_back(s);
+      emit(s * m_o.sector_bytes, m_o.sector_bytes, kind, t.tensor, t.space, warp);
+    }
+  }
+
+  void stmt_gpu(int p) {
+    const auto& sites = m_sites[size_t(p)];
+    const Phase& ph = m_lk.phases[size_t(p)].phase;
+    const int64_t ws = m_o.warp_size;
+    for (int64_t w0 = 0; w0 < m_nthreads; w0 += ws) {
+      const int32_t warp = int32_t(m_pid * ((m_nthreads + ws - 1) / ws) + w0 / ws);
+      std::vector<std::vector<Target>> per_site(sites.size() + 1);
+      for (int64_t tid = w0; tid < std::min(w0 + ws, m_nthreads); ++tid) {
+        set_lane(tid);
+        if (!lane_active()) continue;
+        for (size_t i = 0; i < sites.size(); ++i) per_site[i].push_back(load_target(*sites[i]));
+        per_site[sites.size()].push_back(store_target(ph));
+      }
+      for (size_t i = 0; i < sites.size(); ++i) warp_access(per_site[i], AccessKind::Read, warp);
+      warp_access(per_site[sites.size()], AccessKind::Write, warp);
+    }
+  }
+
+  void stage_gpu(int s) {
+    const StagePlacement& pl = m_lk.stages[size_t(s)];
+    const int64_t ws = m_o.warp_size;
+    const int64_t warps = (m_nthreads + ws - 1) / ws;
+    if (pl.level != MemLevel::Shared) {
+      // A private tile: every thread copies its own, element by element, in lockstep.
+      for (int64_t w0 = 0; w0 < m_nthreads; w0 += ws) {
+        const int32_t warp = int32_t(m_pid * warps + w0 / ws);
+        std::vector<int64_t> o(pl.base.size(), 0);
+        do {
+          std::vector<std::vector<Target>> reads;
+          std::vector<Target> writes;
+          for (int64_t tid = w0; tid < std::min(w0 + ws, m_nthreads); ++tid) {
+            set_lane(tid);
+            if (!lane_active()) continue;
+            std::vector<int64_t> base(pl.base.size());
+            for (size_t d = 0; d < base.size(); ++d) base[d] = m_env.eval(pl.base[d]);
+            std::vector<Target> r;
+            Target wr;
+            copy_element(pl, base, o, r, wr);
+            if (reads.size() < r.size()) reads.resize(r.size());
+            for (size_t i = 0; i < r.size(); ++i) reads[i].push_back(r[i]);
+            writes.push_back(wr);
+          }
+          for (const auto& r : reads) warp_access(r, AccessKind::Read, warp);
+          warp_access(writes, AccessKind::Write, warp);
+        } while (!o.empty() && next_index(o, pl.extents));
+      }
+      return;
+    }
+    // Cooperative copy: element e goes to thread e % nthreads, as in the generated CUDA.
+    std::vector<int64_t> base(pl.base.size());
+    for (size_t d = 0; d < base.size(); ++d) base[d] = m_env.eval(pl.base[d]);
+    for (int64_t e0 = 0; e0 < pl.footprint; e0 += m_nthreads) {
+      for (int64_t w0 = 0; w0 < m_nthreads; w0 += ws) {
+        const int32_t warp = int32_t(m_pid * warps + w0 / ws);
+        std::vector<std::vector<Target>> reads;
+        std::vector<Target> writes;
+        for (int64_t lane = w0; lane < std::min(w0 + ws, m_nthreads); ++lane) {
+          const int64_t e = e0 + lane;
+          if (e >= pl.footprint) break;
+          std::vector<int64_t> o(pl.extents.size());
+          int64_t rem = e;
+          for (size_t d = o.size(); d > 0; --d) {
+            o[d - 1] = rem % pl.extents[d - 1];
+            rem /= pl.extents[d - 1];
+          }
+          std::vector<Target> r;
+          Target wr;
+          copy_element(pl, base, o, r, wr);
+          if (reads.size() < r.size()) reads.resize(r.size());
+          for (size_t i = 0; i < r.size(); ++i) reads[i].push_back(r[i]);
+          writes.push_back(wr);
+        }
+        for (const auto& r : reads) warp_access(r, AccessKind::Read, warp);
+        warp_access(writes, AccessKind::Write, warp);
+      }
+    }
+  }
+
+  void walk_gpu(const std::vector<Node>& nodes) {
+    for (const Node& n : nodes) walk_gpu_node(n);
+  }
+
+  void walk_gpu_node(const Node& n) {
+    switch (n.kind) {
+      case Node::Kind::Loop:
+        if (is_thread(m_k.loops[size_t(n.loop)].kind)) {
+          walk_gpu(n.children);  // lanes are enumerated at the leaves
+        } else {
+          for (int64_t v = 0; v < m_k.loops[size_t(n.loop)].extent; ++v) {
+            m_env.set_loop(n.loop, v);
+            walk_gpu(n.children);
+          }
+        }
+        break;
+      case Node::Kind::If:
+        if (uses_thread_var(n.conds)) {
+          m_deferred.push_back(&n.conds);
+          walk_gpu(n.children);
+          m_deferred.pop_back();
+        } else if (conds_hold(n.conds)) {
+          walk_gpu(n.children);
+        }
+        break;
+      case Node::Kind::Stmt: stmt_gpu(n.phase); break;
+      case Node::Kind::Stage: stage_gpu(n.stage); break;
+      default: break;
+    }
+  }
+
+  void set_block(int64_t pid) {
+    m_pid = pid;
+    const auto c = block_coords(m_k, pid);
+    for (size_t i = 0; i < m_k.loops.size(); ++i) {
+      const LoopKind k = m_k.loops[i].kind;
+      if (k == LoopKind::BlockX) m_env.set_loop(int(i), c[0]);
+      if (k == LoopKind::BlockY) m_env.set_loop(int(i), c[1]);
+      if (k == LoopKind::BlockZ) m_env.set_loop(int(i), c[2]);
+    }
+  }
+
+  void run_gpu() {
+    // The block body: everything below the block-bound loops (which are the outermost loops).
+    std::vector<const Node*> units;
+    int64_t blocks = 1;
+    std::function<void(const std::vector<Node>&)> descend = [&](const std::vector<Node>& nodes) {
+      for (const Node& n : nodes) {
+        if (n.kind == Node::Kind::Loop && is_block(m_k.loops[size_t(n.loop)].kind)) {
+          blocks *= m_k.loops[size_t(n.loop)].extent;
+          descend(n.children);
+        } else {
+          units.push_back(&n);
+        }
+      }
+    };
+    descend(m_lk.body);
+    const int64_t resident = std::max<int64_t>(1, m_o.resident_blocks);
+    for (int64_t first = 0; first < blocks; first += resident) {
+      const int64_t last = std::min(blocks, first + resident);
+      for (const Node* up : units) {
+        const Node& unit = *up;
+        const bool serial = unit.kind == Node::Kind::Loop &&
+                            !is_thread(m_k.loops[size_t(unit.loop)].kind) &&
+                            !is_block(m_k.loops[size_t(unit.loop)].kind);
+        if (!serial) {
+          for (int64_t b = first; b < last; ++b) {
+            set_block(b);
+            walk_gpu_node(unit);
+          }
+          continue;
+        }
+        // Resident blocks advance through this loop together, one iteration at a time.
+        for (int64_t v = 0; v < m_k.loops[size_t(unit.loop)].extent; ++v) {
+          step();
+          for (int64_t b = first; b < last; ++b) {
+            set_block(b);
+            m_env.set_loop(unit.loop, v);
+            walk_gpu(unit.children);
+          }
+        }
+      }
+    }
+  }
+
+  LoweredKernel m_lk;
+  const Kernel& m_k;
+  memory::AccessSink& m_sink;
+  TraceOptions m_o;
+  AffineEnv m_env;
+  TraceLayout m_layout;
+  std::vector<uint64_t> m_spec_off;
+  std::vector<int64_t> m_spec_elems;
+  std::vector<std::vector<const VExpr*>> m_sites;
+  std::vector<Access> m_buf;
+  TraceSummary m_sum;
+  int m_step_loop = -1;
+  int64_t m_tdim[3] = {1, 1, 1};
+  int64_t m_nthreads = 1;
+  int64_t m_pid = 0;
+  std::vector<const std::vector<TailGuard>*> m_deferred;
+};
+
+}  // namespace
+
+TraceSummary trace_kernel(const Kernel& k, memory::AccessSink& sink, const TraceOptions& o) {
+  return Tracer(k, sink, o).run();
+}
+
+}  // namespace tilescope::schedule

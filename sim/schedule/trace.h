@@ -1,0 +1,51 @@
+// The trace walker: streams every memory access a scheduled kernel makes, in execution order, into
+// a memory::AccessSink. Nothing is stored: memory stays bounded for any problem size.
+//
+// CPU mode walks the loop tree like the interpreter: one Access per element read or written, at
+// byte addresses (each tensor at its own aligned base), Access::tensor = graph TensorId. Tiles in
+// shared memory are AddressSpace::Shared accesses at offsets inside the tile area; scratchpad tiles
+// are ordinary (Global space) accesses to their own buffer, as a CPU's packing buffer is; register
+// tiles and accumulators make no memory traffic. Tile copies read their source and write the tile.
+//
+// GPU mode runs the blocks of the grid in launch order (block_order), `resident_blocks` at a time,
+// interleaving the resident blocks one iteration of their outermost serial loop at a time (so two
+// blocks that share a tile of an operand meet in L2 as they would on hardware). Within a block the
+// threads of a warp execute in lockstep: global accesses of a warp's 32 lanes are coalesced into
+// one Access per distinct `sector_bytes` sector (Access::warp = global warp id); shared-memory
+// accesses stay one per lane (consecutive accesses with the same warp id form one warp request, for
+// the bank-conflict model).
+#pragma once
+
+#include "sim/memory/access.h"
+#include "sim/schedule/kernel.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tilescope::schedule {
+
+struct TraceOptions {
+  std::string step_loop;        // step_boundary() at each iteration of this loop; "" = outermost
+  uint64_t alignment = 4096;    // tensors start at multiples of this
+  bool gpu = false;
+  int64_t resident_blocks = 132;  // GPU mode: blocks in flight at once (one per SM by default)
+  uint32_t sector_bytes = 32;
+  uint32_t warp_size = 32;
+};
+
+struct TraceLayout {
+  std::vector<uint64_t> tensor_base;  // per Kernel::tensors
+  uint64_t scratch_base = 0;          // scratchpad tiles live from here (Global space)
+};
+TraceLayout trace_layout(const Kernel& k, const TraceOptions& o = {});
+
+struct TraceSummary {
+  uint64_t global_reads = 0, global_writes = 0;  // Access records (elements, or sectors on GPU)
+  uint64_t shared_reads = 0, shared_writes = 0;  // lane accesses
+  uint64_t steps = 0;
+};
+
+TraceSummary trace_kernel(const Kernel& k, memory::AccessSink& sink, const TraceOptions& o = {});
+
+}  // namespace tilescope::schedule

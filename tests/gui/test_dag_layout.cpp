@@ -1,0 +1,135 @@
+// Rules of the layered DAG layout: edges point down a layer or more, nodes never overlap, sources
+// sit just above their first consumer, and barycentre ordering removes avoidable crossings.
+#include "app/gui/widgets/dag_layout.h"
+
+#include <doctest/doctest.h>
+
+#include <random>
+#include <stdexcept>
+
+using namespace tilescope::gui;
+
+namespace {
+
+bool overlap(const DagLayout& l, const std::vector<DagNodeSize>& n, size_t a, size_t b) {
+  return l.pos[a].x < l.pos[b].x + n[b].width && l.pos[b].x < l.pos[a].x + n[a].width &&
+         l.pos[a].y < l.pos[b].y + n[b].height && l.pos[b].y < l.pos[a].y + n[a].height;
+}
+
+// The invariants every layout must keep, whatever the graph.
+void check_invariants(const std::vector<DagNodeSize>& nodes, const std::vector<DagEdge>& edges,
+                      const DagLayout& l, const DagLayoutOptions& opt) {
+  REQUIRE(l.pos.size() == nodes.size());
+  REQUIRE(l.edge_points.size() == edges.size());
+  for (const DagEdge& e : edges) {
+    CHECK(l.layer[size_t(e.to)] > l.layer[size_t(e.from)]);
+    // Layer bands stack downwards: the target's top is below the source's bottom.
+    CHECK(l.pos[size_t(e.to)].y >= l.pos[size_t(e.from)].y + nodes[size_t(e.from)].height);
+  }
+  for (size_t a = 0; a < nodes.size(); ++a) {
+    CHECK(l.pos[a].x >= -1e-3f);
+    CHECK(l.pos[a].x + nodes[a].width <= l.width + 1e-3f);
+    for (size_t b = a + 1; b < nodes.size(); ++b) {
+      CHECK_FALSE(overlap(l, nodes, a, b));
+      if (l.layer[a] == l.layer[b]) {
+        // Same layer: the gap between neighbours is at least node_gap.
+        const float gap = l.pos[a].x < l.pos[b].x ? l.pos[b].x - (l.pos[a].x + nodes[a].width)
+                                                  : l.pos[a].x - (l.pos[b].x + nodes[b].width);
+        CHECK(gap >= opt.node_gap - 1e-3f);
+      }
+    }
+  }
+  for (size_t i = 0; i < edges.size(); ++i) {
+    const auto& pts = l.edge_points[i];
+    const size_t f = size_t(edges[i].from), t = size_t(edges[i].to);
+    REQUIRE(pts.size() == size_t(l.layer[t] - l.layer[f] + 1));  // one bend per skipped layer
+    CHECK(pts.front().x == doctest::Approx(l.pos[f].x + nodes[f].width / 2));
+    CHECK(pts.front().y == doctest::Approx(l.pos[f].y + nodes[f].height));
+    CHECK(pts.back().x == doctest::Approx(l.pos[t].x + nodes[t].width / 2));
+    CHECK(pts.back().y == doctest::Approx(l.pos[t].y));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a chain gets one layer per node, stacked top to bottom") {
+  const std::vector<DagNodeSize> nodes(4, {100, 40});
+  const std::vector<DagEdge> edges = {{0, 1}, {1, 2}, {2, 3}};
+  DagLayoutOptions opt;
+  const DagLayout l = layout_dag(nodes, edges, opt);
+  CHECK(l.layer == std::vector<int>{0, 1, 2, 3});
+  CHECK(l.layer_count == 4);
+  // Four 40-tall bands with three gaps between them.
+  CHECK(l.height == doctest::Approx(4 * 40 + 3 * opt.layer_gap));
+  CHECK(l.crossings == 0);
+  check_invariants(nodes, edges, l, opt);
+}
+
+TEST_CASE("layers are longest paths; sources move down to sit above their first consumer") {
+  // y = relu(x @ W.T + b): x(0) W(1) b(2) matmul(3) add(4) relu(5).
+  const std::vector<DagNodeSize> nodes(6, {80, 30});
+  const std::vector<DagEdge> edges = {{0, 3}, {1, 3}, {3, 4}, {2, 4}, {4, 5}};
+  const DagLayout l = layout_dag(nodes, edges);
+  // By hand: matmul is one step below x and W; add is below matmul; b, with no inputs, is pulled
+  // from layer 0 down to layer 1, just above add.
+  CHECK(l.layer == std::vector<int>{0, 0, 1, 1, 2, 3});
+  check_invariants(nodes, edges, l, {});
+}
+
+TEST_CASE("an edge that skips layers bends through one point per skipped layer") {
+  // a → b → c → d and a skip edge a → d (a residual connection).
+  const std::vector<DagNodeSize> nodes(4, {60, 20});
+  const std::vector<DagEdge> edges = {{0, 1}, {1, 2}, {2, 3}, {0, 3}};
+  const DagLayout l = layout_dag(nodes, edges);
+  CHECK(l.edge_points[3].size() == 4);  // start, two bends (layers 1 and 2), end
+  check_invariants(nodes, edges, l, {});
+}
+
+TEST_CASE("barycentre ordering removes a crossing the input order has") {
+  // Inputs 0,1 and outputs 2,3 with 0→3 and 1→2: in index order the two edges cross once;
+  // swapping either layer removes it.
+  const std::vector<DagNodeSize> nodes(4, {50, 20});
+  const std::vector<DagEdge> edges = {{0, 3}, {1, 2}, {0, 2}};
+  // 0→3, 0→2, 1→2: index order [0,1] / [2,3] has 0→3 crossing 1→2; the order [0,1] / [3,2] has
+  // none.
+  const DagLayout l = layout_dag(nodes, edges);
+  CHECK(l.crossings == 0);
+  check_invariants(nodes, edges, l, {});
+}
+
+TEST_CASE("a node with one parent is centred under it when nothing is in the way") {
+  const std::vector<DagNodeSize> nodes = {{200, 40}, {60, 20}};
+  const DagLayout l = layout_dag(nodes, {{0, 1}});
+  CHECK(l.pos[1].x + 30 == doctest::Approx(l.pos[0].x + 100));
+}
+
+TEST_CASE("bad input is an error that says what is wrong") {
+  const std::vector<DagNodeSize> nodes(3, {10, 10});
+  CHECK_THROWS_WITH_AS(layout_dag(nodes, {{0, 1}, {1, 2}, {2, 0}}), doctest::Contains("cycle"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(layout_dag(nodes, {{0, 5}}), doctest::Contains("outside 0..2"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(layout_dag(nodes, {{1, 1}}), doctest::Contains("self-loop"),
+                       std::invalid_argument);
+  CHECK(layout_dag({}, {}).pos.empty());
+}
+
+TEST_CASE("random DAGs keep every invariant") {
+  std::mt19937 rng(1234);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = 2 + static_cast<int>(rng() % 14);
+    std::vector<DagNodeSize> nodes;
+    for (int i = 0; i < n; ++i)
+      nodes.push_back({20.0f + float(rng() % 200), 10.0f + float(rng() % 60)});
+    // Edges only from lower to higher index: acyclic by construction.
+    std::vector<DagEdge> edges;
+    for (int to = 1; to < n; ++to)
+      for (int from = 0; from < to; ++from)
+        if (rng() % 4 == 0) edges.push_back({from, to});
+    DagLayoutOptions opt;
+    opt.node_gap = 12.0f + float(rng() % 20);
+    CAPTURE(trial);
+    const DagLayout l = layout_dag(nodes, edges, opt);
+    check_invariants(nodes, edges, l, opt);
+  }
+}
