@@ -1,4 +1,5 @@
-// `tilescope-cli bench`: runs the real CPU (or GPU) kernel suites, prints the table, writes the JSON;
+// `tilescope-cli bench`: runs the real CPU (or GPU) kernel suites, prints the table, writes the
+// JSON;
 // `--show FILE` prints the table of a recorded report without running anything.
 #include "commands.h"
 
@@ -80,9 +81,9 @@ int run_bench(const BenchFlags& flags) {
 #endif
   }
   std::cout << format_bench_table(report);
-  const std::string out = flags.out.empty()
-                              ? std::string("tilescope-bench-") + (flags.cpu ? "cpu" : "gpu") + ".json"
-                              : flags.out;
+  const std::string out =
+      flags.out.empty() ? std::string("tilescope-bench-") + (flags.cpu ? "cpu" : "gpu") + ".json"
+                        : flags.out;
   write_bench_report(report, out);
   std::cout << "\nwrote " << out << "\n";
   if (const int failed = unverified_count(report); failed > 0) {

@@ -121,10 +121,14 @@ int run_schedule(const ScheduleFlags& f) {
       for (size_t i = 0; i < p.kernels.size(); ++i) {
         if (!f.all && int(i) != p.current) continue;
         const Kernel& k = p.kernels[i];
-        if (f.emit == "cpp") out << emit_cpp(k);
-        else if (f.emit == "cuda") out << emit_cuda(k);
-        else if (f.emit == "pseudo") out << print_loop_nest(k);
-        else throw ScheduleError("--emit takes cpp, cuda or pseudo, not '" + f.emit + "'");
+        if (f.emit == "cpp")
+          out << emit_cpp(k);
+        else if (f.emit == "cuda")
+          out << emit_cuda(k);
+        else if (f.emit == "pseudo")
+          out << print_loop_nest(k);
+        else
+          throw ScheduleError("--emit takes cpp, cuda or pseudo, not '" + f.emit + "'");
         if (f.all && i + 1 < p.kernels.size()) out << "\n";
       }
     }
@@ -151,12 +155,14 @@ const CommandRegistrar kRegistrar(
     "and print each step, or emit C++ / CUDA",
     [](CLI::App& sub, int& exit_code) {
       auto flags = std::make_shared<ScheduleFlags>();
-      sub.add_option("file", flags->file, "Model file ('-' for stdin, 'default' for the built-in "
-                                          "y = relu(x @ W.T + b))")
+      sub.add_option("file", flags->file,
+                     "Model file ('-' for stdin, 'default' for the built-in "
+                     "y = relu(x @ W.T + b))")
           ->required();
       sub.add_option("--apply", flags->apply,
                      "Steps, e.g. \"fuse(matmul0, add0, relu0); tile(i, 64); reorder(...)\"");
-      sub.add_option("--steps", flags->steps_file, "Read steps from a file (applied before --apply)");
+      sub.add_option("--steps", flags->steps_file,
+                     "Read steps from a file (applied before --apply)");
       sub.add_option("--emit", flags->emit, "Print generated source instead: cpp, cuda or pseudo");
       sub.add_option("--save", flags->save, "Write the applied steps to a file (replayable)");
       sub.add_flag("--all", flags->all, "Show every kernel, not just the one the steps act on");

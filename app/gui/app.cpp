@@ -217,6 +217,7 @@ int run_app(const AppOptions& options) {
       io.MousePos = in.x < 0 ? ImVec2(-FLT_MAX, -FLT_MAX) : ImVec2(in.x, in.y);
       io.MouseDown[0] = in.down;
       io.MouseWheel += in.wheel;
+      if (!in.text.empty()) io.AddInputCharactersUTF8(in.text.c_str());
       if (in.key > 0 && in.key < IM_ARRAYSIZE(io.KeysDown)) {
         io.KeysDown[in.key] = true;
         held_key = in.key;

@@ -110,10 +110,16 @@ void fit_view(AppState& state) {
   const float avail_w = std::max(canvas.w - 2 * side, 1.0f);
   const float avail_h = std::max(canvas.h - top - bottom, 1.0f);
   // Past 1.25x the text is only blurrier, and a tiny graph blown up looks like a different app.
-  const float zoom = std::clamp(std::min(avail_w / sw, avail_h / sh), 0.1f, 1.25f);
+  float zoom = std::clamp(std::min(avail_w / sw, avail_h / sh), 0.1f, 1.25f);
+  const bool readable_only = !state.view.fit_whole && zoom < kReadableZoom;
+  state.view.fit_whole = false;
+  if (readable_only) zoom = kReadableZoom;
   state.view.zoom = zoom;
-  state.view.pan_x = std::round(side + (avail_w - sw * zoom) / 2);
-  state.view.pan_y = std::round(top + (avail_h - sh * zoom) / 2);
+  // A graph too big to read whole starts at its top (where the inputs are), centred if it fits
+  // across, else from its left edge.
+  state.view.pan_x =
+      std::round(sw * zoom <= avail_w || !readable_only ? side + (avail_w - sw * zoom) / 2 : side);
+  state.view.pan_y = std::round(readable_only ? top : top + (avail_h - sh * zoom) / 2);
 }
 
 std::string_view line_of(std::string_view text, int line) {

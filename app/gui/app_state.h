@@ -59,6 +59,7 @@ struct CanvasView {
   float pan_x = 0.0f;
   float pan_y = 0.0f;
   bool fit_pending = true;  // fit once the scene exists
+  bool fit_whole = false;   // the pending fit must show everything (F), not just stay readable
 };
 
 // [SECTION] Requests to the platform layer (handled by the frame loop, not by views)
@@ -70,6 +71,7 @@ struct SyntheticInput {
   bool down = false;         // left button held
   float wheel = 0.0f;        // wheel notches this frame
   int key = 0;               // key pressed this frame (GLFW code; letters are ASCII capitals)
+  std::string text;          // characters typed this frame (UTF-8)
 };
 
 struct PlatformRequests {
@@ -116,7 +118,11 @@ void update_state(AppState& state);
 // Rebuilds the scene when stale (new graph, new font size); fits the view when asked.
 void refresh_scene(AppState& state, const TextMeasure& measure);
 
-// Sets zoom and pan so the whole scene fits the graph panel, centred.
+// Below this zoom the canvas text is too small to read (16 px type drawn under 12 px).
+inline constexpr float kReadableZoom = 0.75f;
+
+// Sets zoom and pan so the scene fits the graph panel, centred. A fit on load (not whole) stops
+// at kReadableZoom and shows the top of a tall graph; fit_whole (key F) always shows everything.
 void fit_view(AppState& state);
 
 // The text of a 1-based line of `text` ("" when out of range).

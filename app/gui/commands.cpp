@@ -187,6 +187,15 @@ Command parse_command(std::string_view line) {
     }
     c.text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(c.text[0])));
     expect_end(rest, verb);
+  } else if (verb == "wait-seconds") {
+    c.kind = CommandKind::WaitSeconds;
+    c.a = parse_number(take_word(rest), "seconds", verb);
+    if (c.a < 0 || c.a > 3600) throw CommandError("wait-seconds: expected 0 to 3600 seconds");
+    expect_end(rest, verb);
+  } else if (verb == "type") {
+    c.kind = CommandKind::Type;
+    c.text = unescape(trim(rest));
+    if (c.text.empty()) throw CommandError("type: needs the text to type");
   } else if (verb == "resize") {
     c.kind = CommandKind::Resize;
     c.a = parse_positive_int(take_word(rest), "width", verb);
@@ -198,8 +207,8 @@ Command parse_command(std::string_view line) {
     throw CommandError("unknown command '" + std::string(verb) +
                        "' (known: set-model-file, set-model-text, edit-model-text, replace-line, "
                        "select-op, select-tensor, clear-selection, zoom, pan, fit, theme, "
-                       "screenshot, wait-frames, resize, click, click-node, drag, scroll, key, "
-                       "quit)");
+                       "screenshot, wait-frames, wait-seconds, resize, click, click-node, drag, "
+                       "scroll, key, type, quit)");
   }
   return c;
 }
@@ -244,6 +253,10 @@ std::string command_to_string(const Command& c) {
       return "scroll " + fmt(c.a) + " " + fmt(c.b) + " " + fmt(c.c);
     case CommandKind::Key:
       return "key " + c.text;
+    case CommandKind::Type:
+      return "type " + escape(c.text);
+    case CommandKind::WaitSeconds:
+      return "wait-seconds " + fmt(c.a);
     case CommandKind::Quit:
       return "quit";
   }
@@ -283,12 +296,21 @@ std::string read_text_file(const std::string& path) {
 
 namespace {
 
+SyntheticInput pointer_at(float x, float y, bool down, float wheel = 0.0f) {
+  SyntheticInput in;
+  in.x = x;
+  in.y = y;
+  in.down = down;
+  in.wheel = wheel;
+  return in;
+}
+
 // A click as the devices would deliver it: hover, press, release, each on its own frame.
 void queue_click(AppState& state, float x, float y) {
   auto& in = state.requests.input;
-  in.push_back({x, y, false});
-  in.push_back({x, y, true});
-  in.push_back({x, y, false});
+  in.push_back(pointer_at(x, y, false));
+  in.push_back(pointer_at(x, y, true));
+  in.push_back(pointer_at(x, y, false));
 }
 
 }  // namespace
@@ -370,6 +392,7 @@ std::string apply_command(AppState& state, const Command& c) {
       return {};
     case CommandKind::Fit:
       state.view.fit_pending = true;  // done by refresh_scene, once the scene matches the font
+      state.view.fit_whole = true;
       return {};
     case CommandKind::SetTheme:
       state.theme = *theme_from_name(c.text);
@@ -406,21 +429,21 @@ std::string apply_command(AppState& state, const Command& c) {
       auto& in = state.requests.input;
       const float x1 = static_cast<float>(c.a), y1 = static_cast<float>(c.b);
       const float x2 = static_cast<float>(c.c), y2 = static_cast<float>(c.d);
-      in.push_back({x1, y1, false});
-      in.push_back({x1, y1, true});
+      in.push_back(pointer_at(x1, y1, false));
+      in.push_back(pointer_at(x1, y1, true));
       constexpr int kSteps = 8;  // a hand moves over several frames
       for (int s = 1; s <= kSteps; ++s) {
         const float t = static_cast<float>(s) / kSteps;
-        in.push_back({x1 + (x2 - x1) * t, y1 + (y2 - y1) * t, true});
+        in.push_back(pointer_at(x1 + (x2 - x1) * t, y1 + (y2 - y1) * t, true));
       }
-      in.push_back({x2, y2, false});
+      in.push_back(pointer_at(x2, y2, false));
       return {};
     }
     case CommandKind::Scroll: {
       auto& in = state.requests.input;
       const float x = static_cast<float>(c.a), y = static_cast<float>(c.b);
-      in.push_back({x, y, false});
-      in.push_back({x, y, false, static_cast<float>(c.c)});
+      in.push_back(pointer_at(x, y, false));
+      in.push_back(pointer_at(x, y, false, static_cast<float>(c.c)));
       return {};
     }
     case CommandKind::Key: {
@@ -434,7 +457,17 @@ std::string apply_command(AppState& state, const Command& c) {
     case CommandKind::Quit:
       state.requests.quit = true;
       return {};
+    case CommandKind::Type: {
+      // Pointer off the window so it hovers nothing; the focused widget receives the characters.
+      SyntheticInput typing;
+      typing.x = -1.0f;
+      typing.y = -1.0f;
+      typing.text = c.text;
+      state.requests.input.push_back(typing);
+      return {};
+    }
     case CommandKind::WaitFrames:
+    case CommandKind::WaitSeconds:
       return {};
   }
   return {};

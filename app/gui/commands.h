@@ -15,12 +15,14 @@
 //   theme light|dark|projector
 //   screenshot FILE            save a PNG of the window after the next frame renders
 //   wait-frames N              let N frames pass before the next script line
+//   wait-seconds S             let S seconds pass (e.g. the typing debounce) before the next line
 //   resize W H                 resize the window
 //   click X Y                  click the left button at window pixel X Y (as a user would)
 //   click-node NAME            click the centre of a graph node (op or tensor) on the canvas
 //   drag X1 Y1 X2 Y2           drag with the left button from one window pixel to another
 //   scroll X Y NOTCHES         turn the wheel at window pixel X Y (positive zooms in)
 //   key K                      press and release a letter key (e.g. F: fit)
+//   type TEXT                  type TEXT into the focused widget ("\n" is Enter)
 //   quit
 #pragma once
 
@@ -47,12 +49,14 @@ enum class CommandKind {
   SetTheme,
   Screenshot,
   WaitFrames,
+  WaitSeconds,
   Resize,
   Click,
   ClickNode,
   Drag,
   Scroll,
   Key,
+  Type,
   Quit,
 };
 
@@ -88,7 +92,7 @@ std::vector<ScriptLine> parse_script(std::string_view text, const std::string& f
 
 // Applies one command to the state. Returns "" on success or a message saying why it could not
 // be applied (unknown op name, unreadable file); the state is then unchanged.
-// WaitFrames is the script runner's business and does nothing here.
+// WaitFrames and WaitSeconds are the script runner's business and do nothing here.
 std::string apply_command(AppState& state, const Command& command);
 
 // Reads a whole file; throws CommandError naming the file when it cannot be read.

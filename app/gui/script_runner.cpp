@@ -8,6 +8,7 @@ std::string ScriptRunner::run_frame(AppState& state) {
     --m_wait;
     return {};
   }
+  if (state.now < m_wait_until) return {};
   // Scripted input still playing: the next line waits until its effects are in the state.
   if (!state.requests.input.empty()) return {};
   while (m_next < m_lines.size()) {
@@ -16,6 +17,10 @@ std::string ScriptRunner::run_frame(AppState& state) {
     if (c.kind == CommandKind::WaitFrames) {
       // This frame counts as the first of the N.
       m_wait = static_cast<int>(c.a) - 1;
+      return {};
+    }
+    if (c.kind == CommandKind::WaitSeconds) {
+      m_wait_until = state.now + c.a;
       return {};
     }
     const std::string error = apply_command(state, c);

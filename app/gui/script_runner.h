@@ -25,7 +25,8 @@ class ScriptRunner {
   std::vector<ScriptLine> m_lines;
   std::string m_file;
   size_t m_next = 0;
-  int m_wait = 0;  // frames still to let pass before the next line
+  int m_wait = 0;             // frames still to let pass before the next line
+  double m_wait_until = 0.0;  // AppState::now before which no line runs
 };
 
 }  // namespace tilescope::gui

@@ -122,7 +122,8 @@ std::string format_bench_table(const json& report) {
     for (const json& r : suite.value("results", json::array())) {
       const bool verified = r.value("verified", false);
       out << pad(std::to_string(r.value("version", -1)), 3, true) << "  "
-          << pad(r.value("name", "?"), 16, false) << pad(fixed(r.value("median_ms", json()), 3), 11, true)
+          << pad(r.value("name", "?"), 16, false)
+          << pad(fixed(r.value("median_ms", json()), 3), 11, true)
           << pad(fixed(r.value("min_ms", json()), 3), 10, true)
           << pad(fixed(r.value("gflops", json()), 1), 10, true)
           << pad(fixed(r.value("gbps", json()), 1), 9, true)
@@ -142,7 +143,8 @@ std::string format_bench_table(const json& report) {
     }
     for (const json& c : suite.value("comparisons", json::array())) {
       out << "   " << c.value("label", "?") << ": time ratio "
-          << fixed(c.value("time_ratio", json()), 2) << " (measured), byte ratio "
+          << fixed(c.value("time_ratio", json()), 2) << " (medians; "
+          << fixed(c.value("min_time_ratio", json()), 2) << " of the fastest runs), byte ratio "
           << fixed(c.value("byte_ratio", json()), 2) << " (compulsory traffic)\n";
     }
   }

@@ -23,7 +23,8 @@ void conv_0_eigen(const ConvArgs& args) {
   for (int image = 0; image < args.n; ++image) {
     im2col(args, image, col.data());
     Eigen::Map<const RowMatrix> cols(col.data(), crs, P * Q);
-    Eigen::Map<RowMatrix> y(args.y + static_cast<std::size_t>(image) * args.f * P * Q, args.f, P * Q);
+    Eigen::Map<RowMatrix> y(args.y + static_cast<std::size_t>(image) * args.f * P * Q, args.f,
+                            P * Q);
     y.noalias() = w * cols;
     y = (y.colwise() + bias).cwiseMax(0.0f);
   }

@@ -13,7 +13,9 @@
 namespace tilescope::kernels {
 namespace {
 // Floor division for a possibly negative numerator (C++ `/` truncates toward zero).
-int floor_div(int num, int den) { return num >= 0 ? num / den : -((-num + den - 1) / den); }
+int floor_div(int num, int den) {
+  return num >= 0 ? num / den : -((-num + den - 1) / den);
+}
 }  // namespace
 
 void conv_1_direct(const ConvArgs& args) {
@@ -29,7 +31,8 @@ void conv_1_direct(const ConvArgs& args) {
         const float* x_plane = x + static_cast<std::size_t>(c) * args.h * args.wd;
         for (int r = 0; r < args.r; ++r) {
           for (int s = 0; s < args.s; ++s) {
-            const float w = args.w[((static_cast<std::size_t>(f) * args.c + c) * args.r + r) * args.s + s];
+            const float w =
+                args.w[((static_cast<std::size_t>(f) * args.c + c) * args.r + r) * args.s + s];
             // Output columns whose input column q·stride − pad + s falls inside the image.
             const int q_lo = std::max(0, -floor_div(s - args.pad, args.stride));
             const int q_hi = std::min(Q, floor_div(args.wd - 1 + args.pad - s, args.stride) + 1);
@@ -42,7 +45,8 @@ void conv_1_direct(const ConvArgs& args) {
                 const float* x_shift = x_row - args.pad + s;
                 for (int q = q_lo; q < q_hi; ++q) y_row[q] += w * x_shift[q];
               } else {
-                for (int q = q_lo; q < q_hi; ++q) y_row[q] += w * x_row[q * args.stride - args.pad + s];
+                for (int q = q_lo; q < q_hi; ++q)
+                  y_row[q] += w * x_row[q * args.stride - args.pad + s];
               }
             }
           }

@@ -42,10 +42,10 @@ struct VersionRun {
   std::function<void(int rotation)> run;
   double bytes = 0.0;  // compulsory traffic of this version's passes
   bool multithreaded = false;
-  std::string source = "hand";    // "hand" or "generated"
-  std::string compiled = "aot";   // "aot" (with the library) or "jit" (at run time)
-  std::string unavailable;        // non-empty: the version could not be built; why
-  json extra = json::object();    // merged into the result (JIT command, compile time)
+  std::string source = "hand";   // "hand" or "generated"
+  std::string compiled = "aot";  // "aot" (with the library) or "jit" (at run time)
+  std::string unavailable;       // non-empty: the version could not be built; why
+  json extra = json::object();   // merged into the result (JIT command, compile time)
 };
 
 struct Comparison {
@@ -58,7 +58,6 @@ struct Suite {
   std::string bound = "compute";  // which peak the % of peak is taken against
   double flops = 0.0, min_bytes = 0.0, tolerance = 1e-4;
   int rotations = 1;
-  bool interleave = false;  // time all versions round-robin (for ratios on a loaded machine)
   json sizes = json::object();
   std::size_t output_count = 0;
   std::function<float*(int rotation)> output;
@@ -72,12 +71,16 @@ std::string format_number(double value, int precision) {
   return out.str();
 }
 
-json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks, std::ostream& log) {
+json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
+               std::ostream& log) {
   log << "suite " << suite.name << ": " << suite.problem << "\n";
   float* out0 = suite.output(0);
   // The reference: version 0 on a poisoned output.
   poison(out0, suite.output_count);
+  const auto reference_t0 = std::chrono::steady_clock::now();
   suite.versions.front().run(0);
+  const double reference_first_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - reference_t0).count();
   const std::vector<float> reference(out0, out0 + suite.output_count);
   const bool reference_finite =
       std::all_of(reference.begin(), reference.end(), [](float v) { return std::isfinite(v); });
@@ -87,13 +90,19 @@ json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
   timing.rotations = suite.rotations;
 
   json results = json::array();
-  std::vector<std::size_t> timed;            // indices into results
+  std::vector<std::size_t> timed;             // indices into results
   std::vector<const VersionRun*> timed_runs;  // the verified versions, in order
+  std::vector<double> timed_first_s;          // their verification run's time
+  std::vector<double> first_run_s;            // every version's verification run's time
   double reference_ms = 0.0;
   std::map<int, json> by_number;
   for (auto& v : suite.versions) {
-    json r = {{"version", v.number},   {"name", v.name},         {"changed", v.changed},
-              {"source", v.source},    {"compiled", v.compiled}, {"bytes", v.bytes},
+    json r = {{"version", v.number},
+              {"name", v.name},
+              {"changed", v.changed},
+              {"source", v.source},
+              {"compiled", v.compiled},
+              {"bytes", v.bytes},
               {"multithreaded", v.multithreaded}};
     r.update(v.extra);
     log << "  v" << v.number << " " << v.name << ": ";
@@ -108,9 +117,13 @@ json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
     double error = 0.0;
     if (v.number == suite.versions.front().number) {
       error = reference_finite ? 0.0 : std::numeric_limits<double>::infinity();
+      first_run_s.push_back(reference_first_s);
     } else {
       poison(out0, suite.output_count);
+      const auto t0 = std::chrono::steady_clock::now();
       v.run(0);
+      first_run_s.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       error = relative_error(out0, reference.data(), suite.output_count);
     }
     const bool verified = error <= suite.tolerance;
@@ -121,8 +134,9 @@ json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
                       ? "output differs from the reference: relative error " +
                             format_number(error, 3) + " > tolerance " +
                             format_number(suite.tolerance, 3) + "; not timed"
-                      : std::string("output holds NaN or infinity where the poisoned buffer was "
-                                    "never written (or the reference failed); not timed");
+                      : std::string(
+                            "output holds NaN or infinity where the poisoned buffer was "
+                            "never written (or the reference failed); not timed");
       log << "FAILED verification (" << r["note"].get<std::string>() << ")\n";
       results.push_back(r);
       continue;
@@ -130,23 +144,31 @@ json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
     log << "verified (rel err " << format_number(error, 2) << ")\n";
     timed.push_back(results.size());
     timed_runs.push_back(&v);
+    timed_first_s.push_back(first_run_s.back());
     results.push_back(r);
   }
 
-  // Timing, after every version was verified: one at a time, or round-robin.
-  std::vector<Timing> timings;
-  if (suite.interleave) {
+  // Timing, after every version was verified. Versions within kSlowFactor of the reference's
+  // first run are timed round-robin, so load from other processes falls on all of them alike and
+  // their ratios hold; much slower ones (naive loops) are timed alone, or they would set the pace.
+  constexpr double kSlowFactor = 20.0;
+  std::vector<Timing> timings(timed_runs.size());
+  std::vector<std::size_t> together, alone;
+  for (std::size_t i = 0; i < timed_runs.size(); ++i)
+    (timed_first_s[i] <= kSlowFactor * std::max(reference_first_s, 1e-6) ? together : alone)
+        .push_back(i);
+  if (!together.empty()) {
     std::vector<std::function<void(int)>> runs;
-    for (const VersionRun* v : timed_runs) runs.push_back(v->run);
+    for (std::size_t i : together) runs.push_back(timed_runs[i]->run);
     log << "  timing " << runs.size() << " versions round-robin...\n";
-    timings = time_runs_interleaved(runs, timing);
-  } else {
-    for (const VersionRun* v : timed_runs) {
-      log << "  timing v" << v->number << " " << v->name << "...";
-      log.flush();
-      timings.push_back(time_runs(v->run, timing));
-      log << " " << format_number(timings.back().median_ms, 4) << " ms\n";
-    }
+    const std::vector<Timing> round_robin = time_runs_interleaved(runs, timing);
+    for (std::size_t j = 0; j < together.size(); ++j) timings[together[j]] = round_robin[j];
+  }
+  for (std::size_t i : alone) {
+    log << "  timing v" << timed_runs[i]->number << " " << timed_runs[i]->name << " alone...";
+    log.flush();
+    timings[i] = time_runs(timed_runs[i]->run, timing);
+    log << " " << format_number(timings[i].median_ms, 4) << " ms\n";
   }
   for (std::size_t i = 0; i < timed_runs.size(); ++i) {
     const VersionRun& v = *timed_runs[i];
@@ -177,27 +199,27 @@ json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
   for (const auto& c : suite.comparisons) {
     const json& slow = by_number[c.slower];
     const json& fast = by_number[c.faster];
-    json entry = {{"label", c.label}, {"slower", c.slower}, {"faster", c.faster},
-                  {"byte_ratio", slow.value("bytes", 0.0) / std::max(1.0, fast.value("bytes", 0.0))}};
+    json entry = {
+        {"label", c.label},
+        {"slower", c.slower},
+        {"faster", c.faster},
+        {"byte_ratio", slow.value("bytes", 0.0) / std::max(1.0, fast.value("bytes", 0.0))}};
     if (slow.contains("median_ms") && fast.contains("median_ms")) {
       entry["time_ratio"] = slow["median_ms"].get<double>() / fast["median_ms"].get<double>();
+      // Interference from other processes only ever adds time, so on a shared machine the ratio
+      // of the fastest runs is the steadier of the two.
+      entry["min_time_ratio"] = slow["min_ms"].get<double>() / fast["min_ms"].get<double>();
     } else {
       entry["time_ratio"] = nullptr;
+      entry["min_time_ratio"] = nullptr;
     }
     comparisons.push_back(entry);
   }
 
-  return {{"name", suite.name},
-          {"problem", suite.problem},
-          {"sizes", suite.sizes},
-          {"flops", suite.flops},
-          {"min_bytes", suite.min_bytes},
-          {"reference", suite.reference},
-          {"bound", suite.bound},
-          {"tolerance", suite.tolerance},
-          {"rotations", suite.rotations},
-          {"results", results},
-          {"comparisons", comparisons}};
+  return {{"name", suite.name},   {"problem", suite.problem},     {"sizes", suite.sizes},
+          {"flops", suite.flops}, {"min_bytes", suite.min_bytes}, {"reference", suite.reference},
+          {"bound", suite.bound}, {"tolerance", suite.tolerance}, {"rotations", suite.rotations},
+          {"results", results},   {"comparisons", comparisons}};
 }
 
 Buffer random_buffer(std::size_t count, unsigned seed) {
@@ -273,7 +295,7 @@ json run_conv_suite(const CpuBenchOptions& options, const Peaks& peaks, std::ost
           << args.s << ", stride " << args.stride << ", pad " << args.pad << " → " << P << "×" << Q
           << ", fp32";
   s.problem = problem.str();
-  s.sizes = {{"N", args.n}, {"C", args.c}, {"H", args.h},     {"W", args.wd},  {"F", args.f},
+  s.sizes = {{"N", args.n}, {"C", args.c}, {"H", args.h},           {"W", args.wd},   {"F", args.f},
              {"R", args.r}, {"S", args.s}, {"stride", args.stride}, {"pad", args.pad}};
   s.flops = 2.0 * y_count * args.c * args.r * args.s + 2.0 * y_count;
   const double compulsory = 4.0 * (x_count + w_count + args.f + y_count);
@@ -288,8 +310,8 @@ json run_conv_suite(const CpuBenchOptions& options, const Peaks& peaks, std::ost
     run.run = [fn = v.fn, args](int) { fn(args); };
     const bool uses_col = v.number != 1;
     const int extra_passes = v.number == 3 ? 0 : (v.number == 0 ? 1 : 2);
-    run.bytes = compulsory + (uses_col ? 2.0 * 4.0 * col_count : 0.0) +
-                extra_passes * 2.0 * 4.0 * y_count;
+    run.bytes =
+        compulsory + (uses_col ? 2.0 * 4.0 * col_count : 0.0) + extra_passes * 2.0 * 4.0 * y_count;
     s.versions.push_back(std::move(run));
   }
   s.comparisons = {{"im2col + micro-kernel GEMM (2) vs direct (1)", 1, 2},
@@ -325,8 +347,9 @@ json run_bias_relu_suite(const CpuBenchOptions& options, const Peaks& peaks, con
   Suite s;
   s.name = "bias_relu";
   s.problem = "Y = relu(X + bias), " + std::to_string(rows) + "×" + std::to_string(cols) +
-              " fp32 (" + format_number(4.0 * count / (1 << 20), 4) + " MiB per tensor), bias per column, " +
-              std::to_string(rotations) + " rotating input/output sets";
+              " fp32 (" + format_number(4.0 * count / (1 << 20), 4) +
+              " MiB per tensor), bias per column, " + std::to_string(rotations) +
+              " rotating input/output sets";
   s.sizes = {{"rows", rows}, {"cols", cols}};
   s.bound = "memory";
   s.tolerance = 1e-6;
@@ -346,7 +369,6 @@ json run_bias_relu_suite(const CpuBenchOptions& options, const Peaks& peaks, con
     run.bytes = v.number == 1 ? unfused_bytes : fused_bytes;
     s.versions.push_back(std::move(run));
   }
-  s.interleave = true;
   s.comparisons = {{"fused (2) vs unfused (1)", 1, 2}};
   return run_suite(s, options, peaks, log);
 }
@@ -404,12 +426,11 @@ json run_jit_suite(const CpuBenchOptions& options, const Peaks& peaks, std::ostr
       module->kernel()(tensors);
     };
   } else {
-    jit.unavailable = compiled.error + (compiled.compiler_output.empty()
-                                            ? std::string()
-                                            : "\n" + compiled.compiler_output);
+    jit.unavailable =
+        compiled.error +
+        (compiled.compiler_output.empty() ? std::string() : "\n" + compiled.compiler_output);
   }
   s.versions = {eigen, aot, jit};
-  s.interleave = true;
   s.comparisons = {{"JIT-compiled twin (2) vs ahead-of-time (1)", 1, 2}};
   return run_suite(s, options, peaks, log);
 }
@@ -434,7 +455,9 @@ std::string load_average() {
 
 // [SECTION] Entry point
 
-std::vector<std::string> cpu_bench_suites() { return {"matmul", "conv", "bias_relu", "jit"}; }
+std::vector<std::string> cpu_bench_suites() {
+  return {"matmul", "conv", "bias_relu", "jit"};
+}
 
 json run_cpu_bench(const CpuBenchOptions& options, std::ostream& log) {
   const auto suites = cpu_bench_suites();

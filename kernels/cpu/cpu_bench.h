@@ -15,10 +15,10 @@
 namespace tilescope::kernels {
 
 struct CpuBenchOptions {
-  std::string suite;    // "" runs every suite; otherwise one of cpu_bench_suites()
-  int repeats = 10;     // timed runs per version (at least 3, fewer if one run is very slow)
-  bool quick = false;   // small sizes and quick peaks: seconds instead of minutes (tests, CI)
-  JitOptions jit;       // compiler and cache for the "jit" suite
+  std::string suite;   // "" runs every suite; otherwise one of cpu_bench_suites()
+  int repeats = 10;    // timed runs per version (at least 3, fewer if one run is very slow)
+  bool quick = false;  // small sizes and quick peaks: seconds instead of minutes (tests, CI)
+  JitOptions jit;      // compiler and cache for the "jit" suite
 };
 
 // The suites, in the order they run.

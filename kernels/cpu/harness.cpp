@@ -32,8 +32,8 @@ Timing time_runs(const std::function<void(int rotation)>& run, const TimingOptio
   return time_runs_interleaved({run}, options).front();
 }
 
-std::vector<Timing> time_runs_interleaved(const std::vector<std::function<void(int rotation)>>& runs,
-                                          const TimingOptions& options) {
+std::vector<Timing> time_runs_interleaved(
+    const std::vector<std::function<void(int rotation)>>& runs, const TimingOptions& options) {
   using Clock = std::chrono::steady_clock;
   const int rotations = std::max(1, options.rotations);
   const std::size_t count = runs.size();
@@ -164,8 +164,8 @@ Peaks measure_peaks(bool quick) {
   if (quick) bytes = std::size_t{64} << 20;
   peaks.gbps = copy_gbps(bytes / sizeof(float), quick ? 2 : 4);
   std::ostringstream source;
-  source << "measured on one thread: fp32 FMA loop with " << kChains << " independent "
-         << kWidth << "-float vector accumulators; std::copy of " << (bytes >> 20)
+  source << "measured on one thread: fp32 FMA loop with " << kChains << " independent " << kWidth
+         << "-float vector accumulators; std::copy of " << (bytes >> 20)
          << " MiB arrays (read + write bytes, best of " << (quick ? 2 : 4) << ")"
          << (quick ? " — quick mode: arrays may fit the last-level cache" : "");
   peaks.source = source.str();
@@ -187,7 +187,8 @@ std::size_t parse_size(const std::string& text) {  // "48K", "2048K", "260M"
   if (text.empty()) return 0;
   std::size_t value = 0;
   std::size_t i = 0;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') value = value * 10 + (text[i++] - '0');
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9')
+    value = value * 10 + (text[i++] - '0');
   if (i < text.size() && (text[i] == 'K' || text[i] == 'k')) value <<= 10;
   if (i < text.size() && text[i] == 'M') value <<= 20;
   if (i < text.size() && text[i] == 'G') value <<= 30;

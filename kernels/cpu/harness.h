@@ -32,8 +32,8 @@ Timing time_runs(const std::function<void(int rotation)>& run, const TimingOptio
 // Times several runs round-robin (one call of each per round), so load from other processes on a
 // shared machine falls on all of them alike and their ratios stay meaningful. Options apply per
 // run; the budget max_seconds is per run too.
-std::vector<Timing> time_runs_interleaved(const std::vector<std::function<void(int rotation)>>& runs,
-                                          const TimingOptions& options);
+std::vector<Timing> time_runs_interleaved(
+    const std::vector<std::function<void(int rotation)>>& runs, const TimingOptions& options);
 
 // Fills with quiet NaN so a position a kernel forgets to write shows up in relative_error.
 void poison(float* data, std::size_t count);

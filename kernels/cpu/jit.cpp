@@ -62,7 +62,8 @@ std::vector<std::string> split_words(const std::string& text) {
 }
 
 std::string shell_quote(const std::string& word) {
-  if (!word.empty() && word.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos) return word;
+  if (!word.empty() && word.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos)
+    return word;
   std::string quoted = "'";
   for (char ch : word) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
   return quoted + "'";
@@ -106,8 +107,8 @@ bool load(const fs::path& object, JitResult& result) {
   void* handle = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* why = dlerror();
-    result.error = "the compiled kernel could not be loaded (" + object.string() + "): " +
-                   (why ? why : "unknown dlopen error");
+    result.error = "the compiled kernel could not be loaded (" + object.string() +
+                   "): " + (why ? why : "unknown dlopen error");
     return false;
   }
   dlerror();
@@ -120,8 +121,8 @@ bool load(const fs::path& object, JitResult& result) {
         "mangled)";
     return false;
   }
-  result.module = std::make_shared<JitModule>(handle, reinterpret_cast<JitKernelFn>(symbol),
-                                              object.string());
+  result.module =
+      std::make_shared<JitModule>(handle, reinterpret_cast<JitKernelFn>(symbol), object.string());
   return true;
 }
 
@@ -214,16 +215,17 @@ JitResult jit_compile(const std::string& source, const JitOptions& options) {
                      "' was not found, so the kernel cannot be compiled: install g++ or clang++, "
                      "or set the CXX environment variable to a compiler's path";
     } else {
-      result.error = "the C++ compiler '" + compiler + "' could not be started: " +
-                     std::strerror(spawn_errno);
+      result.error =
+          "the C++ compiler '" + compiler + "' could not be started: " + std::strerror(spawn_errno);
     }
     return result;
   }
   if (status != 0) {
     fs::remove(temp_object, ec);
     result.error = "the kernel source did not compile ('" + compiler + "' exited with status " +
-                   std::to_string(status) + "); the compiler's messages follow, with line numbers " +
-                   "in " + source_path.string();
+                   std::to_string(status) +
+                   "); the compiler's messages follow, with line numbers " + "in " +
+                   source_path.string();
     return result;
   }
   fs::rename(temp_object, object_path, ec);

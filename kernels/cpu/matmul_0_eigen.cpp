@@ -9,7 +9,9 @@
 
 namespace tilescope::kernels {
 
-void eigen_use_one_thread() { Eigen::setNbThreads(1); }
+void eigen_use_one_thread() {
+  Eigen::setNbThreads(1);
+}
 
 void matmul_0_eigen(const MatMulArgs& args) {
   using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

@@ -13,10 +13,12 @@ namespace tilescope::kernels {
 
 std::string tiled_matmul_jit_source(int m, int n, int k) {
   return std::string(kTiledMatMulText) +
-         "\n// Entry point with the ABI of generated kernels: args = {A, B, bias, Y}, shapes baked in.\n"
+         "\n// Entry point with the ABI of generated kernels: args = {A, B, bias, Y}, shapes baked "
+         "in.\n"
          "extern \"C\" void ts_kernel(float* const* args) {\n"
-         "  constexpr int M = " + std::to_string(m) + ", N = " + std::to_string(n) +
-         ", K = " + std::to_string(k) + ";\n"
+         "  constexpr int M = " +
+         std::to_string(m) + ", N = " + std::to_string(n) + ", K = " + std::to_string(k) +
+         ";\n"
          "  tiled_matmul_bias_relu(args[0], args[1], args[2], args[3], M, N, K);\n"
          "}\n";
 }

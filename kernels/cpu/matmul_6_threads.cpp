@@ -14,7 +14,9 @@
 
 namespace tilescope::kernels {
 
-int matmul_thread_count() { return std::max(1u, std::thread::hardware_concurrency()); }
+int matmul_thread_count() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 void matmul_6_threads(const MatMulArgs& args) {
   const int threads = std::min(matmul_thread_count(), (args.m + gemm::kMR - 1) / gemm::kMR);
@@ -22,7 +24,8 @@ void matmul_6_threads(const MatMulArgs& args) {
     matmul_5_fused_epilogue(args);
     return;
   }
-  const int rows_per_slab = ((args.m + threads - 1) / threads + gemm::kMR - 1) / gemm::kMR * gemm::kMR;
+  const int rows_per_slab =
+      ((args.m + threads - 1) / threads + gemm::kMR - 1) / gemm::kMR * gemm::kMR;
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t) {
     const int i0 = t * rows_per_slab;

@@ -8,15 +8,14 @@ const std::vector<KernelVersion<MatMulFn>>& matmul_versions() {
       {0, "eigen", "the library reference: packed panels, vectorised micro-kernel", matmul_0_eigen},
       {1, "naive_ijk", "textbook i-j-k loops: B read down a column, a serial dot product",
        matmul_1_naive_ijk},
-      {2, "ikj", "loops reordered to i-k-j: unit-stride rows of B and Y, vectorised",
-       matmul_2_ikj},
+      {2, "ikj", "loops reordered to i-k-j: unit-stride rows of B and Y, vectorised", matmul_2_ikj},
       {3, "tiled", "256×256 tiles of B reused from L2 by every row of A", matmul_3_tiled},
       {4, "microkernel", "packed panels + an MR×NR block of Y kept in registers over k",
        matmul_4_microkernel},
       {5, "fused_epilogue", "bias+ReLU applied in registers on the last store: two passes gone",
        matmul_5_fused_epilogue},
-      {6, "threads", "version 5 on every hardware thread, one slab of rows each",
-       matmul_6_threads, true},
+      {6, "threads", "version 5 on every hardware thread, one slab of rows each", matmul_6_threads,
+       true},
   };
   return versions;
 }

@@ -22,15 +22,24 @@ void check_cudnn(cudnnStatus_t status, const char* call) {
 
 const char* algo_name(cudnnConvolutionFwdAlgo_t a) {
   switch (a) {
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "implicit_gemm";
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "implicit_precomp_gemm";
-    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "gemm";
-    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "direct";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "fft";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "fft_tiling";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "winograd";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "winograd_nonfused";
-    default: return "other";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
+      return "implicit_gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM:
+      return "implicit_precomp_gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
+      return "gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT:
+      return "direct";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT:
+      return "fft";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
+      return "fft_tiling";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
+      return "winograd";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
+      return "winograd_nonfused";
+    default:
+      return "other";
   }
 }
 
@@ -80,11 +89,13 @@ CudnnConv::CudnnConv(ConvShape s) : m_impl(std::make_unique<Impl>()) {
   // fp32 kernels it is compared with.
   TS_CUDNN_CHECK(cudnnSetConvolutionMathType(m.conv_desc, CUDNN_FMA_MATH));
   int n = 0, c = 0, h = 0, w = 0;
-  TS_CUDNN_CHECK(cudnnGetConvolution2dForwardOutputDim(m.conv_desc, m.x_desc, m.w_desc, &n, &c, &h, &w));
+  TS_CUDNN_CHECK(
+      cudnnGetConvolution2dForwardOutputDim(m.conv_desc, m.x_desc, m.w_desc, &n, &c, &h, &w));
   if (n != s.n || c != s.k || h != s.p() || w != s.q()) {
     throw GpuError("cuDNN computes a different output shape than tilescope for this conv");
   }
-  TS_CUDNN_CHECK(cudnnSetTensor4dDescriptor(m.y_desc, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, n, c, h, w));
+  TS_CUDNN_CHECK(
+      cudnnSetTensor4dDescriptor(m.y_desc, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, n, c, h, w));
   constexpr int kAlgos = 8;
   cudnnConvolutionFwdAlgoPerf_t perf[kAlgos];
   int returned = 0;
@@ -108,11 +119,13 @@ void CudnnConv::run(const float* x, const float* w_krsc, float* y) const {
   const Impl& m = *m_impl;
   const float alpha = 1.f, beta = 0.f;
   TS_CUDNN_CHECK(cudnnConvolutionForward(m.handle, &alpha, m.x_desc, x, m.w_desc, w_krsc,
-                                         m.conv_desc, m.algo, m.workspace.get(), m.workspace.bytes(),
-                                         &beta, m.y_desc, y));
+                                         m.conv_desc, m.algo, m.workspace.get(),
+                                         m.workspace.bytes(), &beta, m.y_desc, y));
 }
 
-const std::string& CudnnConv::algorithm() const { return m_impl->algo_label; }
+const std::string& CudnnConv::algorithm() const {
+  return m_impl->algo_label;
+}
 
 std::string CudnnConv::version() const {
   const size_t v = cudnnGetVersion();  // e.g. 91900 → 9.19.0

@@ -1,5 +1,6 @@
-// cuDNN's forward convolution (fp32, FMA math: no TF32) as version 0 of the Conv2D suite. Built only
-// when CMake found cuDNN (TILESCOPE_HAVE_CUDNN); otherwise cudnn_unavailable_reason() says why.
+// cuDNN's forward convolution (fp32, FMA math: no TF32) as version 0 of the Conv2D suite. Built
+// only when CMake found cuDNN (TILESCOPE_HAVE_CUDNN); otherwise cudnn_unavailable_reason() says
+// why.
 #pragma once
 
 #include "kernels/cuda/gpu_kernels.h"

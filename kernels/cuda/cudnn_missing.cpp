@@ -13,7 +13,9 @@ std::string cudnn_unavailable_reason() {
 
 struct CudnnConv::Impl {};
 
-CudnnConv::CudnnConv(ConvShape) { throw GpuError(cudnn_unavailable_reason()); }
+CudnnConv::CudnnConv(ConvShape) {
+  throw GpuError(cudnn_unavailable_reason());
+}
 CudnnConv::~CudnnConv() = default;
 void CudnnConv::run(const float*, const float*, float*) const {
   throw GpuError(cudnn_unavailable_reason());
@@ -22,6 +24,8 @@ const std::string& CudnnConv::algorithm() const {
   static const std::string none = "none";
   return none;
 }
-std::string CudnnConv::version() const { return "none"; }
+std::string CudnnConv::version() const {
+  return "none";
+}
 
 }  // namespace tilescope::kernels::cuda

@@ -1,6 +1,6 @@
-// The GPU bench: one harness for every CUDA suite. Each version is checked against version 0 on fresh
-// random inputs with its output poisoned, then timed with CUDA events; the result is the shared
-// tilescope-bench/1 JSON with kind "gpu".
+// The GPU bench: one harness for every CUDA suite. Each version is checked against version 0 on
+// fresh random inputs with its output poisoned, then timed with CUDA events; the result is the
+// shared tilescope-bench/1 JSON with kind "gpu".
 //
 // Index: [SECTION] harness · [SECTION] references · [SECTION] suites · [SECTION] entry point
 #include "kernels/cuda/gpu_bench.h"
@@ -52,8 +52,12 @@ constexpr int kSpotSamples = 256;
 struct Variant {
   Variant(int version_, std::string name_, std::string changed_, std::function<void()> run_,
           double tolerance_ = kTolFp32, std::string source_ = "hand", std::string note_ = {})
-      : version(version_), name(std::move(name_)), changed(std::move(changed_)),
-        run(std::move(run_)), tolerance(tolerance_), source(std::move(source_)),
+      : version(version_),
+        name(std::move(name_)),
+        changed(std::move(changed_)),
+        run(std::move(run_)),
+        tolerance(tolerance_),
+        source(std::move(source_)),
         note(std::move(note_)) {}
   int version = 0;
   std::string name;
@@ -135,7 +139,8 @@ void abort_if_context_lost(const std::string& what) {
   }
 }
 
-json run_suite(Suite& s, const GpuBenchOptions& options, std::uint64_t seed_base, std::ostream& log) {
+json run_suite(Suite& s, const GpuBenchOptions& options, std::uint64_t seed_base,
+               std::ostream& log) {
   log << "suite " << s.name << ": " << s.problem << "\n" << std::flush;
   json results = json::array();
   std::map<int, double> median_by_version;
@@ -143,7 +148,7 @@ json run_suite(Suite& s, const GpuBenchOptions& options, std::uint64_t seed_base
   timing.repeats = std::max(1, options.repeats);
   for (Variant& v : s.variants) {
     json r = {{"version", v.version}, {"name", v.name}, {"changed", v.changed},
-              {"source", v.source}, {"repeats", 0}, {"verified", false}};
+              {"source", v.source},   {"repeats", 0},   {"verified", false}};
     std::string note = v.note;
     try {
       s.fresh_inputs(seed_base + static_cast<std::uint64_t>(v.version) * 7919u);
@@ -159,7 +164,8 @@ json run_suite(Suite& s, const GpuBenchOptions& options, std::uint64_t seed_base
         // the float64 CPU spot check.
         rel = c.non_finite ? INFINITY : ref.spot_rel_error;
         ok = c.non_finite == 0 && ref.spot_rel_error <= v.tolerance;
-        note += (note.empty() ? "" : "; ") + std::string("checked against float64 CPU dot products at ") +
+        note += (note.empty() ? "" : "; ") +
+                std::string("checked against float64 CPU dot products at ") +
                 std::to_string(kSpotSamples) + " random outputs";
       }
       r["rel_error"] = std::isfinite(rel) ? json(rel) : json(nullptr);
@@ -203,11 +209,12 @@ json run_suite(Suite& s, const GpuBenchOptions& options, std::uint64_t seed_base
     const auto slow = median_by_version.find(q.slower), fast = median_by_version.find(q.faster);
     if (slow == median_by_version.end() || fast == median_by_version.end()) continue;
     const double speedup = slow->second / fast->second;
-    ratios.push_back({{"what", q.what}, {"slower", q.slower}, {"faster", q.faster}, {"speedup", speedup}});
+    ratios.push_back(
+        {{"what", q.what}, {"slower", q.slower}, {"faster", q.faster}, {"speedup", speedup}});
     log << "  " << q.what << ": " << fmt(speedup, 2) << "×\n";
   }
   int sm_clock = cuda::current_sm_clock_mhz();
-  json suite = {{"name", s.name},       {"problem", s.problem}, {"flops", s.flops},
+  json suite = {{"name", s.name},           {"problem", s.problem},     {"flops", s.flops},
                 {"min_bytes", s.min_bytes}, {"reference", s.reference}, {"results", results}};
   if (!ratios.empty()) suite["ratios"] = ratios;
   if (sm_clock > 0) suite["sm_clock_mhz_after"] = sm_clock;
@@ -232,16 +239,16 @@ class Cublas {
   // Row-major C (M×N) = A (M×K) · B (K×N): column-major Cᵀ = Bᵀ·Aᵀ, i.e. swap the operands.
   void sgemm(GemmShape s, const float* a, const float* b, float* c) const {
     const float one = 1.f, zero = 0.f;
-    check(cublasGemmEx(m_handle, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, CUDA_R_32F, s.n, a,
-                       CUDA_R_32F, s.k, &zero, c, CUDA_R_32F, s.n, CUBLAS_COMPUTE_32F,
+    check(cublasGemmEx(m_handle, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &one, b, CUDA_R_32F, s.n,
+                       a, CUDA_R_32F, s.k, &zero, c, CUDA_R_32F, s.n, CUBLAS_COMPUTE_32F,
                        CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx (fp32)");
   }
   // Row-major C (M×N, fp32) = A (M×K, fp16) · Wᵀ with W (N×K, fp16): column-major Cᵀ = W·Aᵀ.
   void hgemm(GemmShape s, const void* a, const void* w, float* c) const {
     const float one = 1.f, zero = 0.f;
-    check(cublasGemmEx(m_handle, CUBLAS_OP_T, CUBLAS_OP_N, s.n, s.m, s.k, &one, w, CUDA_R_16F, s.k, a,
-                       CUDA_R_16F, s.k, &zero, c, CUDA_R_32F, s.n, CUBLAS_COMPUTE_32F,
+    check(cublasGemmEx(m_handle, CUBLAS_OP_T, CUBLAS_OP_N, s.n, s.m, s.k, &one, w, CUDA_R_16F, s.k,
+                       a, CUDA_R_16F, s.k, &zero, c, CUDA_R_32F, s.n, CUBLAS_COMPUTE_32F,
                        CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx (fp16 in, fp32 out)");
   }
@@ -311,16 +318,17 @@ json suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& l
     cublas.sgemm(s, a.get(), b.get(), ref.get());
     Reference r;
     r.host = ref.to_host();
-    r.spot_rel_error = spot_check_gemm(a.to_host(), b.to_host(), nullptr, false, false, s, r.host,
-                                       current_seed);
+    r.spot_rel_error =
+        spot_check_gemm(a.to_host(), b.to_host(), nullptr, false, false, s, r.host, current_seed);
     return r;
   };
   suite.variants.push_back({0, "cublas", "the vendor library (cublasGemmEx, fp32 compute, no TF32)",
                             [&] { cublas.sgemm(s, a.get(), b.get(), out.get()); }});
   for (const cuda::KernelVersion& kv : cuda::sgemm_versions()) {
     const int version = kv.number;
-    suite.variants.push_back(
-        {version, kv.name, kv.changed, [&, version] { cuda::sgemm_launch(version, s, a.get(), b.get(), out.get()); }});
+    suite.variants.push_back({version, kv.name, kv.changed, [&, version] {
+                                cuda::sgemm_launch(version, s, a.get(), b.get(), out.get());
+                              }});
   }
   return run_suite(suite, o, 1000, log);
 }
@@ -332,7 +340,8 @@ json suite_hgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& l
   DeviceBuffer<std::uint16_t> ah((size_t)s.m * s.k), wh((size_t)s.n * s.k);
   Suite suite;
   suite.name = "hgemm";
-  suite.problem = gemm_problem(s, "C = A·Wᵀ, fp16 in (A M×K, W N×K), fp32 accumulate and out, tensor cores");
+  suite.problem =
+      gemm_problem(s, "C = A·Wᵀ, fp16 in (A M×K, W N×K), fp32 accumulate and out, tensor cores");
   suite.reference = "cublas";
   suite.flops = 2.0 * s.m * s.n * s.k;
   suite.min_bytes = static_cast<double>(gemm_bytes(s, 2, false));
@@ -352,17 +361,19 @@ json suite_hgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& l
     cublas.hgemm(s, ah.get(), wh.get(), ref.get());
     Reference r;
     r.host = ref.to_host();
-    r.spot_rel_error = spot_check_gemm(a32.to_host(), w32.to_host(), nullptr, false, true, s, r.host,
-                                       current_seed);
+    r.spot_rel_error = spot_check_gemm(a32.to_host(), w32.to_host(), nullptr, false, true, s,
+                                       r.host, current_seed);
     return r;
   };
-  suite.variants.push_back({0, "cublas_fp16", "the vendor library (cublasGemmEx, fp16 in, fp32 compute)",
-                            [&] { cublas.hgemm(s, ah.get(), wh.get(), out.get()); }, kTolTensorCore});
+  suite.variants.push_back(
+      {0, "cublas_fp16", "the vendor library (cublasGemmEx, fp16 in, fp32 compute)",
+       [&] { cublas.hgemm(s, ah.get(), wh.get(), out.get()); }, kTolTensorCore});
   for (const cuda::KernelVersion& kv : cuda::hgemm_versions()) {
     const int version = kv.number;
-    suite.variants.push_back({version, kv.name, kv.changed,
-                              [&, version] { cuda::hgemm_launch(version, s, ah.get(), wh.get(), out.get()); },
-                              kTolTensorCore});
+    suite.variants.push_back(
+        {version, kv.name, kv.changed,
+         [&, version] { cuda::hgemm_launch(version, s, ah.get(), wh.get(), out.get()); },
+         kTolTensorCore});
   }
   return run_suite(suite, o, 2000, log);
 }
@@ -391,13 +402,14 @@ json suite_bias_relu(const GpuBenchOptions& o, std::ostream& log) {
     for (std::size_t i = 0; i < n; ++i) r.host[i] = std::max(x[i] + b[i % cols], 0.f);
     return r;
   };
-  suite.variants.push_back({1, "unfused_chain", "two kernels: bias add writes a temporary, ReLU reads it back",
-                            [&] {
-                              cuda::bias_add_launch(in.get(), bias.get(), tmp.get(), rows, cols);
-                              cuda::relu_launch(tmp.get(), out.get(), n);
-                            }});
-  suite.variants.push_back({2, "fused", "one kernel: bias and ReLU applied in registers, one read and one write",
-                            [&] { cuda::bias_relu_fused_launch(in.get(), bias.get(), out.get(), rows, cols); }});
+  suite.variants.push_back(
+      {1, "unfused_chain", "two kernels: bias add writes a temporary, ReLU reads it back", [&] {
+         cuda::bias_add_launch(in.get(), bias.get(), tmp.get(), rows, cols);
+         cuda::relu_launch(tmp.get(), out.get(), n);
+       }});
+  suite.variants.push_back(
+      {2, "fused", "one kernel: bias and ReLU applied in registers, one read and one write",
+       [&] { cuda::bias_relu_fused_launch(in.get(), bias.get(), out.get(), rows, cols); }});
   suite.ratios.push_back({1, 2, "fused bias+ReLU vs two-kernel chain"});
   return run_suite(suite, o, 3000, log);
 }
@@ -410,7 +422,9 @@ json suite_gemm_epilogue(const Cublas& cublas, const GpuBenchOptions& o, std::os
   DeviceBuffer<std::uint16_t> ah((size_t)s.m * s.k), wh((size_t)s.n * s.k), bh((size_t)s.k * s.n);
   Suite suite;
   suite.name = "gemm_epilogue";
-  suite.problem = gemm_problem(s, "Y = relu(A·B + bias), inputs fp16-representable so fp32 and tensor-core versions compute the same function");
+  suite.problem = gemm_problem(s,
+                               "Y = relu(A·B + bias), inputs fp16-representable so fp32 and "
+                               "tensor-core versions compute the same function");
   suite.reference = "cublas";
   suite.flops = 2.0 * s.m * s.n * s.k + 2.0 * mn;
   suite.min_bytes = static_cast<double>(gemm_bytes(s, 4, true));
@@ -442,18 +456,30 @@ json suite_gemm_epilogue(const Cublas& cublas, const GpuBenchOptions& o, std::os
     cuda::bias_add_launch(c.get(), bias.get(), tmp.get(), s.m, s.n);
     cuda::relu_launch(tmp.get(), out.get(), mn);
   };
-  suite.variants.push_back({0, "cublas+bias+relu", "cuBLAS SGEMM, then bias add and ReLU as two more kernels",
-                            [&] { cublas.sgemm(s, a.get(), b.get(), c.get()); chain(); }});
-  suite.variants.push_back({1, "sgemm8+bias+relu", "SGEMM version 8, then the same two epilogue kernels",
-                            [&] { cuda::sgemm_launch(8, s, a.get(), b.get(), c.get()); chain(); }});
-  suite.variants.push_back({2, "sgemm8_fused", "bias + ReLU applied in registers before SGEMM 8's only store",
-                            [&] { cuda::sgemm_bias_relu_fused_launch(s, a.get(), b.get(), bias.get(), out.get()); }});
-  suite.variants.push_back({3, "hgemm2+bias+relu", "tensor-core GEMM version 2 (fp16 in), then the two epilogue kernels",
-                            [&] { cuda::hgemm_launch(2, s, ah.get(), wh.get(), c.get()); chain(); },
+  suite.variants.push_back(
+      {0, "cublas+bias+relu", "cuBLAS SGEMM, then bias add and ReLU as two more kernels", [&] {
+         cublas.sgemm(s, a.get(), b.get(), c.get());
+         chain();
+       }});
+  suite.variants.push_back(
+      {1, "sgemm8+bias+relu", "SGEMM version 8, then the same two epilogue kernels", [&] {
+         cuda::sgemm_launch(8, s, a.get(), b.get(), c.get());
+         chain();
+       }});
+  suite.variants.push_back(
+      {2, "sgemm8_fused", "bias + ReLU applied in registers before SGEMM 8's only store",
+       [&] { cuda::sgemm_bias_relu_fused_launch(s, a.get(), b.get(), bias.get(), out.get()); }});
+  suite.variants.push_back({3, "hgemm2+bias+relu",
+                            "tensor-core GEMM version 2 (fp16 in), then the two epilogue kernels",
+                            [&] {
+                              cuda::hgemm_launch(2, s, ah.get(), wh.get(), c.get());
+                              chain();
+                            },
                             kTolTensorCore});
-  suite.variants.push_back({4, "hgemm2_fused", "bias + ReLU fused into the tensor-core GEMM's epilogue",
-                            [&] { cuda::hgemm_bias_relu_fused_launch(s, ah.get(), wh.get(), bias.get(), out.get()); },
-                            kTolTensorCore});
+  suite.variants.push_back(
+      {4, "hgemm2_fused", "bias + ReLU fused into the tensor-core GEMM's epilogue",
+       [&] { cuda::hgemm_bias_relu_fused_launch(s, ah.get(), wh.get(), bias.get(), out.get()); },
+       kTolTensorCore});
   suite.ratios.push_back({1, 2, "fp32 GEMM: fused epilogue vs GEMM + two kernels"});
   suite.ratios.push_back({3, 4, "tensor-core GEMM: fused epilogue vs GEMM + two kernels"});
   return run_suite(suite, o, 4000, log);
@@ -469,17 +495,19 @@ json suite_conv2d(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& 
   const GemmShape g = cs.as_gemm();
   const std::size_t x_n = (size_t)cs.n * cs.h * cs.w * cs.c, w_n = (size_t)g.k * g.n,
                     y_n = (size_t)g.m * g.n;
-  DeviceBuffer<float> x(x_n), w_rsck(w_n), w_krsc(w_n), bias(cs.k), col((size_t)g.m * g.k), tmp(y_n),
-      ref_tmp(y_n), ref(y_n), out(y_n);
+  DeviceBuffer<float> x(x_n), w_rsck(w_n), w_krsc(w_n), bias(cs.k), col((size_t)g.m * g.k),
+      tmp(y_n), ref_tmp(y_n), ref(y_n), out(y_n);
   const std::string cudnn_reason = cuda::cudnn_unavailable_reason();
   std::unique_ptr<cuda::CudnnConv> cudnn;
   std::string v0_note;
   if (cudnn_reason.empty()) {
     try {
       cudnn = std::make_unique<cuda::CudnnConv>(cs);
-      v0_note = "cuDNN " + cudnn->version() + ", algorithm " + cudnn->algorithm() + " (FMA math, no TF32)";
+      v0_note = "cuDNN " + cudnn->version() + ", algorithm " + cudnn->algorithm() +
+                " (FMA math, no TF32)";
     } catch (const GpuError& e) {
-      v0_note = std::string("cuDNN could not run this conv (") + e.what() + "); version 0 is im2col + cuBLAS";
+      v0_note = std::string("cuDNN could not run this conv (") + e.what() +
+                "); version 0 is im2col + cuBLAS";
       abort_if_context_lost("cuDNN setup");
     }
   } else {
@@ -498,8 +526,8 @@ json suite_conv2d(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& 
   suite.name = "conv2d";
   std::ostringstream problem;
   problem << "Y = relu(conv2d(X, W) + bias), NHWC: N=" << cs.n << " H=W=" << cs.h << " C=" << cs.c
-          << " K=" << cs.k << " " << cs.r << "×" << cs.s << " pad " << cs.pad << " stride " << cs.stride
-          << ", fp32; as GEMM M=" << g.m << " N=" << g.n << " K=" << g.k;
+          << " K=" << cs.k << " " << cs.r << "×" << cs.s << " pad " << cs.pad << " stride "
+          << cs.stride << ", fp32; as GEMM M=" << g.m << " N=" << g.n << " K=" << g.k;
   suite.problem = problem.str();
   suite.reference = cudnn ? "cudnn" : "cublas (im2col + SGEMM; cuDNN unavailable)";
   suite.flops = 2.0 * g.m * g.n * g.k + 2.0 * y_n;
@@ -544,22 +572,27 @@ json suite_conv2d(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& 
                             "the vendor library's convolution, then one fused bias+ReLU pass",
                             [&] {
                               library_conv(tmp.get());
-                              cuda::bias_relu_fused_launch(tmp.get(), bias.get(), out.get(), g.m, g.n);
+                              cuda::bias_relu_fused_launch(tmp.get(), bias.get(), out.get(), g.m,
+                                                           g.n);
                             },
                             kTolFp32, "hand", v0_note});
-  suite.variants.push_back({1, "im2col+sgemm8", "im2col writes the (N·P·Q)×(R·S·C) patch matrix, SGEMM 8 multiplies it, then bias+ReLU",
-                            [&] {
-                              cuda::im2col_launch(cs, x.get(), col.get());
-                              cuda::sgemm_launch(8, g, col.get(), w_rsck.get(), tmp.get());
-                              cuda::bias_relu_fused_launch(tmp.get(), bias.get(), out.get(), g.m, g.n);
-                            }});
-  suite.variants.push_back({2, "implicit_gemm", "the gather moves into SGEMM 8's tile loads: no patch matrix; then bias+ReLU",
-                            [&] {
-                              cuda::conv_implicit_gemm_launch(cs, x.get(), w_rsck.get(), nullptr, tmp.get());
-                              cuda::bias_relu_fused_launch(tmp.get(), bias.get(), out.get(), g.m, g.n);
-                            }});
-  suite.variants.push_back({3, "implicit_gemm_fused", "bias + ReLU in the implicit GEMM's epilogue: one kernel",
-                            [&] { cuda::conv_implicit_gemm_launch(cs, x.get(), w_rsck.get(), bias.get(), out.get()); }});
+  suite.variants.push_back(
+      {1, "im2col+sgemm8",
+       "im2col writes the (N·P·Q)×(R·S·C) patch matrix, SGEMM 8 multiplies it, then bias+ReLU",
+       [&] {
+         cuda::im2col_launch(cs, x.get(), col.get());
+         cuda::sgemm_launch(8, g, col.get(), w_rsck.get(), tmp.get());
+         cuda::bias_relu_fused_launch(tmp.get(), bias.get(), out.get(), g.m, g.n);
+       }});
+  suite.variants.push_back(
+      {2, "implicit_gemm",
+       "the gather moves into SGEMM 8's tile loads: no patch matrix; then bias+ReLU", [&] {
+         cuda::conv_implicit_gemm_launch(cs, x.get(), w_rsck.get(), nullptr, tmp.get());
+         cuda::bias_relu_fused_launch(tmp.get(), bias.get(), out.get(), g.m, g.n);
+       }});
+  suite.variants.push_back(
+      {3, "implicit_gemm_fused", "bias + ReLU in the implicit GEMM's epilogue: one kernel",
+       [&] { cuda::conv_implicit_gemm_launch(cs, x.get(), w_rsck.get(), bias.get(), out.get()); }});
   suite.ratios.push_back({1, 2, "implicit GEMM vs im2col + GEMM"});
   suite.ratios.push_back({2, 3, "fused conv+bias+ReLU vs implicit GEMM + separate pass"});
   return run_suite(suite, o, 5000, log);
@@ -568,14 +601,15 @@ json suite_conv2d(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& 
 json suite_jit_twin(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
   const GemmShape s = o.quick ? GemmShape{1024, 1024, 512} : GemmShape{4096, 4096, 1024};
   const std::size_t mn = (size_t)s.m * s.n;
-  DeviceBuffer<float> a((size_t)s.m * s.k), b((size_t)s.k * s.n), bias(s.n), c(mn), ref(mn), out(mn);
+  DeviceBuffer<float> a((size_t)s.m * s.k), b((size_t)s.k * s.n), bias(s.n), c(mn), ref(mn),
+      out(mn);
   std::unique_ptr<cuda::NvrtcKernel> jit;
   std::string jit_note, jit_error;
   try {
     jit = std::make_unique<cuda::NvrtcKernel>(
         cuda::NvrtcKernel::compile_and_load(cuda::twin_source(), cuda::twin_nvrtc_options(s)));
-    jit_note = "compiled by NVRTC for " + jit->arch() + " in " + fmt(jit->compile_ms(), 1) + " ms; " +
-               std::to_string(jit->registers_per_thread()) + " registers/thread" +
+    jit_note = "compiled by NVRTC for " + jit->arch() + " in " + fmt(jit->compile_ms(), 1) +
+               " ms; " + std::to_string(jit->registers_per_thread()) + " registers/thread" +
                (jit->log().empty() ? "" : "; log: " + jit->log());
   } catch (const GpuError& e) {
     jit_error = e.what();
@@ -584,7 +618,8 @@ json suite_jit_twin(const Cublas& cublas, const GpuBenchOptions& o, std::ostream
   log << "  jit_twin: " << jit_note << "\n";
   Suite suite;
   suite.name = "jit_twin";
-  suite.problem = gemm_problem(s, "Y = relu(A·B + bias), fp32; one kernel text built by nvcc and by NVRTC");
+  suite.problem =
+      gemm_problem(s, "Y = relu(A·B + bias), fp32; one kernel text built by nvcc and by NVRTC");
   suite.reference = "cublas";
   suite.flops = 2.0 * s.m * s.n * s.k + 2.0 * mn;
   suite.min_bytes = static_cast<double>(gemm_bytes(s, 4, true));
@@ -606,19 +641,22 @@ json suite_jit_twin(const Cublas& cublas, const GpuBenchOptions& o, std::ostream
                                        r.host, current_seed);
     return r;
   };
-  suite.variants.push_back({0, "cublas+bias_relu", "cuBLAS SGEMM, then one fused bias+ReLU pass",
-                            [&] {
-                              cublas.sgemm(s, a.get(), b.get(), c.get());
-                              cuda::bias_relu_fused_launch(c.get(), bias.get(), out.get(), s.m, s.n);
+  suite.variants.push_back(
+      {0, "cublas+bias_relu", "cuBLAS SGEMM, then one fused bias+ReLU pass", [&] {
+         cublas.sgemm(s, a.get(), b.get(), c.get());
+         cuda::bias_relu_fused_launch(c.get(), bias.get(), out.get(), s.m, s.n);
+       }});
+  suite.variants.push_back({1, "twin_nvcc", "the twin's text compiled ahead of time by nvcc", [&] {
+                              cuda::twin_nvcc_launch(s, a.get(), b.get(), bias.get(), out.get());
                             }});
-  suite.variants.push_back({1, "twin_nvcc", "the twin's text compiled ahead of time by nvcc",
-                            [&] { cuda::twin_nvcc_launch(s, a.get(), b.get(), bias.get(), out.get()); }});
-  suite.variants.push_back({2, "twin_nvrtc", "the same text compiled at run time by NVRTC, launched through the driver API",
-                            [&] {
-                              if (!jit) throw GpuError(jit_error);
-                              jit->launch(cuda::twin_launch_config(s), {a.get(), b.get(), bias.get()}, out.get());
-                            },
-                            kTolFp32, "hand", jit_note});
+  suite.variants.push_back(
+      {2, "twin_nvrtc",
+       "the same text compiled at run time by NVRTC, launched through the driver API",
+       [&] {
+         if (!jit) throw GpuError(jit_error);
+         jit->launch(cuda::twin_launch_config(s), {a.get(), b.get(), bias.get()}, out.get());
+       },
+       kTolFp32, "hand", jit_note});
   suite.ratios.push_back({2, 1, "nvcc build vs NVRTC build (1.00 = identical speed)"});
   return run_suite(suite, o, 6000, log);
 }
@@ -652,7 +690,9 @@ std::vector<std::string> gpu_bench_suites() {
   return {"sgemm", "hgemm", "bias_relu", "gemm_epilogue", "conv2d", "jit_twin"};
 }
 
-bool gpu_bench_available(std::string* reason) { return cuda::gpu_available(reason); }
+bool gpu_bench_available(std::string* reason) {
+  return cuda::gpu_available(reason);
+}
 
 json run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
   const std::vector<std::string> all = gpu_bench_suites();
@@ -698,10 +738,11 @@ json run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
   const double copy_gbps = cuda::measure_copy_gbps(options.quick ? (256u << 20) : (1u << 30));
   doc["peaks"] = {{"gflops_fp32", fp32_peak}, {"gbps", copy_gbps}};
   doc["peaks_source"] =
-      "gflops_fp32 stated: SMs × FP32 lanes per SM × 2 × max SM clock; gbps measured: device-to-device "
+      "gflops_fp32 stated: SMs × FP32 lanes per SM × 2 × max SM clock; gbps measured: "
+      "device-to-device "
       "copy, bytes read + written, median of 10";
-  log << "peaks: fp32 " << fmt(fp32_peak / 1000, 1) << " TFLOP/s (stated), copy " << fmt(copy_gbps, 0)
-      << " GB/s (measured)\n"
+  log << "peaks: fp32 " << fmt(fp32_peak / 1000, 1) << " TFLOP/s (stated), copy "
+      << fmt(copy_gbps, 0) << " GB/s (measured)\n"
       << std::flush;
 
   const Cublas cublas;
@@ -721,7 +762,8 @@ json run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
       suites.push_back({{"name", name}, {"error", e.what()}, {"results", json::array()}});
       abort_if_context_lost("suite " + name + ": " + e.what());
     }
-    log << "  (" << fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1)
+    log << "  ("
+        << fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1)
         << " s)\n"
         << std::flush;
   }

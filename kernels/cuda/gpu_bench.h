@@ -12,9 +12,9 @@
 namespace tilescope::kernels {
 
 struct GpuBenchOptions {
-  std::string suite;  // "" or "all" for every suite, else a comma-separated list of suite names
-  int repeats = 20;   // timed repeats per version (slow versions stop earlier, never below 3)
-  bool quick = false; // small problems (seconds instead of a minute); not for recorded numbers
+  std::string suite;   // "" or "all" for every suite, else a comma-separated list of suite names
+  int repeats = 20;    // timed repeats per version (slow versions stop earlier, never below 3)
+  bool quick = false;  // small problems (seconds instead of a minute); not for recorded numbers
 };
 
 // The suite names run_gpu_bench accepts, in the order it runs them.

@@ -9,7 +9,8 @@
 #include <stdexcept>
 
 int main(int argc, char** argv) {
-  CLI::App app{"tilescope-gpu-bench — validate and time the CUDA kernel versions, write bench JSON"};
+  CLI::App app{
+      "tilescope-gpu-bench — validate and time the CUDA kernel versions, write bench JSON"};
   tilescope::kernels::GpuBenchOptions options;
   std::string out_path;
   app.add_option("--suite", options.suite, "comma-separated suites, or all")->default_val("all");

@@ -1,5 +1,6 @@
 // Device description for the GPU bench: runtime attributes, NVML (loaded with dlopen, so the build
-// needs no NVML headers or library) for the driver version and clocks, cuBLAS version, copy bandwidth.
+// needs no NVML headers or library) for the driver version and clocks, cuBLAS version, copy
+// bandwidth.
 #include "kernels/cuda/gpu_device.h"
 
 #include "kernels/cuda/cuda_check.h"
@@ -34,13 +35,16 @@ Nvml& nvml() {
     void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) return v;
     v.init = reinterpret_cast<int (*)()>(dlsym(lib, "nvmlInit_v2"));
-    v.driver_version = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib, "nvmlSystemGetDriverVersion"));
-    v.handle_by_pci =
-        reinterpret_cast<int (*)(const char*, Nvml::Device*)>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
-    v.clock_info = reinterpret_cast<int (*)(Nvml::Device, int, unsigned*)>(dlsym(lib, "nvmlDeviceGetClockInfo"));
-    v.max_clock_info =
-        reinterpret_cast<int (*)(Nvml::Device, int, unsigned*)>(dlsym(lib, "nvmlDeviceGetMaxClockInfo"));
-    if (!v.init || !v.driver_version || !v.handle_by_pci || !v.clock_info || !v.max_clock_info) return v;
+    v.driver_version =
+        reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib, "nvmlSystemGetDriverVersion"));
+    v.handle_by_pci = reinterpret_cast<int (*)(const char*, Nvml::Device*)>(
+        dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+    v.clock_info = reinterpret_cast<int (*)(Nvml::Device, int, unsigned*)>(
+        dlsym(lib, "nvmlDeviceGetClockInfo"));
+    v.max_clock_info = reinterpret_cast<int (*)(Nvml::Device, int, unsigned*)>(
+        dlsym(lib, "nvmlDeviceGetMaxClockInfo"));
+    if (!v.init || !v.driver_version || !v.handle_by_pci || !v.clock_info || !v.max_clock_info)
+      return v;
     if (v.init() != 0) return v;
     char bus[64] = {};
     int device = 0;
@@ -145,7 +149,9 @@ double measure_copy_gbps(std::size_t bytes) {
   options.repeats = 10;
   options.flush_l2 = false;  // 1 GiB is far beyond any L2
   const KernelTiming t = time_gpu(
-      [&] { TS_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice)); },
+      [&] {
+        TS_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice));
+      },
       options);
   return 2.0 * static_cast<double>(bytes) / (t.median_ms * 1e6);
 }

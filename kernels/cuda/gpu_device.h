@@ -1,5 +1,5 @@
-// What the GPU is: presence check (never throws), device/driver/clock description for the bench JSON
-// and a measured copy bandwidth. Plain C++ header.
+// What the GPU is: presence check (never throws), device/driver/clock description for the bench
+// JSON and a measured copy bandwidth. Plain C++ header.
 #pragma once
 
 #include <nlohmann/json.hpp>

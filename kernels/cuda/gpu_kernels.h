@@ -1,6 +1,6 @@
-// Plain C++ entry points to the hand-written CUDA kernels (no CUDA headers): each launcher checks the
-// shape, launches on the default stream and checks the launch. Implemented in gpu_runner.cu, the one
-// runner that holds every launch configuration and the reasoning behind it.
+// Plain C++ entry points to the hand-written CUDA kernels (no CUDA headers): each launcher checks
+// the shape, launches on the default stream and checks the launch. Implemented in gpu_runner.cu,
+// the one runner that holds every launch configuration and the reasoning behind it.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +17,8 @@ struct KernelVersion {
   std::string changed;
 };
 
-// C = A·B, all fp32 row-major: A is M×K, B is K×N, C is M×N (the model's `x @ W` with W stored K×N).
+// C = A·B, all fp32 row-major: A is M×K, B is K×N, C is M×N (the model's `x @ W` with W stored
+// K×N).
 struct GemmShape {
   int m = 0, n = 0, k = 0;
 };
@@ -40,8 +41,8 @@ const std::vector<KernelVersion>& sgemm_versions();
 std::string sgemm_unsupported(int version, GemmShape shape);
 void sgemm_launch(int version, GemmShape shape, const float* a, const float* b, float* c);
 // The best version (8) with bias + ReLU applied to each output before it is stored.
-void sgemm_bias_relu_fused_launch(GemmShape shape, const float* a, const float* b, const float* bias,
-                                  float* c);
+void sgemm_bias_relu_fused_launch(GemmShape shape, const float* a, const float* b,
+                                  const float* bias, float* c);
 
 // [SECTION] Tensor-core GEMM: C (fp32, M×N) = A (fp16, M×K) · Wᵀ with W (fp16) stored N×K, i.e. the
 // model's `x @ W.T`; fp32 accumulation. Versions 1 (WMMA) and 2 (mma.sync + ldmatrix + cp.async).
@@ -53,7 +54,8 @@ void hgemm_launch(int version, GemmShape shape, const void* a, const void* w, fl
 void hgemm_bias_relu_fused_launch(GemmShape shape, const void* a, const void* w, const float* bias,
                                   float* c);
 
-// [SECTION] Elementwise epilogue passes on a rows×cols fp32 matrix, bias per column (cols % 4 == 0).
+// [SECTION] Elementwise epilogue passes on a rows×cols fp32 matrix, bias per column (cols % 4 ==
+// 0).
 void bias_add_launch(const float* in, const float* bias, float* out, int rows, int cols);
 void relu_launch(const float* in, float* out, std::size_t count);
 void bias_relu_fused_launch(const float* in, const float* bias, float* out, int rows, int cols);

@@ -48,10 +48,14 @@ struct Tiles {
 Tiles sgemm_tiles(int version) {
   switch (version) {
     case 1:
-    case 2: return {1, 1, 1};
-    case 3: return {32, 32, 32};
-    case 4: return {64, 64, 8};
-    default: return {128, 128, 8};
+    case 2:
+      return {1, 1, 1};
+    case 3:
+      return {32, 32, 32};
+    case 4:
+      return {64, 64, 8};
+    default:
+      return {128, 128, 8};
   }
 }
 
@@ -62,19 +66,24 @@ Tiles sgemm_tiles(int version) {
 const std::vector<KernelVersion>& sgemm_versions() {
   static const std::vector<KernelVersion> versions = {
       {1, "naive", "one thread per output; consecutive threads own consecutive rows (uncoalesced)"},
-      {2, "coalesced", "consecutive threads own consecutive columns: loads of B and stores of C coalesce"},
+      {2, "coalesced",
+       "consecutive threads own consecutive columns: loads of B and stores of C coalesce"},
       {3, "smem_tiled", "32×32 tiles of A and B staged in shared memory, each reused 32 times"},
       {4, "1d_blocktiling", "each thread computes 8 outputs down a column (64×64×8 tiles)"},
-      {5, "2d_blocktiling", "each thread computes an 8×8 block from register vectors (128×128×8 tiles)"},
+      {5, "2d_blocktiling",
+       "each thread computes an 8×8 block from register vectors (128×128×8 tiles)"},
       {6, "vectorized", "float4 global loads/stores; A transposed in shared memory for LDS.128"},
-      {7, "warptiling", "32×64 warp tiles, 2×2 sub-blocks of 4×4 per thread: conflict-free LDS.128"},
-      {8, "double_buffered", "two shared buffers + register prefetch: one barrier per tile, loads overlap math"},
+      {7, "warptiling",
+       "32×64 warp tiles, 2×2 sub-blocks of 4×4 per thread: conflict-free LDS.128"},
+      {8, "double_buffered",
+       "two shared buffers + register prefetch: one barrier per tile, loads overlap math"},
   };
   return versions;
 }
 
 std::string sgemm_unsupported(int version, GemmShape s) {
-  if (version < 1 || version > 8) return "SGEMM version " + std::to_string(version) + " does not exist (1..8)";
+  if (version < 1 || version > 8)
+    return "SGEMM version " + std::to_string(version) + " does not exist (1..8)";
   if (s.m <= 0 || s.n <= 0 || s.k <= 0) return "GEMM sizes must be positive";
   const Tiles t = sgemm_tiles(version);
   if (s.m % t.bm) return divisibility("M", s.m, t.bm);
@@ -94,20 +103,23 @@ void sgemm_launch(int version, GemmShape s, const float* a, const float* b, floa
       break;
     }
     case 2:  // 1024 threads as a 32×32 tile, x-fastest along N
-      sgemm_02_coalesced<32><<<dim3((s.n + 31) / 32, (s.m + 31) / 32), 1024>>>(s.m, s.n, s.k, a, b, c);
+      sgemm_02_coalesced<32>
+          <<<dim3((s.n + 31) / 32, (s.m + 31) / 32), 1024>>>(s.m, s.n, s.k, a, b, c);
       break;
     case 3:  // one thread per output of a 32×32 tile: 8 KB of shared memory, 1024 threads
       sgemm_03_smem_tiled<32><<<dim3(s.n / 32, s.m / 32), 1024>>>(s.m, s.n, s.k, a, b, c);
       break;
     case 4:  // 64×64 tile / 8 outputs per thread = 512 threads; each loads 1 A and 1 B element
-      sgemm_04_1d_blocktiling<64, 64, 8, 8><<<dim3(s.n / 64, s.m / 64), 512>>>(s.m, s.n, s.k, a, b, c);
+      sgemm_04_1d_blocktiling<64, 64, 8, 8>
+          <<<dim3(s.n / 64, s.m / 64), 512>>>(s.m, s.n, s.k, a, b, c);
       break;
     case 5:  // 128×128 tile / 64 outputs per thread = 256 threads
       sgemm_05_2d_blocktiling<128, 128, 8, 8, 8>
           <<<dim3(s.n / 128, s.m / 128), 256>>>(s.m, s.n, s.k, a, b, c);
       break;
     case 6:
-      sgemm_06_vectorized<128, 128, 8, 8, 8><<<dim3(s.n / 128, s.m / 128), 256>>>(s.m, s.n, s.k, a, b, c);
+      sgemm_06_vectorized<128, 128, 8, 8, 8>
+          <<<dim3(s.n / 128, s.m / 128), 256>>>(s.m, s.n, s.k, a, b, c);
       break;
     case 7:
       sgemm_07_warptiling<<<dim3(s.n / sgemm07::kBN, s.m / sgemm07::kBM), sgemm07::kThreads>>>(
@@ -137,14 +149,18 @@ void sgemm_bias_relu_fused_launch(GemmShape s, const float* a, const float* b, c
 
 const std::vector<KernelVersion>& hgemm_versions() {
   static const std::vector<KernelVersion> versions = {
-      {1, "wmma", "tensor cores through WMMA 16×16×16 fragments; synchronous shared-memory staging"},
-      {2, "mma_ldmatrix_cp_async", "mma.sync m16n8k16, ldmatrix.x4, swizzled smem, 4-stage cp.async pipeline, 64×64 warp tiles"},
+      {1, "wmma",
+       "tensor cores through WMMA 16×16×16 fragments; synchronous shared-memory staging"},
+      {2, "mma_ldmatrix_cp_async",
+       "mma.sync m16n8k16, ldmatrix.x4, swizzled smem, 4-stage cp.async pipeline, 64×64 warp "
+       "tiles"},
   };
   return versions;
 }
 
 std::string hgemm_unsupported(int version, GemmShape s) {
-  if (version < 1 || version > 2) return "tensor-core GEMM version " + std::to_string(version) + " does not exist (1..2)";
+  if (version < 1 || version > 2)
+    return "tensor-core GEMM version " + std::to_string(version) + " does not exist (1..2)";
   if (s.m <= 0 || s.n <= 0 || s.k <= 0) return "GEMM sizes must be positive";
   if (s.m % 128) return divisibility("M", s.m, 128);
   if (s.n % 128) return divisibility("N", s.n, 128);
@@ -156,9 +172,9 @@ namespace {
 template <bool kBiasRelu>
 void launch_hgemm02(GemmShape s, const void* a, const void* w, const float* bias, float* c) {
   // 64 KB of dynamic shared memory is over the 48 KB default: opt in once per instantiation.
-  static const cudaError_t opt_in = cudaFuncSetAttribute(
-      hgemm_02_mma_multistage<kBiasRelu>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-      hgemm02::kSmemBytes);
+  static const cudaError_t opt_in =
+      cudaFuncSetAttribute(hgemm_02_mma_multistage<kBiasRelu>,
+                           cudaFuncAttributeMaxDynamicSharedMemorySize, hgemm02::kSmemBytes);
   TS_CUDA_CHECK(opt_in);
   hgemm_02_mma_multistage<kBiasRelu>
       <<<dim3(s.n / hgemm02::kBN, s.m / hgemm02::kBM), hgemm02::kThreads, hgemm02::kSmemBytes>>>(
@@ -274,8 +290,8 @@ void conv_implicit_gemm_launch(ConvShape s, const float* x, const float* w_rsck,
 
 void fill_uniform_launch(float* data, std::size_t count, std::uint64_t seed, float lo, float hi) {
   if (count == 0) return;
-  fill_uniform_kernel<<<blocks_for(count, kElementwiseThreads), kElementwiseThreads>>>(data, count,
-                                                                                       seed, lo, hi);
+  fill_uniform_kernel<<<blocks_for(count, kElementwiseThreads), kElementwiseThreads>>>(
+      data, count, seed, lo, hi);
   TS_CUDA_CHECK_LAUNCH();
 }
 

@@ -44,9 +44,11 @@ __global__ void __launch_bounds__(hgemm01::kThreads)
       wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a[4];
       wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b[2];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) wmma::load_matrix_sync(a[i], &As[wm * kWM + i * 16][kk], kBK + kPad);
+      for (int i = 0; i < 4; ++i)
+        wmma::load_matrix_sync(a[i], &As[wm * kWM + i * 16][kk], kBK + kPad);
 #pragma unroll
-      for (int j = 0; j < 2; ++j) wmma::load_matrix_sync(b[j], &Ws[wn * kWN + j * 16][kk], kBK + kPad);
+      for (int j = 0; j < 2; ++j)
+        wmma::load_matrix_sync(b[j], &Ws[wn * kWN + j * 16][kk], kBK + kPad);
 #pragma unroll
       for (int i = 0; i < 4; ++i)
 #pragma unroll

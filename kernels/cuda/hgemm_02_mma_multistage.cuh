@@ -1,12 +1,12 @@
 // Tensor-core GEMM version 2 — mma.sync m16n8k16 + ldmatrix + a 4-stage cp.async pipeline.
 // C (fp32) = A (fp16, M×K) · Wᵀ (W fp16, N×K), fp32 accumulate; optional bias + ReLU epilogue.
 // Changed since version 1: (1) cp.async copies global→shared without passing through registers, and
-// 4 stages are in flight, so tile t+3 is arriving while tile t is multiplied (one barrier per tile);
-// (2) ldmatrix.x4 loads four 8×8 fragments per instruction straight into the mma.sync register
-// layout; (3) each of 4 warps owns a 64×64 tile (4×8 mma tiles, 128 accumulators per thread), so
-// 8 ldmatrix feed 32 mma per k-step; (4) shared rows are 64 bytes, so the 16-byte chunk index is
-// XOR-swizzled with (row/2)%4: the 8 rows an ldmatrix phase reads hit 8 different bank groups.
-// Dynamic shared memory: 4 stages × (8 KB A + 8 KB W) = 64 KB per block, two blocks per SM.
+// 4 stages are in flight, so tile t+3 is arriving while tile t is multiplied (one barrier per
+// tile); (2) ldmatrix.x4 loads four 8×8 fragments per instruction straight into the mma.sync
+// register layout; (3) each of 4 warps owns a 64×64 tile (4×8 mma tiles, 128 accumulators per
+// thread), so 8 ldmatrix feed 32 mma per k-step; (4) shared rows are 64 bytes, so the 16-byte chunk
+// index is XOR-swizzled with (row/2)%4: the 8 rows an ldmatrix phase reads hit 8 different bank
+// groups. Dynamic shared memory: 4 stages × (8 KB A + 8 KB W) = 64 KB per block, two blocks per SM.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -26,7 +26,9 @@ __device__ __forceinline__ void cp_async_16(void* smem, const void* gmem) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
@@ -54,7 +56,7 @@ __global__ void __launch_bounds__(hgemm02::kThreads, 2)
   using namespace hgemm02;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   __half* sA = reinterpret_cast<__half*>(smem_raw);  // [kStages][kBM × kBK], swizzled rows
-  __half* sW = sA + kStages * kTileHalves;            // [kStages][kBN × kBK]
+  __half* sW = sA + kStages * kTileHalves;           // [kStages][kBN × kBK]
   (void)M;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int wm = warp / kWarpsN, wn = warp % kWarpsN;

@@ -11,10 +11,9 @@ namespace {
 
 // Same body, same launch bounds as the NVRTC entry point.
 template <int M, int N, int K>
-__global__ void __launch_bounds__(256) ts_twin_nvcc(const float* __restrict__ a0,
-                                                    const float* __restrict__ a1,
-                                                    const float* __restrict__ a2,
-                                                    float* __restrict__ out) {
+__global__ void __launch_bounds__(256)
+    ts_twin_nvcc(const float* __restrict__ a0, const float* __restrict__ a1,
+                 const float* __restrict__ a2, float* __restrict__ out) {
   ts_twin_body<M, N, K>(a0, a1, a2, out);
 }
 
@@ -33,7 +32,9 @@ const TwinShape kTwinShapes[] = {
 
 namespace tilescope::kernels::cuda {
 
-const char* twin_source() { return kTwinSgemmBiasReluText; }
+const char* twin_source() {
+  return kTwinSgemmBiasReluText;
+}
 
 std::vector<std::string> twin_nvrtc_options(GemmShape s) {
   return {"-DTS_M=" + std::to_string(s.m), "-DTS_N=" + std::to_string(s.n),

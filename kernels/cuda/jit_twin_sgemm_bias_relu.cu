@@ -1,14 +1,16 @@
-// NVRTC twin: Y = relu(A·B + bias) in fp32 (A M×K, B K×N, row-major), written in the ABI of generated
-// schedules; compiled ahead of time by nvcc (jit_twin_host.cu) and at run time by NVRTC from this text.
-// The ABI: an NVRTC-compilable translation unit (no #include) defining
-//   extern "C" __global__ void ts_kernel(const float* __restrict__ a0, ..., float* __restrict__ out)
-// with the problem sizes baked in as constants (here TS_M, TS_N, TS_K, given with -D at compile time).
-// Schedule: 128×128×8 block tiles staged in shared memory (A transposed), 8×8 outputs per thread from
-// float4 register vectors, bias + ReLU applied in registers before the only store. Launch:
-// grid (TS_N/128, TS_M/128), block 256, no dynamic shared memory.
+// NVRTC twin: Y = relu(A·B + bias) in fp32 (A M×K, B K×N, row-major), written in the ABI of
+// generated schedules; compiled ahead of time by nvcc (jit_twin_host.cu) and at run time by NVRTC
+// from this text. The ABI: an NVRTC-compilable translation unit (no #include) defining
+//   extern "C" __global__ void ts_kernel(const float* __restrict__ a0, ..., float* __restrict__
+//   out)
+// with the problem sizes baked in as constants (here TS_M, TS_N, TS_K, given with -D at compile
+// time). Schedule: 128×128×8 block tiles staged in shared memory (A transposed), 8×8 outputs per
+// thread from float4 register vectors, bias + ReLU applied in registers before the only store.
+// Launch: grid (TS_N/128, TS_M/128), block 256, no dynamic shared memory.
 
 template <int M, int N, int K>
-__device__ __forceinline__ void ts_twin_body(const float* __restrict__ A, const float* __restrict__ B,
+__device__ __forceinline__ void ts_twin_body(const float* __restrict__ A,
+                                             const float* __restrict__ B,
                                              const float* __restrict__ bias,
                                              float* __restrict__ out) {
   constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;

@@ -35,7 +35,8 @@ void resolve(const char* symbol, Fn& fn) {
       cudaGetDriverEntryPointByVersion(symbol, &p, CUDART_VERSION, cudaEnableDefault, &found);
   if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || p == nullptr) {
     throw GpuError(std::string("the CUDA driver does not provide ") + symbol + " (" +
-                   cudaGetErrorString(err) + "); is the NVIDIA driver installed and recent enough?");
+                   cudaGetErrorString(err) +
+                   "); is the NVIDIA driver installed and recent enough?");
   }
   fn = reinterpret_cast<Fn>(p);
 }
@@ -176,10 +177,11 @@ NvrtcKernel NvrtcKernel::compile_and_load(const std::string& source,
     throw GpuError("the compiled source has no kernel named '" + entry +
                    "' (declare it extern \"C\" __global__ so its name is not mangled)");
   }
-  check_cu(driver().func_get_attribute(&impl->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, impl->function),
-           "cuFuncGetAttribute(NUM_REGS)");
+  check_cu(
+      driver().func_get_attribute(&impl->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, impl->function),
+      "cuFuncGetAttribute(NUM_REGS)");
   check_cu(driver().func_get_attribute(&impl->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                              impl->function),
+                                       impl->function),
            "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
   return NvrtcKernel(std::move(impl));
 }
@@ -187,8 +189,9 @@ NvrtcKernel NvrtcKernel::compile_and_load(const std::string& source,
 void NvrtcKernel::launch(const LaunchConfig& c, const std::vector<const float*>& inputs,
                          float* output) const {
   if (c.dynamic_smem_bytes > 48 * 1024 && c.dynamic_smem_bytes > m_impl->smem_opt_in) {
-    check_cu(driver().func_set_attribute(m_impl->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                static_cast<int>(c.dynamic_smem_bytes)),
+    check_cu(driver().func_set_attribute(m_impl->function,
+                                         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         static_cast<int>(c.dynamic_smem_bytes)),
              "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
     m_impl->smem_opt_in = c.dynamic_smem_bytes;
   }
@@ -196,8 +199,9 @@ void NvrtcKernel::launch(const LaunchConfig& c, const std::vector<const float*>&
   pointers.push_back(output);
   std::vector<void*> params;
   for (const float*& p : pointers) params.push_back(static_cast<void*>(&p));
-  check_cu(driver().launch_kernel(m_impl->function, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
-                          c.block[2], c.dynamic_smem_bytes, nullptr, params.data(), nullptr),
+  check_cu(driver().launch_kernel(m_impl->function, c.grid[0], c.grid[1], c.grid[2], c.block[0],
+                                  c.block[1], c.block[2], c.dynamic_smem_bytes, nullptr,
+                                  params.data(), nullptr),
            "cuLaunchKernel(ts_kernel)");
 }
 
@@ -209,10 +213,20 @@ KernelTiming NvrtcKernel::time(const LaunchConfig& config, const std::vector<con
   return time_gpu([&] { launch(config, inputs, output); }, options);
 }
 
-const std::string& NvrtcKernel::log() const { return m_impl->log; }
-const std::string& NvrtcKernel::arch() const { return m_impl->arch; }
-double NvrtcKernel::compile_ms() const { return m_impl->compile_ms; }
-int NvrtcKernel::registers_per_thread() const { return m_impl->registers; }
-int NvrtcKernel::static_smem_bytes() const { return m_impl->static_smem; }
+const std::string& NvrtcKernel::log() const {
+  return m_impl->log;
+}
+const std::string& NvrtcKernel::arch() const {
+  return m_impl->arch;
+}
+double NvrtcKernel::compile_ms() const {
+  return m_impl->compile_ms;
+}
+int NvrtcKernel::registers_per_thread() const {
+  return m_impl->registers;
+}
+int NvrtcKernel::static_smem_bytes() const {
+  return m_impl->static_smem;
+}
 
 }  // namespace tilescope::kernels::cuda

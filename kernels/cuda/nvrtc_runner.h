@@ -5,7 +5,8 @@
 // The ABI of generated source: an NVRTC-compilable translation unit (no #include of system headers)
 // defining  extern "C" __global__ void ts_kernel(const float* __restrict__ a0, ...,
 //                                                float* __restrict__ out)
-// with problem sizes baked in as constants. Arguments are device pointers, inputs first, output last.
+// with problem sizes baked in as constants. Arguments are device pointers, inputs first, output
+// last.
 #pragma once
 
 #include <memory>
@@ -17,17 +18,18 @@ namespace tilescope::kernels::cuda {
 // The result of one NVRTC compilation; `log` is NVRTC's own text (warnings too), shown to the user.
 struct NvrtcCompileResult {
   bool ok = false;
-  std::string arch;             // e.g. "sm_90"
-  std::string log;              // NVRTC's program log
-  std::string error;            // why it failed, in one line (empty when ok)
-  std::vector<char> cubin;      // machine code for `arch` when ok
-  double compile_ms = 0.0;      // wall time of nvrtcCompileProgram
+  std::string arch;         // e.g. "sm_90"
+  std::string log;          // NVRTC's program log
+  std::string error;        // why it failed, in one line (empty when ok)
+  std::vector<char> cubin;  // machine code for `arch` when ok
+  double compile_ms = 0.0;  // wall time of nvrtcCompileProgram
 };
 
 // "sm_XY" for device 0's compute capability X.Y; throws GpuError when there is no usable device.
 std::string current_device_arch();
 
-// Compiles `source` for `arch` ("sm_90"); needs no GPU. `options` are extra NVRTC flags ("-DTS_M=64").
+// Compiles `source` for `arch` ("sm_90"); needs no GPU. `options` are extra NVRTC flags
+// ("-DTS_M=64").
 NvrtcCompileResult nvrtc_compile(const std::string& source, const std::string& arch,
                                  const std::vector<std::string>& options = {});
 

@@ -1,8 +1,7 @@
-// SGEMM version 3 — shared-memory tiling: a block stages a 32×32 tile of A and of B in shared memory
-// and every thread reuses it 32 times.
-// Changed since version 2: global traffic drops by the tile width (each element loaded once per
-// block instead of once per thread); the inner loop now reads shared memory, two loads per FMA,
-// so shared-memory bandwidth becomes the limit.
+// SGEMM version 3 — shared-memory tiling: a block stages a 32×32 tile of A and of B in shared
+// memory and every thread reuses it 32 times. Changed since version 2: global traffic drops by the
+// tile width (each element loaded once per block instead of once per thread); the inner loop now
+// reads shared memory, two loads per FMA, so shared-memory bandwidth becomes the limit.
 #pragma once
 
 template <int kTile>

@@ -1,7 +1,8 @@
 // SGEMM version 5 — 2D register blocking: each thread computes an 8×8 block of C from 8 values of A
 // and 8 of B held in registers.
-// Changed since version 4: an outer product of two register vectors per k, so 16 shared-memory loads
-// feed 64 FMAs (0.25 loads per FMA). Block tile 128×128×8, 256 threads, 64 accumulators per thread.
+// Changed since version 4: an outer product of two register vectors per k, so 16 shared-memory
+// loads feed 64 FMAs (0.25 loads per FMA). Block tile 128×128×8, 256 threads, 64 accumulators per
+// thread.
 #pragma once
 
 template <int kBM, int kBN, int kBK, int kTM, int kTN>

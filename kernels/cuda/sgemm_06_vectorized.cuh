@@ -1,7 +1,7 @@
 // SGEMM version 6 — vectorized loads: 16-byte (float4) global loads and stores, and A stored
 // transposed in shared memory so a thread's 8 values of A are contiguous.
-// Changed since version 5: one LDG.128 instead of four LDG.32 for each global load; the transpose of
-// A happens on the way into shared memory, so the inner loop reads A and B with LDS.128 (4 loads
+// Changed since version 5: one LDG.128 instead of four LDG.32 for each global load; the transpose
+// of A happens on the way into shared memory, so the inner loop reads A and B with LDS.128 (4 loads
 // per 64 FMAs instead of 16). Same 128×128×8 tiles and 8×8 thread blocks.
 #pragma once
 

@@ -1,18 +1,18 @@
 // SGEMM version 7 — warp tiling: the 128×128 block tile is split into eight 32×64 warp tiles, and
 // within a warp each thread owns 2×2 sub-blocks of 4×4 outputs spaced 16 rows and 32 columns apart.
-// Changed since version 6: the thread→output map. In version 6 a thread's 8 columns were contiguous,
-// so the eight threads of a quarter-warp read B at a 32-byte stride (2-way bank conflicts on every
-// LDS.128); here they read eight consecutive float4 (conflict-free), and a warp touches a compact
-// 32×64 region (A reads are broadcasts). A's shared tile is padded by 4 floats per k-row so the
-// transposing stores of one warp land in 32 different banks.
+// Changed since version 6: the thread→output map. In version 6 a thread's 8 columns were
+// contiguous, so the eight threads of a quarter-warp read B at a 32-byte stride (2-way bank
+// conflicts on every LDS.128); here they read eight consecutive float4 (conflict-free), and a warp
+// touches a compact 32×64 region (A reads are broadcasts). A's shared tile is padded by 4 floats
+// per k-row so the transposing stores of one warp land in 32 different banks.
 #pragma once
 
 namespace sgemm07 {
 constexpr int kBM = 128, kBN = 128, kBK = 8, kThreads = 256;
-constexpr int kWarpsN = 2;          // warps laid out 4 (M) × 2 (N): warp tile 32×64
-constexpr int kWM = 32, kWN = 64;   // warp tile
-constexpr int kLanesN = 8;          // lanes laid out 4 (M) × 8 (N)
-constexpr int kPadA = 4;            // keeps float4 alignment and spreads the transposing stores
+constexpr int kWarpsN = 2;         // warps laid out 4 (M) × 2 (N): warp tile 32×64
+constexpr int kWM = 32, kWN = 64;  // warp tile
+constexpr int kLanesN = 8;         // lanes laid out 4 (M) × 8 (N)
+constexpr int kPadA = 4;           // keeps float4 alignment and spreads the transposing stores
 }  // namespace sgemm07
 
 __global__ void __launch_bounds__(sgemm07::kThreads)
@@ -24,8 +24,8 @@ __global__ void __launch_bounds__(sgemm07::kThreads)
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int row0 = (warp / kWarpsN) * kWM + (lane / kLanesN) * 4;  // rows row0+{0..3}, +16+{0..3}
   const int col0 = (warp % kWarpsN) * kWN + (lane % kLanesN) * 4;  // cols col0+{0..3}, +32+{0..3}
-  const int a_row = tid / 2, a_k = (tid % 2) * 4;                   // one float4 of A per thread
-  const int b_k = tid / 32, b_col = (tid % 32) * 4;                 // one float4 of B per thread
+  const int a_row = tid / 2, a_k = (tid % 2) * 4;                  // one float4 of A per thread
+  const int b_k = tid / 32, b_col = (tid % 32) * 4;                // one float4 of B per thread
   const float* a_ptr = A + (size_t)(blockIdx.y * kBM + a_row) * K + a_k;
   const float* b_ptr = B + (size_t)b_k * N + blockIdx.x * kBN + b_col;
   float acc[8][8] = {};

@@ -111,8 +111,8 @@ __global__ void __launch_bounds__(sgemm08::kThreads, 2)
 #pragma unroll
     for (int jh = 0; jh < 2; ++jh) {
       const int col = col0 + jh * 32;
-      const float4 v = make_float4(acc[i][jh * 4], acc[i][jh * 4 + 1], acc[i][jh * 4 + 2],
-                                   acc[i][jh * 4 + 3]);
+      const float4 v =
+          make_float4(acc[i][jh * 4], acc[i][jh * 4 + 1], acc[i][jh * 4 + 2], acc[i][jh * 4 + 3]);
       *reinterpret_cast<float4*>(&C[(size_t)row * N + col]) =
           Epilogue::apply(v, block_col + col, epi);
     }

@@ -3,7 +3,6 @@
 // [SECTION] index: Which inputs carry gradients · Builder · Gradient rules · build_training_graph
 #include "sim/graph/autodiff.h"
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>

@@ -5,10 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
-#include <limits>
 #include <set>
-#include <sstream>
 
 namespace tilescope::graph {
 
@@ -368,9 +365,14 @@ Shape broadcast_or_fail(const Checker& c, const Shape& a, const std::string& a_d
   c.fail("cannot broadcast " + a_desc + " with " + b_desc);
 }
 
-// Output size of one spatial dim of a conv or pooling window; may be <= 0 (caller reports).
-int64_t window_out(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil) {
-  const int64_t span = in + 2 * pad - dil * (k - 1) - 1;
+// Output size of one spatial dim of a conv or pooling window; may be <= 0 (the caller reports),
+// nullopt when absurd padding or dilation overflows the arithmetic.
+std::optional<int64_t> window_out(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil) {
+  int64_t padded, reach;
+  if (__builtin_mul_overflow(pad, 2, &padded) || __builtin_add_overflow(in, padded, &padded) ||
+      __builtin_mul_overflow(dil, k - 1, &reach))
+    return std::nullopt;
+  const int64_t span = padded - reach - 1;  // both terms are >= 0, so this cannot overflow
   if (span < 0) return 0;
   return span / stride + 1;
 }
@@ -397,18 +399,22 @@ void check_window_attrs(const Checker& c, const OpAttrs& a, bool check_kernel) {
 std::pair<int64_t, int64_t> window_output(const Checker& c, const Shape& x,
                                           const std::string& x_desc, int64_t r, int64_t s,
                                           const OpAttrs& a) {
-  const int64_t p = window_out(x[2], r, a.stride[0], a.padding[0], a.dilation[0]);
-  const int64_t q = window_out(x[3], s, a.stride[1], a.padding[1], a.dilation[1]);
-  if (p < 1 || q < 1) {
-    const bool h = p < 1;
+  const auto p = window_out(x[2], r, a.stride[0], a.padding[0], a.dilation[0]);
+  const auto q = window_out(x[3], s, a.stride[1], a.padding[1], a.dilation[1]);
+  if (!p || !q)
+    c.fail("padding " + std::to_string(a.padding[p ? 1 : 0]) + " or dilation " +
+           std::to_string(a.dilation[p ? 1 : 0]) + " is too large to compute an output size");
+  if (*p < 1 || *q < 1) {
+    const bool h = *p < 1;
     const int i = h ? 0 : 1;
+    const int64_t k = h ? r : s;
     c.fail(std::string("output ") + (h ? "height" : "width") + " would be < 1: input " + x_desc +
-           " has " + (h ? "H" : "W") + " = " + std::to_string(x[h ? 2 : 3]) + ", kernel " +
-           std::to_string(h ? r : s) + ", padding " + std::to_string(a.padding[i]) + ", dilation " +
-           std::to_string(a.dilation[i]) + " (the dilated kernel spans " +
-           std::to_string(a.dilation[i] * ((h ? r : s) - 1) + 1) + ")");
+           " has " + (h ? "H" : "W") + " = " + std::to_string(x[h ? 2 : 3]) + ", but the kernel " +
+           std::to_string(k) + " with dilation " + std::to_string(a.dilation[i]) + " spans " +
+           std::to_string(a.dilation[i] * (k - 1)) + " + 1 rows/cols and padding adds only " +
+           std::to_string(a.padding[i]) + " on each side");
   }
-  return {p, q};
+  return {*p, *q};
 }
 
 // Output of Conv2D(x, w) with these attrs; shared by the conv and its two gradients.
@@ -750,8 +756,8 @@ Shape infer_shape(const Op& op, const std::vector<const Tensor*>& in) {
                shape_to_string(a.starts) + " need one entry per dim of " + c.desc(0));
       for (size_t d = 0; d < x.size(); ++d)
         if (a.starts[d] < 0 || a.shape[d] < 1 || a.starts[d] > x[d] - a.shape[d])
-          c.fail("slice [" + std::to_string(a.starts[d]) + ", " +
-                 std::to_string(a.starts[d] + a.shape[d]) + ") of dim " + std::to_string(d) +
+          c.fail("slice of dim " + std::to_string(d) + " starting at " +
+                 std::to_string(a.starts[d]) + " with size " + std::to_string(a.shape[d]) +
                  " is outside " + c.desc(0));
       return a.shape;
     }
@@ -948,52 +954,53 @@ std::string Graph::unique_tensor_name(const std::string& stem) const {
 //
 // FLOPs per op. One multiply-add = 2 FLOPs. Every other elementary operation (add, subtract,
 // multiply, divide, max/compare, exp, log, sqrt, tanh) = 1 FLOP. n = output elements unless noted.
+// Bytes are the minimum traffic: each distinct input read once, the output written once. A
+// Reshape of a contiguous tensor is a view: it moves 0 bytes. Any other Reshape copies. A Slice
+// reads only the elements it keeps.
 //
+// clang-format off
 //   MatMul [.., M, K] x [.., K, N]   2*M*N*K per batch entry
 //   Conv2D                           2*N*K*P*Q*(C/groups)*R*S
-//   Conv2DGradInput / GradWeight     2*N*K*P*Q*(C/groups)*R*S   (same multiply-adds as forward)
+//   Conv2DGradInput / GradWeight     2*N*K*P*Q*(C/groups)*R*S (the forward's multiply-adds)
 //   Add, Sub, Mul, ReLU, Scale       1 per element (ReLU: one max)
 //   Sigmoid 1/(1+exp(-x))            4 per element (negate, exp, add, divide)
 //   Tanh                             1 per element (one tanh)
-//   GELU 0.5x(1+tanh(c(x+0.044715x³)))  9 per element (x², x³, ·0.044715, +x, ·c, tanh, +1, ·x,
-//   ·0.5) MaxPool2D                        R*S per output (one compare per window element)
+//   GELU (tanh approximation)        9 per element: x², x³, ·0.044715, +x, ·sqrt(2/π), tanh, +1,
+//                                    ·x, ·0.5
+//   MaxPool2D                        R*S per output (one compare per window element)
 //   AvgPool2D                        R*S per output (R*S-1 adds + one scale by 1/(R*S))
 //   BatchNorm (inference)            2 per element: y = x*a + b with a = scale/sqrt(var+eps) and
 //                                    b = shift - mean*a folded per channel ahead of time (the 5*C
-//                                    folding FLOPs are a one-off when weights load; not counted)
-//   LayerNorm over D                 8 per element + 3 per row: mean D, variance 3D (sub, square,
-//                                    add), rstd 3 (add eps, sqrt, divide), (x-mean)*rstd*gamma+beta
-//                                    4D
+//                                    folding FLOPs are a one-off when weights load: not counted)
+//   LayerNorm over D                 8 per element + 3 per row: mean D, variance 3D (subtract,
+//                                    square, add), rstd 3 (add eps, sqrt, divide),
+//                                    (x-mean)*rstd*gamma+beta 4D
 //   Softmax over D                   5 per element (max, subtract, exp, sum, divide)
-//   Sum                              input elements - output elements (adds)
-//   Mean                             input elements (adds + one divide per output)
+//   Sum, ReduceToShape               input elements - output elements (adds)
+//   Mean                             input elements (the adds + one divide per output)
 //   Reshape, Transpose, Concat,
 //   Slice, BroadcastTo               0 (data movement only)
 //   MSELoss                          3 per element (subtract, square, add) + 1 (divide by count)
 //   CrossEntropyLoss [N, C]          4 per logit (max, subtract, exp, sum) + 4 per row (log,
-//                                    subtract the target logit, negate, accumulate) + 1 (divide by
-//                                    N)
+//                                    subtract the target logit, negate, accumulate) + 1 (÷ N)
 //   ReLUGrad                         1 per element (select)
-//   GELUGrad                         18 per element (tanh argument 6, 0.5(1+t) 2,
-//   0.5x(1-t²)c(1+3·0.044715x²) 8,
-//                                    add the two terms 1, times dy 1)
+//   GELUGrad                         18 per element: tanh argument 6, 0.5(1+t) 2,
+//                                    0.5x(1-t²)·sqrt(2/π)(1+3·0.044715x²) 8, sum of both 1, ·dy 1
 //   SigmoidGrad dy*y*(1-y)           3 per element
 //   TanhGrad dy*(1-y²)               3 per element
 //   MaxPool2DGrad                    R*S + 1 per dy element (find the max again, accumulate)
 //   AvgPool2DGrad                    R*S + 1 per dy element (scale once, add into R*S inputs)
 //   SoftmaxGrad y*(dy - Σdy*y)       4 per element
-//   LayerNormGrad over D             14 per element + 5 per row (recompute x̂ 6D+3, dy*gamma D,
-//                                    two row sums 3D, dx = rstd*(g - mean g - x̂*mean(g x̂)) 4D + 2)
+//   LayerNormGrad over D             14 per element + 5 per row: recompute x̂ 6D+3, g = dy*gamma D,
+//                                    two row sums 3D, dx = rstd*(g - mean(g) - x̂*mean(g*x̂)) 4D+2
 //   BatchNormGrad dy*scale*rstd      1 per element (scale*rstd folded per channel)
-//   BatchNormScaleGrad               4 per input element (x-mean, *rstd, *dy, accumulate)
-//   LayerNormGammaGrad over D        8 per element + 3 per row (recompute x̂ 6D+3, *dy, accumulate)
+//   BatchNormScaleGrad               4 per input element (x-mean, ·rstd, ·dy, accumulate)
+//   LayerNormGammaGrad over D        8 per input element + 3 per row (recompute x̂ 6D+3, ·dy,
+//                                    accumulate)
 //   MSELossGrad 2(p-t)/count         2 per element (subtract, scale)
-//   CrossEntropyLossGrad [N, C]      6 per logit (softmax 5, subtract one-hot & scale 1/N folded 1)
-//   ReduceToShape                    input elements - output elements (adds)
+//   CrossEntropyLossGrad [N, C]      6 per logit (softmax 5; subtract the one-hot and ÷N, folded 1)
 //   SGDUpdate w - lr*dw              2 per element
-//
-// Bytes are the minimum traffic: each distinct input read once, the output written once. A
-// Reshape of a contiguous tensor is a view: it moves 0 bytes. Any other Reshape copies.
+// clang-format on
 
 namespace {
 

@@ -184,7 +184,7 @@ uint64_t Cache::next_random() {
   return m_rng * 0x2545F4914F6CDD1Dull;
 }
 
-uint64_t Cache::victim(uint64_t set) {
+uint64_t Cache::victim_slow(uint64_t set) {
   uint64_t base = set * m_ways;
   if (m_indexed) {
     uint64_t tail = base + m_tail[set];
@@ -195,14 +195,8 @@ uint64_t Cache::victim(uint64_t set) {
   }
   switch (m_config.replacement) {
     case Replacement::LRU:
-    case Replacement::FIFO: {
-      if (m_indexed) return base + m_tail[set];
-      // Oldest stamp: least recently used (LRU) or earliest filled (FIFO).
-      uint64_t best = base;
-      for (uint32_t i = 1; i < m_ways; ++i)
-        if (m_stamp[base + i] < m_stamp[best]) best = base + i;
-      return best;
-    }
+    case Replacement::FIFO:
+      return base + m_tail[set];  // only indexed sets get here
     case Replacement::Random:
       return base + next_random() % m_ways;
     case Replacement::TreePLRU:
@@ -211,34 +205,25 @@ uint64_t Cache::victim(uint64_t set) {
   return base;
 }
 
-void Cache::install(uint64_t way, uint64_t line, uint32_t valid_mask, int16_t tensor) {
-  if (m_indexed) {
-    if (m_tags[way] != kInvalid) m_index.erase(m_tags[way]);
-    m_index.insert(line, way);
-  }
-  m_tags[way] = line;
-  m_valid[way] = valid_mask;
-  m_dirty[way] = 0;
-  m_tensor[way] = tensor;
-  // Filling counts as a use for every policy (FIFO's order is its fill order).
+void Cache::fill_slow(uint64_t line, uint64_t way) {
   uint64_t set = set_of(line);
-  if (m_indexed) {
-    move_to_head(set, way);
-  } else if (!m_stamp.empty()) {
-    m_stamp[way] = ++m_clock;
-  }
+  if (m_indexed) move_to_head(set, way);
   if (m_config.replacement == Replacement::TreePLRU) plru_touch(set, way);
 }
 
-void Cache::invalidate(uint64_t way) {
-  if (m_tags[way] == kInvalid) return;
+void Cache::index_replace(uint64_t way, uint64_t line) {
+  if (m_tags[way] != kInvalid) m_index.erase(m_tags[way]);
+  m_index.insert(line, way);
+}
+
+void Cache::invalidate_indexed(uint64_t way) {
   uint64_t set = set_of(m_tags[way]);
-  if (m_indexed) m_index.erase(m_tags[way]);
+  m_index.erase(m_tags[way]);
   m_tags[way] = kInvalid;
   m_valid[way] = 0;
   m_dirty[way] = 0;
   m_tensor[way] = -1;
-  if (m_indexed) move_to_tail(set, way);
+  move_to_tail(set, way);
 }
 
 }  // namespace tilescope::memory

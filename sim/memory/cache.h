@@ -98,15 +98,52 @@ class Cache {
   }
   // The way a new line of `set` goes to: an invalid way when there is one (lowest index first on
   // a cold set), else the policy's victim. The way may still hold a valid line to evict.
-  uint64_t victim(uint64_t set);
-  // Puts `line` into `way` with the given sector valid, clean, and updates replacement state.
-  void install(uint64_t way, uint64_t line, uint32_t valid_mask, int16_t tensor);
-  void invalidate(uint64_t way);
+  // Inline with install() and invalidate(): they run on every miss of every level.
+  uint64_t victim(uint64_t set) {
+    const uint64_t base = set * m_ways;
+    if (!m_stamp.empty()) {
+      // LRU / FIFO: the oldest stamp; invalid ways have stamp 0, so they come first, lowest
+      // index first among them.
+      const uint64_t* st = m_stamp.data() + base;
+      uint32_t best = 0;
+      for (uint32_t i = 1; i < m_ways; ++i)
+        if (st[i] < st[best]) best = i;
+      return base + best;
+    }
+    return victim_slow(set);
+  }
+  // Puts `line` into `way` with the given sectors valid, clean, and updates replacement state.
+  void install(uint64_t way, uint64_t line, uint32_t valid_mask, int16_t tensor) {
+    if (m_indexed) index_replace(way, line);
+    m_tags[way] = line;
+    m_valid[way] = valid_mask;
+    m_dirty[way] = 0;
+    m_tensor[way] = tensor;
+    // Filling counts as a use for every policy (FIFO's order is its fill order).
+    if (!m_stamp.empty()) {
+      m_stamp[way] = ++m_clock;
+    } else {
+      fill_slow(line, way);
+    }
+  }
+  void invalidate(uint64_t way) {
+    if (m_tags[way] == kInvalid) return;
+    if (m_indexed) {
+      invalidate_indexed(way);
+      return;
+    }
+    m_tags[way] = kInvalid;
+    m_valid[way] = 0;
+    m_dirty[way] = 0;
+    m_tensor[way] = -1;
+    if (!m_stamp.empty()) m_stamp[way] = 0;
+  }
 
   uint64_t tag(uint64_t way) const { return m_tags[way]; }
   bool valid(uint64_t way) const { return m_tags[way] != kInvalid; }
   uint32_t& valid_mask(uint64_t way) { return m_valid[way]; }
   uint32_t& dirty_mask(uint64_t way) { return m_dirty[way]; }
+  uint32_t* dirty_masks() { return m_dirty.data(); }
   uint32_t valid_mask(uint64_t way) const { return m_valid[way]; }
   uint32_t dirty_mask(uint64_t way) const { return m_dirty[way]; }
   int16_t tensor(uint64_t way) const { return m_tensor[way]; }
@@ -122,6 +159,10 @@ class Cache {
   void plru_touch(uint64_t set, uint64_t way);
   uint32_t plru_victim(uint64_t set) const;
   uint64_t next_random();
+  uint64_t victim_slow(uint64_t set);
+  void fill_slow(uint64_t line, uint64_t way);
+  void index_replace(uint64_t way, uint64_t line);
+  void invalidate_indexed(uint64_t way);
 
   CacheConfig m_config;
   uint64_t m_sets;

@@ -97,40 +97,58 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
   m_trace_accesses += count;
   Level& l0 = *m_levels.front();
   const uint32_t shift = l0.sector_shift;
+  const bool write_back = l0.write_back;
+  ReuseDistance* const reuse = l0.reuse.get();
+  uint32_t* const dirty = l0.cache.dirty_masks();
+  // The fast path's state lives in locals: through members, every counter store (uint64_t)
+  // could alias them and force reloads. They are refreshed after each slow-path access.
+  uint64_t last_unit = l0.last_unit, last_way = l0.last_way;
+  uint32_t last_sbit = l0.last_sbit;
+  Counters* counters = m_counters[0].data();
+  size_t tensors = m_counters[0].size();
   for (size_t i = 0; i < count; ++i) {
     const Access& a = accesses[i];
+    const bool write = a.kind == AccessKind::Write;
+    const uint64_t unit = a.addr >> shift;
+    const uint64_t last = (a.addr + a.size - 1) >> shift;
+    // Same sector as the previous access: a hit that changes no replacement state (the line is
+    // already the most recent in its set), so only counters move. Most element traces touch
+    // each line several times in a row, which makes this the common case.
+    if (unit == last_unit && last == unit && (!write || write_back) &&
+        a.space == AddressSpace::Global) {
+      const size_t t = a.tensor < 0 ? 0 : static_cast<size_t>(a.tensor) + 1;
+      if (t < tensors) [[likely]] {
+        Counters& c = counters[t];
+        ++c.accesses;
+        ++c.hits;
+        if (write) {
+          ++c.writes;
+          c.write_bytes += a.size;
+          dirty[last_way] |= last_sbit;
+        } else {
+          ++c.reads;
+          c.read_bytes += a.size;
+        }
+        if (reuse) reuse->repeat_last();
+        continue;
+      }
+    }
     if (a.space == AddressSpace::Shared) [[unlikely]] {
       shared_access(a);
       continue;
     }
     if (a.size == 0) [[unlikely]]
       continue;
-    const bool write = a.kind == AccessKind::Write;
-    const uint64_t unit = a.addr >> shift;
-    // Same sector as the previous access: a hit that changes no replacement state (the line is
-    // already the most recent in its set), so only counters move. Most element traces touch
-    // each line several times in a row, which makes this the common case.
-    if (unit == l0.last_unit && ((a.addr + a.size - 1) >> shift) == unit &&
-        (!write || l0.write_back)) {
-      Counters& c = counter(0, a.tensor);
-      ++c.accesses;
-      ++c.hits;
-      if (write) {
-        ++c.writes;
-        c.write_bytes += a.size;
-        l0.cache.dirty_mask(l0.last_way) |= l0.last_sbit;
-      } else {
-        ++c.reads;
-        c.read_bytes += a.size;
-      }
-      if (l0.reuse) l0.reuse->repeat_last();
-      continue;
-    }
-    if (((a.addr + a.size - 1) >> shift) == unit) {
+    if (last == unit) {
       unit_access(0, unit, a.addr, a.size, write, a.tensor);
     } else {
       request(0, a.addr, a.size, write, a.tensor);
     }
+    last_unit = l0.last_unit;
+    last_way = l0.last_way;
+    last_sbit = l0.last_sbit;
+    counters = m_counters[0].data();
+    tensors = m_counters[0].size();
   }
 }
 

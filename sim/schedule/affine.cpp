@@ -43,7 +43,9 @@ Affine Affine::operator+(const Affine& o) const {
   return r;
 }
 
-Affine Affine::operator-(const Affine& o) const { return *this + o * -1; }
+Affine Affine::operator-(const Affine& o) const {
+  return *this + o * -1;
+}
 
 Affine Affine::operator*(int64_t k) const {
   if (k == 0) return {};

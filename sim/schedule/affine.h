@@ -1,9 +1,10 @@
-// Affine index expressions (c0 + Σ coef·var) over named loop or axis variables, the index language of schedules.
+// Affine index expressions (c0 + Σ coef·var) over named loop or axis variables, the index language
+// of schedules.
 //
-// Every tensor index in a schedule is affine in its loop variables: splitting i into i.o·f + i.i is a
-// substitution, a tile's footprint is the range of the expression over the inner loops, and guards
-// for partial tiles are "expr < bound". Keeping the language this small is what makes those three
-// questions exact.
+// Every tensor index in a schedule is affine in its loop variables: splitting i into i.o·f + i.i is
+// a substitution, a tile's footprint is the range of the expression over the inner loops, and
+// guards for partial tiles are "expr < bound". Keeping the language this small is what makes those
+// three questions exact.
 #pragma once
 
 #include <cstdint>
@@ -55,8 +56,10 @@ template <class Ident>
 std::string Affine::to_code(Ident ident) const {
   std::string s;
   for (const auto& [n, c] : terms) {
-    if (!s.empty()) s += c < 0 ? " - " : " + ";
-    else if (c < 0) s += "-";
+    if (!s.empty())
+      s += c < 0 ? " - " : " + ";
+    else if (c < 0)
+      s += "-";
     const int64_t a = c < 0 ? -c : c;
     s += ident(n);
     if (a != 1) s += "*" + std::to_string(a);

@@ -12,12 +12,12 @@ namespace tilescope::schedule {
 
 class AffineEnv {
  public:
-  static constexpr int kDefDims = 8;  // "d0".."d7": the index variables of computed tensors
+  static constexpr int kDefDims = 8;  // def_var(0..7): the index variables of computed tensors
 
   explicit AffineEnv(const Kernel& k) {
     for (size_t i = 0; i < k.loops.size(); ++i) m_slot[k.loops[i].name] = int(i);
     m_loops = int(k.loops.size());
-    for (int d = 0; d < kDefDims; ++d) m_slot["d" + std::to_string(d)] = m_loops + d;
+    for (int d = 0; d < kDefDims; ++d) m_slot[def_var(size_t(d))] = m_loops + d;
     m_val.assign(size_t(m_loops + kDefDims), 0);
   }
 

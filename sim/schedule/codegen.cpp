@@ -46,12 +46,12 @@ std::string strip_parens(const std::string& s) {
 
 bool is_keyword(const std::string& s) {
   static const std::set<std::string> kw = {
-      "auto",  "bool",   "break",  "case",   "char",     "const",  "continue", "default",
-      "do",    "double", "else",   "float",  "for",      "if",     "int",      "long",
-      "new",   "delete", "return", "short",  "signed",   "sizeof", "static",   "struct",
-      "switch", "this",  "true",   "false",  "unsigned", "void",   "while",    "args",
-      "std",   "int64_t", "min",   "max",    "dim3",     "threadIdx", "blockIdx", "blockDim",
-      "gridDim", "warpSize"};
+      "auto",     "bool",   "break",     "case",     "char",     "const",   "continue",
+      "default",  "do",     "double",    "else",     "float",    "for",     "if",
+      "int",      "long",   "new",       "delete",   "return",   "short",   "signed",
+      "sizeof",   "static", "struct",    "switch",   "this",     "true",    "false",
+      "unsigned", "void",   "while",     "args",     "std",      "int64_t", "min",
+      "max",      "dim3",   "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"};
   return kw.count(s) > 0;
 }
 
@@ -65,8 +65,11 @@ std::string sanitize(const std::string& name) {
 class Writer {
  public:
   Writer(const Kernel& k, Dialect d)
-      : m_lk(build_loop_tree(k)), m_k(m_lk.kernel), m_d(d),
-        // 32-bit indices on the GPU (64-bit integer math is slow there); tensors stay < 2^31 elements.
+      : m_lk(build_loop_tree(k)),
+        m_k(m_lk.kernel),
+        m_d(d),
+        // 32-bit indices on the GPU (64-bit integer math is slow there); tensors stay < 2^31
+        // elements.
         m_itype(d == Dialect::Cuda ? "int" : "int64_t") {
     std::set<std::string> used;
     for (const auto& l : m_k.loops) used.insert(c_ident(l.name));
@@ -173,19 +176,30 @@ class Writer {
     const bool cuda = m_d == Dialect::Cuda;
     if (m_d == Dialect::Pseudo) return std::string(unary_name(op)) + "(" + strip_parens(a) + ")";
     switch (op) {
-      case UnaryOp::Neg: return "(-" + a + ")";
-      case UnaryOp::ReLU: return (cuda ? "fmaxf(" : "std::max(") + strip_parens(a) + ", 0.0f)";
-      case UnaryOp::GELU: m_helpers.insert("gelu"); return "ts_gelu(" + strip_parens(a) + ")";
+      case UnaryOp::Neg:
+        return "(-" + a + ")";
+      case UnaryOp::ReLU:
+        return (cuda ? "fmaxf(" : "std::max(") + strip_parens(a) + ", 0.0f)";
+      case UnaryOp::GELU:
+        m_helpers.insert("gelu");
+        return "ts_gelu(" + strip_parens(a) + ")";
       case UnaryOp::Sigmoid:
         m_helpers.insert("sigmoid");
         return "ts_sigmoid(" + strip_parens(a) + ")";
-      case UnaryOp::Tanh: return (cuda ? "tanhf(" : "std::tanh(") + strip_parens(a) + ")";
-      case UnaryOp::Exp: return (cuda ? "expf(" : "std::exp(") + strip_parens(a) + ")";
-      case UnaryOp::Log: return (cuda ? "logf(" : "std::log(") + strip_parens(a) + ")";
-      case UnaryOp::Sqrt: return (cuda ? "sqrtf(" : "std::sqrt(") + strip_parens(a) + ")";
+      case UnaryOp::Tanh:
+        return (cuda ? "tanhf(" : "std::tanh(") + strip_parens(a) + ")";
+      case UnaryOp::Exp:
+        return (cuda ? "expf(" : "std::exp(") + strip_parens(a) + ")";
+      case UnaryOp::Log:
+        return (cuda ? "logf(" : "std::log(") + strip_parens(a) + ")";
+      case UnaryOp::Sqrt:
+        return (cuda ? "sqrtf(" : "std::sqrt(") + strip_parens(a) + ")";
       case UnaryOp::Rsqrt:
-        return cuda ? "rsqrtf(" + strip_parens(a) + ")" : "(1.0f / std::sqrt(" + strip_parens(a) + "))";
-      case UnaryOp::Square: m_helpers.insert("square"); return "ts_square(" + strip_parens(a) + ")";
+        return cuda ? "rsqrtf(" + strip_parens(a) + ")"
+                    : "(1.0f / std::sqrt(" + strip_parens(a) + "))";
+      case UnaryOp::Square:
+        m_helpers.insert("square");
+        return "ts_square(" + strip_parens(a) + ")";
     }
     return a;
   }
@@ -193,19 +207,26 @@ class Writer {
   std::string binary(BinaryOp op, const std::string& a, const std::string& b) const {
     const bool cuda = m_d == Dialect::Cuda;
     switch (op) {
-      case BinaryOp::Add: return "(" + a + " + " + b + ")";
-      case BinaryOp::Sub: return "(" + a + " - " + b + ")";
-      case BinaryOp::Mul: return "(" + a + " * " + b + ")";
-      case BinaryOp::Div: return "(" + a + " / " + b + ")";
+      case BinaryOp::Add:
+        return "(" + a + " + " + b + ")";
+      case BinaryOp::Sub:
+        return "(" + a + " - " + b + ")";
+      case BinaryOp::Mul:
+        return "(" + a + " * " + b + ")";
+      case BinaryOp::Div:
+        return "(" + a + " / " + b + ")";
       case BinaryOp::Max:
-        return std::string(m_d == Dialect::Pseudo ? "max(" : cuda ? "fmaxf(" : "std::max(") +
+        return std::string(m_d == Dialect::Pseudo ? "max("
+                           : cuda                 ? "fmaxf("
+                                                  : "std::max(") +
                strip_parens(a) + ", " + strip_parens(b) + ")";
       case BinaryOp::Min:
-        return std::string(m_d == Dialect::Pseudo ? "min(" : cuda ? "fminf(" : "std::min(") +
+        return std::string(m_d == Dialect::Pseudo ? "min("
+                           : cuda                 ? "fminf("
+                                                  : "std::min(") +
                strip_parens(a) + ", " + strip_parens(b) + ")";
       case BinaryOp::ReluMask:
-        if (m_d == Dialect::Pseudo)
-          return "(" + a + " if " + strip_parens(b) + " > 0 else 0)";
+        if (m_d == Dialect::Pseudo) return "(" + a + " if " + strip_parens(b) + " > 0 else 0)";
         return "(" + strip_parens(b) + " > 0.0f ? " + strip_parens(a) + " : 0.0f)";
     }
     return a;
@@ -213,11 +234,16 @@ class Writer {
 
   std::string expr(const VExpr& e) {
     switch (e.kind) {
-      case VExpr::Kind::Const: return literal(e.value, m_d);
-      case VExpr::Kind::Acc: return acc_ref(e.acc);
-      case VExpr::Kind::Load: return load(e);
-      case VExpr::Kind::Unary: return unary(e.uop, expr(e.args[0]));
-      case VExpr::Kind::Binary: return binary(e.bop, expr(e.args[0]), expr(e.args[1]));
+      case VExpr::Kind::Const:
+        return literal(e.value, m_d);
+      case VExpr::Kind::Acc:
+        return acc_ref(e.acc);
+      case VExpr::Kind::Load:
+        return load(e);
+      case VExpr::Kind::Unary:
+        return unary(e.uop, expr(e.args[0]));
+      case VExpr::Kind::Binary:
+        return binary(e.bop, expr(e.args[0]), expr(e.args[1]));
     }
     return "";
   }
@@ -257,8 +283,8 @@ class Writer {
       std::string strides;
       for (size_t d = 0; d < t.strides.size(); ++d)
         strides += (d ? ", " : "") + std::to_string(t.strides[d]);
-      line(0, "// arg " + std::to_string(i) + ": " + t.name + " " + graph::shape_to_string(t.shape) +
-                  " fp32, strides [" + strides + "]" +
+      line(0, "// arg " + std::to_string(i) + ": " + t.name + " " +
+                  graph::shape_to_string(t.shape) + " fp32, strides [" + strides + "]" +
                   (t.role == TensorRole::Input ? " (input)" : " (output)"));
     }
     // Helpers are only known after the body is rendered: the comment block waits in a side buffer.
@@ -269,8 +295,9 @@ class Writer {
       m_out << "extern \"C\" __global__ void ts_kernel(";
       for (size_t i = 0; i < m_k.tensors.size(); ++i) {
         const auto& t = m_k.tensors[i];
-        m_out << (i ? ", " : "") << (t.role == TensorRole::Input ? "const float* __restrict__ "
-                                                                  : "float* __restrict__ ")
+        m_out << (i ? ", " : "")
+              << (t.role == TensorRole::Input ? "const float* __restrict__ "
+                                              : "float* __restrict__ ")
               << m_tensor_ident[i];
       }
       m_out << ") {\n";
@@ -300,7 +327,8 @@ class Writer {
       m_smem_elems[spec.buffer] = elems;
       off += elems * (spec.double_buffer ? 2 : 1);
     }
-    line(1, "const int ts_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);");
+    line(1,
+         "const int ts_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);");
     line(1, "const int ts_nthreads = blockDim.x * blockDim.y * blockDim.z;");
     line(1, "(void)ts_tid;");
     line(1, "(void)ts_nthreads;");
@@ -314,12 +342,13 @@ class Writer {
                   " rows of tiles are walked column by column, so their tiles stay in L2.");
       line(1, "const " + m_itype + " ts_pid = blockIdx.x;");
       line(1, "const " + m_itype + " ts_in_group = " + std::to_string(m_k.group * num_n) + ";");
-      line(1, "const " + m_itype + " ts_first_m = (ts_pid / ts_in_group) * " + std::to_string(m_k.group) +
-                  ";");
-      line(1, "const " + m_itype + " ts_group_m = " + std::to_string(num_m) + " - ts_first_m < " +
-                  std::to_string(m_k.group) + " ? " + std::to_string(num_m) + " - ts_first_m : " +
+      line(1, "const " + m_itype + " ts_first_m = (ts_pid / ts_in_group) * " +
                   std::to_string(m_k.group) + ";");
-      line(1, "const " + m_itype + " ts_block_y = ts_first_m + (ts_pid % ts_in_group) % ts_group_m;");
+      line(1, "const " + m_itype + " ts_group_m = " + std::to_string(num_m) + " - ts_first_m < " +
+                  std::to_string(m_k.group) + " ? " + std::to_string(num_m) +
+                  " - ts_first_m : " + std::to_string(m_k.group) + ";");
+      line(1,
+           "const " + m_itype + " ts_block_y = ts_first_m + (ts_pid % ts_in_group) % ts_group_m;");
       line(1, "const " + m_itype + " ts_block_x = (ts_pid % ts_in_group) / ts_group_m;");
     }
   }
@@ -346,8 +375,9 @@ class Writer {
         src = m_k.block_order == BlockOrder::Grouped ? std::string("ts_block_") + axis
                                                      : std::string("blockIdx.") + axis;
       } else {
-        src = std::string("threadIdx.") +
-              (L.kind == LoopKind::ThreadX ? "x" : L.kind == LoopKind::ThreadY ? "y" : "z");
+        src = std::string("threadIdx.") + (L.kind == LoopKind::ThreadX   ? "x"
+                                           : L.kind == LoopKind::ThreadY ? "y"
+                                                                         : "z");
       }
       line(ind, "{  // " + L.name + " → " + loop_kind_name(L.kind));
       line(ind + 1, "const " + m_itype + " " + v + " = " + src + ";");
@@ -365,7 +395,8 @@ class Writer {
     std::string comment;
     if (m_d == Dialect::Cpp && (is_block(L.kind) || is_thread(L.kind)))
       comment = "  // " + std::string(loop_kind_name(L.kind)) + " on the GPU";
-    line(ind, "for (" + m_itype + " " + v + " = 0; " + v + " < " + ext + "; ++" + v + ") {" + comment);
+    line(ind,
+         "for (" + m_itype + " " + v + " = 0; " + v + " < " + ext + "; ++" + v + ") {" + comment);
     body(n.children, ind + 1);
     line(ind, "}");
   }
@@ -388,7 +419,9 @@ class Writer {
     line(ind + 2, "}");
     line(ind + 1, "};");
     line(ind + 1, "std::thread ts_pool[256];");
-    line(ind + 1, "for (int64_t ts_w = 1; ts_w < ts_workers; ++ts_w) ts_pool[ts_w] = std::thread(ts_chunk, ts_w);");
+    line(ind + 1,
+         "for (int64_t ts_w = 1; ts_w < ts_workers; ++ts_w) ts_pool[ts_w] = std::thread(ts_chunk, "
+         "ts_w);");
     line(ind + 1, "ts_chunk(0);");
     line(ind + 1, "for (int64_t ts_w = 1; ts_w < ts_workers; ++ts_w) ts_pool[ts_w].join();");
     line(ind, "}");
@@ -413,7 +446,9 @@ class Writer {
     const std::string v = strip_parens(expr(p.value));
     const std::string semi = m_d == Dialect::Pseudo ? "" : ";";
     switch (p.kind) {
-      case PhaseKind::Init: line(ind, acc_ref(p.acc) + " = " + v + semi); return;
+      case PhaseKind::Init:
+        line(ind, acc_ref(p.acc) + " = " + v + semi);
+        return;
       case PhaseKind::Reduce:
         if (p.op == ReduceOp::Sum) {
           line(ind, acc_ref(p.acc) + " += " + v + semi);
@@ -448,7 +483,8 @@ class Writer {
         dims += "[" + std::to_string(m_k.loops[size_t(l)].extent) + "]";
         all *= m_k.loops[size_t(l)].extent;
       }
-      const int64_t gpu = m_lk.acc_elems([&](int l) { return is_thread(m_k.loops[size_t(l)].kind); });
+      const int64_t gpu =
+          m_lk.acc_elems([&](int l) { return is_thread(m_k.loops[size_t(l)].kind); });
       std::string note = all == 1 ? "one running value, kept in a register"
                                   : "one running value per output of the tile (" +
                                         format_bytes(all * 4 * m_k.num_accs) + ")";
@@ -458,8 +494,8 @@ class Writer {
       return;
     }
     for (int a = 0; a < m_k.num_accs; ++a)
-      line(ind, "float " + acc_name(a) + (m_acc_elems == 1 ? "" : "[" + std::to_string(m_acc_elems) + "]") +
-                    ";");
+      line(ind, "float " + acc_name(a) +
+                    (m_acc_elems == 1 ? "" : "[" + std::to_string(m_acc_elems) + "]") + ";");
   }
 
   bool tile_dim_needs_check(const StagePlacement& pl, size_t d, const graph::Shape& shape,
@@ -515,14 +551,15 @@ class Writer {
       int64_t div = 1;
       for (size_t d = r; d > 0; --d) {
         const std::string q = div == 1 ? "ts_e" : "(ts_e / " + std::to_string(div) + ")";
-        line(in, "const int " + s[d - 1] + " = " + (d == 1 ? q : q + " % " + std::to_string(pl.extents[d - 1])) + ";");
+        line(in, "const int " + s[d - 1] + " = " +
+                     (d == 1 ? q : q + " % " + std::to_string(pl.extents[d - 1])) + ";");
         div *= pl.extents[d - 1];
       }
     } else {
       for (size_t d = 0; d < r; ++d) {
         if (cuda) line(in, "#pragma unroll");
-        line(in, "for (" + m_itype + " " + s[d] + " = 0; " + s[d] + " < " + std::to_string(pl.extents[d]) +
-                     "; ++" + s[d] + ") {");
+        line(in, "for (" + m_itype + " " + s[d] + " = 0; " + s[d] + " < " +
+                     std::to_string(pl.extents[d]) + "; ++" + s[d] + ") {");
         ++in;
       }
     }
@@ -548,7 +585,7 @@ class Writer {
       const ComputedTensor& c = m_k.computed[size_t(pl.tensor)];
       VExpr def = c.definition;
       std::vector<std::pair<std::string, Affine>> subst;
-      for (size_t d = 0; d < r; ++d) subst.emplace_back("d" + std::to_string(d), g[d]);
+      for (size_t d = 0; d < r; ++d) subst.emplace_back(def_var(d), g[d]);
       substitute_def(def, subst);
       value = strip_parens(expr_s(def));
     } else {
@@ -571,9 +608,7 @@ class Writer {
 
   // Tile element variables are marked with '#' in affine names so they print as themselves.
   std::string code_s(const Affine& a) const {
-    return a.to_code([this](const std::string& n) {
-      return n[0] == '#' ? n.substr(1) : ident(n);
-    });
+    return a.to_code([this](const std::string& n) { return n[0] == '#' ? n.substr(1) : ident(n); });
   }
   std::string expr_s(const VExpr& e) {
     // Loads inside a computed definition index by '#'-marked tile variables too.
@@ -631,12 +666,24 @@ class Writer {
     for (size_t i = 0; i < nodes.size(); ++i) {
       const Node& n = nodes[i];
       switch (n.kind) {
-        case Node::Kind::Loop: loop(n, ind); break;
-        case Node::Kind::If: cond(n, ind); break;
-        case Node::Kind::Stmt: statement(n, ind); break;
-        case Node::Kind::Stage: stage(n, ind); break;
-        case Node::Kind::Barrier: barrier(nodes, i, ind); break;
-        case Node::Kind::AccDecl: acc_decl(ind); break;
+        case Node::Kind::Loop:
+          loop(n, ind);
+          break;
+        case Node::Kind::If:
+          cond(n, ind);
+          break;
+        case Node::Kind::Stmt:
+          statement(n, ind);
+          break;
+        case Node::Kind::Stage:
+          stage(n, ind);
+          break;
+        case Node::Kind::Barrier:
+          barrier(nodes, i, ind);
+          break;
+        case Node::Kind::AccDecl:
+          acc_decl(ind);
+          break;
       }
     }
   }
@@ -686,7 +733,9 @@ class Writer {
 
 // [SECTION] Entry points
 
-std::string print_loop_nest(const Kernel& k) { return Writer(k, Dialect::Pseudo).finish(); }
+std::string print_loop_nest(const Kernel& k) {
+  return Writer(k, Dialect::Pseudo).finish();
+}
 
 std::string print_program(const Program& p) {
   std::string s;
@@ -698,20 +747,37 @@ std::string print_program(const Program& p) {
   return s;
 }
 
-std::string emit_cpp(const Kernel& k) { return Writer(k, Dialect::Cpp).finish(); }
-std::string emit_cuda(const Kernel& k) { return Writer(k, Dialect::Cuda).finish(); }
+std::string emit_cpp(const Kernel& k) {
+  return Writer(k, Dialect::Cpp).finish();
+}
+std::string emit_cuda(const Kernel& k) {
+  return Writer(k, Dialect::Cuda).finish();
+}
 
 LaunchConfig launch_config(const Kernel& k) {
   LaunchConfig lc;
   for (const auto& l : k.loops) {
     switch (l.kind) {
-      case LoopKind::BlockX: lc.grid[0] = l.extent; break;
-      case LoopKind::BlockY: lc.grid[1] = l.extent; break;
-      case LoopKind::BlockZ: lc.grid[2] = l.extent; break;
-      case LoopKind::ThreadX: lc.block[0] = l.extent; break;
-      case LoopKind::ThreadY: lc.block[1] = l.extent; break;
-      case LoopKind::ThreadZ: lc.block[2] = l.extent; break;
-      default: break;
+      case LoopKind::BlockX:
+        lc.grid[0] = l.extent;
+        break;
+      case LoopKind::BlockY:
+        lc.grid[1] = l.extent;
+        break;
+      case LoopKind::BlockZ:
+        lc.grid[2] = l.extent;
+        break;
+      case LoopKind::ThreadX:
+        lc.block[0] = l.extent;
+        break;
+      case LoopKind::ThreadY:
+        lc.block[1] = l.extent;
+        break;
+      case LoopKind::ThreadZ:
+        lc.block[2] = l.extent;
+        break;
+      default:
+        break;
     }
   }
   if (k.block_order == BlockOrder::Grouped) {

@@ -9,7 +9,8 @@
 // KernelTensor's strides (alloc_elems() floats); shapes are baked in as constants. The CPU source
 // includes only <algorithm>, <cmath>, <cstdint> and, with a parallel loop, <thread>. The CUDA
 // source includes nothing; shared tiles live in dynamic shared memory (launch_config's
-// dynamic_smem_bytes: above 48 KiB the runner must raise cudaFuncAttributeMaxDynamicSharedMemorySize).
+// dynamic_smem_bytes: above 48 KiB the runner must raise
+// cudaFuncAttributeMaxDynamicSharedMemorySize).
 #pragma once
 
 #include "sim/schedule/kernel.h"

@@ -12,32 +12,48 @@ namespace tilescope::schedule {
 
 float apply_unary(UnaryOp op, float a) {
   switch (op) {
-    case UnaryOp::Neg: return -a;
-    case UnaryOp::ReLU: return std::max(a, 0.0f);
+    case UnaryOp::Neg:
+      return -a;
+    case UnaryOp::ReLU:
+      return std::max(a, 0.0f);
     case UnaryOp::GELU: {
       const float c = 0.7978845608028654f;  // sqrt(2/pi)
       return 0.5f * a * (1.0f + std::tanh(c * (a + 0.044715f * a * a * a)));
     }
-    case UnaryOp::Sigmoid: return 1.0f / (1.0f + std::exp(-a));
-    case UnaryOp::Tanh: return std::tanh(a);
-    case UnaryOp::Exp: return std::exp(a);
-    case UnaryOp::Log: return std::log(a);
-    case UnaryOp::Sqrt: return std::sqrt(a);
-    case UnaryOp::Rsqrt: return 1.0f / std::sqrt(a);
-    case UnaryOp::Square: return a * a;
+    case UnaryOp::Sigmoid:
+      return 1.0f / (1.0f + std::exp(-a));
+    case UnaryOp::Tanh:
+      return std::tanh(a);
+    case UnaryOp::Exp:
+      return std::exp(a);
+    case UnaryOp::Log:
+      return std::log(a);
+    case UnaryOp::Sqrt:
+      return std::sqrt(a);
+    case UnaryOp::Rsqrt:
+      return 1.0f / std::sqrt(a);
+    case UnaryOp::Square:
+      return a * a;
   }
   return a;
 }
 
 float apply_binary(BinaryOp op, float a, float b) {
   switch (op) {
-    case BinaryOp::Add: return a + b;
-    case BinaryOp::Sub: return a - b;
-    case BinaryOp::Mul: return a * b;
-    case BinaryOp::Div: return a / b;
-    case BinaryOp::Max: return std::max(a, b);
-    case BinaryOp::Min: return std::min(a, b);
-    case BinaryOp::ReluMask: return b > 0.0f ? a : 0.0f;
+    case BinaryOp::Add:
+      return a + b;
+    case BinaryOp::Sub:
+      return a - b;
+    case BinaryOp::Mul:
+      return a * b;
+    case BinaryOp::Div:
+      return a / b;
+    case BinaryOp::Max:
+      return std::max(a, b);
+    case BinaryOp::Min:
+      return std::min(a, b);
+    case BinaryOp::ReluMask:
+      return b > 0.0f ? a : 0.0f;
   }
   return a;
 }
@@ -82,14 +98,17 @@ class Interpreter {
 
   float value(const VExpr& e) {
     switch (e.kind) {
-      case VExpr::Kind::Const: return float(e.value);
+      case VExpr::Kind::Const:
+        return float(e.value);
       case VExpr::Kind::Acc:
         return m_acc[size_t(e.acc * m_acc_elems + eval(m_acc_index))];
-      case VExpr::Kind::Unary: return apply_unary(e.uop, value(e.args[0]));
-      case VExpr::Kind::Binary: return apply_binary(e.bop, value(e.args[0]), value(e.args[1]));
+      case VExpr::Kind::Unary:
+        return apply_unary(e.uop, value(e.args[0]));
+      case VExpr::Kind::Binary:
+        return apply_binary(e.bop, value(e.args[0]), value(e.args[1]));
       case VExpr::Kind::Load: {
-        const graph::Shape& shape = e.computed ? m_k.computed[size_t(e.tensor)].shape
-                                               : m_k.tensors[size_t(e.tensor)].shape;
+        const graph::Shape& shape =
+            e.computed ? m_k.computed[size_t(e.tensor)].shape : m_k.tensors[size_t(e.tensor)].shape;
         if (!in_bounds(e, shape)) return float(e.pad_value);
         if (e.stage >= 0) {
           const StagePlacement& pl = m_lk.stages[size_t(e.stage)];
@@ -108,8 +127,8 @@ class Interpreter {
 
   void copy_stage(int s) {
     const StagePlacement& pl = m_lk.stages[size_t(s)];
-    const graph::Shape& shape = pl.computed ? m_k.computed[size_t(pl.tensor)].shape
-                                            : m_k.tensors[size_t(pl.tensor)].shape;
+    const graph::Shape& shape =
+        pl.computed ? m_k.computed[size_t(pl.tensor)].shape : m_k.tensors[size_t(pl.tensor)].shape;
     const size_t r = pl.extents.size();
     std::vector<int64_t> base(r), o(r, 0), g(r);
     for (size_t d = 0; d < r; ++d) base[d] = eval(pl.base[d]);
@@ -169,7 +188,8 @@ class Interpreter {
       case PhaseKind::Map: {
         const KernelTensor& t = m_k.tensors[size_t(ph.out_tensor)];
         int64_t off = 0;
-        for (size_t d = 0; d < ph.out_index.size(); ++d) off += eval(ph.out_index[d]) * t.strides[d];
+        for (size_t d = 0; d < ph.out_index.size(); ++d)
+          off += eval(ph.out_index[d]) * t.strides[d];
         m_buf[size_t(ph.out_tensor)][size_t(off)] = value(ph.value);
         return;
       }
@@ -193,10 +213,15 @@ class Interpreter {
           if (ok) exec(n.children);
           break;
         }
-        case Node::Kind::Stmt: statement(n.phase); break;
-        case Node::Kind::Stage: copy_stage(n.stage); break;
+        case Node::Kind::Stmt:
+          statement(n.phase);
+          break;
+        case Node::Kind::Stage:
+          copy_stage(n.stage);
+          break;
         case Node::Kind::Barrier:
-        case Node::Kind::AccDecl: break;
+        case Node::Kind::AccDecl:
+          break;
       }
     }
   }
@@ -290,8 +315,10 @@ std::map<graph::TensorId, std::vector<float>> run_program(
     for (size_t i = 0; i < k.tensors.size(); ++i) {
       const KernelTensor& t = k.tensors[i];
       if (t.role != TensorRole::Output) continue;
-      if (t.id >= 0) values[t.id] = unpack_tensor(t, bufs[i]);
-      else scratch[t.name] = unpack_tensor(t, bufs[i]);
+      if (t.id >= 0)
+        values[t.id] = unpack_tensor(t, bufs[i]);
+      else
+        scratch[t.name] = unpack_tensor(t, bufs[i]);
     }
   }
   for (const auto& [id, v] : feeds) values.erase(id);

@@ -1,13 +1,14 @@
 // The schedule IR: a Program of Kernels, each a computation (axes, phases, value expressions) plus
 // how it is scheduled (loop order and splits, loop kinds, staged tiles, block order).
 //
-// A Kernel says *what* it computes in terms of its iteration axes (MatMul: i, j spatial, k reduction)
-// and *how* as plain data: the current loop list (outermost first) with each axis expressed as an
-// affine combination of loops, tail guards, and stages. The loop tree that printers, the interpreter,
-// the code generators and the trace walker consume is derived from it by build_loop_tree()
-// (loop_tree.h), the way TVM lowers a schedule: loops before the first reduction loop are shared;
-// inside, each phase (accumulator init, reduction update, epilogue) gets its own copy of the loops
-// it needs. That derivation is what keeps every reorder semantically legal by construction.
+// A Kernel says *what* it computes in terms of its iteration axes (MatMul: i, j spatial, k
+// reduction) and *how* as plain data: the current loop list (outermost first) with each axis
+// expressed as an affine combination of loops, tail guards, and stages. The loop tree that
+// printers, the interpreter, the code generators and the trace walker consume is derived from it by
+// build_loop_tree() (loop_tree.h), the way TVM lowers a schedule: loops before the first reduction
+// loop are shared; inside, each phase (accumulator init, reduction update, epilogue) gets its own
+// copy of the loops it needs. That derivation is what keeps every reorder semantically legal by
+// construction.
 #pragma once
 
 #include "sim/graph/graph.h"
@@ -39,8 +40,8 @@ struct Target {
   int64_t register_bytes_per_thread = 255 * 4;  // 255 32-bit registers
   int64_t warp_size = 32;
   int64_t smem_banks = 32;
-  int64_t cpu_l1_bytes = 48 * 1024;      // a scratchpad stage must fit here
-  int64_t cpu_vector_bytes = 32;         // AVX2: 8 fp32 lanes
+  int64_t cpu_l1_bytes = 48 * 1024;  // a scratchpad stage must fit here
+  int64_t cpu_vector_bytes = 32;     // AVX2: 8 fp32 lanes
   int64_t cpu_vector_registers = 16;
   int64_t max_accumulator_bytes = 64 * 1024;  // per thread / per CPU worker
   int64_t max_unroll = 64;
@@ -57,13 +58,13 @@ const char* binary_name(BinaryOp);
 struct VExpr {
   enum class Kind { Const, Load, Acc, Unary, Binary };
   Kind kind = Kind::Const;
-  double value = 0;           // Const
-  int tensor = -1;            // Load: index into Kernel::tensors (or Kernel::computed when computed)
-  bool computed = false;      // Load of a computed (inlined) tensor
+  double value = 0;       // Const
+  int tensor = -1;        // Load: index into Kernel::tensors (or Kernel::computed when computed)
+  bool computed = false;  // Load of a computed (inlined) tensor
   std::vector<Affine> index;  // Load: one per tensor dim, over axis names
   bool checked = false;       // Load: out-of-range indices read pad_value (conv/pool padding)
   double pad_value = 0;
-  int acc = -1;               // Acc: accumulator slot
+  int acc = -1;  // Acc: accumulator slot
   UnaryOp uop = UnaryOp::Neg;
   BinaryOp bop = BinaryOp::Add;
   std::vector<VExpr> args;
@@ -99,7 +100,12 @@ struct KernelTensor {
 };
 
 // An elementwise producer folded into its consumer by compute_at: it has no buffer; a load of it
-// evaluates `definition` at the index (axes named "d0", "d1", ...).
+// evaluates `definition` at the index (its dims are the variables def_var(0), def_var(1), ...).
+// "$0", "$1", ...: cannot clash with loop names, which are identifiers with dots.
+inline std::string def_var(size_t d) {
+  return "$" + std::to_string(d);
+}
+
 struct ComputedTensor {
   graph::TensorId id = -1;
   std::string name;
@@ -145,7 +151,8 @@ enum class LoopKind {
   ThreadY,
   ThreadZ
 };
-const char* loop_kind_name(LoopKind);  // "serial", "parallel", "unrolled", "vectorized", "block.x" ...
+const char* loop_kind_name(
+    LoopKind);  // "serial", "parallel", "unrolled", "vectorized", "block.x" ...
 bool is_block(LoopKind);
 bool is_thread(LoopKind);
 
@@ -172,8 +179,8 @@ struct StageSpec {
   MemLevel level = MemLevel::Shared;
   std::string at;  // loop name: the tile is (re)loaded at the start of each iteration of this loop
   bool double_buffer = false;
-  std::string buffer;         // "x_shared"
-  std::vector<int64_t> pad;   // per dim of the buffer
+  std::string buffer;        // "x_shared"
+  std::vector<int64_t> pad;  // per dim of the buffer
 };
 
 enum class BlockOrder { RowMajor, Grouped };
@@ -184,14 +191,15 @@ struct Kernel {
   std::vector<graph::OpId> ops;
   std::string summary;  // "y[64,512] = relu(x @ W.T + b)"
 
-  std::vector<KernelTensor> tensors;  // inputs first, then outputs: the generated code's argument order
+  std::vector<KernelTensor>
+      tensors;  // inputs first, then outputs: the generated code's argument order
   std::vector<ComputedTensor> computed;
   std::vector<Axis> axes;
   int num_accs = 0;
   std::vector<Phase> phases;
 
-  std::vector<Loop> loops;           // outermost first
-  std::vector<Affine> axis_value;    // per axis, over loop names
+  std::vector<Loop> loops;         // outermost first
+  std::vector<Affine> axis_value;  // per axis, over loop names
   std::vector<TailGuard> guards;
   std::vector<StageSpec> stages;
   BlockOrder block_order = BlockOrder::RowMajor;

@@ -15,8 +15,10 @@ std::pair<int64_t, int64_t> loop_range(const Kernel& k, const Affine& e) {
   for (const auto& [n, c] : e.terms) {
     const int li = k.find_loop(n);
     const int64_t ext = li >= 0 ? k.loops[size_t(li)].extent : 1;
-    if (c > 0) hi += c * (ext - 1);
-    else lo += c * (ext - 1);
+    if (c > 0)
+      hi += c * (ext - 1);
+    else
+      lo += c * (ext - 1);
   }
   return {lo, hi};
 }
@@ -29,8 +31,10 @@ std::pair<int64_t, int64_t> axis_range(const Kernel& k, const Affine& e) {
     int64_t ext = 1;
     for (const auto& a : k.axes)
       if (a.name == n) ext = a.extent;
-    if (c > 0) hi += c * (ext - 1);
-    else lo += c * (ext - 1);
+    if (c > 0)
+      hi += c * (ext - 1);
+    else
+      lo += c * (ext - 1);
   }
   return {lo, hi};
 }
@@ -89,8 +93,8 @@ VExpr to_loop_space(const Kernel& k, const VExpr& e) {
   std::vector<Affine> values = k.axis_value;
   std::function<void(VExpr&)> go = [&](VExpr& x) {
     if (x.kind == VExpr::Kind::Load) {
-      const graph::Shape& shape = x.computed ? k.computed[size_t(x.tensor)].shape
-                                             : k.tensors[size_t(x.tensor)].shape;
+      const graph::Shape& shape =
+          x.computed ? k.computed[size_t(x.tensor)].shape : k.tensors[size_t(x.tensor)].shape;
       x.check_dims = dims_needing_check(k, x.index, shape);
       for (auto& i : x.index) i = substitute_all(i, names, values);
     }
@@ -128,7 +132,8 @@ class TreeBuilder {
       std::vector<std::string> names;
       for (const auto& a : k.axes) names.push_back(a.name);
       for (auto& i : lp.phase.out_index) i = substitute_all(i, names, k.axis_value);
-      const bool all = p.kind == PhaseKind::Reduce || (p.kind == PhaseKind::Map && p.over_reduce_axes);
+      const bool all =
+          p.kind == PhaseKind::Reduce || (p.kind == PhaseKind::Map && p.over_reduce_axes);
       for (int i = r; i < n; ++i)
         if (all || !k.loops[size_t(i)].reduce) lp.loops.push_back(i);
       m_lk.phases.push_back(std::move(lp));
@@ -302,7 +307,7 @@ class TreeBuilder {
     if (v.kind == VExpr::Kind::Load && v.computed && v.stage < 0) {
       const ComputedTensor& c = k.computed[size_t(v.tensor)];
       std::vector<std::string> names;
-      for (size_t d = 0; d < c.shape.size(); ++d) names.push_back("d" + std::to_string(d));
+      for (size_t d = 0; d < c.shape.size(); ++d) names.push_back(def_var(d));
       VExpr def = c.definition;
       substitute_loads(def, names, v.index);
       for_each_load(def, [&](VExpr& l) {
@@ -412,12 +417,13 @@ class TreeBuilder {
 
 }  // namespace
 
-LoweredKernel build_loop_tree(const Kernel& k) { return TreeBuilder(k).run(); }
+LoweredKernel build_loop_tree(const Kernel& k) {
+  return TreeBuilder(k).run();
+}
 
 int64_t accumulator_bytes(const LoweredKernel& lk, bool gpu) {
-  const int64_t per = lk.acc_elems([&](int l) {
-    return gpu && is_thread(lk.kernel.loops[size_t(l)].kind);
-  });
+  const int64_t per =
+      lk.acc_elems([&](int l) { return gpu && is_thread(lk.kernel.loops[size_t(l)].kind); });
   return lk.kernel.num_accs * per * 4;
 }
 
@@ -439,9 +445,10 @@ std::optional<std::string> check_kernel(const Kernel& k, const Target& t) {
   for (int i = 0; i < n; ++i) {
     const Loop& L = k.loops[size_t(i)];
     if (L.reduce && L.kind != LoopKind::Serial && L.kind != LoopKind::Unrolled)
-      return "loop " + L.name + " is a reduction loop (it carries the running sum from one "
-             "iteration to the next), so it cannot be " + std::string(loop_kind_name(L.kind)) +
-             ": its iterations must run one after another";
+      return "loop " + L.name +
+             " is a reduction loop (it carries the running sum from one "
+             "iteration to the next), so it cannot be " +
+             std::string(loop_kind_name(L.kind)) + ": its iterations must run one after another";
     if (is_block(L.kind)) {
       if (seen_non_block >= 0)
         return "loop " + L.name + " is bound to " + loop_kind_name(L.kind) + " but loop " +
@@ -514,8 +521,8 @@ std::optional<std::string> check_kernel(const Kernel& k, const Target& t) {
                "; a shared tile is loaded once per block, so it must sit outside the thread loops";
       if (spec.level != MemLevel::Shared && i > at)
         return std::string(mem_level_name(spec.level)) + " tile " + spec.buffer +
-               " is private to one thread, but thread-bound loop " + L.name +
-               " runs inside loop " + spec.at + "; stage it at a loop inside " + L.name;
+               " is private to one thread, but thread-bound loop " + L.name + " runs inside loop " +
+               spec.at + "; stage it at a loop inside " + L.name;
     }
     if (spec.double_buffer && (A.kind != LoopKind::Serial || A.extent < 2))
       return "double-buffering " + spec.buffer + " overlaps loading the next tile of loop " +
@@ -540,7 +547,8 @@ std::optional<std::string> check_kernel(const Kernel& k, const Target& t) {
            format_bytes(t.register_bytes_per_thread) + " of registers a thread has";
   const int64_t acc = std::max(accumulator_bytes(lk, false), accumulator_bytes(lk, true));
   if (acc > t.max_accumulator_bytes)
-    return "with this loop order the running sums of every output below the first reduction loop (" +
+    return "with this loop order the running sums of every output below the first reduction loop "
+           "(" +
            k.loops[size_t(lk.region_start)].name + ") must be kept at once: " + format_bytes(acc) +
            ", more than the " + format_bytes(t.max_accumulator_bytes) +
            " allowed; move the reduction loop further in";

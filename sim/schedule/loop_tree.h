@@ -14,43 +14,43 @@ namespace tilescope::schedule {
 struct Node {
   enum class Kind { Loop, If, Stmt, Stage, Barrier, AccDecl };
   Kind kind = Kind::Stmt;
-  int loop = -1;                  // Loop: index into Kernel::loops
-  std::vector<TailGuard> conds;   // If: all must hold
-  int phase = -1;                 // Stmt
-  int stage = -1;                 // Stage: index into LoweredKernel::stages
+  int loop = -1;                 // Loop: index into Kernel::loops
+  std::vector<TailGuard> conds;  // If: all must hold
+  int phase = -1;                // Stmt
+  int stage = -1;                // Stage: index into LoweredKernel::stages
   std::vector<Node> children;
 };
 
 // One place where a StageSpec's tile is loaded: the copy at the start of each iteration of `at`.
 struct StagePlacement {
-  int spec = -1;                  // index into Kernel::stages
-  int tensor = -1;                // Kernel::tensors index (or Kernel::computed when computed)
+  int spec = -1;    // index into Kernel::stages
+  int tensor = -1;  // Kernel::tensors index (or Kernel::computed when computed)
   bool computed = false;
   MemLevel level = MemLevel::Shared;
   std::string buffer;
-  int at = -1;                    // loop index
-  int phase = -1;                 // -1: shared by all phases (at is before the first reduction loop)
-  std::vector<int> inner_loops;   // loops below `at` whose iterations the tile covers
-  std::vector<Affine> base;       // per dim, over loops at or above `at`: the tile's corner
-  std::vector<int64_t> extents;   // per dim
-  std::vector<int64_t> strides;   // dense strides of the buffer (with padding)
-  int64_t elems = 0;              // buffer elements including padding
-  int source = -1;                // enclosing placement of the same tensor the copy reads from, or -1
-  int64_t executions = 0;         // how many times the copy runs (product of enclosing extents)
-  int64_t footprint = 0;          // elements in one tile (without padding)
-  int64_t uses_per_copy = 0;      // reads of the tile between two copies (all statements)
+  int at = -1;                   // loop index
+  int phase = -1;                // -1: shared by all phases (at is before the first reduction loop)
+  std::vector<int> inner_loops;  // loops below `at` whose iterations the tile covers
+  std::vector<Affine> base;      // per dim, over loops at or above `at`: the tile's corner
+  std::vector<int64_t> extents;  // per dim
+  std::vector<int64_t> strides;  // dense strides of the buffer (with padding)
+  int64_t elems = 0;             // buffer elements including padding
+  int source = -1;            // enclosing placement of the same tensor the copy reads from, or -1
+  int64_t executions = 0;     // how many times the copy runs (product of enclosing extents)
+  int64_t footprint = 0;      // elements in one tile (without padding)
+  int64_t uses_per_copy = 0;  // reads of the tile between two copies (all statements)
   int64_t bytes() const { return elems * 4; }
 };
 
 struct LoweredPhase {
-  Phase phase;                 // value and out_index over loop names; loads resolved to stages
-  std::vector<int> loops;      // the inner loops this phase iterates (after region_start)
+  Phase phase;             // value and out_index over loop names; loads resolved to stages
+  std::vector<int> loops;  // the inner loops this phase iterates (after region_start)
 };
 
 struct LoweredKernel {
   Kernel kernel;
-  int region_start = 0;             // index of the first reduction loop (loops.size() when none)
-  std::vector<int> acc_loops;       // spatial loops after region_start: the accumulator's dims
+  int region_start = 0;        // index of the first reduction loop (loops.size() when none)
+  std::vector<int> acc_loops;  // spatial loops after region_start: the accumulator's dims
   std::vector<LoweredPhase> phases;
   std::vector<StagePlacement> stages;
   std::vector<Node> body;
@@ -67,7 +67,8 @@ struct LoweredKernel {
       stride *= kernel.loops[size_t(*it)].extent;
     }
     Affine a;  // outermost first, as a reader expects
-    for (auto it = terms.rbegin(); it != terms.rend(); ++it) a += Affine::var(it->first, it->second);
+    for (auto it = terms.rbegin(); it != terms.rend(); ++it)
+      a += Affine::var(it->first, it->second);
     return a;
   }
   template <class Drop>

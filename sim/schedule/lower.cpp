@@ -15,45 +15,72 @@ using graph::OpKind;
 
 const char* unary_name(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Neg: return "neg";
-    case UnaryOp::ReLU: return "relu";
-    case UnaryOp::GELU: return "gelu";
-    case UnaryOp::Sigmoid: return "sigmoid";
-    case UnaryOp::Tanh: return "tanh";
-    case UnaryOp::Exp: return "exp";
-    case UnaryOp::Log: return "log";
-    case UnaryOp::Sqrt: return "sqrt";
-    case UnaryOp::Rsqrt: return "rsqrt";
-    case UnaryOp::Square: return "square";
+    case UnaryOp::Neg:
+      return "neg";
+    case UnaryOp::ReLU:
+      return "relu";
+    case UnaryOp::GELU:
+      return "gelu";
+    case UnaryOp::Sigmoid:
+      return "sigmoid";
+    case UnaryOp::Tanh:
+      return "tanh";
+    case UnaryOp::Exp:
+      return "exp";
+    case UnaryOp::Log:
+      return "log";
+    case UnaryOp::Sqrt:
+      return "sqrt";
+    case UnaryOp::Rsqrt:
+      return "rsqrt";
+    case UnaryOp::Square:
+      return "square";
   }
   return "?";
 }
 
 const char* binary_name(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Add: return "+";
-    case BinaryOp::Sub: return "-";
-    case BinaryOp::Mul: return "*";
-    case BinaryOp::Div: return "/";
-    case BinaryOp::Max: return "max";
-    case BinaryOp::Min: return "min";
-    case BinaryOp::ReluMask: return "relu_mask";
+    case BinaryOp::Add:
+      return "+";
+    case BinaryOp::Sub:
+      return "-";
+    case BinaryOp::Mul:
+      return "*";
+    case BinaryOp::Div:
+      return "/";
+    case BinaryOp::Max:
+      return "max";
+    case BinaryOp::Min:
+      return "min";
+    case BinaryOp::ReluMask:
+      return "relu_mask";
   }
   return "?";
 }
 
 const char* loop_kind_name(LoopKind k) {
   switch (k) {
-    case LoopKind::Serial: return "serial";
-    case LoopKind::Parallel: return "parallel";
-    case LoopKind::Unrolled: return "unrolled";
-    case LoopKind::Vectorized: return "vectorized";
-    case LoopKind::BlockX: return "block.x";
-    case LoopKind::BlockY: return "block.y";
-    case LoopKind::BlockZ: return "block.z";
-    case LoopKind::ThreadX: return "thread.x";
-    case LoopKind::ThreadY: return "thread.y";
-    case LoopKind::ThreadZ: return "thread.z";
+    case LoopKind::Serial:
+      return "serial";
+    case LoopKind::Parallel:
+      return "parallel";
+    case LoopKind::Unrolled:
+      return "unrolled";
+    case LoopKind::Vectorized:
+      return "vectorized";
+    case LoopKind::BlockX:
+      return "block.x";
+    case LoopKind::BlockY:
+      return "block.y";
+    case LoopKind::BlockZ:
+      return "block.z";
+    case LoopKind::ThreadX:
+      return "thread.x";
+    case LoopKind::ThreadY:
+      return "thread.y";
+    case LoopKind::ThreadZ:
+      return "thread.z";
   }
   return "?";
 }
@@ -67,10 +94,14 @@ bool is_thread(LoopKind k) {
 
 const char* mem_level_name(MemLevel l) {
   switch (l) {
-    case MemLevel::Global: return "global";
-    case MemLevel::Shared: return "shared";
-    case MemLevel::Scratchpad: return "scratchpad";
-    case MemLevel::Registers: return "registers";
+    case MemLevel::Global:
+      return "global";
+    case MemLevel::Shared:
+      return "shared";
+    case MemLevel::Scratchpad:
+      return "scratchpad";
+    case MemLevel::Registers:
+      return "registers";
   }
   return "?";
 }
@@ -110,7 +141,9 @@ VExpr VExpr::binary(BinaryOp op, VExpr a, VExpr b) {
   return e;
 }
 
-int64_t KernelTensor::numel() const { return graph::shape_numel(shape); }
+int64_t KernelTensor::numel() const {
+  return graph::shape_numel(shape);
+}
 
 int64_t KernelTensor::alloc_elems() const {
   int64_t last = 0;
@@ -350,21 +383,40 @@ class OpLowering {
     using U = UnaryOp;
     VExpr v;
     switch (m_op.kind) {
-      case OpKind::Add: v = VExpr::binary(B::Add, ld(0), ld(1)); break;
-      case OpKind::Sub: v = VExpr::binary(B::Sub, ld(0), ld(1)); break;
-      case OpKind::Mul: v = VExpr::binary(B::Mul, ld(0), ld(1)); break;
-      case OpKind::ReLU: v = VExpr::unary(U::ReLU, ld(0)); break;
-      case OpKind::GELU: v = VExpr::unary(U::GELU, ld(0)); break;
-      case OpKind::Sigmoid: v = VExpr::unary(U::Sigmoid, ld(0)); break;
-      case OpKind::Tanh: v = VExpr::unary(U::Tanh, ld(0)); break;
-      case OpKind::Scale: v = VExpr::binary(B::Mul, ld(0), k(m_op.attrs.alpha)); break;
-      case OpKind::ReLUGrad: v = VExpr::binary(B::ReluMask, ld(0), ld(1)); break;
+      case OpKind::Add:
+        v = VExpr::binary(B::Add, ld(0), ld(1));
+        break;
+      case OpKind::Sub:
+        v = VExpr::binary(B::Sub, ld(0), ld(1));
+        break;
+      case OpKind::Mul:
+        v = VExpr::binary(B::Mul, ld(0), ld(1));
+        break;
+      case OpKind::ReLU:
+        v = VExpr::unary(U::ReLU, ld(0));
+        break;
+      case OpKind::GELU:
+        v = VExpr::unary(U::GELU, ld(0));
+        break;
+      case OpKind::Sigmoid:
+        v = VExpr::unary(U::Sigmoid, ld(0));
+        break;
+      case OpKind::Tanh:
+        v = VExpr::unary(U::Tanh, ld(0));
+        break;
+      case OpKind::Scale:
+        v = VExpr::binary(B::Mul, ld(0), k(m_op.attrs.alpha));
+        break;
+      case OpKind::ReLUGrad:
+        v = VExpr::binary(B::ReluMask, ld(0), ld(1));
+        break;
       case OpKind::SigmoidGrad:  // dy * y * (1 - y)
         v = VExpr::binary(B::Mul, VExpr::binary(B::Mul, ld(0), ld(1)),
                           VExpr::binary(B::Sub, k(1), ld(1)));
         break;
       case OpKind::TanhGrad:  // dy * (1 - y^2)
-        v = VExpr::binary(B::Mul, ld(0), VExpr::binary(B::Sub, k(1), VExpr::unary(U::Square, ld(1))));
+        v = VExpr::binary(B::Mul, ld(0),
+                          VExpr::binary(B::Sub, k(1), VExpr::unary(U::Square, ld(1))));
         break;
       case OpKind::SGDUpdate:
         v = VExpr::binary(B::Sub, ld(0), VExpr::binary(B::Mul, k(m_op.attrs.alpha), ld(1)));
@@ -377,13 +429,14 @@ class OpLowering {
         // y = (x - mean[c]) * rsqrt(var[c] + eps) * scale[c] + shift[c], channels in dim 1.
         std::vector<Affine> ch = {Affine::var(ax[1])};
         auto p = [&](size_t i) { return VExpr::load(input(i), ch); };
-        VExpr norm = VExpr::binary(
-            B::Mul, VExpr::binary(B::Sub, ld(0), p(3)),
-            VExpr::unary(U::Rsqrt, VExpr::binary(B::Add, p(4), k(m_op.attrs.eps))));
+        VExpr norm =
+            VExpr::binary(B::Mul, VExpr::binary(B::Sub, ld(0), p(3)),
+                          VExpr::unary(U::Rsqrt, VExpr::binary(B::Add, p(4), k(m_op.attrs.eps))));
         v = VExpr::binary(B::Add, VExpr::binary(B::Mul, norm, p(1)), p(2));
         break;
       }
-      default: unsupported();
+      default:
+        unsupported();
     }
     map_phase(std::move(v), vars(ax));
   }
@@ -474,8 +527,8 @@ class OpLowering {
     if (!is_max)  // count_include_pad: every window divides by R*S
       v = VExpr::binary(BinaryOp::Mul, v,
                         VExpr::constant(1.0 / double(at.kernel[0] * at.kernel[1])));
-    map_phase(std::move(v), {Affine::var("n"), Affine::var("c"), Affine::var("p"),
-                             Affine::var("q")});
+    map_phase(std::move(v),
+              {Affine::var("n"), Affine::var("c"), Affine::var("p"), Affine::var("q")});
   }
 
   // Sum / Mean / ReduceToShape / MSELoss: spatial axes for kept dims, reduction axes for the rest.
@@ -499,7 +552,8 @@ class OpLowering {
       }
     }
     // Reduction axes go last: reorder so spatial axes come first.
-    std::stable_partition(m_k.axes.begin(), m_k.axes.end(), [](const Axis& a) { return !a.reduce; });
+    std::stable_partition(m_k.axes.begin(), m_k.axes.end(),
+                          [](const Axis& a) { return !a.reduce; });
     VExpr body = VExpr::load(input(0), in_idx);
     if (mse)
       body = VExpr::unary(UnaryOp::Square,
@@ -550,14 +604,14 @@ class OpLowering {
     const int s2 = reduction(ReduceOp::Sum, 0.0, VExpr::unary(UnaryOp::Square, centered()));
     VExpr inv = VExpr::unary(
         UnaryOp::Rsqrt,
-        VExpr::binary(B::Add,
-                      VExpr::binary(B::Mul, VExpr::accumulator(s2), VExpr::constant(1.0 / double(D))),
-                      VExpr::constant(m_op.attrs.eps)));
+        VExpr::binary(
+            B::Add, VExpr::binary(B::Mul, VExpr::accumulator(s2), VExpr::constant(1.0 / double(D))),
+            VExpr::constant(m_op.attrs.eps)));
     std::vector<Affine> last = {Affine::var(red)};
-    VExpr y = VExpr::binary(B::Add,
-                            VExpr::binary(B::Mul, VExpr::binary(B::Mul, centered(), inv),
-                                          VExpr::load(input(1), last)),
-                            VExpr::load(input(2), last));
+    VExpr y = VExpr::binary(
+        B::Add,
+        VExpr::binary(B::Mul, VExpr::binary(B::Mul, centered(), inv), VExpr::load(input(1), last)),
+        VExpr::load(input(2), last));
     map_phase(std::move(y), idx, true);
   }
 
@@ -602,28 +656,34 @@ class OpLowering {
 
   void lower() {
     switch (m_op.kind) {
-      case OpKind::MatMul: return matmul();
-      case OpKind::Conv2D: return conv2d();
+      case OpKind::MatMul:
+        return matmul();
+      case OpKind::Conv2D:
+        return conv2d();
       case OpKind::MaxPool2D:
-      case OpKind::AvgPool2D: return pool();
+      case OpKind::AvgPool2D:
+        return pool();
       case OpKind::Softmax:
-      case OpKind::LayerNorm: return normalize();
-      case OpKind::Transpose: return transpose();
-      case OpKind::Reshape: return reshape();
+      case OpKind::LayerNorm:
+        return normalize();
+      case OpKind::Transpose:
+        return transpose();
+      case OpKind::Reshape:
+        return reshape();
       case OpKind::Sum:
       case OpKind::Mean: {
         const graph::Shape& in = in_tensor(0).shape;
         std::vector<bool> red(in.size(), m_op.attrs.axes.empty());
         for (int a : m_op.attrs.axes) red[size_t((a + int(in.size())) % int(in.size()))] = true;
-        return reduce_dims(red, m_op.attrs.keepdim, m_op.kind == OpKind::Mean ? 1.0 : 0.0,
-                           false);
+        return reduce_dims(red, m_op.attrs.keepdim, m_op.kind == OpKind::Mean ? 1.0 : 0.0, false);
       }
       case OpKind::MSELoss: {
         std::vector<bool> red(in_tensor(0).shape.size(), true);
         return reduce_dims(red, false, 1.0, true);
       }
       case OpKind::ReduceToShape: {
-        // Sum dy over the dims broadcasting added: leading extra dims, and dims that are 1 in the target.
+        // Sum dy over the dims broadcasting added: leading extra dims, and dims that are 1 in the
+        // target.
         const graph::Shape& in = in_tensor(0).shape;
         const graph::Shape& target = out_tensor().shape;
         const size_t off = in.size() - target.size();
@@ -641,7 +701,8 @@ class OpLowering {
           in_idx.push_back(Affine::var(n));
           if (d >= off) out_idx.push_back(red[d] ? Affine::lit(0) : Affine::var(n));
         }
-        std::stable_partition(k.axes.begin(), k.axes.end(), [](const Axis& a) { return !a.reduce; });
+        std::stable_partition(k.axes.begin(), k.axes.end(),
+                              [](const Axis& a) { return !a.reduce; });
         const int acc = reduction(ReduceOp::Sum, 0.0, VExpr::load(input(0), in_idx));
         return map_phase(VExpr::accumulator(acc), out_idx);
       }
@@ -662,7 +723,9 @@ class OpLowering {
 
 }  // namespace
 
-Kernel lower_op(const graph::Graph& graph, graph::OpId op) { return OpLowering(graph, op).run(); }
+Kernel lower_op(const graph::Graph& graph, graph::OpId op) {
+  return OpLowering(graph, op).run();
+}
 
 Program lower_graph(std::shared_ptr<const graph::Graph> graph) {
   if (!graph) throw ScheduleError("lower_graph: no graph");

@@ -1,4 +1,5 @@
-// Default lowering: every graph op becomes one Kernel whose loops walk its iteration space in order.
+// Default lowering: every graph op becomes one Kernel whose loops walk its iteration space in
+// order.
 #pragma once
 
 #include "sim/graph/graph.h"

@@ -70,8 +70,10 @@ class Tracer {
   }
 
   TraceSummary run() {
-    if (m_o.gpu) run_gpu();
-    else walk(m_lk.body);
+    if (m_o.gpu)
+      run_gpu();
+    else
+      walk(m_lk.body);
     flush();
     return m_sum;
   }
@@ -88,8 +90,10 @@ class Tracer {
     a.tensor = int16_t(tensor);
     a.warp = warp;
     a.space = space;
-    if (space == AddressSpace::Shared) (kind == AccessKind::Write ? m_sum.shared_writes : m_sum.shared_reads)++;
-    else (kind == AccessKind::Write ? m_sum.global_writes : m_sum.global_reads)++;
+    if (space == AddressSpace::Shared)
+      (kind == AccessKind::Write ? m_sum.shared_writes : m_sum.shared_reads)++;
+    else
+      (kind == AccessKind::Write ? m_sum.global_writes : m_sum.global_reads)++;
     m_buf.push_back(a);
     if (m_buf.size() >= 4096) flush();
   }
@@ -142,8 +146,8 @@ class Tracer {
   }
 
   Target load_target(const VExpr& l) {
-    const graph::Shape& shape = l.computed ? m_k.computed[size_t(l.tensor)].shape
-                                           : m_k.tensors[size_t(l.tensor)].shape;
+    const graph::Shape& shape =
+        l.computed ? m_k.computed[size_t(l.tensor)].shape : m_k.tensors[size_t(l.tensor)].shape;
     std::vector<int64_t> g(l.index.size());
     for (size_t d = 0; d < g.size(); ++d) {
       g[d] = m_env.eval(l.index[d]);
@@ -164,7 +168,8 @@ class Tracer {
     if (p.kind != PhaseKind::Map) return {};
     const KernelTensor& kt = m_k.tensors[size_t(p.out_tensor)];
     int64_t off = 0;
-    for (size_t d = 0; d < p.out_index.size(); ++d) off += m_env.eval(p.out_index[d]) * kt.strides[d];
+    for (size_t d = 0; d < p.out_index.size(); ++d)
+      off += m_env.eval(p.out_index[d]) * kt.strides[d];
     return {true, m_layout.tensor_base[size_t(p.out_tensor)] + uint64_t(off) * 4,
             AddressSpace::Global, kt.id};
   }
@@ -174,8 +179,8 @@ class Tracer {
                     const std::vector<int64_t>& o, std::vector<Target>& reads, Target& write) {
     reads.clear();
     write = {};
-    const graph::Shape& shape = pl.computed ? m_k.computed[size_t(pl.tensor)].shape
-                                            : m_k.tensors[size_t(pl.tensor)].shape;
+    const graph::Shape& shape =
+        pl.computed ? m_k.computed[size_t(pl.tensor)].shape : m_k.tensors[size_t(pl.tensor)].shape;
     std::vector<int64_t> g(o.size());
     int64_t off = 0;
     for (size_t d = 0; d < o.size(); ++d) {
@@ -245,9 +250,14 @@ class Tracer {
         case Node::Kind::If:
           if (conds_hold(n.conds)) walk(n.children);
           break;
-        case Node::Kind::Stmt: stmt_cpu(n.phase); break;
-        case Node::Kind::Stage: stage_cpu(n.stage); break;
-        default: break;
+        case Node::Kind::Stmt:
+          stmt_cpu(n.phase);
+          break;
+        case Node::Kind::Stage:
+          stage_cpu(n.stage);
+          break;
+        default:
+          break;
       }
     }
   }
@@ -406,9 +416,14 @@ class Tracer {
           walk_gpu(n.children);
         }
         break;
-      case Node::Kind::Stmt: stmt_gpu(n.phase); break;
-      case Node::Kind::Stage: stage_gpu(n.stage); break;
-      default: break;
+      case Node::Kind::Stmt:
+        stmt_gpu(n.phase);
+        break;
+      case Node::Kind::Stage:
+        stage_gpu(n.stage);
+        break;
+      default:
+        break;
     }
   }
 

@@ -26,8 +26,8 @@
 namespace tilescope::schedule {
 
 struct TraceOptions {
-  std::string step_loop;        // step_boundary() at each iteration of this loop; "" = outermost
-  uint64_t alignment = 4096;    // tensors start at multiples of this
+  std::string step_loop;      // step_boundary() at each iteration of this loop; "" = outermost
+  uint64_t alignment = 4096;  // tensors start at multiples of this
   bool gpu = false;
   int64_t resident_blocks = 132;  // GPU mode: blocks in flight at once (one per SM by default)
   uint32_t sector_bytes = 32;

@@ -92,8 +92,10 @@ class StepParser {
   void skip_separators() {
     for (;;) {
       skip_space();
-      if (peek() == ';') advance();
-      else break;
+      if (peek() == ';')
+        advance();
+      else
+        break;
     }
   }
   static bool word_char(char c) {
@@ -105,7 +107,8 @@ class StepParser {
     const size_t start = m_pos;
     while (m_pos < m_t.size() && word_char(m_t[m_pos])) advance();
     if (m_pos == start) {
-      if (m_pos >= m_t.size()) fail(std::string("expected ") + what + ", found the end of the text");
+      if (m_pos >= m_t.size())
+        fail(std::string("expected ") + what + ", found the end of the text");
       fail(std::string("expected ") + what + ", found '" + std::string(1, m_t[m_pos]) + "'");
     }
     return std::string(m_t.substr(start, m_pos - start));
@@ -132,8 +135,7 @@ class StepParser {
         std::string v = word("a value after '" + a + "='");
         s.options.emplace_back(a, v);
       } else {
-        if (!s.options.empty()) fail("positional argument '" + a + "' after key=value options");
-        s.args.push_back(a);
+        s.args.push_back(a);  // flags may follow options: stage(W, shared, at=k.o, double)
       }
       skip_space();
       if (peek() == ',') {
@@ -157,7 +159,9 @@ class StepParser {
 
 }  // namespace
 
-std::vector<TransformStep> parse_steps(std::string_view text) { return StepParser(text).run(); }
+std::vector<TransformStep> parse_steps(std::string_view text) {
+  return StepParser(text).run();
+}
 
 // [SECTION] Helpers
 
@@ -166,7 +170,9 @@ namespace {
 struct Refused {
   std::string reason;
 };
-[[noreturn]] void refuse(const std::string& why) { throw Refused{why}; }
+[[noreturn]] void refuse(const std::string& why) {
+  throw Refused{why};
+}
 
 std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {
   std::string s;
@@ -189,7 +195,8 @@ int64_t parse_int(const TransformStep& s, const std::string& text, const std::st
   } catch (...) {
     used = 0;
   }
-  if (used != text.size()) refuse(s.name + ": " + what + " must be a whole number, got '" + text + "'");
+  if (used != text.size())
+    refuse(s.name + ": " + what + " must be a whole number, got '" + text + "'");
   return v;
 }
 
@@ -215,9 +222,12 @@ std::string dims_text(const std::vector<int64_t>& e) {
 
 std::string count_text(int64_t n) {
   char buf[64];
-  if (n >= 10'000'000) std::snprintf(buf, sizeof buf, "%.1f M", double(n) / 1e6);
-  else if (n >= 10'000) std::snprintf(buf, sizeof buf, "%.1f K", double(n) / 1e3);
-  else std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(n));
+  if (n >= 1'000'000)
+    std::snprintf(buf, sizeof buf, "%.1f M", double(n) / 1e6);
+  else if (n >= 10'000)
+    std::snprintf(buf, sizeof buf, "%.1f K", double(n) / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(n));
   return buf;
 }
 
@@ -273,7 +283,8 @@ std::string do_split(Kernel& k, const TransformStep& s, const std::string& name,
   const int li = need_loop(k, s, name);
   const Loop L = k.loops[size_t(li)];
   if (f <= 0)
-    refuse(s.name + "(" + name + ", " + std::to_string(f) + "): a tile must have at least one "
+    refuse(s.name + "(" + name + ", " + std::to_string(f) +
+           "): a tile must have at least one "
            "iteration; the factor must be 1 or more");
   if (f > L.extent)
     refuse(s.name + "(" + name + ", " + std::to_string(f) + "): loop " + name + " has only " +
@@ -301,8 +312,8 @@ std::string do_split(Kernel& k, const TransformStep& s, const std::string& name,
   for (auto& st : k.stages)
     if (st.at == name) st.at = i;
   std::string e = "Loop " + name + " (" + std::to_string(L.extent) + " iterations) is now " + o +
-                  " (" + std::to_string(outer) + ") × " + i + " (" + std::to_string(f) + "): " +
-                  name + " = " + o + "*" + std::to_string(f) + " + " + i + ". ";
+                  " (" + std::to_string(outer) + ") × " + i + " (" + std::to_string(f) +
+                  "): " + name + " = " + o + "*" + std::to_string(f) + " + " + i + ". ";
   if (tail) {
     const int64_t last = L.extent - (outer - 1) * f;
     e += std::to_string(f) + " does not divide " + std::to_string(L.extent) +
@@ -385,7 +396,9 @@ std::string do_kind(Kernel& k, const TransformStep& s, LoopKind kind, const Targ
     refuse(s.name + "(" + L.name + ") refused: " + L.name +
            " is a reduction loop; it carries a dependence (each iteration adds to the sum the "
            "previous one left), so its iterations cannot run side by side on " +
-           (kind == LoopKind::Vectorized ? "vector lanes" : kind == LoopKind::Parallel ? "CPU threads" : "GPU threads or blocks") +
+           (kind == LoopKind::Vectorized ? "vector lanes"
+            : kind == LoopKind::Parallel ? "CPU threads"
+                                         : "GPU threads or blocks") +
            ". Map a spatial loop instead");
   if (L.kind != LoopKind::Serial)
     refuse(s.name + ": loop " + L.name + " is already " + loop_kind_name(L.kind));
@@ -402,14 +415,14 @@ std::string do_kind(Kernel& k, const TransformStep& s, LoopKind kind, const Targ
              ext + " iterations' values in registers.";
     case LoopKind::Vectorized: {
       const int64_t lanes = t.cpu_vector_bytes / 4;
-      std::string e = "Loop " + N.name + " runs as vector lanes: " + ext + " fp32 values = " +
-                      format_bytes(N.extent * 4) + " per step";
+      std::string e = "Loop " + N.name + " runs as vector lanes: " + ext +
+                      " fp32 values = " + format_bytes(N.extent * 4) + " per step";
       if (N.extent % lanes == 0)
-        e += ", " + std::to_string(N.extent / lanes) + " " + std::to_string(t.cpu_vector_bytes * 8) +
-             "-bit vector register(s) per step.";
+        e += ", " + std::to_string(N.extent / lanes) + " " +
+             std::to_string(t.cpu_vector_bytes * 8) + "-bit vector register(s) per step.";
       else
-        e += "; " + ext + " is not a multiple of the " + std::to_string(lanes) +
-             " lanes of a " + std::to_string(t.cpu_vector_bytes * 8) +
+        e += "; " + ext + " is not a multiple of the " + std::to_string(lanes) + " lanes of a " +
+             std::to_string(t.cpu_vector_bytes * 8) +
              "-bit register, so part of each step runs with idle lanes.";
       return e;
     }
@@ -426,11 +439,12 @@ std::string do_kind(Kernel& k, const TransformStep& s, LoopKind kind, const Targ
                       "×" + std::to_string(lc.grid[1]) + "×" + std::to_string(lc.grid[2]) + " = " +
                       std::to_string(blocks) + " blocks of " + std::to_string(lc.block[0]) + "×" +
                       std::to_string(lc.block[1]) + "×" + std::to_string(lc.block[2]) + " = " +
-                      std::to_string(threads) + " threads (" +
-                      std::to_string((threads + t.warp_size - 1) / t.warp_size) + " warps).";
+                      std::to_string(threads) + " thread" + (threads == 1 ? "" : "s") + " (" +
+                      std::to_string((threads + t.warp_size - 1) / t.warp_size) + " warp" +
+                      ((threads + t.warp_size - 1) / t.warp_size == 1 ? "" : "s") + ").";
       if (is_thread(kind) && threads % t.warp_size != 0)
-        e += " " + std::to_string(threads) + " is not a multiple of " + std::to_string(t.warp_size) +
-             ": the last warp runs with idle lanes.";
+        e += " " + std::to_string(threads) + " is not a multiple of " +
+             std::to_string(t.warp_size) + ": the last warp runs with idle lanes.";
       return e;
     }
   }
@@ -444,7 +458,8 @@ std::string do_bind(Kernel& k, const TransformStep& s, const Target& t) {
       {"thread.y", LoopKind::ThreadY}, {"thread.z", LoopKind::ThreadZ}};
   auto it = kinds.find(s.args[1]);
   if (it == kinds.end())
-    refuse("bind: '" + s.args[1] + "' is not a GPU dimension; use block.x, block.y, block.z, "
+    refuse("bind: '" + s.args[1] +
+           "' is not a GPU dimension; use block.x, block.y, block.z, "
            "thread.x, thread.y or thread.z");
   TransformStep one = s;
   one.args = {s.args[0]};
@@ -570,7 +585,8 @@ std::string why_not_elementwise(const Kernel& k) {
   for (const auto& a : k.axes)
     if (a.reduce)
       return k.name + " is not elementwise: each of its outputs combines " +
-             std::to_string(a.extent) + " inputs along axis " + a.name + ", but an epilogue only "
+             std::to_string(a.extent) + " inputs along axis " + a.name +
+             ", but an epilogue only "
              "ever sees one finished value of its producer at a time";
   return k.name + " is not a plain elementwise kernel";
 }
@@ -589,7 +605,8 @@ graph::TensorId fused_tensor(const Program& p, const Kernel& prod, const Kernel&
     for (graph::OpId c : p.graph->consumers(out.id)) {
       const std::string& n = p.graph->op(c).name;
       if (!cons.has_op(n))
-        refuse(step + ": " + out.name + " is also read by " + n + ", so it would have to be "
+        refuse(step + ": " + out.name + " is also read by " + n +
+               ", so it would have to be "
                "written to memory anyway; fusing would not save its traffic");
     }
     for (graph::TensorId o : p.graph->graph_outputs())
@@ -628,8 +645,11 @@ std::string do_fuse(Program& p, const TransformStep& s, const Target& t) {
         ok = ok && identity_index(l.index, cons);
     });
     if (!ok)
-      refuse("fuse refused: " + cons.name + " reads " + tt.name + " in a different order than it "
-             "writes " + u.name + ", so an epilogue (which sees one element at a time) cannot "
+      refuse("fuse refused: " + cons.name + " reads " + tt.name +
+             " in a different order than it "
+             "writes " +
+             u.name +
+             ", so an epilogue (which sees one element at a time) cannot "
              "compute it");
     const std::vector<int> map = merge_tensors(prod, cons, tid);
     std::vector<std::string> caxes;
@@ -638,8 +658,7 @@ std::string do_fuse(Program& p, const TransformStep& s, const Target& t) {
     VExpr v = cm.value;
     const int coff = int(prod.computed.size());
     std::function<void(VExpr&)> go = [&](VExpr& x) {
-      if (x.kind == VExpr::Kind::Load && !x.computed &&
-          cons.tensors[size_t(x.tensor)].id == tid) {
+      if (x.kind == VExpr::Kind::Load && !x.computed && cons.tensors[size_t(x.tensor)].id == tid) {
         x = producer_value;
         return;
       }
@@ -690,7 +709,8 @@ std::string do_compute_at(Program& p, const TransformStep& s, const Target& t) {
   const std::string at = s.option("at", "inline");
   const int pi = find_kernel_with_op(p, s.args[0], "compute_at");
   const int ci = find_kernel_with_op(p, s.args[1], "compute_at");
-  if (pi == ci) refuse("compute_at: " + s.args[0] + " and " + s.args[1] + " are already one kernel");
+  if (pi == ci)
+    refuse("compute_at: " + s.args[0] + " and " + s.args[1] + " are already one kernel");
   const Kernel& prod = p.kernels[size_t(pi)];
   Kernel cons = p.kernels[size_t(ci)];
   if (!is_elementwise_kernel(prod))
@@ -713,7 +733,7 @@ std::string do_compute_at(Program& p, const TransformStep& s, const Target& t) {
   std::vector<Affine> dvars;
   for (size_t d = 0; d < prod.axes.size(); ++d) {
     paxes.push_back(prod.axes[d].name);
-    dvars.push_back(Affine::var("d" + std::to_string(d)));
+    dvars.push_back(Affine::var(def_var(d)));
   }
   visit_loads(c.definition, [&](VExpr& l) {
     for (auto& i : l.index) i = subst_axes(i, paxes, dvars);
@@ -788,9 +808,8 @@ std::string do_compute_at(Program& p, const TransformStep& s, const Target& t) {
           n += walk(node.children, mult);
         else if (node.kind == Node::Kind::Stmt) {
           int reads = 0;
-          visit_loads(cons.phases[size_t(node.phase)].value, [&](const VExpr& l) {
-            reads += l.computed && l.tensor == cslot ? 1 : 0;
-          });
+          visit_loads(cons.phases[size_t(node.phase)].value,
+                      [&](const VExpr& l) { reads += l.computed && l.tensor == cslot ? 1 : 0; });
           n += mult * reads;
         }
       }
@@ -800,9 +819,9 @@ std::string do_compute_at(Program& p, const TransformStep& s, const Target& t) {
     e = prod.name + " is inlined into " + cons.op_names.back() + ": every read of " + tt.name +
         " recomputes it from its inputs. It is evaluated " + count_text(evals) + " times for " +
         count_text(tt.numel()) + " elements" +
-        (evals > tt.numel() ? " (×" + std::to_string((evals + tt.numel() - 1) / tt.numel()) +
-                                  " recompute)"
-                            : "") +
+        (evals > tt.numel()
+             ? " (×" + std::to_string((evals + tt.numel() - 1) / tt.numel()) + " recompute)"
+             : "") +
         ", and " + tt.name + " (" + format_bytes(tt.bytes()) +
         ") never goes to memory. Inlining trades arithmetic for traffic; compute_at with a loop "
         "stores a tile once and reuses it instead.";
@@ -841,7 +860,8 @@ std::string do_im2col(Program& p, const TransformStep& s, const Target& t) {
   int xs = -1;
   for (size_t i = 0; i < conv.tensors.size(); ++i)
     if (conv.tensors[i].id == op.inputs[0]) xs = int(i);
-  if (xs < 0) refuse("im2col: " + op.name + "'s input is computed inside the kernel; undo that first");
+  if (xs < 0)
+    refuse("im2col: " + op.name + "'s input is computed inside the kernel; undo that first");
   unfold.tensors.push_back(conv.tensors[size_t(xs)]);
   KernelTensor m;
   m.id = -1;
@@ -901,13 +921,16 @@ std::string do_im2col(Program& p, const TransformStep& s, const Target& t) {
   const int64_t xb = x.numel() * 4, mb = m.numel() * 4;
   char ratio[32];
   std::snprintf(ratio, sizeof ratio, "%.1f", double(mb) / double(xb));
-  return op.name + " is now a matrix multiply: " + unfold.name + " copies every input window into "
-         "one row of " + m.name + " [" + std::to_string(rows) + " × " + std::to_string(cols) +
+  return op.name + " is now a matrix multiply: " + unfold.name +
+         " copies every input window into "
+         "one row of " +
+         m.name + " [" + std::to_string(rows) + " × " + std::to_string(cols) +
          "] (rows = N·P·Q output pixels, columns = C·R·S window taps), and the convolution reads "
-         "that matrix as a GEMM of " + std::to_string(rows) + "×" + std::to_string(y.shape[1]) +
-         "×" + std::to_string(cols) + ". The price is explicit: " + m.name + " is " +
-         format_bytes(mb) + " against " + format_bytes(xb) + " for the input itself (" + ratio +
-         "×), written once and read back, " + format_bytes(2 * mb) +
+         "that matrix as a GEMM of " +
+         std::to_string(rows) + "×" + std::to_string(y.shape[1]) + "×" + std::to_string(cols) +
+         ". The price is explicit: " + m.name + " is " + format_bytes(mb) + " against " +
+         format_bytes(xb) + " for the input itself (" + ratio + "×), written once and read back, " +
+         format_bytes(2 * mb) +
          " of extra traffic, because overlapping windows copy the same pixel up to R·S = " +
          std::to_string(R * S) + " times.";
 }
@@ -916,17 +939,22 @@ std::string do_im2col(Program& p, const TransformStep& s, const Target& t) {
 
 std::string level_capacity_text(MemLevel l, const Target& t) {
   switch (l) {
-    case MemLevel::Shared: return format_bytes(t.smem_bytes_per_block) + " of shared memory a block may use";
-    case MemLevel::Scratchpad: return format_bytes(t.cpu_l1_bytes) + " L1 cache";
-    case MemLevel::Registers: return format_bytes(t.register_bytes_per_thread) + " of registers per thread";
-    case MemLevel::Global: return "global memory";
+    case MemLevel::Shared:
+      return format_bytes(t.smem_bytes_per_block) + " of shared memory a block may use";
+    case MemLevel::Scratchpad:
+      return format_bytes(t.cpu_l1_bytes) + " L1 cache";
+    case MemLevel::Registers:
+      return format_bytes(t.register_bytes_per_thread) + " of registers per thread";
+    case MemLevel::Global:
+      return "global memory";
   }
   return "";
 }
 
 std::string do_stage(Kernel& k, const TransformStep& s, const Target& t) {
-  need_args(s, 2, 3, "a tensor, a level (shared, scratchpad or registers), at=LOOP and optionally "
-                     "double");
+  need_args(s, 2, 3,
+            "a tensor, a level (shared, scratchpad or registers), at=LOOP and optionally "
+            "double");
   const std::string tn = s.args[0];
   static const std::map<std::string, MemLevel> levels = {{"shared", MemLevel::Shared},
                                                          {"scratchpad", MemLevel::Scratchpad},
@@ -948,7 +976,8 @@ std::string do_stage(Kernel& k, const TransformStep& s, const Target& t) {
   int ti = k.find_tensor(tn);
   if (ti >= 0) {
     if (k.tensors[size_t(ti)].role == TensorRole::Output)
-      refuse("stage: " + tn + " is written by this kernel, not read; a staged tile is a copy of "
+      refuse("stage: " + tn +
+             " is written by this kernel, not read; a staged tile is a copy of "
              "an input kept close because it is read many times (outputs already accumulate in "
              "registers)");
     st.tensor = ti;
@@ -985,28 +1014,31 @@ std::string do_stage(Kernel& k, const TransformStep& s, const Target& t) {
     if (x.spec == int(k.stages.size() - 1)) pl = &x;
   std::string e = "Tile " + st.buffer + " holds " + dims_text(pl->extents) + " elements of " + tn +
                   " (" + format_bytes(pl->bytes()) + (dbl ? ", ×2 for double-buffering" : "") +
-                  ") in " + mem_level_name(st.level) + ", reloaded at each of the " +
-                  count_text(pl->executions) + " iterations of " + at + ". ";
+                  ") in " + mem_level_name(st.level) + ", reloaded " + count_text(pl->executions) +
+                  " times (once per iteration of " + at + "). ";
   const int64_t before = pl->uses_per_copy * pl->executions;
   const int64_t after = pl->footprint * pl->executions;
   if (pl->source < 0) {
-    e += "Reads of " + tn + " from " + (st.level == MemLevel::Registers ? "memory" : "global memory") +
-         " drop from " + count_text(before) + " to " + count_text(after);
+    e += "Reads of " + tn + " from " +
+         (st.level == MemLevel::Registers ? "memory" : "global memory") + " drop from " +
+         count_text(before) + " to " + count_text(after);
     if (after > 0 && before >= after)
-      e += " (each copied element is then read " + std::to_string(before / after) + "× from the tile)";
+      e += " (each copied element is then read " + std::to_string(before / after) +
+           "× from the tile)";
     e += ". ";
   } else {
     e += "It is filled from the enclosing tile " + lk.stages[size_t(pl->source)].buffer +
          ", so each element fetched once from there is read " +
-         std::to_string(pl->uses_per_copy / std::max<int64_t>(1, pl->footprint)) +
-         "× from " + mem_level_name(st.level) + ". ";
+         std::to_string(pl->uses_per_copy / std::max<int64_t>(1, pl->footprint)) + "× from " +
+         mem_level_name(st.level) + ". ";
   }
   e += "It uses " + format_bytes(pl->bytes() * (dbl ? 2 : 1)) + " of the " +
        level_capacity_text(st.level, t) + ".";
   if (st.level == MemLevel::Shared)
     e += " All threads of a block copy it together, with a barrier before it is read and another "
          "before it is overwritten" +
-         std::string(dbl ? "; with two buffers alternating, the second barrier is not needed." : ".");
+         std::string(dbl ? "; with two buffers alternating, the second barrier is not needed."
+                         : ".");
   return e;
 }
 
@@ -1049,8 +1081,8 @@ std::string do_block_order(Kernel& k, const TransformStep& s, const Target& t) {
                             "(Triton's grouped ordering), on a 1-D grid. "
                       : "Blocks launch in row-major order: x fastest. ";
   e += "The first " + std::to_string(wave) + " blocks (one wave on a 132-SM GPU) touch " +
-       std::to_string(r1) + " rows × " + std::to_string(c1) + " columns of tiles = " +
-       std::to_string(r1 + c1) + " operand panels that must share L2";
+       std::to_string(r1) + " rows × " + std::to_string(c1) +
+       " columns of tiles = " + std::to_string(r1 + c1) + " operand panels that must share L2";
   if (next.block_order == BlockOrder::Grouped)
     e += ", against " + std::to_string(r0) + " × " + std::to_string(c0) + " = " +
          std::to_string(r0 + c0) + " in row-major order";
@@ -1071,7 +1103,8 @@ std::string do_layout(Program& p, const TransformStep& s, const Target& t) {
   if (!tid) refuse("layout: there is no tensor named '" + s.args[0] + "'");
   const graph::Tensor& gt = p.graph->tensor(*tid);
   if ((it->second == graph::Layout::NCHW || it->second == graph::Layout::NHWC) && gt.rank() != 4)
-    refuse("layout: " + gt.name + " is " + graph::shape_to_string(gt.shape) + "; NCHW and NHWC "
+    refuse("layout: " + gt.name + " is " + graph::shape_to_string(gt.shape) +
+           "; NCHW and NHWC "
            "describe 4-D images [N, C, H, W]");
   if (it->second == graph::Layout::Transposed && gt.rank() < 2)
     refuse("layout: " + gt.name + " has fewer than two dims, so there is nothing to transpose");
@@ -1084,7 +1117,8 @@ std::string do_layout(Program& p, const TransformStep& s, const Target& t) {
     for (auto& kt : k.tensors) {
       if (kt.id != *tid) continue;
       if (kt.shape != gt.shape)
-        refuse("layout: kernel " + k.name + " reads " + gt.name + " as a flat array (a reshape), "
+        refuse("layout: kernel " + k.name + " reads " + gt.name +
+               " as a flat array (a reshape), "
                "which needs it row-major");
       // Stride along the innermost loop that reads it, before and after.
       const int slot = int(&kt - k.tensors.data());
@@ -1119,9 +1153,9 @@ std::string do_layout(Program& p, const TransformStep& s, const Target& t) {
              std::to_string(std::abs(before)) + ")" +
              (std::abs(after) <= 1 && std::abs(before) > 1
                   ? ": consecutive iterations now share cache lines. "
-                  : std::abs(after) > 1 && std::abs(before) <= 1
-                        ? ": each iteration now lands on a different cache line. "
-                        : ". ");
+              : std::abs(after) > 1 && std::abs(before) <= 1
+                  ? ": each iteration now lands on a different cache line. "
+                  : ". ");
       (void)loop_before;
     }
     check_or_refuse(k, t, "layout refused: ");
@@ -1132,7 +1166,9 @@ std::string do_layout(Program& p, const TransformStep& s, const Target& t) {
   return e;
 }
 
-int64_t gcd64(int64_t a, int64_t b) { return b == 0 ? a : gcd64(b, a % b); }
+int64_t gcd64(int64_t a, int64_t b) {
+  return b == 0 ? a : gcd64(b, a % b);
+}
 
 std::string do_pad(Program& p, const TransformStep& s, const Target& t) {
   need_args(s, 3, 3, "a tensor or tile name, a dim and an amount");
@@ -1161,14 +1197,15 @@ std::string do_pad(Program& p, const TransformStep& s, const Target& t) {
     const int64_t after = shared_read_conflict_degree(next, st.buffer, t);
     k = next;
     std::string e = "Each row of tile " + st.buffer + " along dim " + std::to_string(dim) +
-                    " gets " + std::to_string(amount) + " unused element" + (amount == 1 ? "" : "s") +
-                    ", changing the distance between rows. ";
+                    " gets " + std::to_string(amount) + " unused element" +
+                    (amount == 1 ? "" : "s") + ", changing the distance between rows. ";
     if (before > 0)
       e += "A warp's read of the tile in the main loop now hits " +
            (after == 1 ? std::string("32 different banks (conflict-free)")
                        : "banks " + std::to_string(after) + "-way conflicted") +
            "; before it was " +
-           (before == 1 ? std::string("conflict-free") : std::to_string(before) + "-way conflicted") +
+           (before == 1 ? std::string("conflict-free")
+                        : std::to_string(before) + "-way conflicted") +
            " (a " + std::to_string(before) + "-way conflict serializes the read into " +
            std::to_string(before) + " passes).";
     else
@@ -1243,7 +1280,8 @@ std::string apply_to(Program& p, const TransformStep& s, const Target& t) {
   if (n == "im2col") return do_im2col(p, s, t);
   if (n == "layout") return do_layout(p, s, t);
   if (n == "pad") return do_pad(p, s, t);
-  refuse("unknown step '" + n + "'; steps are kernel, fuse, compute_at, split, tile, reorder, "
+  refuse("unknown step '" + n +
+         "'; steps are kernel, fuse, compute_at, split, tile, reorder, "
          "unroll, vectorize, parallel, bind, stage, block_order, layout, pad, im2col");
 }
 
@@ -1338,8 +1376,9 @@ History History::replay(Program initial, std::string_view text, Target target) {
   for (const TransformStep& s : parse_steps(text)) {
     StepResult r = h.apply(s);
     if (!r.ok)
-      throw ScheduleError((s.line ? std::to_string(s.line) + ":" + std::to_string(s.col) + ": " : "") +
-                          s.to_string() + " refused: " + r.explanation);
+      throw ScheduleError(
+          (s.line ? std::to_string(s.line) + ":" + std::to_string(s.col) + ": " : "") +
+          s.to_string() + " refused: " + r.explanation);
   }
   return h;
 }

@@ -29,9 +29,9 @@ namespace tilescope::schedule {
 
 struct TransformStep {
   std::string name;
-  std::vector<std::string> args;                               // positional
-  std::vector<std::pair<std::string, std::string>> options;    // key=value, in order
-  int line = 0, col = 0;                                       // where it was parsed (0 = unknown)
+  std::vector<std::string> args;                             // positional
+  std::vector<std::pair<std::string, std::string>> options;  // key=value, in order
+  int line = 0, col = 0;                                     // where it was parsed (0 = unknown)
 
   std::string option(const std::string& key, const std::string& fallback = "") const;
   std::string to_string() const;  // canonical text: "tile(i, 64)", "stage(x, shared, at=k.o)"

@@ -1,5 +1,6 @@
 // CUDA-side checks that need no GPU: NVRTC compiles the twin for sm_90 and reports errors with its
-// log, shape checks explain themselves, and the bench refuses unknown suites / missing GPUs clearly.
+// log, shape checks explain themselves, and the bench refuses unknown suites / missing GPUs
+// clearly.
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/gpu_bench.h"
 #include "kernels/cuda/gpu_kernels.h"
@@ -32,7 +33,8 @@ TEST_SUITE("cuda_host") {
 
   TEST_CASE("NVRTC failure returns the compiler's log naming the error") {
     const std::string bad =
-        "extern \"C\" __global__ void ts_kernel(float* __restrict__ out) { out[0] = undeclared_x; }";
+        "extern \"C\" __global__ void ts_kernel(float* __restrict__ out) { out[0] = undeclared_x; "
+        "}";
     const NvrtcCompileResult r = nvrtc_compile(bad, "sm_90");
     CHECK_FALSE(r.ok);
     CHECK(r.cubin.empty());
@@ -40,7 +42,8 @@ TEST_SUITE("cuda_host") {
     CHECK(r.log.find("undeclared_x") != std::string::npos);
   }
 
-  TEST_CASE("the twin without its size macros does not compile, and the log says which is missing") {
+  TEST_CASE(
+      "the twin without its size macros does not compile, and the log says which is missing") {
     const NvrtcCompileResult r = nvrtc_compile(twin_source(), "sm_90");
     CHECK_FALSE(r.ok);
     CHECK(r.log.find("TS_M") != std::string::npos);
@@ -63,7 +66,8 @@ TEST_SUITE("cuda_host") {
   }
 
   TEST_CASE("conv output size and GEMM view follow the closed form") {
-    const ConvShape c{8, 9, 7, 4, 16, 3, 3, 1, 2};  // P = (9 + 2 − 3)/2 + 1 = 5, Q = (7 + 2 − 3)/2 + 1 = 4
+    const ConvShape c{8, 9, 7, 4, 16,
+                      3, 3, 1, 2};  // P = (9 + 2 − 3)/2 + 1 = 5, Q = (7 + 2 − 3)/2 + 1 = 4
     CHECK(c.p() == 5);
     CHECK(c.q() == 4);
     const GemmShape g = c.as_gemm();

@@ -1,12 +1,12 @@
-// Every hand-written CUDA kernel against a plain CPU loop in double, on fresh random inputs with the
-// output poisoned first; the NVRTC twin against its nvcc build; the GPU bench's JSON shape.
+// Every hand-written CUDA kernel against a plain CPU loop in double, on fresh random inputs with
+// the output poisoned first; the NVRTC twin against its nvcc build; the GPU bench's JSON shape.
 // Each case prints "SKIPPED: ..." and returns on machines without a usable GPU.
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/gpu_bench.h"
 #include "kernels/cuda/gpu_kernels.h"
 #include "kernels/cuda/gpu_memory.h"
-#include "kernels/cuda/jit_twin.h"
 #include "kernels/cuda/gpu_timing.h"
+#include "kernels/cuda/jit_twin.h"
 #include "kernels/cuda/nvrtc_runner.h"
 #include "tests/cuda/gpu_test_support.h"
 
@@ -103,7 +103,8 @@ TEST_SUITE("cuda_gpu") {
     CHECK(rel_error(dc.to_host(), cpu_gemm(a, b, bias.data(), true, false, s.m, s.n, s.k)) < 1e-5);
   }
 
-  TEST_CASE("tensor-core GEMMs compute A·Wᵀ on fp16 inputs (K deeper and shallower than the pipeline)") {
+  TEST_CASE(
+      "tensor-core GEMMs compute A·Wᵀ on fp16 inputs (K deeper and shallower than the pipeline)") {
     if (!gpu_or_skip("hgemm")) return;
     for (const GemmShape s : {GemmShape{256, 256, 256}, GemmShape{128, 384, 64}}) {
       auto [ah, a] = to_half(random_vector((size_t)s.m * s.k, 60 + s.k));
@@ -153,7 +154,8 @@ TEST_SUITE("cuda_gpu") {
   TEST_CASE("Conv2D: im2col + SGEMM, implicit GEMM and the fused version match a direct loop") {
     if (!gpu_or_skip("conv2d")) return;
     // stride 1 with padding, and stride 2 (P = Q = 4) — both give GEMM M = 128, N = 128, K = 72.
-    for (const ConvShape s : {ConvShape{2, 8, 8, 8, 128, 3, 3, 1, 1}, ConvShape{8, 8, 8, 8, 128, 3, 3, 1, 2}}) {
+    for (const ConvShape s :
+         {ConvShape{2, 8, 8, 8, 128, 3, 3, 1, 1}, ConvShape{8, 8, 8, 8, 128, 3, 3, 1, 2}}) {
       REQUIRE(conv_unsupported(s).empty());
       const GemmShape g = s.as_gemm();
       const auto x = random_vector((size_t)s.n * s.h * s.w * s.c, 80 + s.stride);
@@ -199,21 +201,23 @@ TEST_SUITE("cuda_gpu") {
     const auto got1 = y1.to_host(), got2 = y2.to_host();
     CHECK(rel_error(got1, want) < 1e-5);
     CHECK(rel_error(got2, want) < 1e-5);
-    const KernelTiming t_jit = jit.time(twin_launch_config(s), {da.get(), db.get(), dbias.get()},
-                                        y2.get(), 3, 20);
+    const KernelTiming t_jit =
+        jit.time(twin_launch_config(s), {da.get(), db.get(), dbias.get()}, y2.get(), 3, 20);
     TimingOptions opt;
     opt.warmup = 3;
     const KernelTiming t_nvcc =
         time_gpu([&] { twin_nvcc_launch(s, da.get(), db.get(), dbias.get(), y1.get()); }, opt);
     MESSAGE("twin 256×256×128: nvcc " << t_nvcc.median_ms << " ms, NVRTC " << t_jit.median_ms
-                                      << " ms (ratio " << t_jit.median_ms / t_nvcc.median_ms << ")");
+                                      << " ms (ratio " << t_jit.median_ms / t_nvcc.median_ms
+                                      << ")");
     CHECK(t_jit.repeats >= 3);
     CHECK(t_jit.median_ms > 0);
   }
 
   TEST_CASE("a kernel name the source does not define is reported by name") {
     if (!gpu_or_skip("nvrtc missing entry")) return;
-    const std::string src = "extern \"C\" __global__ void other(float* __restrict__ out) { out[0] = 1.f; }";
+    const std::string src =
+        "extern \"C\" __global__ void other(float* __restrict__ out) { out[0] = 1.f; }";
     try {
       NvrtcKernel::compile_and_load(src);
       FAIL("expected a GpuError");

@@ -186,6 +186,15 @@ TEST_CASE("Conv2D: output size, channels per group, and an output smaller than 1
   CHECK(error_of([&] {
           op(g, OpKind::Conv2D, {x, w}, conv_attrs(0, 0, 1, 2));
         }).find("stride height must be >= 1") != std::string::npos);
+  // Absurd attributes are an error, not integer overflow.
+  const OpAttrs huge_pad = conv_attrs(1, int64_t(1) << 62, 1, 2);
+  CHECK(error_of([&] {
+          op(g, OpKind::Conv2D, {x, w}, huge_pad);
+        }).find("too large") != std::string::npos);
+  const OpAttrs huge_dil = conv_attrs(1, 0, int64_t(1) << 62, 2);
+  CHECK(error_of([&] {
+          op(g, OpKind::Conv2D, {x, w}, huge_dil);
+        }).find("too large") != std::string::npos);
 }
 
 TEST_CASE("broadcasting follows numpy rules") {
@@ -332,7 +341,9 @@ TEST_CASE("backward helpers infer the shapes they are given and check them") {
   sl.starts = {1, 3, 0};
   CHECK(g.tensor(op(g, OpKind::Slice, {big}, sl)).shape == Shape{2, 2, 3});
   sl.starts = {1, 4, 0};
-  CHECK(error_of([&] { op(g, OpKind::Slice, {big}, sl); }).find("slice [4, 6) of dim 1") !=
+  CHECK(error_of([&] {
+          op(g, OpKind::Slice, {big}, sl);
+        }).find("slice of dim 1 starting at 4 with size 2 is outside big [4, 5, 3]") !=
         std::string::npos);
 }
 

@@ -53,6 +53,20 @@ printf 'scroll 700 400 -4\nkey F\nwait-frames 2\nquit\n' > "$out/fit.script"
 run --script "$out/fit.script" --size 1440x900 --screenshot "$out/fit.png" --layout-json "$out/fit.json"
 "$check" "$out/fit.png" "$out/fit.json" --min-zoom 1.249 --max-zoom 1.251
 
+echo "== typing: click into the editor, type a new line, wait out the debounce"
+# The default text ends with a newline, so a click below it puts the cursor on the empty last
+# line; "z = x @ W.T" adds a second MatMul: 3 ops by hand become 4.
+cat > "$out/type.script" <<'SCRIPT'
+click 300 600
+type z = x @ W.T
+wait-seconds 1
+wait-frames 2
+quit
+SCRIPT
+run --script "$out/type.script" --size 1440x900 --screenshot "$out/type.png" \
+  --layout-json "$out/type.json"
+"$check" "$out/type.png" "$out/type.json" --expect-parsed true --min-ops 4
+
 echo "== projector theme, CNN model"
 run --frames 20 --theme projector --size 1600x1000 --model assets/models/cnn.model \
   --screenshot "$out/projector.png" --layout-json "$out/projector.json"

@@ -106,6 +106,8 @@ TEST_CASE("commands round-trip through their script form") {
                            "drag 1 2 3 4",
                            "scroll 5 6 -2",
                            "key F",
+                           "type z = x\\n",
+                           "wait-seconds 0.5",
                            "quit"}) {
     CAPTURE(line);
     CHECK(command_to_string(parse_command(line)) == line);
@@ -242,6 +244,15 @@ TEST_CASE("the script runner honours wait-frames and stops after a screenshot") 
   CHECK_FALSE(runner.done());
   CHECK(runner.run_frame(state).empty());  // frame 5: fit
   CHECK(runner.done());
+  ScriptRunner timed(parse_script("wait-seconds 0.5\nclear-selection\n", "w.script"), "w.script");
+  state.now = 100.0;
+  CHECK(timed.run_frame(state).empty());  // starts the wait
+  state.now = 100.4;
+  CHECK(timed.run_frame(state).empty());
+  CHECK(state.selection.kind == Selection::Kind::Op);  // not yet
+  state.now = 100.6;
+  CHECK(timed.run_frame(state).empty());
+  CHECK(state.selection.kind == Selection::Kind::None);
   ScriptRunner bad(parse_script("select-op nope\n", "b.script"), "b.script");
   CHECK(bad.run_frame(state) == "b.script:1: error: select-op: the graph has no op named 'nope'");
 }
@@ -292,6 +303,25 @@ TEST_CASE("fit puts the whole scene inside the graph panel") {
   const float wx = (100 - state.view.pan_x) / z;
   REQUIRE(apply_command(state, cmd("zoom 2 100 50")).empty());
   CHECK((100 - state.view.pan_x) / state.view.zoom == doctest::Approx(wx));
+}
+
+TEST_CASE("a graph too tall to read whole opens readable at its top; fit shows all of it") {
+  // A chain of 40 ReLUs: 40 op layers, far taller than any canvas at a readable zoom.
+  std::string text = "x: [4, 8]\nh0 = relu(x)\n";
+  for (int i = 1; i < 40; ++i)
+    text += "h" + std::to_string(i) + " = relu(h" + std::to_string(i - 1) + ")\n";
+  AppState state;
+  state.model.text = text;
+  REQUIRE(reparse_model(state));
+  refresh_scene(state, fixed_measure);
+  CHECK(state.view.zoom == doctest::Approx(kReadableZoom));
+  const float top = state.view.pan_y;
+  CHECK(top > 0);
+  CHECK(top < state.font_px() * 3);  // the first layer sits just under the title line
+  REQUIRE(apply_command(state, cmd("fit")).empty());
+  refresh_scene(state, fixed_measure);
+  CHECK(state.view.zoom < kReadableZoom);
+  CHECK(state.view.pan_y + state.scene->height * state.view.zoom <= state.panels().graph.h);
 }
 
 // [SECTION] Flags

@@ -1,7 +1,7 @@
 // Every Conv2D version equals relu(conv2d(X, W) + bias) from a plain double-precision loop, on
 // odd sizes, strides, paddings and kernels larger than the image; fused == unfused.
-#include "kernels/cpu/versions.h"
 #include "kernel_test_util.h"
+#include "kernels/cpu/versions.h"
 
 #include <doctest/doctest.h>
 
@@ -19,12 +19,12 @@ ConvArgs shape(int n, int c, int h, int w, int f, int r, int s, int stride, int 
 }
 
 const ConvArgs kCases[] = {
-    shape(1, 1, 1, 1, 1, 1, 1, 1, 0),   // a single multiply
-    shape(2, 3, 17, 13, 5, 3, 3, 1, 1), // "same" 3×3, batch of 2
-    shape(1, 4, 10, 9, 3, 3, 3, 2, 0),  // stride 2, no padding
-    shape(1, 2, 5, 5, 33, 5, 5, 1, 2),  // 5×5, more filters than the micro-kernel's MR
-    shape(1, 1, 1, 1, 2, 3, 3, 2, 1),   // kernel wider than the image: only padding around it
-    shape(1, 3, 6, 7, 4, 1, 1, 1, 0),   // 1×1 convolution
+    shape(1, 1, 1, 1, 1, 1, 1, 1, 0),    // a single multiply
+    shape(2, 3, 17, 13, 5, 3, 3, 1, 1),  // "same" 3×3, batch of 2
+    shape(1, 4, 10, 9, 3, 3, 3, 2, 0),   // stride 2, no padding
+    shape(1, 2, 5, 5, 33, 5, 5, 1, 2),   // 5×5, more filters than the micro-kernel's MR
+    shape(1, 1, 1, 1, 2, 3, 3, 2, 1),    // kernel wider than the image: only padding around it
+    shape(1, 3, 6, 7, 4, 1, 1, 1, 0),    // 1×1 convolution
 };
 
 std::vector<double> reference(const ConvArgs& a) {

@@ -6,13 +6,13 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 using namespace tilescope::kernels;
 
@@ -83,7 +83,8 @@ TEST_CASE("an unknown suite and a zero repeat count are refused with the reason"
 }
 
 TEST_CASE("check_bench_report names the field that is wrong") {
-  nlohmann::json report = {{"schema", "tilescope-bench/1"}, {"kind", "cpu"}, {"suites", {{{"name", "x"}}}}};
+  nlohmann::json report = {
+      {"schema", "tilescope-bench/1"}, {"kind", "cpu"}, {"suites", {{{"name", "x"}}}}};
   CHECK(check_bench_report(report) == "suites[0] (x) needs an array \"results\"");
   report["kind"] = "tpu";
   CHECK(check_bench_report(report) == "field \"kind\" must be \"cpu\" or \"gpu\"");

@@ -1,6 +1,6 @@
 // The bias+ReLU chain: Eigen, unfused and fused versions equal a plain loop, and fused == unfused.
-#include "kernels/cpu/versions.h"
 #include "kernel_test_util.h"
+#include "kernels/cpu/versions.h"
 
 #include <doctest/doctest.h>
 

@@ -35,8 +35,8 @@ TEST_CASE("time_runs stops at min_repeats once the time budget is spent") {
 }
 
 TEST_CASE("relative_error is the 2-norm ratio and flags poisoned positions") {
-  const std::vector<float> ref = {3.0f, 4.0f};          // ‖ref‖ = 5
-  const std::vector<float> got = {3.0f, 4.0f + 0.5f};   // ‖got − ref‖ = 0.5
+  const std::vector<float> ref = {3.0f, 4.0f};         // ‖ref‖ = 5
+  const std::vector<float> got = {3.0f, 4.0f + 0.5f};  // ‖got − ref‖ = 0.5
   CHECK(relative_error(got.data(), ref.data(), 2) == doctest::Approx(0.1));
   CHECK(relative_error(ref.data(), ref.data(), 2) == 0.0);
   std::vector<float> unwritten = ref;
@@ -72,9 +72,13 @@ TEST_CASE("time_runs_interleaved alternates the runs and never reuses the set ju
   options.min_repeats = 1;
   options.max_seconds = 1e9;
   options.rotations = 3;
-  const auto timings = time_runs_interleaved(
-      {[&](int r) { calls.push_back({'a', r}); }, [&](int r) { calls.push_back({'b', r}); }},
-      options);
+  const auto timings = time_runs_interleaved({[&](int r) {
+                                                calls.push_back({'a', r});
+                                              },
+                                              [&](int r) {
+                                                calls.push_back({'b', r});
+                                              }},
+                                             options);
   REQUIRE(timings.size() == 2);
   CHECK(timings[0].repeats == 2);
   CHECK(timings[1].repeats == 2);

@@ -1,8 +1,8 @@
 // The CPU JIT: a correct source compiles, runs and is cached; a syntax error, a missing compiler
 // and a missing entry point each come back as a clear message, never an exception.
+#include "kernel_test_util.h"
 #include "kernels/cpu/jit.h"
 #include "kernels/cpu/matmul_versions.h"
-#include "kernel_test_util.h"
 
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -19,9 +19,9 @@ namespace {
 // A private cache per test process, so runs never see each other's objects.
 JitOptions test_options() {
   JitOptions options;
-  options.cache_dir = (std::filesystem::temp_directory_path() /
-                       ("tilescope-jit-test-" + std::to_string(getpid())))
-                          .string();
+  options.cache_dir =
+      (std::filesystem::temp_directory_path() / ("tilescope-jit-test-" + std::to_string(getpid())))
+          .string();
   return options;
 }
 
@@ -83,8 +83,8 @@ TEST_CASE("the JIT twin of the tiled MatMul computes what the library's version 
 }
 
 TEST_CASE("a syntax error returns the compiler's message, not an exception") {
-  const JitResult r = jit_compile("extern \"C\" void ts_kernel(float* const* args) { oops }\n",
-                                  test_options());
+  const JitResult r =
+      jit_compile("extern \"C\" void ts_kernel(float* const* args) { oops }\n", test_options());
   CHECK_FALSE(r.ok);
   CHECK(r.module == nullptr);
   CHECK(r.error.find("did not compile") != std::string::npos);

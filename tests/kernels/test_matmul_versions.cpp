@@ -1,8 +1,8 @@
 // Every MatMul version equals relu(A·B + bias) computed by a plain double-precision loop and by
 // Eigen (version 0), on sizes that are and are not multiples of the tiles; fused == unfused.
+#include "kernel_test_util.h"
 #include "kernels/cpu/gemm_packed.h"
 #include "kernels/cpu/versions.h"
-#include "kernel_test_util.h"
 
 #include <doctest/doctest.h>
 
@@ -20,8 +20,8 @@ struct Case {
 
 // 1×1×1; primes below and above MR=8 / NR=32; K across the 256-deep k block; M across the
 // 144-row A block.
-const Case kCases[] = {{1, 1, 1}, {17, 33, 100}, {33, 17, 1}, {100, 100, 100},
-                       {7, 65, 300}, {150, 40, 257}};
+const Case kCases[] = {{1, 1, 1},       {17, 33, 100}, {33, 17, 1},
+                       {100, 100, 100}, {7, 65, 300},  {150, 40, 257}};
 
 std::vector<double> reference(const std::vector<float>& a, const std::vector<float>& b,
                               const std::vector<float>& bias, const Case& c) {

@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -169,6 +170,10 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
   // Overlays: title and totals (top), stale-graph banner, legend and hints (bottom).
   const graph::Graph* g = state.graph();
   const graph::OpCost total = g->total_cost();
+  // Translucent bands behind the overlays keep them readable when the graph is panned under them.
+  const ImU32 band = (p.canvas_bg & ~IM_COL32_A_MASK) | (215u << IM_COL32_A_SHIFT);
+  dl->AddRectFilled(ImVec2(rect.x, rect.y), ImVec2(rect.x + rect.w, rect.y + pad * 1.2f + lh),
+                    band);
   ImGui::PushFont(ctx.fonts.ui_bold);
   dl->AddText(ImVec2(rect.x + pad, rect.y + pad * 0.6f), p.text, "Graph");
   const float title_w = ImGui::CalcTextSize("Graph").x;
@@ -186,6 +191,8 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
     dl->AddRect(a, ImVec2(a.x + s.x + lh * 1.2f, a.y + s.y + lh * 0.6f), p.error, 4.0f);
     dl->AddText(ImVec2(a.x + lh * 0.6f, a.y + lh * 0.3f), p.text, msg);
   }
+  dl->ChannelsSplit(2);  // 1: legend and hint text; 0: their band, sized once they are placed
+  dl->ChannelsSetCurrent(1);
   const ImVec2 legend = draw_legend(dl, rect, scene, p);
   char hint[96];
   std::snprintf(hint, sizeof hint, "wheel: zoom \xC2\xB7 drag: pan \xC2\xB7 F: fit \xC2\xB7 %.0f%%",
@@ -195,6 +202,10 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
   const bool single_row = legend.y >= rect.y + rect.h - lh * 1.7f;
   const float hint_y = single_row && hint_x >= legend.x ? legend.y : legend.y - lh * 1.3f;
   dl->AddText(ImVec2(hint_x, hint_y), p.subtext, hint);
+  dl->ChannelsSetCurrent(0);
+  dl->AddRectFilled(ImVec2(rect.x, std::min(hint_y, legend.y) - lh * 0.4f),
+                    ImVec2(rect.x + rect.w, rect.y + rect.h), band);
+  dl->ChannelsMerge();
   dl->PopClipRect();
 
   if (under_mouse >= 0) {

@@ -221,6 +221,8 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
     }
   }
   auto centre = [&](int v) { return left[size_t(v)] + g.width[size_t(v)] / 2.0; };
+  std::vector<bool> is_source(g.layer.size(), false);  // real nodes with no inputs
+  for (int v = 0; v < n; ++v) is_source[size_t(v)] = g.up[size_t(v)].empty();
   for (int pass = 0; pass < options.placement_passes; ++pass) {
     const bool downwards = pass % 2 == 0;
     for (size_t k = 0; k < g.rows.size(); ++k) {
@@ -232,13 +234,20 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
         // Prefer the neighbours on the side we come from; fall back to the other side.
         const auto* nbrs = downwards ? &g.up[size_t(v)] : &g.down[size_t(v)];
         if (nbrs->empty()) nbrs = downwards ? &g.down[size_t(v)] : &g.up[size_t(v)];
-        if (nbrs->empty()) {
-          desired[i] = centre(v);
-          continue;
-        }
+        // Sources (weights) follow their consumer, never the other way round: otherwise each
+        // op leans towards the weight beside it and a deep chain drifts sideways.
         double sum = 0.0;
-        for (int u : *nbrs) sum += centre(u);
-        desired[i] = sum / static_cast<double>(nbrs->size());
+        int count = 0;
+        for (int u : *nbrs) {
+          if (is_source[size_t(u)]) continue;
+          sum += centre(u);
+          ++count;
+        }
+        if (count == 0) {
+          for (int u : *nbrs) sum += centre(u);
+          count = static_cast<int>(nbrs->size());
+        }
+        desired[i] = count ? sum / count : centre(v);
       }
       place_row(row, g.width, desired, options.node_gap, left);
     }

@@ -4,8 +4,9 @@
 // is pulled down to sit just above its first consumer; (2) edges that span several layers get
 // dummy nodes so every segment joins adjacent layers; (3) barycentre sweeps down and up reorder
 // each layer, keeping the order with the fewest crossings; (4) x positions: each node is pulled
-// towards the mean of its neighbours, then ordered nodes are packed with a minimum gap by merging
-// overlapping blocks (the least-squares placement that keeps the order).
+// towards the mean of its neighbours (sources follow their consumers, not the reverse), then
+// ordered nodes are packed with a minimum gap by merging overlapping blocks (the least-squares
+// placement that keeps the order).
 // Layers run top to bottom: y grows with the layer index.
 #pragma once
 
