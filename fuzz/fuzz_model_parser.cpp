@@ -1,7 +1,11 @@
-// libFuzzer harness for the model language: any bytes in; a GraphError is a correct answer, anything
-// else (a crash, another exception, a sanitizer report, a hang) is a bug.
+// libFuzzer harness for the model language: any bytes in; a GraphError is a correct answer,
+// anything else (a crash, another exception, a sanitizer report, a hang) is a bug.
 //
-// Run (see fuzz/README.md): build-fuzz/fuzz/fuzz_model_parser -dict=fuzz/model.dict fuzz/corpus
+// Build and run (new inputs go to the first folder, which .gitignore keeps out of the tree):
+//   cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_model_parser
+//   build/fuzz/fuzz/fuzz_model_parser -dict=fuzz/model.dict -max_total_time=600 \
+//       fuzz/corpus-run fuzz/corpus
+#include "sim/graph/autodiff.h"
 #include "sim/graph/model_parser.h"
 
 #include <cstddef>
@@ -25,6 +29,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (tilescope::graph::shape_to_string(t.shape).empty()) __builtin_trap();
     }
     if (g.total_cost().flops != flops) __builtin_trap();  // the two sums must agree
+    // `tilescope-cli graph --train` goes on to build the training graph of the same model.
+    tilescope::graph::TrainingOptions options;
+    options.loss =
+        size % 2 ? tilescope::graph::LossKind::CrossEntropy : tilescope::graph::LossKind::MSE;
+    Graph training = tilescope::graph::build_training_graph(g, options);
+    (void)training.total_cost();
   } catch (const GraphError& e) {
     // The message must be usable: non-empty and formatted (this reads every byte of it).
     std::string message = e.what();

@@ -1,4 +1,5 @@
-// `tilescope-cli graph FILE`: parses a model and prints every op's shapes, FLOPs, bytes and intensity.
+// `tilescope-cli graph FILE`: parses a model and prints every op's shapes, FLOPs, bytes and
+// intensity.
 #include "commands.h"
 
 #include "sim/graph/autodiff.h"
@@ -116,15 +117,15 @@ double share(int64_t part, int64_t whole) {
 void print_table(const Graph& g, const GraphFlags& flags, std::ostream& os) {
   const std::vector<Row> rows = sorted_rows(g);
   const Totals total = totals(g);
-  const std::vector<std::string> header = {"op",    "kind",      "inputs \xE2\x86\x92 output",
-                                           "FLOPs", "bytes",     "FLOP/byte",
-                                           "share"};
+  const std::vector<std::string> header = {
+      "op", "kind", "inputs \xE2\x86\x92 output", "FLOPs", "bytes", "FLOP/byte", "share"};
   std::vector<std::vector<std::string>> cells;
   for (const Row& r : rows) {
     const Op& op = g.op(r.id);
     cells.push_back({op.name, op_kind_name(op.kind), shapes_text(g, op),
                      with_separators(r.cost.flops), with_separators(r.cost.bytes()),
-                     fixed(r.cost.intensity(), 2), fixed(share(r.cost.flops, total.cost.flops), 1) + "%"});
+                     fixed(r.cost.intensity(), 2),
+                     fixed(share(r.cost.flops, total.cost.flops), 1) + "%"});
   }
   // Column widths in characters; the arrow is one character but three bytes.
   auto width = [](const std::string& s) {
@@ -194,20 +195,19 @@ nlohmann::json to_json(const Graph& g, const GraphFlags& flags) {
     if (op.loc.line > 0) row["line"] = op.loc.line;
     ops.push_back(std::move(row));
   }
-  nlohmann::json out = {
-      {"file", flags.file},
-      {"training", flags.train},
-      {"ops", ops},
-      {"totals",
-       {{"ops", g.ops().size()},
-        {"flops", total.cost.flops},
-        {"bytes_read", total.cost.bytes_read},
-        {"bytes_written", total.cost.bytes_written},
-        {"bytes", total.cost.bytes()},
-        {"intensity", total.cost.intensity()},
-        {"parameters", total.parameters},
-        {"parameter_bytes", total.parameter_bytes}}},
-      {"flop_convention", kFlopConvention}};
+  nlohmann::json out = {{"file", flags.file},
+                        {"training", flags.train},
+                        {"ops", ops},
+                        {"totals",
+                         {{"ops", g.ops().size()},
+                          {"flops", total.cost.flops},
+                          {"bytes_read", total.cost.bytes_read},
+                          {"bytes_written", total.cost.bytes_written},
+                          {"bytes", total.cost.bytes()},
+                          {"intensity", total.cost.intensity()},
+                          {"parameters", total.parameters},
+                          {"parameter_bytes", total.parameter_bytes}}},
+                        {"flop_convention", kFlopConvention}};
   if (flags.train) {
     out["loss"] = flags.loss;
     out["learning_rate"] = flags.learning_rate;

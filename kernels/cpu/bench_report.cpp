@@ -116,13 +116,13 @@ std::string format_bench_table(const json& report) {
     out << "   reference: " << suite.value("reference", "?") << "; % peak against "
         << (suite.value("bound", "compute") == "memory" ? "the bandwidth peak" : "the FLOP/s peak")
         << "\n";
-    out << pad("#", 3, true) << "  " << pad("version", 16, false) << pad("median ms", 11, true)
+    out << pad("#", 3, true) << "  " << pad("version", 22, false) << pad("median ms", 11, true)
         << pad("min ms", 10, true) << pad("GFLOP/s", 10, true) << pad("GB/s", 9, true)
         << pad("% ref", 8, true) << pad("% peak", 8, true) << pad("rel err", 9, true) << "  ok\n";
     for (const json& r : suite.value("results", json::array())) {
       const bool verified = r.value("verified", false);
       out << pad(std::to_string(r.value("version", -1)), 3, true) << "  "
-          << pad(r.value("name", "?"), 16, false)
+          << pad(r.value("name", "?"), 22, false)
           << pad(fixed(r.value("median_ms", json()), 3), 11, true)
           << pad(fixed(r.value("min_ms", json()), 3), 10, true)
           << pad(fixed(r.value("gflops", json()), 1), 10, true)

@@ -646,7 +646,10 @@ class Builder {
       case ExprKind::Name:
         return lookup(e, tensors_allowed);
       case ExprKind::Unary: {
-        Value operand = eval(*e.children[0], {}, tensors_allowed);
+        // Unary '+' makes no op, so the name passes to its operand: `y = +(x @ W)` names the
+        // matmul.
+        Value operand =
+            eval(*e.children[0], e.text == "+" ? out_name : std::string(), tensors_allowed);
         if (operand.kind == Value::Kind::Tensor) {
           if (e.text == "+") return operand;
           OpAttrs attrs;
@@ -888,6 +891,11 @@ class Builder {
       fail(callee.span, "this expression cannot be called");
     }
     auto fn = m_functions.find(fname);
+    if (fn == m_functions.end() && !method && m_layers.count(fname)) {
+      fail(e.op_span, "'" + fname +
+                          "' is a layer of the sequential form ('input [...]' then one layer per "
+                          "line); with declared tensors, write the computation, e.g. x @ W.T + b");
+    }
     if (fn == m_functions.end()) {
       std::vector<std::string> known;
       for (const auto& [name, f] : m_functions) known.push_back(name);

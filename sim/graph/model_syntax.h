@@ -1,4 +1,5 @@
-// The model language before any graph exists: source text with locations, tokens, syntax tree, parser.
+// The model language before any graph exists: source text with locations, tokens, syntax tree,
+// parser.
 //
 // model_parser.cpp turns the tree into a Graph; this part only knows grammar. Both forms share one
 // expression grammar (Python's precedence: + - < * @ / // % < unary < ** < .attr and calls), so the
@@ -110,7 +111,8 @@ struct Expr {
   std::string text;  // Name / Attribute: the identifier; String: contents; Unary/Binary: operator
   int64_t int_value = 0;
   double float_value = 0.0;
-  // List/Tuple: the items; Unary: [operand]; Binary: [lhs, rhs]; Call: [callee]; Attribute: [object]
+  // List/Tuple: the items; Unary: [operand]; Binary: [lhs, rhs]; Call: [callee]; Attribute:
+  // [object]
   std::vector<ExprPtr> children;
   std::vector<Arg> args;  // Call only
 };

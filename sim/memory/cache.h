@@ -72,11 +72,13 @@ class Cache {
       const uint64_t* w = m_index.find(line);
       return w ? static_cast<int64_t>(*w) : -1;
     }
-    uint64_t base = set_of(line) * m_ways;
+    // Scan the whole set without an early exit: the compiler turns the select into a
+    // conditional move, so a hit at a random way costs no branch misprediction.
+    const uint64_t base = set_of(line) * m_ways;
     const uint64_t* tags = m_tags.data() + base;
-    for (uint32_t i = 0; i < m_ways; ++i)
-      if (tags[i] == line) return static_cast<int64_t>(base + i);
-    return -1;
+    int64_t hit = -1;
+    for (uint32_t i = 0; i < m_ways; ++i) hit = tags[i] == line ? static_cast<int64_t>(i) : hit;
+    return hit < 0 ? -1 : static_cast<int64_t>(base) + hit;
   }
   // Replacement-state update for an access to `line` that hit `way`.
   void touch(uint64_t line, uint64_t way) {
@@ -104,10 +106,16 @@ class Cache {
     if (!m_stamp.empty()) {
       // LRU / FIFO: the oldest stamp; invalid ways have stamp 0, so they come first, lowest
       // index first among them.
+      // Branch-free minimum (conditional moves): which way is oldest is data-dependent and
+      // would mispredict a branch about half the time.
       const uint64_t* st = m_stamp.data() + base;
+      uint64_t oldest = st[0];
       uint32_t best = 0;
-      for (uint32_t i = 1; i < m_ways; ++i)
-        if (st[i] < st[best]) best = i;
+      for (uint32_t i = 1; i < m_ways; ++i) {
+        const bool older = st[i] < oldest;
+        oldest = older ? st[i] : oldest;
+        best = older ? i : best;
+      }
       return base + best;
     }
     return victim_slow(set);

@@ -518,7 +518,9 @@ class Writer {
       std::string dst, src;
       for (size_t d = 0; d < r; ++d) {
         dst += (d ? ", " : "") + std::string("0:") + std::to_string(pl.extents[d]);
-        const std::string b = code(pl.base[d]);
+        // A nested tile is addressed inside its source tile, not in the whole tensor.
+        const std::string b =
+            code(pl.source >= 0 ? pl.base[d] - m_lk.stages[size_t(pl.source)].base[d] : pl.base[d]);
         src += (d ? ", " : "") + (b == "0" ? "" : b + " + ") + "0:" + std::to_string(pl.extents[d]);
       }
       std::string from = pl.source >= 0 ? m_lk.stages[size_t(pl.source)].buffer : src_name;
@@ -642,10 +644,6 @@ class Writer {
 
   void barrier(const std::vector<Node>& siblings, size_t i, int ind) {
     if (m_d == Dialect::Cpp) return;
-    if (m_d == Dialect::Pseudo) {
-      line(ind, "barrier   # every thread of the block waits here");
-      return;
-    }
     // The trailing barrier protects the tile from the next iteration's copy; with two buffers
     // alternating, the next copy writes the other one and the barrier after it suffices.
     if (i + 1 == siblings.size()) {
@@ -657,9 +655,14 @@ class Writer {
           any = true;
           all_double = all_double && spec.double_buffer;
         }
-      if (any && all_double) return;
+      if (any && all_double) {
+        if (m_d == Dialect::Pseudo)
+          line(ind, "# no barrier: the next copy fills the other buffer of each tile");
+        return;
+      }
     }
-    line(ind, "__syncthreads();");
+    line(ind, m_d == Dialect::Pseudo ? "barrier   # every thread of the block waits here"
+                                     : "__syncthreads();");
   }
 
   void body(const std::vector<Node>& nodes, int ind) {

@@ -134,8 +134,9 @@ TEST_CASE("graph --json: rows sorted by FLOPs and totals that add up") {
 }
 
 TEST_CASE("graph reads standard input with '-'") {
-  fs::path model = write_model("stdin.model", "x: [64, 1024]\nW: [512, 1024] weight\n"
-                                              "b: [512] weight\ny = relu(x @ W.T + b)\n");
+  fs::path model = write_model("stdin.model",
+                               "x: [64, 1024]\nW: [512, 1024] weight\n"
+                               "b: [512] weight\ny = relu(x @ W.T + b)\n");
   RunResult r = run_cli("graph -", model.string());
   REQUIRE(r.exit_code == 0);
   std::vector<std::string> kinds = table_kinds(r.out);
@@ -145,8 +146,9 @@ TEST_CASE("graph reads standard input with '-'") {
 }
 
 TEST_CASE("graph --train adds the loss, backward ops and SGD updates") {
-  fs::path model = write_model("train.model", "x: [8, 16]\nW: [4, 16] weight\nb: [4] weight\n"
-                                              "y = relu(x @ W.T + b)\n");
+  fs::path model = write_model("train.model",
+                               "x: [8, 16]\nW: [4, 16] weight\nb: [4] weight\n"
+                               "y = relu(x @ W.T + b)\n");
   RunResult forward = run_cli("graph --json '" + model.string() + "'");
   RunResult train = run_cli("graph --json --train --loss mse --lr 0.1 '" + model.string() + "'");
   CAPTURE(train.err);

@@ -23,9 +23,13 @@ const Tensor& tensor_named(const Graph& g, const std::string& name) {
   return g.tensor(*id);
 }
 
-OpCost cost_of(const Graph& g, const std::string& op) { return g.op_cost(*g.find_op(op)); }
+OpCost cost_of(const Graph& g, const std::string& op) {
+  return g.op_cost(*g.find_op(op));
+}
 
-const Tensor& output_of(const Graph& g, const Op& op) { return g.tensor(op.outputs.at(0)); }
+const Tensor& output_of(const Graph& g, const Op& op) {
+  return g.tensor(op.outputs.at(0));
+}
 
 }  // namespace
 
@@ -168,7 +172,7 @@ TEST_CASE("form 2: layers outside Sequential may end with commas, and every laye
   CHECK(output_of(g, op_named(g, "flatten7")).shape == Shape{2, 8, 8 * 16});
   CHECK(op_named(g, "layernorm8").kind == OpKind::LayerNorm);
   CHECK(op_named(g, "softmax9").attrs.axis == 2);  // -1 of a 3-D tensor
-  CHECK(g.ops().size() == 11);  // conv0 has a bias Add; Identity makes no op
+  CHECK(g.ops().size() == 11);                     // conv0 has a bias Add; Identity makes no op
 }
 
 TEST_CASE("form 1: intermediates become tensors, constants and arithmetic size shapes") {
@@ -219,7 +223,7 @@ TEST_CASE("form 1: a transposed left operand and both-transposed matmul set both
   CHECK(tensor_named(g, "C").shape == Shape{8, 16});
   const Op& d = g.op(tensor_named(g, "D").producer);
   CHECK(d.attrs.trans_a);
-  CHECK(d.attrs.trans_b);  // three .T are one
+  CHECK(d.attrs.trans_b);      // three .T are one
   CHECK(g.ops().size() == 2);  // no Transpose ops at all
 }
 

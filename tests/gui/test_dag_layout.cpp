@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 
@@ -101,6 +102,30 @@ TEST_CASE("a node with one parent is centred under it when nothing is in the way
   const std::vector<DagNodeSize> nodes = {{200, 40}, {60, 20}};
   const DagLayout l = layout_dag(nodes, {{0, 1}});
   CHECK(l.pos[1].x + 30 == doctest::Approx(l.pos[0].x + 100));
+}
+
+TEST_CASE("a chain with a weight beside every op stays vertical") {
+  // c0 → c1 → ... → c5, and weight k feeds c_k: a Sequential network. Weights sit beside the
+  // chain; they must not pull it sideways, so every chain op keeps c0's centre.
+  std::vector<DagNodeSize> nodes(6, {100, 40});
+  std::vector<DagEdge> edges;
+  for (int k = 1; k < 6; ++k) {
+    edges.push_back({k - 1, k});
+    nodes.push_back({60, 30});
+    edges.push_back({static_cast<int>(nodes.size()) - 1, k});
+  }
+  const DagLayout l = layout_dag(nodes, edges);
+  for (int k = 2; k < 6; ++k) {
+    CAPTURE(k);
+    CHECK(l.pos[size_t(k)].x == doctest::Approx(l.pos[1].x));
+  }
+  // c0 is a source too: it and weight 1 (node 6) share c1 as consumer, so they sit side by side
+  // as one block centred over c1 (like x and W over a matmul).
+  const float c1 = l.pos[1].x + 50;
+  const float left_end = std::min(l.pos[0].x, l.pos[6].x);
+  const float right_end = std::max(l.pos[0].x + 100, l.pos[6].x + 60);
+  CHECK((left_end + right_end) / 2 == doctest::Approx(c1));
+  check_invariants(nodes, edges, l, {});
 }
 
 TEST_CASE("bad input is an error that says what is wrong") {

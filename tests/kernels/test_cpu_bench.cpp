@@ -141,3 +141,18 @@ TEST_CASE("tilescope-cli bench --suite jit with CXX=/nonexistent reports the mis
   CHECK(report["suites"][0]["results"][1]["verified"] == true);  // the rest still ran
   std::filesystem::remove(out);
 }
+
+TEST_CASE("every recorded CPU report in assets/recorded follows the schema") {
+  // Tests run from the repository root.
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("assets/recorded")) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("cpu-", 0) != 0 || entry.path().extension() != ".json") continue;
+    CAPTURE(name);
+    const nlohmann::json report = read_bench_report(entry.path().string());
+    CHECK(report["kind"] == "cpu");
+    CHECK_FALSE(format_bench_table(report).empty());
+    ++checked;
+  }
+  CHECK(checked >= 1);
+}

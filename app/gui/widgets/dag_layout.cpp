@@ -2,6 +2,7 @@
 #include "app/gui/widgets/dag_layout.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -221,37 +222,95 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
     }
   }
   auto centre = [&](int v) { return left[size_t(v)] + g.width[size_t(v)] / 2.0; };
-  std::vector<bool> is_source(g.layer.size(), false);  // real nodes with no inputs
+  // Sources (inputs, weights) follow their consumer and are placed last, into the room the other
+  // nodes leave: if they took part in the relaxation, every op would lean towards the weight
+  // beside it and a deep chain would drift sideways.
+  std::vector<bool> is_source(g.layer.size(), false);
   for (int v = 0; v < n; ++v) is_source[size_t(v)] = g.up[size_t(v)].empty();
+  std::vector<std::vector<int>> core_rows;
+  for (const auto& row : g.rows) {
+    core_rows.emplace_back();
+    for (int v : row)
+      if (!is_source[size_t(v)]) core_rows.back().push_back(v);
+  }
+  // The mean centre of v's non-source neighbours on one side; false when it has none.
+  auto pull = [&](int v, bool upwards, double& out_centre) {
+    double sum = 0.0;
+    int count = 0;
+    for (int u : upwards ? g.up[size_t(v)] : g.down[size_t(v)]) {
+      if (is_source[size_t(u)]) continue;
+      sum += centre(u);
+      ++count;
+    }
+    if (count) out_centre = sum / count;
+    return count > 0;
+  };
   for (int pass = 0; pass < options.placement_passes; ++pass) {
     const bool downwards = pass % 2 == 0;
-    for (size_t k = 0; k < g.rows.size(); ++k) {
-      const size_t l = downwards ? k : g.rows.size() - 1 - k;
-      const auto& row = g.rows[l];
+    for (size_t k = 0; k < core_rows.size(); ++k) {
+      const auto& row = core_rows[downwards ? k : core_rows.size() - 1 - k];
       std::vector<double> desired(row.size());
       for (size_t i = 0; i < row.size(); ++i) {
-        const int v = row[i];
         // Prefer the neighbours on the side we come from; fall back to the other side.
-        const auto* nbrs = downwards ? &g.up[size_t(v)] : &g.down[size_t(v)];
-        if (nbrs->empty()) nbrs = downwards ? &g.down[size_t(v)] : &g.up[size_t(v)];
-        // Sources (weights) follow their consumer, never the other way round: otherwise each
-        // op leans towards the weight beside it and a deep chain drifts sideways.
-        double sum = 0.0;
-        int count = 0;
-        for (int u : *nbrs) {
-          if (is_source[size_t(u)]) continue;
-          sum += centre(u);
-          ++count;
-        }
-        if (count == 0) {
-          for (int u : *nbrs) sum += centre(u);
-          count = static_cast<int>(nbrs->size());
-        }
-        desired[i] = count ? sum / count : centre(v);
+        const int v = row[i];
+        if (!pull(v, downwards, desired[i]) && !pull(v, !downwards, desired[i]))
+          desired[i] = centre(v);
       }
       place_row(row, g.width, desired, options.node_gap, left);
     }
   }
+  for (size_t l = 0; l < g.rows.size(); ++l) {
+    // Occupied intervals of this layer, then each group of sources that feed the same consumer
+    // (x and W of one matmul) as one block, as close above that consumer as the room allows.
+    std::vector<std::pair<double, double>> taken;
+    for (int v : core_rows[l])
+      taken.emplace_back(left[size_t(v)], left[size_t(v)] + g.width[size_t(v)]);
+    std::vector<std::pair<int, std::vector<int>>> groups;  // consumer (-1: none) → sources
+    for (int v : g.rows[l]) {
+      if (!is_source[size_t(v)]) continue;
+      const int consumer = g.down[size_t(v)].empty() ? -1 : g.down[size_t(v)].front();
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& grp) {
+        return consumer >= 0 && grp.first == consumer;
+      });
+      if (it == groups.end())
+        groups.push_back({consumer, {v}});
+      else
+        it->second.push_back(v);
+    }
+    for (const auto& [consumer, members] : groups) {
+      double block_w = 0.0;
+      for (int v : members) block_w += g.width[size_t(v)];
+      block_w += options.node_gap * static_cast<double>(members.size() - 1);
+      const double want =
+          (consumer >= 0 ? centre(consumer) : centre(members.front())) - block_w / 2;
+      auto fits = [&](double x) {
+        for (const auto& [a, b] : taken)
+          if (x < b + options.node_gap && a < x + block_w + options.node_gap) return false;
+        return true;
+      };
+      // The best spot is the wanted one, or flush against the side of some occupied interval.
+      double best_x = want;
+      bool found = fits(want);
+      for (const auto& [a, b] : taken) {
+        for (double x : {a - options.node_gap - block_w, b + options.node_gap}) {
+          if (fits(x) && (!found || std::abs(x - want) < std::abs(best_x - want))) {
+            best_x = x;
+            found = true;
+          }
+        }
+      }
+      double x = best_x;
+      for (int v : members) {
+        left[size_t(v)] = x;
+        taken.emplace_back(x, x + g.width[size_t(v)]);
+        x += g.width[size_t(v)] + options.node_gap;
+      }
+    }
+    // The final order within the layer is the geometric one.
+    std::stable_sort(g.rows[l].begin(), g.rows[l].end(),
+                     [&](int a, int b) { return left[size_t(a)] < left[size_t(b)]; });
+  }
+  best = count_crossings(g, positions_of(g));
   double min_x = 0.0, max_x = 0.0;
   bool any = false;
   for (size_t v = 0; v < g.layer.size(); ++v) {
