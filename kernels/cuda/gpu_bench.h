@@ -1,6 +1,7 @@
 // `tilescope-cli bench --gpu`: runs the CUDA suites (SGEMM progression, tensor-core GEMM, bias+ReLU
-// fused vs chain, GEMM epilogue fused vs unfused, Conv2D, the NVRTC twin) and returns the JSON of
-// docs' bench schema (tilescope-bench/1, kind "gpu"). Plain C++ header: no CUDA includes.
+// fused vs chain, GEMM epilogue fused vs unfused, Conv2D, the NVRTC twin, the generated schedule vs
+// its hand-written twin) and returns the JSON of docs' bench schema (tilescope-bench/1, kind
+// "gpu"). Plain C++ header: no CUDA includes.
 #pragma once
 
 #include <nlohmann/json.hpp>
