@@ -102,7 +102,7 @@ const CommandRegistrar registrar{
       sub.add_flag("--cpu", flags->cpu, "Run the CPU suites (kernels compiled -O3 -march=native)");
       sub.add_flag("--gpu", flags->gpu, "Run the CUDA suites (needs a CUDA build and a GPU)");
       sub.add_option("--suite", flags->suite,
-                     "Run one suite only (CPU: matmul, conv, bias_relu, jit)");
+                     "Run one suite only (CPU: matmul, conv, bias_relu, jit, schedule_twin)");
       sub.add_option("--repeats", flags->repeats, "Timed runs per version (median reported)")
           ->capture_default_str();
       sub.add_flag("--quick", flags->quick, "Small sizes: a smoke run in seconds, not a benchmark");

@@ -90,6 +90,36 @@ std::string write_layout_json(const std::string& path, const AppState& state, in
   return out ? std::string() : "cannot write layout JSON '" + path + "'";
 }
 
+// The workbench's state for tests and tools: what a learner would read off the screen.
+std::string write_state_json(const std::string& path, const AppState& state) {
+  const Workbench& wb = state.bench;
+  nlohmann::json j;
+  j["view"] = view_tab_name(wb.tab);
+  j["machine"] = wb.machine_name;
+  j["history"] = {{"cursor", wb.history ? wb.history->size() : 0},
+                  {"entries", wb.step_texts.size()},
+                  {"steps", wb.steps_text()}};
+  j["kernel"] = wb.kernel() ? wb.kernel()->name : "";
+  j["kernel_ops"] = wb.kernel() ? wb.kernel()->op_names : std::vector<std::string>{};
+  if (wb.last)
+    j["last_step"] = {{"step", wb.last->step}, {"ok", wb.last->ok}, {"explanation", wb.last->explanation}};
+  if (const MemoryResult* m = wb.memory_result()) {
+    j["memory"] = {{"machine", m->machine}, {"accesses", m->trace_accesses}, {"dram_bytes", m->dram_bytes()},
+                   {"levels", m->levels.size()}, {"flops", m->flops}};
+  }
+  if (const CpuRunResult* r = wb.cpu_result()) {
+    j["cpu_run"] = {{"verified", r->verified}, {"rel_error", r->rel_error}, {"median_ms", r->median_ms},
+                    {"repeats", r->repeats}, {"flops", r->flops}};
+  }
+  j["memory_cache_entries"] = wb.memory_cache.size();
+  j["recorded_reports"] = wb.recorded.size();
+  j["tiles"] = {{"frames", wb.tiles ? wb.tiles->frames.size() : 0}, {"frame", wb.tiles_frame}};
+  std::ofstream out(path);
+  if (!out) return "cannot write state JSON '" + path + "'";
+  out << j.dump(2) << "\n";
+  return out ? std::string() : "cannot write state JSON '" + path + "'";
+}
+
 void glfw_error(int code, const char* description) {
   std::fprintf(stderr, "tilescope: GLFW error %d: %s\n", code, description);
 }
@@ -116,6 +146,8 @@ int run_app(const AppOptions& options) {
     std::fprintf(stderr, "tilescope: error: %s\n", e.what());
     return 1;
   }
+  workbench_load_recorded(state.bench, "assets/recorded");
+  workbench_set_machine(state.bench, state.bench.machine_name);
   // A model with an error still opens: the error is shown next to the text, as when typing.
   reparse_model(state);
 
@@ -230,8 +262,34 @@ int run_app(const AppOptions& options) {
       ViewContext ctx{state, queue, font_set, palette(state.theme)};
       const PanelLayout panels = state.panels();
       draw_model_text_view(ctx, panels.model_text);
-      draw_graph_view(ctx, panels.graph);
-      draw_inspector_view(ctx, panels.inspector);
+      draw_tabs_view(ctx, panels.tabs);
+      // One dispatch line per centre view; the side panel follows the view.
+      switch (state.bench.tab) {
+        case ViewTab::Graph:
+          draw_graph_view(ctx, panels.graph);
+          draw_inspector_view(ctx, panels.inspector);
+          break;
+        case ViewTab::Schedule:
+          draw_schedule_view(ctx, panels.graph);
+          draw_schedule_inspector(ctx, panels.inspector);
+          break;
+        case ViewTab::Tiles:
+          draw_tiles_view(ctx, panels.graph);
+          draw_schedule_inspector(ctx, panels.inspector);
+          break;
+        case ViewTab::Memory:
+          draw_memory_view(ctx, panels.graph);
+          draw_memory_inspector(ctx, panels.inspector);
+          break;
+        case ViewTab::Roofline:
+          draw_roofline_view(ctx, panels.graph);
+          draw_memory_inspector(ctx, panels.inspector);
+          break;
+        case ViewTab::Timings:
+          draw_timings_view(ctx, panels.graph);
+          draw_timings_inspector(ctx, panels.inspector);
+          break;
+      }
       draw_status_bar_view(ctx, panels.status_bar);
     }
     ImGui::Render();
@@ -265,6 +323,13 @@ int run_app(const AppOptions& options) {
       exit_code = 1;
     }
   }
+  if (!options.state_json.empty()) {
+    if (const std::string error = write_state_json(options.state_json, state); !error.empty()) {
+      std::fprintf(stderr, "tilescope: error: %s\n", error.c_str());
+      exit_code = 1;
+    }
+  }
+  workbench_cancel(state.bench);  // the jobs' threads are joined when the state goes away
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();

@@ -26,6 +26,7 @@ std::string app_usage() {
          "  --frames N          run N frames, then exit\n"
          "  --screenshot FILE   save a PNG of the window after the last frame\n"
          "  --layout-json FILE  write each panel's name and pixel rect (and graph nodes) at exit\n"
+         "  --state-json FILE   write the workbench state (view, steps, results) at exit\n"
          "  --size WxH          window size in pixels (default 1440x900)\n"
          "  --theme NAME        light, dark or projector\n"
          "  --help              show this text\n";
@@ -65,6 +66,8 @@ AppOptions parse_app_options(const std::vector<std::string>& args) {
       o.screenshot = take();
     } else if (name == "--layout-json") {
       o.layout_json = take();
+    } else if (name == "--state-json") {
+      o.state_json = take();
     } else if (name == "--size") {
       const std::string v = take();
       const size_t x = v.find('x');

@@ -18,6 +18,7 @@ struct AppOptions {
   int height = 900;
   Theme theme = Theme::Light;  // --theme NAME
   std::string layout_json;     // --layout-json FILE: panel and node rects, written at exit
+  std::string state_json;      // --state-json FILE: view, schedule history, results, at exit
   bool help = false;
 };
 

@@ -68,6 +68,10 @@ void update_state(AppState& state) {
   if (state.model.reparse_pending && state.now - state.model.edit_time >= kReparseDebounceSeconds) {
     reparse_model(state);
   }
+  workbench_set_graph(state.bench, state.model.graph, state.model.graph_text,
+                      state.model.generation);
+  workbench_poll(state.bench);
+  workbench_tick(state.bench, state.now);
   // A selection whose op or tensor vanished in the new graph is dropped, not left dangling.
   const graph::Graph* g = state.graph();
   if (state.selection.kind == Selection::Kind::Op && (!g || !g->find_op(state.selection.name))) {

@@ -6,6 +6,7 @@
 
 #include "app/gui/graph_scene.h"
 #include "app/gui/panel_layout.h"
+#include "app/gui/workbench.h"
 #include "sim/graph/graph.h"
 
 #include <memory>
@@ -99,6 +100,7 @@ struct AppState {
   std::string status_message;  // the last command error or notice, shown in the status bar
   bool status_is_error = false;
   PlatformRequests requests;
+  Workbench bench;  // centre view, schedule history, machine, background jobs
 
   float font_px() const { return theme_font_px(theme, content_scale); }
   PanelLayout panels() const { return compute_panel_layout(window_w, window_h, font_px()); }

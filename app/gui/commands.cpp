@@ -182,8 +182,8 @@ Command parse_command(std::string_view line) {
   } else if (verb == "key") {
     c.kind = CommandKind::Key;
     c.text = std::string(take_word(rest));
-    if (c.text.size() != 1 || !std::isalpha(static_cast<unsigned char>(c.text[0]))) {
-      throw CommandError("key: expected one letter such as F, got '" + c.text + "'");
+    if (c.text.size() != 1 || !std::isalnum(static_cast<unsigned char>(c.text[0]))) {
+      throw CommandError("key: expected one letter or digit such as F or 2, got '" + c.text + "'");
     }
     c.text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(c.text[0])));
     expect_end(rest, verb);
@@ -201,6 +201,53 @@ Command parse_command(std::string_view line) {
     c.a = parse_positive_int(take_word(rest), "width", verb);
     c.b = parse_positive_int(take_word(rest), "height", verb);
     expect_end(rest, verb);
+  } else if (verb == "view") {
+    c.kind = CommandKind::SetView;
+    c.text = std::string(take_word(rest));
+    if (!view_tab_from_name(c.text)) {
+      throw CommandError("view: unknown view '" + c.text +
+                         "' (use graph, schedule, tiles, memory, roofline or timings)");
+    }
+    expect_end(rest, verb);
+  } else if (verb == "apply") {
+    c.kind = CommandKind::Apply;
+    std::string_view steps = trim(rest);
+    if (steps.size() >= 2 && steps.front() == '"' && steps.back() == '"')
+      steps = steps.substr(1, steps.size() - 2);
+    c.text = unescape(steps);
+    if (trim(c.text).empty()) throw CommandError("apply: needs a step such as \"tile(i, 16)\"");
+  } else if (verb == "undo" || verb == "redo" || verb == "simulate" || verb == "run-cpu" ||
+             verb == "cancel" || verb == "wait-jobs") {
+    c.kind = verb == "undo"       ? CommandKind::Undo
+             : verb == "redo"     ? CommandKind::Redo
+             : verb == "simulate" ? CommandKind::Simulate
+             : verb == "run-cpu"  ? CommandKind::RunCpu
+             : verb == "cancel"   ? CommandKind::Cancel
+                                  : CommandKind::WaitJobs;
+    expect_end(rest, verb);
+  } else if (verb == "goto-step") {
+    c.kind = CommandKind::GoToStep;
+    const double n = parse_number(take_word(rest), "entry", verb);
+    if (n < 0 || n != std::floor(n) || n > 1e6)
+      throw CommandError("goto-step: entry must be a whole number >= 0");
+    c.a = n;
+    expect_end(rest, verb);
+  } else if (verb == "tiles") {
+    c.kind = CommandKind::Tiles;
+    c.text = std::string(take_word(rest));
+    if (c.text == "seek" || c.text == "speed") {
+      c.a = parse_number(take_word(rest), c.text == "seek" ? "frame" : "frames per second", verb);
+    } else if (c.text != "play" && c.text != "pause" && c.text != "step" && c.text != "back" &&
+               c.text != "record") {
+      throw CommandError("tiles: expected record, play, pause, step, back, seek N or speed X, got '" +
+                         c.text + "'");
+    }
+    expect_end(rest, verb);
+  } else if (verb == "machine") {
+    c.kind = CommandKind::SetMachine;
+    c.text = std::string(take_word(rest));
+    if (c.text.empty()) throw CommandError("machine: needs a preset name such as host or h200");
+    expect_end(rest, verb);
   } else if (verb.empty()) {
     throw CommandError("empty command");
   } else {
@@ -208,7 +255,8 @@ Command parse_command(std::string_view line) {
                        "' (known: set-model-file, set-model-text, edit-model-text, replace-line, "
                        "select-op, select-tensor, clear-selection, zoom, pan, fit, theme, "
                        "screenshot, wait-frames, wait-seconds, resize, click, click-node, drag, "
-                       "scroll, key, type, quit)");
+                       "scroll, key, type, quit, view, apply, undo, redo, goto-step, "
+                       "machine, simulate, run-cpu, cancel, wait-jobs)");
   }
   return c;
 }
@@ -259,6 +307,28 @@ std::string command_to_string(const Command& c) {
       return "wait-seconds " + fmt(c.a);
     case CommandKind::Quit:
       return "quit";
+    case CommandKind::SetView:
+      return "view " + c.text;
+    case CommandKind::Apply:
+      return "apply \"" + escape(c.text) + "\"";
+    case CommandKind::Undo:
+      return "undo";
+    case CommandKind::Redo:
+      return "redo";
+    case CommandKind::GoToStep:
+      return "goto-step " + fmt(c.a);
+    case CommandKind::SetMachine:
+      return "machine " + c.text;
+    case CommandKind::Simulate:
+      return "simulate";
+    case CommandKind::RunCpu:
+      return "run-cpu";
+    case CommandKind::Cancel:
+      return "cancel";
+    case CommandKind::WaitJobs:
+      return "wait-jobs";
+    case CommandKind::Tiles:
+      return "tiles " + c.text + (c.text == "seek" || c.text == "speed" ? " " + fmt(c.a) : "");
   }
   return "quit";
 }
@@ -410,7 +480,8 @@ std::string apply_command(AppState& state, const Command& c) {
       queue_click(state, static_cast<float>(c.a), static_cast<float>(c.b));
       return {};
     case CommandKind::ClickNode: {
-      if (!state.scene) return "click-node: no graph is on screen";
+      if (!state.scene || state.bench.tab != ViewTab::Graph)
+        return "click-node: no graph is on screen (use: view graph)";
       int index = -1;
       for (size_t i = 0; i < state.scene->nodes.size(); ++i)
         if (state.scene->nodes[i].name == c.text) index = static_cast<int>(i);
@@ -466,8 +537,33 @@ std::string apply_command(AppState& state, const Command& c) {
       state.requests.input.push_back(typing);
       return {};
     }
+    case CommandKind::SetView:
+      state.bench.tab = *view_tab_from_name(c.text);
+      if (state.bench.tab == ViewTab::Graph) state.view.fit_pending = true;  // the canvas moved
+      return {};
+    case CommandKind::Apply:
+      return workbench_apply(state.bench, c.text);
+    case CommandKind::Undo:
+      return workbench_undo(state.bench) ? std::string() : "undo: nothing to undo";
+    case CommandKind::Redo:
+      return workbench_redo(state.bench) ? std::string() : "redo: nothing to redo";
+    case CommandKind::GoToStep:
+      return workbench_go_to(state.bench, static_cast<size_t>(c.a));
+    case CommandKind::SetMachine:
+      return workbench_set_machine(state.bench, c.text);
+    case CommandKind::Simulate:
+      return workbench_simulate(state.bench);
+    case CommandKind::RunCpu:
+      return workbench_run_cpu(state.bench);
+    case CommandKind::Cancel:
+      workbench_cancel(state.bench);
+      return {};
+    case CommandKind::Tiles:
+      if (c.text == "record") return workbench_record_tiles(state.bench);
+      return workbench_tiles_control(state.bench, c.text, c.a);
     case CommandKind::WaitFrames:
     case CommandKind::WaitSeconds:
+    case CommandKind::WaitJobs:
       return {};
   }
   return {};

@@ -24,6 +24,16 @@
 //   key K                      press and release a letter key (e.g. F: fit)
 //   type TEXT                  type TEXT into the focused widget ("\n" is Enter)
 //   quit
+//   view graph|schedule|tiles|memory|roofline|timings   show a centre view (keys 1-6)
+//   apply STEPS                apply schedule steps, e.g. apply "tile(i, 16)" (quotes optional)
+//   undo / redo                step back / forward in the schedule history (Ctrl+Z / Ctrl+Y)
+//   goto-step N                go to history entry N (0 = the default lowering)
+//   machine NAME               machine preset for the memory simulation (host, h200, tiny, ...)
+//   simulate                   simulate the current kernel's trace on the machine (background)
+//   run-cpu                    JIT-compile, verify and time the current kernel on this CPU
+//   cancel                     cancel the background jobs
+//   wait-jobs                  let frames pass until no background job is running
+//   tiles record|play|pause|step|back|seek N|speed X   record / drive the Tiles animation
 #pragma once
 
 #include "app/gui/app_state.h"
@@ -58,6 +68,17 @@ enum class CommandKind {
   Key,
   Type,
   Quit,
+  SetView,
+  Apply,
+  Undo,
+  Redo,
+  GoToStep,
+  SetMachine,
+  Simulate,
+  RunCpu,
+  Cancel,
+  WaitJobs,
+  Tiles,
 };
 
 struct Command {
@@ -92,7 +113,7 @@ std::vector<ScriptLine> parse_script(std::string_view text, const std::string& f
 
 // Applies one command to the state. Returns "" on success or a message saying why it could not
 // be applied (unknown op name, unreadable file); the state is then unchanged.
-// WaitFrames and WaitSeconds are the script runner's business and do nothing here.
+// WaitFrames, WaitSeconds and WaitJobs are the script runner's business and do nothing here.
 std::string apply_command(AppState& state, const Command& command);
 
 // Reads a whole file; throws CommandError naming the file when it cannot be read.

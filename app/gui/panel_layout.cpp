@@ -9,6 +9,7 @@ namespace tilescope::gui {
 
 std::vector<std::pair<std::string, Rect>> PanelLayout::named() const {
   return {{"model_text", model_text},
+          {"tabs", tabs},
           {"graph", graph},
           {"inspector", inspector},
           {"status_bar", status_bar}};
@@ -34,7 +35,9 @@ PanelLayout compute_panel_layout(float window_w, float window_h, float font_px) 
   left = std::round(left);
   right = std::round(right);
   layout.model_text = {0.0f, 0.0f, left, body_h};
-  layout.graph = {left, 0.0f, w - left - right, body_h};
+  const float tabs_h = std::min(std::round(em * 2.2f), body_h * 0.2f);
+  layout.tabs = {left, 0.0f, w - left - right, tabs_h};
+  layout.graph = {left, tabs_h, w - left - right, body_h - tabs_h};
   layout.inspector = {w - right, 0.0f, right, body_h};
   layout.status_bar = {0.0f, body_h, w, status_h};
   return layout;

@@ -18,10 +18,12 @@ struct Rect {
 
 struct PanelLayout {
   Rect model_text;
-  Rect graph;
+  Rect tabs;   // the centre view's tab strip (Graph, Schedule, Tiles, Memory, Roofline, Timings)
+  Rect graph;  // the centre view under the tabs (the graph canvas, or the chosen view)
   Rect inspector;
   Rect status_bar;
-  // (name, rect) pairs in a stable order: "model_text", "graph", "inspector", "status_bar".
+  // (name, rect) pairs in a stable order: "model_text", "tabs", "graph", "inspector",
+  // "status_bar".
   std::vector<std::pair<std::string, Rect>> named() const;
 };
 

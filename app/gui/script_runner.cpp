@@ -9,6 +9,10 @@ std::string ScriptRunner::run_frame(AppState& state) {
     return {};
   }
   if (state.now < m_wait_until) return {};
+  if (m_wait_jobs) {
+    if (state.bench.busy()) return {};
+    m_wait_jobs = false;
+  }
   // Scripted input still playing: the next line waits until its effects are in the state.
   if (!state.requests.input.empty()) return {};
   while (m_next < m_lines.size()) {
@@ -17,6 +21,10 @@ std::string ScriptRunner::run_frame(AppState& state) {
     if (c.kind == CommandKind::WaitFrames) {
       // This frame counts as the first of the N.
       m_wait = static_cast<int>(c.a) - 1;
+      return {};
+    }
+    if (c.kind == CommandKind::WaitJobs) {
+      m_wait_jobs = true;
       return {};
     }
     if (c.kind == CommandKind::WaitSeconds) {

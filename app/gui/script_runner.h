@@ -27,6 +27,7 @@ class ScriptRunner {
   size_t m_next = 0;
   int m_wait = 0;             // frames still to let pass before the next line
   double m_wait_until = 0.0;  // AppState::now before which no line runs
+  bool m_wait_jobs = false;   // wait-jobs: no line runs while a background job is running
 };
 
 }  // namespace tilescope::gui

@@ -40,6 +40,7 @@ struct Target {
   int64_t register_bytes_per_thread = 255 * 4;  // 255 32-bit registers
   int64_t warp_size = 32;
   int64_t smem_banks = 32;
+  int64_t sm_count = 132;  // blocks in the first wave (one per SM) for block-order comparisons
   int64_t cpu_l1_bytes = 48 * 1024;  // a scratchpad stage must fit here
   int64_t cpu_vector_bytes = 32;     // AVX2: 8 fp32 lanes
   int64_t cpu_vector_registers = 16;

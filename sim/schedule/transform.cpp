@@ -1060,7 +1060,7 @@ std::string do_block_order(Kernel& k, const TransformStep& s, const Target& t) {
   int64_t total = 1;
   for (const auto& l : next.loops)
     if (is_block(l.kind)) total *= l.extent;
-  const int64_t wave = std::min<int64_t>(total, 132);
+  const int64_t wave = std::min<int64_t>(total, t.sm_count);
   auto touched = [&](const Kernel& kk) {
     std::set<int64_t> rows, cols;
     for (int64_t b = 0; b < wave; ++b) {
@@ -1080,9 +1080,10 @@ std::string do_block_order(Kernel& k, const TransformStep& s, const Target& t) {
                             " rows of tiles, walking down a column of tiles before moving right "
                             "(Triton's grouped ordering), on a 1-D grid. "
                       : "Blocks launch in row-major order: x fastest. ";
-  e += "The first " + std::to_string(wave) + " blocks (one wave on a 132-SM GPU) touch " +
-       std::to_string(r1) + " rows × " + std::to_string(c1) +
-       " columns of tiles = " + std::to_string(r1 + c1) + " operand panels that must share L2";
+  e += "The first " + std::to_string(wave) + " blocks (one wave on a " +
+       std::to_string(t.sm_count) + "-SM GPU) touch " + std::to_string(r1) + " rows × " +
+       std::to_string(c1) + " columns of tiles = " + std::to_string(r1 + c1) +
+       " operand panels that must share L2";
   if (next.block_order == BlockOrder::Grouped)
     e += ", against " + std::to_string(r0) + " × " + std::to_string(c0) + " = " +
          std::to_string(r0 + c0) + " in row-major order";

@@ -27,4 +27,22 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect);
 void draw_inspector_view(ViewContext& ctx, const Rect& rect);
 void draw_status_bar_view(ViewContext& ctx, const Rect& rect);
 
+// The centre's tab strip and the workbench views (one file each), with their side panels.
+void draw_tabs_view(ViewContext& ctx, const Rect& rect);
+void draw_schedule_view(ViewContext& ctx, const Rect& rect);
+void draw_schedule_inspector(ViewContext& ctx, const Rect& rect);
+void draw_memory_view(ViewContext& ctx, const Rect& rect);
+void draw_memory_inspector(ViewContext& ctx, const Rect& rect);
+void draw_timings_view(ViewContext& ctx, const Rect& rect);
+void draw_timings_inspector(ViewContext& ctx, const Rect& rect);
+void draw_roofline_view(ViewContext& ctx, const Rect& rect);
+void draw_tiles_view(ViewContext& ctx, const Rect& rect);
+
+// Shared by the workbench views: a command from its script text (views push what a user did).
+Command command_from(const std::string& line);
+// The Memory and Roofline views' state before a result exists (drawn; true when there is none).
+bool memory_empty_state(ViewContext& ctx);
+// A progress bar with a Cancel button for a running job; returns true when it was drawn.
+void job_progress_line(ViewContext& ctx, const char* what, double fraction, const std::string& phase);
+
 }  // namespace tilescope::gui

@@ -1,0 +1,224 @@
+// The Memory view: the current kernel's trace simulated on the chosen machine's hierarchy (on a
+// worker thread), drawn as boxes per level with arrows as wide as the bytes they carry; its side
+// panel picks the machine and lists per-tensor traffic and the compulsory / capacity / conflict
+// split of misses.
+#include "app/gui/views/views.h"
+
+#include "app/gui/format.h"
+#include "app/gui/widgets/bars.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace tilescope::gui {
+namespace {
+
+double hit_rate(const memory::Counters& c) {
+  return c.accesses ? static_cast<double>(c.hits) / static_cast<double>(c.accesses) : 0.0;
+}
+
+}  // namespace
+
+// The status lines every memory-based view shows before it has a result: nothing to simulate,
+// running (progress + cancel), failed, or not started (starts it).
+bool memory_empty_state(ViewContext& ctx) {
+  const Workbench& wb = ctx.state.bench;
+  if (!wb.kernel()) {
+    ImGui::TextWrapped("No kernel to simulate: type a model in the left panel%s",
+                       wb.lower_error.empty() ? "." : (": " + wb.lower_error).c_str());
+    return true;
+  }
+  if (wb.memory_result()) return false;
+  const std::string key = wb.memory_key();
+  if (wb.memory_job.running() && wb.memory_job.key() == key) {
+    job_progress_line(ctx, ("Simulating " + wb.kernel()->name + " on " + wb.machine_name + "…").c_str(),
+                      wb.memory_job.fraction(), "");
+    return true;
+  }
+  if (auto it = wb.memory_errors.find(key); it != wb.memory_errors.end()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
+    ImGui::TextWrapped("Simulation stopped: %s", it->second.c_str());
+    ImGui::PopStyleColor();
+    if (ImGui::Button("Simulate again")) ctx.push(command_from("simulate"));
+  } else if (!wb.memory_job.running()) {
+    // Nothing for this (schedule, machine) yet: start at once, as the learner came to see it.
+    ctx.push(command_from("simulate"));
+  } else {
+    ImGui::TextDisabled("Waiting for the previous simulation to stop…");
+  }
+  return true;
+}
+
+void draw_memory_view(ViewContext& ctx, const Rect& rect) {
+  const Palette& p = ctx.palette;
+  if (!begin_panel("Memory", rect)) {
+    end_panel();
+    return;
+  }
+  if (memory_empty_state(ctx)) {
+    end_panel();
+    return;
+  }
+  const MemoryResult& r = *ctx.state.bench.memory_result();
+  const float em = ImGui::GetFontSize();
+  ImGui::PushFont(ctx.fonts.ui_bold);
+  ImGui::Text("%s on %s (%s mode)", r.kernel.c_str(), r.machine.c_str(), r.gpu ? "GPU" : "CPU");
+  ImGui::PopFont();
+  ImGui::TextDisabled("%s trace accesses simulated in %.2f s%s", format_thousands(int64_t(r.trace_accesses)).c_str(),
+                      r.seconds, r.gpu ? " (global accesses coalesced per 32 B sector)" : " (one per element)");
+
+  // [SECTION] Boxes and arrows: the core on top, main memory at the bottom.
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float avail_h = rect.y + rect.h - origin.y - em;
+  const size_t n = r.levels.size() + 1;  // + the core
+  const float box_h = std::max(em * 3.2f, std::min(em * 4.4f, avail_h / (n * 1.9f)));
+  const float gap = std::max(em * 2.0f, (avail_h - box_h * n) / std::max<size_t>(n - 1, 1));
+  const float box_w = std::min(rect.w * 0.42f, em * 22);
+  const float x0 = origin.x + em;
+  // Arrow width: proportional to bytes, the largest flow drawn 1.6 em wide.
+  uint64_t max_bytes = 1;
+  for (const LevelResult& l : r.levels)
+    max_bytes = std::max<uint64_t>(max_bytes, l.total.read_bytes + l.total.write_bytes);
+  for (size_t i = 0; i < n; ++i) {
+    const float y = origin.y + static_cast<float>(i) * (box_h + gap);
+    const ImVec2 a(x0, y), b(x0 + box_w, y + box_h);
+    dl->AddRectFilled(a, b, p.node_bg, 6.0f);
+    dl->AddRect(a, b, p.node_border, 6.0f, 0, 1.5f * p.line_scale);
+    const float tx = a.x + em * 0.6f;
+    if (i == 0) {
+      dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(tx, y + em * 0.4f), p.text,
+                  r.gpu ? "SMs: threads and registers" : "Core: registers");
+      const std::string s = "shared-memory accesses: " +
+                            format_si(double(r.summary.shared_reads + r.summary.shared_writes)) +
+                            (r.gpu ? " lane accesses" : "");
+      dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext,
+                  r.gpu ? s.c_str() : "accumulators and register tiles make no traffic");
+      continue;
+    }
+    const LevelResult& l = r.levels[i - 1];
+    const bool dram = i == n - 1;
+    const std::string title = l.name + (l.size_bytes ? "  " + format_bytes(int64_t(l.size_bytes)) : "");
+    dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(tx, y + em * 0.4f), p.text, title.c_str());
+    std::string line2 = dram ? "read " + format_bytes(int64_t(l.total.read_bytes)) + ", written " +
+                                   format_bytes(int64_t(l.total.write_bytes))
+                             : "hit rate " + format_percent(hit_rate(l.total)) + " of " +
+                                   format_si(double(l.total.accesses)) + " accesses";
+    dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext, line2.c_str());
+    if (!dram) {
+      draw_share_bar(dl, ImVec2(tx, y + em * 2.8f), ImVec2(b.x - em * 0.6f, y + em * 3.1f),
+                     hit_rate(l.total), p.bar_bg, p.ok);
+    }
+    // The arrow from the level above into this one: the bytes that reached this level.
+    const uint64_t bytes = l.total.read_bytes + l.total.write_bytes;
+    const float w = std::max(1.5f, em * 1.6f * float(double(bytes) / double(max_bytes)));
+    const float ax = x0 + box_w * 0.5f;
+    const float ya = y - gap + box_h + 2, yb = y - 2;
+    dl->AddRectFilled(ImVec2(ax - w / 2, ya), ImVec2(ax + w / 2, yb - em * 0.5f), p.edge);
+    dl->AddTriangleFilled(ImVec2(ax - w / 2 - em * 0.4f, yb - em * 0.5f),
+                          ImVec2(ax + w / 2 + em * 0.4f, yb - em * 0.5f), ImVec2(ax, yb), p.edge);
+    const std::string label = format_bytes(int64_t(bytes)) + " requested (" +
+                              format_bytes(int64_t(l.total.read_bytes)) + " read, " +
+                              format_bytes(int64_t(l.total.write_bytes)) + " written)";
+    dl->AddText(ImVec2(ax + w / 2 + em, (ya + yb) / 2 - em * 0.5f), p.edge_label, label.c_str());
+  }
+  ImGui::Dummy(ImVec2(box_w, static_cast<float>(n) * (box_h + gap)));
+  end_panel();
+}
+
+void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
+  const Workbench& wb = ctx.state.bench;
+  if (!begin_panel("Memory details", rect)) {
+    end_panel();
+    return;
+  }
+  const auto heading = [&](const char* text) {
+    ImGui::Spacing();
+    ImGui::PushFont(ctx.fonts.ui_bold);
+    ImGui::TextUnformatted(text);
+    ImGui::PopFont();
+    ImGui::Separator();
+  };
+  heading("Machine");
+  const std::vector<std::string> presets = model::preset_names();
+  if (ImGui::BeginCombo("##machine", wb.machine_name.c_str())) {
+    for (const std::string& m : presets)
+      if (ImGui::Selectable(m.c_str(), m == wb.machine_name)) ctx.push(command_from("machine " + m));
+    ImGui::EndCombo();
+  }
+  if (wb.machine) ImGui::TextWrapped("%s", wb.machine->description.c_str());
+  ImGui::TextDisabled("Results are kept per schedule and machine.");
+  const MemoryResult* r = wb.memory_result();
+  if (!r) {
+    end_panel();
+    return;
+  }
+  heading("Misses by cause (3C)");
+  if (ImGui::BeginTable("3c", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("level");
+    ImGui::TableSetupColumn("compulsory");
+    ImGui::TableSetupColumn("capacity");
+    ImGui::TableSetupColumn("conflict");
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i + 1 < r->levels.size(); ++i) {
+      const memory::Counters& c = r->levels[i].total;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r->levels[i].name.c_str());
+      for (uint64_t v : {c.compulsory, c.capacity, c.conflict}) {
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_si(double(v)).c_str());
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("%s of %s misses", format_thousands(int64_t(v)).c_str(),
+                            format_thousands(int64_t(c.misses)).c_str());
+      }
+    }
+    ImGui::EndTable();
+  }
+  ImGui::TextDisabled("compulsory: first touch; capacity: a fully associative\ncache of the same size "
+                      "misses too; conflict: the rest.");
+  heading("Per tensor");
+  const size_t last = r->levels.size() - 1;
+  if (ImGui::BeginTable("tensors", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("tensor");
+    ImGui::TableSetupColumn((r->levels[0].name + " accesses").c_str());
+    ImGui::TableSetupColumn((r->levels[0].name + " hits").c_str());
+    ImGui::TableSetupColumn((r->levels[last].name + " bytes").c_str());
+    ImGui::TableHeadersRow();
+    const auto& l1 = r->levels[0].by_tensor;
+    const auto& mem = r->levels[last].by_tensor;
+    for (size_t t = 0; t < std::max(l1.size(), mem.size()); ++t) {
+      const memory::Counters a = t < l1.size() ? l1[t] : memory::Counters{};
+      const memory::Counters d = t < mem.size() ? mem[t] : memory::Counters{};
+      if (a.accesses == 0 && d.accesses == 0) continue;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      const size_t id = t;  // index = tensor id + 1
+      ImGui::TextUnformatted(id == 0 ? "(other)"
+                             : id - 1 < r->tensor_names.size() ? r->tensor_names[id - 1].c_str()
+                                                               : "?");
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_si(double(a.accesses)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_percent(hit_rate(a)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_bytes(int64_t(d.read_bytes + d.write_bytes)).c_str());
+    }
+    ImGui::EndTable();
+  }
+  heading("Against the minimum");
+  if (const schedule::Kernel* k = wb.kernel()) {
+    int64_t min_bytes = 0;
+    for (const schedule::KernelTensor& t : k->tensors) min_bytes += t.bytes();
+    ImGui::TextWrapped("%s reached %s; the minimum is %s (each of the kernel's tensors read or "
+                       "written once).",
+                       format_bytes(int64_t(r->dram_bytes())).c_str(),
+                       r->levels[last].name.c_str(), format_bytes(min_bytes).c_str());
+  }
+  end_panel();
+}
+
+}  // namespace tilescope::gui

@@ -1,0 +1,285 @@
+// The Schedule view: the step history (click to go back; applying after going back branches), the
+// last step's explanation or refusal, and the current kernel as loop nest, C++ and CUDA. Its side
+// panel (draw_schedule_inspector) holds the kernel list and the transformation controls.
+#include "app/gui/views/views.h"
+
+#include "app/gui/widgets/code_view.h"
+#include "sim/schedule/codegen.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tilescope::gui {
+namespace {
+
+void push_apply(ViewContext& ctx, const std::string& step) {
+  Command c;
+  c.kind = CommandKind::Apply;
+  c.text = step;
+  ctx.push(c);
+}
+
+void empty_state(const Workbench& wb, const Palette& p) {
+  if (!wb.lower_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
+    ImGui::TextWrapped("This model has no schedule yet: %s", wb.lower_error.c_str());
+    ImGui::PopStyleColor();
+  } else {
+    ImGui::TextWrapped("No model to schedule. Type a model in the left panel.");
+  }
+}
+
+CodeColours code_colours(const Palette& p) {
+  return {p.text, p.category[2], p.category[5], p.subtext, p.subtext};
+}
+
+}  // namespace
+
+void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
+  const Workbench& wb = ctx.state.bench;
+  const Palette& p = ctx.palette;
+  if (!begin_panel("Schedule", rect)) {
+    end_panel();
+    return;
+  }
+  const schedule::Kernel* k = wb.kernel();
+  if (!k) {
+    empty_state(wb, p);
+    end_panel();
+    return;
+  }
+  const float em = ImGui::GetFontSize();
+  const float list_w = std::clamp(rect.w * 0.3f, em * 12, em * 22);
+
+  // [SECTION] History
+  ImGui::BeginChild("history", ImVec2(list_w, 0), true);
+  ImGui::PushFont(ctx.fonts.ui_bold);
+  ImGui::TextUnformatted("History");
+  ImGui::PopFont();
+  ImGui::TextDisabled("click to go back · Ctrl+Z / Ctrl+Y");
+  ImGui::Separator();
+  const size_t cursor = wb.history->size();
+  ImGui::PushFont(ctx.fonts.mono);
+  for (size_t i = 0; i <= wb.step_texts.size(); ++i) {
+    const std::string label =
+        std::to_string(i) + "  " + (i == 0 ? std::string("default lowering") : wb.step_texts[i - 1]);
+    const bool undone = i > cursor;
+    if (undone) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    if (ImGui::Selectable((label + "##h" + std::to_string(i)).c_str(), i == cursor)) {
+      ctx.push(command_from("goto-step " + std::to_string(i)));
+    }
+    if (undone) ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered() && i > 0) {
+      ImGui::PushFont(ctx.fonts.ui);
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(em * 30);
+      ImGui::TextUnformatted(wb.history->explanation(i - 1).c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
+      ImGui::PopFont();
+    }
+  }
+  ImGui::PopFont();
+  if (cursor < wb.step_texts.size()) {
+    ImGui::Spacing();
+    ImGui::TextWrapped("Greyed steps were undone: Ctrl+Y brings them back; a new step replaces them.");
+  }
+  ImGui::EndChild();
+  ImGui::SameLine();
+
+  // [SECTION] Explanation and code
+  ImGui::BeginChild("code side", ImVec2(0, 0), false);
+  if (wb.last) {
+    const bool ok = wb.last->ok;
+    ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::ColorConvertU32ToFloat4(ok ? p.stale_bg : p.error_bg));
+    const float text_h = ImGui::CalcTextSize(wb.last->explanation.c_str(), nullptr, false,
+                                             ImGui::GetContentRegionAvail().x - em).y;
+    ImGui::BeginChild("explanation", ImVec2(0, std::min(text_h + em * 2.6f, rect.h * 0.35f)), true);
+    ImGui::PushFont(ctx.fonts.ui_bold);
+    if (!ok) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
+    ImGui::Text("%s %s", ok ? "Applied" : "Refused:", wb.last->step.c_str());
+    if (!ok) ImGui::PopStyleColor();
+    ImGui::PopFont();
+    ImGui::TextWrapped("%s", wb.last->explanation.c_str());
+    ImGui::EndChild();
+    ImGui::PopStyleColor();
+  } else if (cursor > 0) {
+    ImGui::TextDisabled("Step %zu: %s", cursor, wb.step_texts[cursor - 1].c_str());
+    ImGui::TextWrapped("%s", wb.history->explanation(cursor - 1).c_str());
+  } else {
+    ImGui::TextWrapped("%s — the default lowering: one serial loop per axis. Use the controls on "
+                       "the right to fuse, tile, reorder, stage and map it.",
+                       k->summary.c_str());
+  }
+  ImGui::Spacing();
+  if (ImGui::BeginTabBar("code tabs")) {
+    const CodeColours colours = code_colours(p);
+    if (ImGui::BeginTabItem("Loop nest")) {
+      draw_code("##nest", schedule::print_loop_nest(*k), ctx.fonts.mono, colours, ImVec2(0, 0));
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("C++")) {
+      draw_code("##cpp", schedule::emit_cpp(*k), ctx.fonts.mono, colours, ImVec2(0, 0));
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("CUDA")) {
+      const schedule::LaunchConfig lc = schedule::launch_config(*k);
+      ImGui::TextDisabled("launch: grid %lld×%lld×%lld, block %lld×%lld×%lld, dynamic shared %lld B",
+                          (long long)lc.grid[0], (long long)lc.grid[1], (long long)lc.grid[2],
+                          (long long)lc.block[0], (long long)lc.block[1], (long long)lc.block[2],
+                          (long long)lc.dynamic_smem_bytes);
+      draw_code("##cuda", schedule::emit_cuda(*k), ctx.fonts.mono, colours, ImVec2(0, 0));
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+  ImGui::EndChild();
+  end_panel();
+}
+
+// [SECTION] Controls (the side panel)
+
+void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
+  const Workbench& wb = ctx.state.bench;
+  if (!begin_panel("Schedule controls", rect)) {
+    end_panel();
+    return;
+  }
+  const schedule::Program* prog = wb.program();
+  const schedule::Kernel* k = wb.kernel();
+  if (!prog || !k) {
+    empty_state(wb, ctx.palette);
+    end_panel();
+    return;
+  }
+  const float em = ImGui::GetFontSize();
+  const auto heading = [&](const char* text) {
+    ImGui::Spacing();
+    ImGui::PushFont(ctx.fonts.ui_bold);
+    ImGui::TextUnformatted(text);
+    ImGui::PopFont();
+    ImGui::Separator();
+  };
+  // Widget-local choices (which factor, which tensor) are UI state, not app state: only the
+  // step they build reaches the app, as a command.
+  static int tile_log2 = 4;
+  static int stage_tensor = 0, stage_level = 0, stage_at = 0, bind_kind = 0, layout_tensor = 0,
+             layout_kind = 0, group = 8;
+
+  heading("Kernels");
+  for (size_t i = 0; i < prog->kernels.size(); ++i) {
+    const schedule::Kernel& kk = prog->kernels[i];
+    if (ImGui::Selectable((kk.name + "  " + kk.summary + "##k" + std::to_string(i)).c_str(),
+                          static_cast<int>(i) == prog->current) &&
+        !kk.op_names.empty() && static_cast<int>(i) != prog->current) {
+      push_apply(ctx, "kernel(" + kk.op_names.front() + ")");
+    }
+  }
+  // Fuse: the elementwise chain that consumes this kernel's output, one kernel at a time.
+  const graph::Graph& g = *prog->graph;
+  std::vector<std::string> consumers;
+  for (const schedule::KernelTensor& t : k->tensors) {
+    if (t.role != schedule::TensorRole::Output || t.id < 0) continue;
+    for (graph::OpId c : g.consumers(t.id))
+      if (!k->has_op(g.op(c).name)) consumers.push_back(g.op(c).name);
+  }
+  heading("Fuse");
+  if (consumers.empty()) ImGui::TextDisabled("Nothing consumes this kernel's output.");
+  for (const std::string& c : consumers) {
+    const std::string step = "fuse(" + k->op_names.front() + ", " + c + ")";
+    if (ImGui::Button(("Fuse " + c + " into this kernel").c_str())) push_apply(ctx, step);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", step.c_str());
+  }
+
+  heading("Loops (outermost first)");
+  ImGui::SetNextItemWidth(em * 8);
+  ImGui::SliderInt("tile factor (log2)", &tile_log2, 1, 8, "");
+  ImGui::SameLine();
+  ImGui::Text("= %d", 1 << tile_log2);
+  const char* binds[] = {"block.x", "block.y", "block.z", "thread.x", "thread.y", "thread.z"};
+  ImGui::SetNextItemWidth(em * 8);
+  ImGui::Combo("bind to", &bind_kind, binds, IM_ARRAYSIZE(binds));
+  if (ImGui::BeginTable("loops", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    for (size_t i = 0; i < k->loops.size(); ++i) {
+      const schedule::Loop& l = k->loops[i];
+      ImGui::PushID(static_cast<int>(i));
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushFont(ctx.fonts.mono);
+      ImGui::Text("%s", l.name.c_str());
+      ImGui::PopFont();
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%lld %s", static_cast<long long>(l.extent), schedule::loop_kind_name(l.kind));
+      ImGui::TableNextColumn();
+      const int f = 1 << tile_log2;
+      if (ImGui::SmallButton("tile")) push_apply(ctx, "tile(" + l.name + ", " + std::to_string(f) + ")");
+      ImGui::SameLine();
+      if (i > 0 && ImGui::SmallButton("up"))
+        push_apply(ctx, "reorder(" + l.name + ", " + k->loops[i - 1].name + ")");
+      if (i > 0) ImGui::SameLine();
+      if (ImGui::SmallButton("vec")) push_apply(ctx, "vectorize(" + l.name + ")");
+      ImGui::SameLine();
+      if (ImGui::SmallButton("unroll")) push_apply(ctx, "unroll(" + l.name + ")");
+      ImGui::SameLine();
+      if (ImGui::SmallButton("par")) push_apply(ctx, "parallel(" + l.name + ")");
+      ImGui::SameLine();
+      if (ImGui::SmallButton("bind"))
+        push_apply(ctx, "bind(" + l.name + ", " + binds[bind_kind] + ")");
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+
+  heading("Stage a tile");
+  std::vector<const char*> tensor_names, loop_names;
+  for (const auto& t : k->tensors) tensor_names.push_back(t.name.c_str());
+  for (const auto& l : k->loops) loop_names.push_back(l.name.c_str());
+  stage_tensor = std::clamp(stage_tensor, 0, std::max(0, int(tensor_names.size()) - 1));
+  stage_at = std::clamp(stage_at, 0, std::max(0, int(loop_names.size()) - 1));
+  const char* levels[] = {"shared", "scratchpad", "registers"};
+  ImGui::SetNextItemWidth(em * 7);
+  ImGui::Combo("tensor##stage", &stage_tensor, tensor_names.data(), int(tensor_names.size()));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(em * 7);
+  ImGui::Combo("in", &stage_level, levels, IM_ARRAYSIZE(levels));
+  ImGui::SetNextItemWidth(em * 7);
+  ImGui::Combo("at loop", &stage_at, loop_names.data(), int(loop_names.size()));
+  ImGui::SameLine();
+  if (!tensor_names.empty() && !loop_names.empty() && ImGui::Button("Stage")) {
+    push_apply(ctx, std::string("stage(") + tensor_names[size_t(stage_tensor)] + ", " +
+                        levels[stage_level] + ", at=" + loop_names[size_t(stage_at)] + ")");
+  }
+
+  heading("Grid order, layout, im2col");
+  if (ImGui::Button("row-major blocks")) push_apply(ctx, "block_order(row)");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(em * 5);
+  ImGui::InputInt("##group", &group, 0);
+  group = std::clamp(group, 1, 64);
+  ImGui::SameLine();
+  if (ImGui::Button("grouped")) push_apply(ctx, "block_order(grouped, " + std::to_string(group) + ")");
+  const char* layouts[] = {"rowmajor", "transposed", "nchw", "nhwc"};
+  layout_tensor = std::clamp(layout_tensor, 0, std::max(0, int(tensor_names.size()) - 1));
+  ImGui::SetNextItemWidth(em * 7);
+  ImGui::Combo("tensor##layout", &layout_tensor, tensor_names.data(), int(tensor_names.size()));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(em * 7);
+  ImGui::Combo("##layoutkind", &layout_kind, layouts, IM_ARRAYSIZE(layouts));
+  ImGui::SameLine();
+  if (!tensor_names.empty() && ImGui::Button("Layout"))
+    push_apply(ctx, std::string("layout(") + tensor_names[size_t(layout_tensor)] + ", " +
+                        layouts[layout_kind] + ")");
+  for (const std::string& op : k->op_names) {
+    if (op.rfind("conv", 0) == 0 && ImGui::Button(("im2col(" + op + ")").c_str()))
+      push_apply(ctx, "im2col(" + op + ")");
+  }
+  ImGui::Spacing();
+  ImGui::TextDisabled("Every control sends a step: apply \"...\" (replayable in scripts).");
+  end_panel();
+}
+
+}  // namespace tilescope::gui

@@ -1,0 +1,143 @@
+// The Tiles view: every tensor of the current kernel as a grid in memory order, coloured by how
+// often each element (or bin of elements) has been accessed so far; the cells touched since the
+// previous frame are outlined — the tile the loop nest is working on. Play, pause, step, scrub.
+#include "app/gui/views/views.h"
+
+#include "app/gui/format.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace tilescope::gui {
+namespace {
+
+ImU32 heat_colour(double t, ImU32 bg) {
+  // Background → orange → dark red as the count grows; log-scaled so one access already shows.
+  const ImVec4 b = ImGui::ColorConvertU32ToFloat4(bg);
+  const ImVec4 hot(0.90f, 0.45f, 0.05f, 1.0f), max(0.55f, 0.05f, 0.05f, 1.0f);
+  const float f = static_cast<float>(std::clamp(t, 0.0, 1.0));
+  ImVec4 c;
+  if (f < 0.5f) {
+    const float u = f * 2;
+    c = ImVec4(b.x + (hot.x - b.x) * u, b.y + (hot.y - b.y) * u, b.z + (hot.z - b.z) * u, 1);
+  } else {
+    const float u = (f - 0.5f) * 2;
+    c = ImVec4(hot.x + (max.x - hot.x) * u, hot.y + (max.y - hot.y) * u,
+               hot.z + (max.z - hot.z) * u, 1);
+  }
+  return ImGui::ColorConvertFloat4ToU32(c);
+}
+
+}  // namespace
+
+void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
+  const Workbench& wb = ctx.state.bench;
+  const Palette& p = ctx.palette;
+  if (!begin_panel("Tiles", rect)) {
+    end_panel();
+    return;
+  }
+  const schedule::Kernel* k = wb.kernel();
+  if (!k) {
+    ImGui::TextWrapped("No kernel: type a model in the left panel.");
+    end_panel();
+    return;
+  }
+  const std::string key = wb.schedule_key();
+  if (wb.tiles_key != key || (!wb.tiles && wb.tiles_error.empty())) {
+    if (wb.tiles_job.running() && wb.tiles_job.key() == key) {
+      job_progress_line(ctx, ("Walking the loop nest of " + k->name + "…").c_str(),
+                        wb.tiles_job.fraction(), "");
+    } else if (!wb.tiles_job.running()) {
+      ctx.push(command_from("tiles record"));
+      ImGui::TextDisabled("Starting…");
+    }
+    end_panel();
+    return;
+  }
+  if (!wb.tiles) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
+    ImGui::TextWrapped("Could not walk this schedule: %s", wb.tiles_error.c_str());
+    ImGui::PopStyleColor();
+    end_panel();
+    return;
+  }
+  const TilesResult& t = *wb.tiles;
+  const float em = ImGui::GetFontSize();
+  const int last = static_cast<int>(t.frames.size()) - 1;
+  const int frame = std::clamp(static_cast<int>(std::floor(wb.tiles_frame)), 0, last);
+
+  // [SECTION] Transport: back, play/pause, step, scrub, speed
+  if (ImGui::Button("|<")) ctx.push(command_from("tiles seek 0"));
+  ImGui::SameLine();
+  if (ImGui::Button("<")) ctx.push(command_from("tiles back"));
+  ImGui::SameLine();
+  if (ImGui::Button(wb.tiles_playing ? "Pause" : "Play"))
+    ctx.push(command_from(wb.tiles_playing ? "tiles pause" : "tiles play"));
+  ImGui::SameLine();
+  if (ImGui::Button(">")) ctx.push(command_from("tiles step"));
+  ImGui::SameLine();
+  int scrub = frame;
+  ImGui::SetNextItemWidth(std::max(em * 8, rect.w - em * 26));
+  if (ImGui::SliderInt("##scrub", &scrub, 0, last, "frame %d") && scrub != frame)
+    ctx.push(command_from("tiles seek " + std::to_string(scrub)));
+  ImGui::SameLine();
+  float speed = static_cast<float>(wb.tiles_speed);
+  ImGui::SetNextItemWidth(em * 6);
+  if (ImGui::SliderFloat("fps", &speed, 1, 60, "%.0f") && speed != float(wb.tiles_speed))
+    ctx.push(command_from("tiles speed " + std::to_string(speed)));
+  const uint64_t step = t.frame_step[size_t(frame)];
+  ImGui::TextDisabled("step %s of %s (iterations of loop %s) · colour = accesses so far · outline = "
+                      "touched since the previous frame",
+                      format_thousands(int64_t(step)).c_str(),
+                      format_thousands(int64_t(t.steps)).c_str(), t.step_loop.c_str());
+
+  // [SECTION] Grids, laid out left to right, wrapping
+  const std::vector<uint32_t>& now = t.frames[size_t(frame)];
+  const std::vector<uint32_t>& before = t.frames[size_t(std::max(frame - 1, 0))];
+  uint32_t peak = 1;
+  for (uint32_t v : t.frames.back()) peak = std::max(peak, v);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 start = ImGui::GetCursorScreenPos();
+  const float avail_w = rect.x + rect.w - start.x - em;
+  const float avail_h = rect.y + rect.h - start.y - em;
+  const float cell = std::clamp(std::min(avail_w / (kTileBins * 2.3f), avail_h / (kTileBins * 1.2f)),
+                                3.0f, em * 0.9f);
+  float x = start.x, y = start.y, row_h = 0;
+  for (const TileGrid& g : t.grids) {
+    const float gw = cell * g.bin_cols, gh = cell * g.bin_rows;
+    if (x > start.x && x + gw > start.x + avail_w) {
+      x = start.x;
+      y += row_h + em * 2.2f;
+      row_h = 0;
+    }
+    const std::string title = g.name + (g.output ? " (out)" : "") + "  " +
+                              std::to_string(g.rows) + "×" + std::to_string(g.cols) +
+                              (g.rows > g.bin_rows || g.cols > g.bin_cols ? " (binned)" : "");
+    dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(x, y), p.text, title.c_str());
+    const float gy = y + em * 1.4f;
+    dl->AddRectFilled(ImVec2(x, gy), ImVec2(x + gw, gy + gh), p.bar_bg);
+    for (int r = 0; r < g.bin_rows; ++r) {
+      for (int c = 0; c < g.bin_cols; ++c) {
+        const size_t i = g.offset + size_t(r) * size_t(g.bin_cols) + size_t(c);
+        const uint32_t v = now[i];
+        const ImVec2 a(x + c * cell, gy + r * cell), b(a.x + cell, a.y + cell);
+        if (v) {
+          const double heat = std::log1p(double(v)) / std::log1p(double(peak));
+          dl->AddRectFilled(a, b, heat_colour(0.15 + 0.85 * heat, p.bar_bg));
+        }
+        if (frame > 0 && v != before[i]) dl->AddRect(a, b, p.selection, 0, 0, std::max(1.0f, cell * 0.18f));
+      }
+    }
+    dl->AddRect(ImVec2(x, gy), ImVec2(x + gw, gy + gh), p.node_border);
+    x += std::max(gw, ImGui::CalcTextSize(title.c_str()).x) + em * 1.5f;
+    row_h = std::max(row_h, gh + em * 1.4f);
+  }
+  ImGui::Dummy(ImVec2(avail_w, y + row_h - start.y));
+  end_panel();
+}
+
+}  // namespace tilescope::gui

@@ -1,0 +1,224 @@
+// The Timings view: recorded benchmark reports (CPU and the H200 run) as bars and a table, each
+// labelled with its device and date; its side panel runs the current kernel's generated C++ on
+// this CPU (JIT, verify against the interpreter, median of repeats) next to the predicted time.
+#include "app/gui/views/views.h"
+
+#include "app/gui/format.h"
+#include "app/gui/widgets/bars.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+namespace tilescope::gui {
+namespace {
+
+std::string json_str(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+double json_num(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+std::string report_label(const nlohmann::json& r) {
+  std::string device = r.contains("device") ? json_str(r["device"], "name") : std::string();
+  if (device.empty() && r.contains("host")) {
+    device = json_str(r["host"], "cpu");
+    if (r["host"].contains("cores"))
+      device += ", " + std::to_string(r["host"]["cores"].get<int>()) + " threads";
+  }
+  return json_str(r, "kind") + ": " + device + " — " + json_str(r, "date");
+}
+
+std::string ms_text(double ms) {
+  char buf[32];
+  if (ms >= 100)
+    std::snprintf(buf, sizeof buf, "%.0f ms", ms);
+  else if (ms >= 1)
+    std::snprintf(buf, sizeof buf, "%.2f ms", ms);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f µs", ms * 1000);
+  return buf;
+}
+
+}  // namespace
+
+void draw_timings_view(ViewContext& ctx, const Rect& rect) {
+  const Workbench& wb = ctx.state.bench;
+  const Palette& p = ctx.palette;
+  if (!begin_panel("Timings", rect)) {
+    end_panel();
+    return;
+  }
+  if (wb.recorded.empty()) {
+    ImGui::TextWrapped("No recorded measurements found in assets/recorded/. %s",
+                       wb.recorded_error.c_str());
+    end_panel();
+    return;
+  }
+  static int chosen = 0;  // which report: UI state only
+  chosen = std::clamp(chosen, 0, static_cast<int>(wb.recorded.size()) - 1);
+  const float em = ImGui::GetFontSize();
+  ImGui::SetNextItemWidth(std::min(rect.w - em * 2, em * 34));
+  if (ImGui::BeginCombo("##report", report_label(wb.recorded[size_t(chosen)].second).c_str())) {
+    for (size_t i = 0; i < wb.recorded.size(); ++i)
+      if (ImGui::Selectable(report_label(wb.recorded[i].second).c_str(), int(i) == chosen))
+        chosen = int(i);
+    ImGui::EndCombo();
+  }
+  const auto& [file, r] = wb.recorded[size_t(chosen)];
+  ImGui::TextDisabled("recorded in %s%s%s", std::filesystem::path(file).filename().c_str(),
+                      r.contains("compiler") ? ", " : "",
+                      r.contains("compiler") ? (json_str(r, "compiler") + " " + json_str(r, "flags")).c_str() : "");
+  if (ImGui::IsItemHovered() && r.contains("peaks"))
+    ImGui::SetTooltip("peaks: %.1f GFLOP/s fp32, %.1f GB/s (%s)", json_num(r["peaks"], "gflops_fp32"),
+                      json_num(r["peaks"], "gbps"), json_str(r, "peaks_source").c_str());
+  ImGui::BeginChild("suites", ImVec2(0, 0), false);
+  for (const auto& suite : r["suites"]) {
+    ImGui::Spacing();
+    ImGui::PushFont(ctx.fonts.ui_bold);
+    ImGui::TextUnformatted(json_str(suite, "name").c_str());
+    ImGui::PopFont();
+    ImGui::SameLine();
+    ImGui::TextDisabled("reference: %s", json_str(suite, "reference").c_str());
+    ImGui::TextWrapped("%s", json_str(suite, "problem").c_str());
+    double best = 1e-9;
+    for (const auto& res : suite["results"]) best = std::max(best, json_num(res, "gflops"));
+    const bool has_flops = best > 1e-6;
+    if (!has_flops)
+      for (const auto& res : suite["results"]) best = std::max(best, json_num(res, "gbps"));
+    if (ImGui::BeginTable(json_str(suite, "name").c_str(), 6,
+                          ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+      ImGui::TableSetupColumn("version");
+      ImGui::TableSetupColumn("median");
+      ImGui::TableSetupColumn(has_flops ? "GFLOP/s" : "GB/s");
+      ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
+      ImGui::TableSetupColumn("% of ref");
+      ImGui::TableSetupColumn("verified");
+      ImGui::TableHeadersRow();
+      for (const auto& res : suite["results"]) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("%d %s", res.value("version", 0), json_str(res, "name").c_str());
+        if (ImGui::IsItemHovered() && res.contains("changed"))
+          ImGui::SetTooltip("%s", json_str(res, "changed").c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(ms_text(json_num(res, "median_ms")).c_str());
+        ImGui::TableNextColumn();
+        const double v = has_flops ? json_num(res, "gflops") : json_num(res, "gbps");
+        ImGui::Text("%.1f", v);
+        ImGui::TableNextColumn();
+        const ImVec2 c = ImGui::GetCursorScreenPos();
+        const float w = std::max(ImGui::GetContentRegionAvail().x, em * 4);
+        const bool ok = res.value("verified", false);
+        draw_share_bar(ImGui::GetWindowDrawList(), ImVec2(c.x, c.y + em * 0.2f),
+                       ImVec2(c.x + w, c.y + em * 0.9f), v / best, p.bar_bg,
+                       ok ? p.category[1] : p.error);
+        ImGui::Dummy(ImVec2(w, em));
+        ImGui::TableNextColumn();
+        ImGui::Text("%.0f%%", json_num(res, "pct_of_reference"));
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(ok ? "yes" : "NO");
+      }
+      ImGui::EndTable();
+    }
+  }
+  ImGui::EndChild();
+  end_panel();
+}
+
+void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
+  const Workbench& wb = ctx.state.bench;
+  const Palette& p = ctx.palette;
+  if (!begin_panel("Run on this CPU", rect)) {
+    end_panel();
+    return;
+  }
+  ImGui::PushFont(ctx.fonts.ui_bold);
+  ImGui::TextUnformatted("Run on this CPU");
+  ImGui::PopFont();
+  ImGui::Separator();
+  const schedule::Kernel* k = wb.kernel();
+  if (!k) {
+    ImGui::TextWrapped("No kernel: type a model in the left panel.");
+    end_panel();
+    return;
+  }
+  ImGui::TextWrapped("Kernel %s: %s", k->name.c_str(), k->summary.c_str());
+  ImGui::TextDisabled("steps: %s", wb.steps_text().empty() ? "(none)" : wb.steps_text().c_str());
+  const std::string key = wb.schedule_key();
+  const CpuRunResult* r = wb.cpu_result();
+  if (wb.cpu_job.running() && wb.cpu_job.key() == key) {
+    job_progress_line(ctx, "Running…", wb.cpu_job.fraction(), wb.cpu_job.phase());
+  } else if (!r) {
+    if (ImGui::Button("Run on this CPU")) ctx.push(command_from("run-cpu"));
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Compiles the generated C++ (C++ tab of the Schedule view), checks it against\n"
+                        "the interpreter on the same inputs, then times it (median of repeats).");
+  }
+  if (auto it = wb.cpu_errors.find(key); it != wb.cpu_errors.end() && !r) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
+    ImGui::TextWrapped("%s", it->second.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!r) {
+    end_panel();
+    return;
+  }
+  ImGui::Spacing();
+  if (!r->verified) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
+    ImGui::TextWrapped("Not verified: relative error %.3g against the interpreter (tolerance %g). "
+                       "An unverified kernel is not timed.", r->rel_error, kVerifyTolerance);
+    ImGui::PopStyleColor();
+    end_panel();
+    return;
+  }
+  ImGui::Text("verified: relative error %.2g", r->rel_error);
+  ImGui::TextDisabled("%s", r->cache_hit ? "compiled: cache hit" : ("compiled in " + std::to_string(r->compile_seconds).substr(0, 4) + " s").c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r->compile_command.c_str());
+  const double measured_s = r->median_ms / 1000.0;
+  const double gflops = measured_s > 0 ? double(r->flops) / measured_s / 1e9 : 0.0;
+  ImGui::Spacing();
+  if (ImGui::BeginTable("mvp", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+    const auto row = [](const char* k, const std::string& v) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", k);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(v.c_str());
+    };
+    row("measured", ms_text(r->median_ms) + " median of " + std::to_string(r->repeats) +
+                        " (min " + ms_text(r->min_ms) + ")");
+    row("rate", std::to_string(gflops).substr(0, 6) + " GFLOP/s");
+    row("this CPU's peaks", std::to_string(r->peak_gflops).substr(0, 6) + " GFLOP/s, " +
+                                std::to_string(r->peak_gbps).substr(0, 5) + " GB/s");
+    auto sim = wb.memory_cache.find(key + "\n@host");
+    if (sim != wb.memory_cache.end()) {
+      const Prediction pr = predict(sim->second.dram_bytes(), r->peak_gbps * 1e9, r->flops,
+                                    r->peak_gflops * 1e9);
+      row("predicted", ms_text(pr.seconds() * 1000) + (pr.memory_bound() ? " (memory-bound)" : " (compute-bound)"));
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip(
+            "predicted = max(bytes / bandwidth, FLOPs / peak)\n"
+            "  memory:  %s / %.1f GB/s = %s\n  compute: %s / %.1f GFLOP/s = %s\n"
+            "bytes: simulated DRAM traffic of this schedule on 'host'; peaks measured here\n(%s)",
+            format_bytes(int64_t(sim->second.dram_bytes())).c_str(), r->peak_gbps,
+            ms_text(pr.memory_s * 1000).c_str(), format_flops(r->flops).c_str(), r->peak_gflops,
+            ms_text(pr.compute_s * 1000).c_str(), r->peaks_source.c_str());
+      }
+      row("measured / predicted", std::to_string(measured_s / std::max(pr.seconds(), 1e-12)).substr(0, 5) + "×");
+    } else {
+      row("predicted", "simulate this schedule on 'host' (Memory view) to predict");
+    }
+    ImGui::EndTable();
+  }
+  end_panel();
+}
+
+}  // namespace tilescope::gui
