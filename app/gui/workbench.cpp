@@ -250,6 +250,9 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
   MemoryResult r;
   r.summary = schedule::trace_kernel(k, sink, to);
   h.finish();
+  // The kernel's results must reach memory: dirty lines still cached at the end are written back
+  // (counted), so main-memory traffic includes the outputs.
+  h.write_back_all();
   r.machine = m.name;
   r.gpu = to.gpu;
   r.kernel = k.name;

@@ -1167,10 +1167,6 @@ std::string do_layout(Program& p, const TransformStep& s, const Target& t) {
   return e;
 }
 
-int64_t gcd64(int64_t a, int64_t b) {
-  return b == 0 ? a : gcd64(b, a % b);
-}
-
 std::string do_pad(Program& p, const TransformStep& s, const Target& t) {
   need_args(s, 3, 3, "a tensor or tile name, a dim and an amount");
   const int64_t dim = parse_int(s, s.args[1], "the dim");

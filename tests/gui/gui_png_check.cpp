@@ -3,6 +3,8 @@
 //
 // usage: gui_png_check SHOT.png LAYOUT.json [--expect-parsed true|false] [--min-ops N]
 //                      [--expect-selection NAME] [--min-zoom Z] [--max-zoom Z]
+//                      [--state STATE.json [--expect-view NAME] [--expect-history N]
+//                       [--expect-memory true] [--expect-cpu-run true] [--min-tile-frames N]]
 // Exits 0 when every check passes; otherwise prints each failure and exits 1.
 #include <stb_image.h>
 #include <nlohmann/json.hpp>
@@ -82,7 +84,9 @@ int main(int argc, char** argv) {
                  "[--min-ops N] [--expect-selection NAME] [--min-zoom Z] [--max-zoom Z]\n");
     return 2;
   }
-  std::string expect_parsed, expect_selection;
+  std::string expect_parsed, expect_selection, state_path, expect_view, expect_memory,
+      expect_cpu_run;
+  int expect_history = -1, min_tile_frames = 0;
   int min_ops = 0;
   double min_zoom = 0.0, max_zoom = 1e9;
   for (int i = 3; i + 1 < argc; i += 2) {
@@ -97,6 +101,18 @@ int main(int argc, char** argv) {
       min_zoom = std::stod(value);
     } else if (flag == "--max-zoom") {
       max_zoom = std::stod(value);
+    } else if (flag == "--state") {
+      state_path = value;
+    } else if (flag == "--expect-view") {
+      expect_view = value;
+    } else if (flag == "--expect-history") {
+      expect_history = std::stoi(value);
+    } else if (flag == "--expect-memory") {
+      expect_memory = value;
+    } else if (flag == "--expect-cpu-run") {
+      expect_cpu_run = value;
+    } else if (flag == "--min-tile-frames") {
+      min_tile_frames = std::stoi(value);
     } else {
       std::fprintf(stderr, "gui_png_check: unknown option '%s'\n", flag.c_str());
       return 2;
@@ -133,6 +149,7 @@ int main(int argc, char** argv) {
   const double sy = fb_h / layout["window"]["height"].get<double>();
   const std::map<std::string, PanelRule> rules = {
       {"model_text", {0.01, 8}},  // editor text and status lines
+      {"tabs", {0.01, 3}},        // the view buttons
       {"graph", {0.03, 16}},      // nodes, edges, labels on the canvas
       {"inspector", {0.01, 8}},   // tables and bars
       {"status_bar", {0.01, 3}},  // one line of text
@@ -170,6 +187,34 @@ int main(int argc, char** argv) {
   if (zoom < min_zoom || zoom > max_zoom) {
     fail("canvas zoom is " + std::to_string(zoom) + ", expected " + std::to_string(min_zoom) +
          " .. " + std::to_string(max_zoom));
+  }
+  if (!state_path.empty()) {
+    // The workbench state the app wrote at exit (--state-json): view, history, results.
+    std::ifstream sin(state_path);
+    nlohmann::json st;
+    try {
+      sin >> st;
+    } catch (const std::exception& e) {
+      fail("state JSON '" + state_path + "' does not parse: " + e.what());
+    }
+    if (st.is_object()) {
+      if (!expect_view.empty() && st["view"] != expect_view)
+        fail("view is '" + st["view"].get<std::string>() + "', expected '" + expect_view + "'");
+      if (expect_history >= 0 && st["history"]["cursor"] != expect_history)
+        fail("history cursor is " + st["history"]["cursor"].dump() + ", expected " +
+             std::to_string(expect_history) + " (steps: " + st["history"]["steps"].dump() + ")");
+      if (expect_memory == "true" && !st.contains("memory"))
+        fail("no memory simulation result for the final schedule");
+      if (expect_cpu_run == "true") {
+        if (!st.contains("cpu_run"))
+          fail("no CPU run result for the final schedule");
+        else if (!st["cpu_run"]["verified"].get<bool>() || st["cpu_run"]["median_ms"] <= 0)
+          fail("the CPU run is not verified with a measured time: " + st["cpu_run"].dump());
+      }
+      if (st["tiles"]["frames"].get<int>() < min_tile_frames)
+        fail("tiles animation has " + st["tiles"]["frames"].dump() + " frames, expected at least " +
+             std::to_string(min_tile_frames));
+    }
   }
   stbi_image_free(img.px);
   if (g_failures) return 1;

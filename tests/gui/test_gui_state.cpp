@@ -67,7 +67,7 @@ TEST_CASE("the panels tile the window without gaps or overlaps") {
     const PanelLayout p = compute_panel_layout(w, h, font);
     double area = 0;
     const auto named = p.named();
-    REQUIRE(named.size() == 4);
+    REQUIRE(named.size() == 5);
     for (const auto& [name, r] : named) {
       CAPTURE(name);
       CHECK(r.w > 0);
@@ -79,6 +79,8 @@ TEST_CASE("the panels tile the window without gaps or overlaps") {
     }
     CHECK(area == doctest::Approx(double(w) * h));
     CHECK(p.model_text.x + p.model_text.w == doctest::Approx(p.graph.x));
+    CHECK(p.tabs.x == doctest::Approx(p.graph.x));
+    CHECK(p.tabs.y + p.tabs.h == doctest::Approx(p.graph.y));  // the tabs sit on the view
     CHECK(p.graph.x + p.graph.w == doctest::Approx(p.inspector.x));
     CHECK(p.graph.w >= 0.3f * w - 1);  // the canvas keeps at least 30% of the width
   }

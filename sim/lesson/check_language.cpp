@@ -1,0 +1,454 @@
+// Tokenizer and recursive-descent parser of the lesson check language (grammar in check_language.h).
+#include "sim/lesson/check_language.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+
+namespace tilescope::lesson {
+
+LessonError::LessonError(graph::SourceLoc loc, const std::string& message)
+    : std::runtime_error((loc.to_string().empty() ? "" : loc.to_string() + ": ") + "error: " +
+                         message),
+      m_loc(std::move(loc)),
+      m_message(message) {}
+
+const Expr* Expr::keyword(const std::string& name) const {
+  const size_t first = positional();
+  for (size_t i = 0; i < keywords.size(); ++i)
+    if (keywords[i] == name) return &args[first + i];
+  return nullptr;
+}
+
+namespace {
+
+std::string number_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string Expr::to_string() const {
+  switch (kind) {
+    case Kind::Number:
+      return number_text(number);
+    case Kind::String:
+      return "\"" + text + "\"";
+    case Kind::Name:
+      return text;
+    case Kind::List: {
+      std::string s = "[";
+      for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].to_string();
+      return s + "]";
+    }
+    case Kind::Call: {
+      std::string s = text + "(";
+      const size_t first = positional();
+      for (size_t i = 0; i < args.size(); ++i) {
+        s += i ? ", " : "";
+        if (i >= first) s += keywords[i - first] + "=";
+        s += args[i].to_string();
+      }
+      return s + ")";
+    }
+    case Kind::Negate:
+      return "-" + args[0].to_string();
+    case Kind::Binary:
+      return "(" + args[0].to_string() + " " + op + " " + args[1].to_string() + ")";
+  }
+  return "";
+}
+
+const char* compare_text(Compare c) {
+  switch (c) {
+    case Compare::Eq:
+      return "==";
+    case Compare::Ne:
+      return "!=";
+    case Compare::Lt:
+      return "<";
+    case Compare::Le:
+      return "<=";
+    case Compare::Gt:
+      return ">";
+    case Compare::Ge:
+      return ">=";
+  }
+  return "?";
+}
+
+namespace {
+
+struct Token {
+  enum class Kind { Number, String, Name, Symbol, End };
+  Kind kind = Kind::End;
+  std::string text;  // Symbol: "==", "(", ...; Name / String: the text
+  double number = 0;
+  int col = 0;  // 0-based offset into the line
+};
+
+class Parser {
+ public:
+  Parser(std::string_view text, const graph::SourceLoc& loc) : m_text(text), m_loc(loc) {
+    tokenize();
+  }
+
+  Check check() {
+    Check c;
+    c.loc = m_loc;
+    c.lhs = expr();
+    const Token& t = peek();
+    static const char* const kOps[] = {"==", "!=", "<=", ">=", "<", ">"};
+    static const Compare kCmp[] = {Compare::Eq, Compare::Ne, Compare::Le,
+                                   Compare::Ge, Compare::Lt, Compare::Gt};
+    bool found = false;
+    if (t.kind == Token::Kind::Symbol) {
+      for (int i = 0; i < 6; ++i)
+        if (t.text == kOps[i]) {
+          c.op = kCmp[i];
+          found = true;
+        }
+    }
+    if (!found) {
+      if (t.kind == Token::Kind::Symbol && t.text == "=")
+        fail(t, "'=' is not a comparison; write '==' to claim two values are equal");
+      fail(t, "expected a comparison (==, !=, <, <=, >, >=) after '" + c.lhs.to_string() +
+                  "', found " + describe(t));
+    }
+    next();
+    c.rhs = expr();
+    if (peek().kind == Token::Kind::Name && peek().text == "within") {
+      next();
+      const Token n = next();
+      if (n.kind != Token::Kind::Number)
+        fail(n, "expected a tolerance after 'within' (e.g. 'within 5%'), found " + describe(n));
+      c.tolerance = n.number;
+      if (peek().kind == Token::Kind::Symbol && peek().text == "%") {
+        next();
+        c.tolerance /= 100.0;
+      }
+      if (c.tolerance < 0) fail(n, "a tolerance cannot be negative");
+      if (c.op != Compare::Eq && c.op != Compare::Ne)
+        fail(n, "'within' only makes sense with == or !=");
+    }
+    expect_end();
+    return c;
+  }
+
+  Expr whole_expr() {
+    Expr e = expr();
+    expect_end();
+    return e;
+  }
+
+ private:
+  [[noreturn]] void fail(const Token& t, const std::string& message) const {
+    graph::SourceLoc l = m_loc;
+    l.col = m_loc.col + t.col;
+    throw LessonError(l, message);
+  }
+
+  graph::SourceLoc loc_of(const Token& t) const {
+    graph::SourceLoc l = m_loc;
+    l.col = m_loc.col + t.col;
+    return l;
+  }
+
+  static std::string describe(const Token& t) {
+    switch (t.kind) {
+      case Token::Kind::End:
+        return "the end of the line";
+      case Token::Kind::Number:
+        return "number " + number_text(t.number);
+      case Token::Kind::String:
+        return "string \"" + t.text + "\"";
+      case Token::Kind::Name:
+        return "'" + t.text + "'";
+      case Token::Kind::Symbol:
+        return "'" + t.text + "'";
+    }
+    return "?";
+  }
+
+  void tokenize() {
+    size_t i = 0;
+    const size_t n = m_text.size();
+    while (i < n) {
+      const char c = m_text[i];
+      if (c == ' ' || c == '\t') {
+        ++i;
+        continue;
+      }
+      if (c == '#') break;
+      Token t;
+      t.col = static_cast<int>(i);
+      if (std::isdigit(static_cast<unsigned char>(c)) ||
+          (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(m_text[i + 1])))) {
+        size_t j = i;
+        while (j < n && (std::isdigit(static_cast<unsigned char>(m_text[j])) || m_text[j] == '.'))
+          ++j;
+        if (j < n && (m_text[j] == 'e' || m_text[j] == 'E')) {
+          size_t k = j + 1;
+          if (k < n && (m_text[k] == '+' || m_text[k] == '-')) ++k;
+          if (k < n && std::isdigit(static_cast<unsigned char>(m_text[k]))) {
+            j = k;
+            while (j < n && std::isdigit(static_cast<unsigned char>(m_text[j]))) ++j;
+          }
+        }
+        const std::string s(m_text.substr(i, j - i));
+        char* end = nullptr;
+        t.number = std::strtod(s.c_str(), &end);
+        if (end != s.c_str() + s.size()) {
+          graph::SourceLoc l = m_loc;
+          l.col += static_cast<int>(i);
+          throw LessonError(l, "malformed number '" + s + "'");
+        }
+        if (j < n && (std::isalpha(static_cast<unsigned char>(m_text[j])) || m_text[j] == '_')) {
+          graph::SourceLoc l = m_loc;
+          l.col += static_cast<int>(j);
+          throw LessonError(l, "a number runs into a name here; put an operator between them");
+        }
+        t.kind = Token::Kind::Number;
+        t.text = s;
+        i = j;
+      } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+        size_t j = i;
+        while (j < n && (std::isalnum(static_cast<unsigned char>(m_text[j])) || m_text[j] == '_'))
+          ++j;
+        t.kind = Token::Kind::Name;
+        t.text = std::string(m_text.substr(i, j - i));
+        i = j;
+      } else if (c == '"') {
+        size_t j = i + 1;
+        std::string s;
+        bool closed = false;
+        while (j < n) {
+          if (m_text[j] == '\\' && j + 1 < n) {
+            s += m_text[j + 1];
+            j += 2;
+            continue;
+          }
+          if (m_text[j] == '"') {
+            closed = true;
+            ++j;
+            break;
+          }
+          s += m_text[j++];
+        }
+        if (!closed) {
+          graph::SourceLoc l = m_loc;
+          l.col += static_cast<int>(i);
+          throw LessonError(l, "unterminated string (a \" is missing before the end of the line)");
+        }
+        t.kind = Token::Kind::String;
+        t.text = s;
+        i = j;
+      } else {
+        static const char* const kTwo[] = {"==", "!=", "<=", ">="};
+        bool two = false;
+        for (const char* s : kTwo)
+          if (i + 1 < n && m_text[i] == s[0] && m_text[i + 1] == s[1]) two = true;
+        const std::string one = "+-*/()[],=<>%";
+        if (!two && one.find(c) == std::string::npos) {
+          graph::SourceLoc l = m_loc;
+          l.col += static_cast<int>(i);
+          throw LessonError(l, std::string("unexpected character '") + c + "' in a check");
+        }
+        t.kind = Token::Kind::Symbol;
+        t.text = std::string(m_text.substr(i, two ? 2 : 1));
+        i += two ? 2 : 1;
+      }
+      m_tokens.push_back(t);
+    }
+    Token end;
+    end.kind = Token::Kind::End;
+    end.col = static_cast<int>(n);
+    m_tokens.push_back(end);
+  }
+
+  const Token& peek(size_t ahead = 0) const {
+    return m_tokens[std::min(m_pos + ahead, m_tokens.size() - 1)];
+  }
+  Token next() {
+    Token t = peek();
+    if (m_pos + 1 < m_tokens.size()) ++m_pos;
+    return t;
+  }
+  bool is_symbol(const std::string& s, size_t ahead = 0) const {
+    return peek(ahead).kind == Token::Kind::Symbol && peek(ahead).text == s;
+  }
+  void expect_symbol(const std::string& s, const std::string& context) {
+    if (!is_symbol(s)) fail(peek(), "expected '" + s + "' " + context + ", found " + describe(peek()));
+    next();
+  }
+  void expect_end() {
+    if (peek().kind != Token::Kind::End)
+      fail(peek(), "unexpected " + describe(peek()) + " after a complete check");
+  }
+
+  Expr expr() {
+    Expr lhs = term();
+    while (is_symbol("+") || is_symbol("-")) {
+      const Token op = next();
+      Expr b;
+      b.kind = Expr::Kind::Binary;
+      b.op = op.text[0];
+      b.loc = loc_of(op);
+      b.args.push_back(std::move(lhs));
+      b.args.push_back(term());
+      lhs = std::move(b);
+    }
+    return lhs;
+  }
+
+  Expr term() {
+    Expr lhs = unary();
+    while (is_symbol("*") || is_symbol("/")) {
+      const Token op = next();
+      Expr b;
+      b.kind = Expr::Kind::Binary;
+      b.op = op.text[0];
+      b.loc = loc_of(op);
+      b.args.push_back(std::move(lhs));
+      b.args.push_back(unary());
+      lhs = std::move(b);
+    }
+    return lhs;
+  }
+
+  Expr unary() {
+    if (is_symbol("-")) {
+      const Token op = next();
+      Expr e;
+      e.kind = Expr::Kind::Negate;
+      e.loc = loc_of(op);
+      e.args.push_back(unary());
+      return e;
+    }
+    return primary();
+  }
+
+  Expr primary() {
+    const Token t = next();
+    Expr e;
+    e.loc = loc_of(t);
+    switch (t.kind) {
+      case Token::Kind::Number:
+        e.kind = Expr::Kind::Number;
+        e.number = t.number;
+        return e;
+      case Token::Kind::String:
+        e.kind = Expr::Kind::String;
+        e.text = t.text;
+        return e;
+      case Token::Kind::Name:
+        e.text = t.text;
+        if (!is_symbol("(")) {
+          e.kind = Expr::Kind::Name;
+          return e;
+        }
+        e.kind = Expr::Kind::Call;
+        next();
+        if (is_symbol(")")) {
+          next();
+          return e;
+        }
+        for (;;) {
+          if (peek().kind == Token::Kind::Name && is_symbol("=", 1)) {
+            const Token key = next();
+            next();
+            for (const auto& k : e.keywords)
+              if (k == key.text) fail(key, "keyword argument '" + k + "' is given twice");
+            e.keywords.push_back(key.text);
+            e.args.push_back(expr());
+          } else {
+            if (!e.keywords.empty())
+              fail(peek(), "a positional argument cannot follow keyword arguments in " + e.text +
+                               "(...)");
+            e.args.push_back(expr());
+          }
+          if (is_symbol(",")) {
+            next();
+            continue;
+          }
+          expect_symbol(")", "to close " + e.text + "(");
+          return e;
+        }
+      case Token::Kind::Symbol:
+        if (t.text == "(") {
+          Expr inner = expr();
+          expect_symbol(")", "to close '('");
+          return inner;
+        }
+        if (t.text == "[") {
+          e.kind = Expr::Kind::List;
+          if (is_symbol("]")) {
+            next();
+            return e;
+          }
+          for (;;) {
+            e.args.push_back(expr());
+            if (is_symbol(",")) {
+              next();
+              continue;
+            }
+            expect_symbol("]", "to close the list");
+            return e;
+          }
+        }
+        fail(t, "expected a value (a number, a string, a name, a call or a list), found " +
+                    describe(t));
+      case Token::Kind::End:
+        fail(t, "expected a value, found the end of the line");
+    }
+    fail(t, "expected a value");
+  }
+
+  std::string_view m_text;
+  graph::SourceLoc m_loc;
+  std::vector<Token> m_tokens;
+  size_t m_pos = 0;
+};
+
+std::string trimmed_without_comment(std::string_view text) {
+  // A '#' inside a string literal is text, not a comment.
+  bool in_string = false;
+  size_t end = text.size();
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (in_string && text[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (text[i] == '"') in_string = !in_string;
+    if (!in_string && text[i] == '#') {
+      end = i;
+      break;
+    }
+  }
+  std::string s(text.substr(0, end));
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  size_t first = 0;
+  while (first < s.size() && std::isspace(static_cast<unsigned char>(s[first]))) ++first;
+  return s.substr(first);
+}
+
+}  // namespace
+
+Check parse_check(std::string_view text, const graph::SourceLoc& loc) {
+  Check c = Parser(text, loc).check();
+  c.text = trimmed_without_comment(text);
+  // The check's own location is its first non-blank column.
+  size_t first = 0;
+  while (first < text.size() && (text[first] == ' ' || text[first] == '\t')) ++first;
+  c.loc.col = loc.col + static_cast<int>(first);
+  return c;
+}
+
+Expr parse_expr(std::string_view text, const graph::SourceLoc& loc) {
+  return Parser(text, loc).whole_expr();
+}
+
+}  // namespace tilescope::lesson

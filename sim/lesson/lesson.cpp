@@ -1,0 +1,398 @@
+// Lesson file structure by line scanning: front matter, fenced blocks with attributes, step markers.
+#include "sim/lesson/lesson.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+namespace tilescope::lesson {
+
+const char* block_kind_name(BlockKind k) {
+  switch (k) {
+    case BlockKind::Model:
+      return "model";
+    case BlockKind::Steps:
+      return "steps";
+    case BlockKind::Check:
+      return "check";
+  }
+  return "?";
+}
+
+const Attribute* Block::attr(const std::string& key) const {
+  for (const Attribute& a : attrs)
+    if (a.key == key) return &a;
+  return nullptr;
+}
+
+std::string Block::attr_value(const std::string& key, const std::string& fallback) const {
+  const Attribute* a = attr(key);
+  return a ? a->value : fallback;
+}
+
+namespace {
+
+struct Line {
+  std::string_view text;
+  int number = 0;
+};
+
+std::vector<Line> split_lines(std::string_view text) {
+  std::vector<Line> lines;
+  size_t begin = 0;
+  int number = 1;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view l = text.substr(begin, end - begin);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    lines.push_back({l, number++});
+    begin = end + 1;
+  }
+  return lines;
+}
+
+std::string trim(std::string_view s) {
+  size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return std::string(s.substr(a, b - a));
+}
+
+bool is_id(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  return true;
+}
+
+// Languages a prose code block may be shown in; any other info string is a mistake.
+bool is_display_language(const std::string& lang) {
+  static const std::set<std::string> kLanguages = {
+      "",     "text", "txt",     "plaintext", "python", "py",   "cpp",  "c++",      "c",
+      "cuda", "sh",   "bash",    "console",   "shell",  "json", "diff", "markdown", "md",
+      "math", "yaml", "pytorch", "output"};
+  return kLanguages.count(lang) > 0;
+}
+
+class LessonParser {
+ public:
+  LessonParser(std::string_view text, const std::string& file) : m_file(file) {
+    m_lesson.file = file;
+    m_lesson.text = std::string(text);
+    m_lines = split_lines(text);
+  }
+
+  Lesson run() {
+    size_t i = front_matter();
+    std::string pending_step;  // a `<!-- step: id -->` marker waiting for its heading
+    graph::SourceLoc pending_loc;
+    for (; i < m_lines.size(); ++i) {
+      const Line& line = m_lines[i];
+      const std::string t = trim(line.text);
+      const size_t indent = line.text.find_first_not_of(' ');
+      if (t.rfind("```", 0) == 0 && indent <= 3) {
+        i = fence(i);
+        continue;
+      }
+      if (t.rfind("<!--", 0) == 0 && t.find("step:") != std::string::npos) {
+        if (!pending_step.empty()) add_step(pending_step, pending_step, pending_loc);
+        const size_t colon = t.find("step:");
+        const size_t close = t.find("-->");
+        if (close == std::string::npos)
+          fail(line, 1, "a step marker must close on its line: <!-- step: id -->");
+        pending_step = trim(t.substr(colon + 5, close - colon - 5));
+        pending_loc = loc(line, static_cast<int>(colon) + 6);
+        if (!is_id(pending_step))
+          throw LessonError(pending_loc, "step id '" + pending_step +
+                                             "' must be letters, digits, '-' or '_'");
+        continue;
+      }
+      if (t.rfind("#", 0) == 0) {
+        size_t hashes = 0;
+        while (hashes < t.size() && t[hashes] == '#') ++hashes;
+        const std::string heading = trim(t.substr(hashes));
+        if (!pending_step.empty()) {
+          add_step(pending_step, heading, pending_loc);
+          pending_step.clear();
+          continue;
+        }
+        if (heading.rfind("Step ", 0) == 0) {
+          size_t j = 5;
+          std::string number;
+          while (j < heading.size() && std::isdigit(static_cast<unsigned char>(heading[j])))
+            number += heading[j++];
+          if (number.empty() || j >= heading.size() || (heading[j] != ':' && heading[j] != '.'))
+            fail(line, static_cast<int>(hashes) + 2,
+                 "a step heading reads '### Step N: title' (N a number, then ':')");
+          add_step("step-" + number, trim(heading.substr(j + 1)),
+                   loc(line, static_cast<int>(line.text.find('#')) + 1));
+        }
+      }
+    }
+    if (!pending_step.empty()) add_step(pending_step, pending_step, pending_loc);
+    return std::move(m_lesson);
+  }
+
+ private:
+  graph::SourceLoc loc(const Line& line, int col) const { return {m_file, line.number, col}; }
+  [[noreturn]] void fail(const Line& line, int col, const std::string& message) const {
+    throw LessonError(loc(line, col), message);
+  }
+
+  void add_step(const std::string& id, const std::string& title, const graph::SourceLoc& where) {
+    for (const LessonStep& s : m_lesson.steps)
+      if (s.id == id)
+        throw LessonError(where, "step id '" + id + "' is used twice (first at line " +
+                                     std::to_string(s.loc.line) + ")");
+    m_lesson.steps.push_back({id, title, where});
+    m_current_step = id;
+  }
+
+  // Returns the index of the first line after the front matter.
+  size_t front_matter() {
+    if (m_lines.empty() || trim(m_lines[0].text) != "---")
+      throw LessonError({m_file, 1, 1},
+                        "a lesson starts with front matter: '---', then title:, level:, "
+                        "minutes: lines, then '---'");
+    size_t i = 1;
+    bool closed = false;
+    std::set<std::string> seen;
+    for (; i < m_lines.size(); ++i) {
+      const Line& line = m_lines[i];
+      const std::string t = trim(line.text);
+      if (t == "---") {
+        closed = true;
+        ++i;
+        break;
+      }
+      if (t.empty() || t[0] == '#') continue;
+      const size_t colon = line.text.find(':');
+      if (colon == std::string_view::npos)
+        fail(line, 1, "front matter lines read 'key: value'");
+      const std::string key = trim(line.text.substr(0, colon));
+      const std::string value = trim(line.text.substr(colon + 1));
+      const int value_col = static_cast<int>(line.text.find_first_not_of(' ', colon + 1)) + 1;
+      if (!seen.insert(key).second) fail(line, 1, "front matter key '" + key + "' is given twice");
+      if (key == "title") {
+        if (value.empty()) fail(line, value_col, "the title is empty");
+        m_lesson.title = value;
+      } else if (key == "level") {
+        if (value != "beginner" && value != "intermediate" && value != "advanced")
+          fail(line, value_col,
+               "level is beginner, intermediate or advanced, not '" + value + "'");
+        m_lesson.level = value;
+      } else if (key == "minutes") {
+        int m = 0;
+        bool ok = !value.empty() && value.size() < 4;
+        for (char c : value) ok = ok && std::isdigit(static_cast<unsigned char>(c));
+        if (ok) m = std::stoi(value);
+        if (!ok || m < 1 || m > 120)
+          fail(line, value_col, "minutes is a whole number from 1 to 120, not '" + value + "'");
+        m_lesson.minutes = m;
+      } else if (key == "prerequisites") {
+        std::string v = value;
+        if (v.size() >= 2 && v.front() == '[' && v.back() == ']') v = v.substr(1, v.size() - 2);
+        size_t begin = 0;
+        while (begin <= v.size()) {
+          size_t end = v.find(',', begin);
+          if (end == std::string::npos) end = v.size();
+          const std::string id = trim(std::string_view(v).substr(begin, end - begin));
+          if (!id.empty()) {
+            if (!is_id(id))
+              fail(line, value_col, "prerequisite '" + id + "' is not a lesson id (a file stem)");
+            m_lesson.prerequisites.push_back(id);
+          }
+          begin = end + 1;
+        }
+      } else if (key == "id") {
+        if (!is_id(value)) fail(line, value_col, "id '" + value + "' must be letters, digits, -, _");
+        m_lesson.id = value;
+      } else {
+        fail(line, 1,
+             "unknown front matter key '" + key +
+                 "' (known: title, level, minutes, prerequisites, id)");
+      }
+    }
+    if (!closed)
+      throw LessonError({m_file, 1, 1}, "the front matter opened here is never closed with '---'");
+    const graph::SourceLoc top{m_file, 1, 1};
+    if (m_lesson.title.empty()) throw LessonError(top, "the front matter needs a title:");
+    if (m_lesson.level.empty()) throw LessonError(top, "the front matter needs a level:");
+    if (m_lesson.minutes == 0) throw LessonError(top, "the front matter needs minutes:");
+    if (m_lesson.id.empty()) {
+      std::string stem = m_file;
+      const size_t slash = stem.find_last_of("/\\");
+      if (slash != std::string::npos) stem = stem.substr(slash + 1);
+      const size_t dot = stem.rfind('.');
+      if (dot != std::string::npos && dot > 0) stem = stem.substr(0, dot);
+      m_lesson.id = stem;
+    }
+    return i;
+  }
+
+  // Parses the fenced block opening at line `i`; returns the index of its closing fence.
+  size_t fence(size_t i) {
+    const Line& open = m_lines[i];
+    const size_t start = open.text.find('`');
+    size_t ticks = 0;
+    while (start + ticks < open.text.size() && open.text[start + ticks] == '`') ++ticks;
+    const std::string info = trim(open.text.substr(start + ticks));
+    // Find the closing fence first, so an unclosed block is reported at its opening.
+    size_t close = i + 1;
+    for (; close < m_lines.size(); ++close) {
+      const std::string t = trim(m_lines[close].text);
+      size_t n = 0;
+      while (n < t.size() && t[n] == '`') ++n;
+      if (n >= ticks && n == t.size()) break;
+    }
+    if (close >= m_lines.size())
+      fail(open, static_cast<int>(start) + 1,
+           "this ``` block is never closed (a line of ``` is missing)");
+
+    const size_t kind_end = info.find_first_of(" \t");
+    const std::string kind = info.substr(0, kind_end);
+    Block b;
+    if (kind == "model") {
+      b.kind = BlockKind::Model;
+    } else if (kind == "steps") {
+      b.kind = BlockKind::Steps;
+    } else if (kind == "check") {
+      b.kind = BlockKind::Check;
+    } else {
+      if (is_display_language(kind) && info.find('=') == std::string::npos) return close;
+      fail(open, static_cast<int>(start + ticks) + 1,
+           "unknown block kind '" + kind +
+               "': the checker reads model, steps and check blocks; a block shown as code "
+               "uses a language such as text, python or cpp");
+    }
+    b.loc = loc(open, static_cast<int>(start) + 1);
+    b.body_line = open.number + 1;
+    b.step = m_current_step;
+    attributes(open, start + ticks + kind.size(), b);
+    for (size_t j = i + 1; j < close; ++j) b.body += std::string(m_lines[j].text) + "\n";
+    if (b.kind == BlockKind::Check) {
+      for (size_t j = i + 1; j < close; ++j) {
+        const std::string t = trim(m_lines[j].text);
+        if (t.empty() || t[0] == '#') continue;
+        b.checks.push_back(parse_check(m_lines[j].text, loc(m_lines[j], 1)));
+      }
+      if (b.checks.empty()) fail(open, static_cast<int>(start) + 1, "this check block is empty");
+    }
+    m_lesson.blocks.push_back(std::move(b));
+    return close;
+  }
+
+  void attributes(const Line& open, size_t from, Block& b) {
+    static const std::map<BlockKind, std::vector<std::string>> kKnown = {
+        {BlockKind::Model, {"id", "file", "train", "loss", "lr"}},
+        {BlockKind::Steps, {"id", "model", "from", "expect"}},
+        {BlockKind::Check, {"model", "machine"}}};
+    size_t p = from;
+    const std::string_view t = open.text;
+    while (p < t.size()) {
+      while (p < t.size() && (t[p] == ' ' || t[p] == '\t')) ++p;
+      if (p >= t.size()) break;
+      size_t end = p;
+      while (end < t.size() && t[end] != ' ' && t[end] != '\t') ++end;
+      const std::string_view word = t.substr(p, end - p);
+      const size_t eq = word.find('=');
+      const int col = static_cast<int>(p) + 1;
+      if (eq == std::string_view::npos || eq == 0 || eq + 1 == word.size())
+        fail(open, col, "block attributes read key=value, not '" + std::string(word) + "'");
+      Attribute a{std::string(word.substr(0, eq)), std::string(word.substr(eq + 1)),
+                  loc(open, col)};
+      const auto& known = kKnown.at(b.kind);
+      if (std::find(known.begin(), known.end(), a.key) == known.end()) {
+        std::string list;
+        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+        fail(open, col,
+             "unknown attribute '" + a.key + "' on a " + block_kind_name(b.kind) +
+                 " block (known: " + list + ")");
+      }
+      if (b.attr(a.key)) fail(open, col, "attribute '" + a.key + "' is given twice");
+      b.attrs.push_back(std::move(a));
+      p = end;
+    }
+    const graph::SourceLoc where = b.loc;
+    if (b.kind != BlockKind::Check) {
+      const Attribute* id = b.attr("id");
+      if (!id)
+        throw LessonError(where, std::string("a ") + block_kind_name(b.kind) +
+                                     " block needs id=NAME so checks can refer to it");
+      if (!is_id(id->value))
+        throw LessonError(id->loc, "id '" + id->value + "' must be letters, digits, '-' or '_'");
+      for (const Block& other : m_lesson.blocks) {
+        const Attribute* o = other.attr("id");
+        if (other.kind != BlockKind::Check && o && o->value == id->value)
+          throw LessonError(id->loc, "id '" + id->value + "' is already used by the " +
+                                         block_kind_name(other.kind) + " block at line " +
+                                         std::to_string(other.loc.line));
+      }
+    }
+    if (b.kind == BlockKind::Steps && !b.attr("model") && !b.attr("from"))
+      throw LessonError(where, "a steps block needs model=ID (or from=STEPS_ID) to say what it "
+                               "schedules");
+    if (b.kind == BlockKind::Steps && b.attr("expect") && b.attr_value("expect") != "refused")
+      throw LessonError(b.attr("expect")->loc, "expect= takes only 'refused'");
+  }
+
+  std::string m_file;
+  Lesson m_lesson;
+  std::vector<Line> m_lines;
+  std::string m_current_step;
+};
+
+}  // namespace
+
+Lesson parse_lesson(std::string_view text, const std::string& file) {
+  return LessonParser(text, file).run();
+}
+
+Lesson load_lesson_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw LessonError({path, 0, 0}, "cannot open lesson file '" + path + "'");
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  return parse_lesson(text, path);
+}
+
+std::string render_for_terminal(const Lesson& lesson) {
+  std::string out = lesson.title + "\n";
+  out += std::string(std::min<size_t>(lesson.title.size(), 96), '=') + "\n";
+  out += "level " + lesson.level + " · about " + std::to_string(lesson.minutes) + " minutes";
+  if (!lesson.prerequisites.empty()) {
+    out += " · after ";
+    for (size_t i = 0; i < lesson.prerequisites.size(); ++i)
+      out += (i ? ", " : "") + lesson.prerequisites[i];
+  }
+  out += "\n";
+  const auto lines = split_lines(lesson.text);
+  size_t i = 1;
+  while (i < lines.size() && trim(lines[i].text) != "---") ++i;
+  ++i;
+  bool in_comment = false, in_fence = false;
+  for (; i < lines.size(); ++i) {
+    std::string l(lines[i].text);
+    const std::string t = trim(l);
+    if (!in_fence && (in_comment || t.rfind("<!--", 0) == 0)) {
+      in_comment = t.find("-->") == std::string::npos;
+      continue;
+    }
+    if (t.rfind("```", 0) == 0) {
+      if (!in_fence) {
+        const std::string info = trim(t.substr(3));
+        out += info.empty() ? "    ┌──\n" : "    ┌── " + info + "\n";
+      } else {
+        out += "    └──\n";
+      }
+      in_fence = !in_fence;
+      continue;
+    }
+    out += (in_fence ? "    │ " : "") + l + "\n";
+  }
+  return out;
+}
+
+}  // namespace tilescope::lesson

@@ -1,0 +1,220 @@
+// Rules of the workbench (issue #7) without a display: view and schedule commands, the history
+// (undo, redo, go back, branch), refusals kept as state, result caches invalidated by schedule,
+// machine and model changes, and the background jobs' numbers checked against hand counts.
+#include "app/gui/app_state.h"
+#include "app/gui/commands.h"
+#include "app/gui/workbench.h"
+#include "sim/model/machine.h"
+#include "sim/schedule/lower.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <numeric>
+#include <thread>
+
+using namespace tilescope::gui;
+namespace schedule = tilescope::schedule;
+namespace model = tilescope::model;
+
+namespace {
+
+// M=32 rows, K=128 features in, N=64 out: small enough that every job finishes in a moment.
+constexpr int64_t M = 32, N = 64, K = 128;
+const char* kSmallModel = "x: [32, 128]\nW: [64, 128] weight\nb: [64] weight\ny = relu(x @ W.T + b)\n";
+
+AppState small_state() {
+  AppState state;
+  state.model.text = kSmallModel;
+  REQUIRE(reparse_model(state));
+  update_state(state);  // lowers the graph into the workbench
+  REQUIRE(state.bench.history);
+  return state;
+}
+
+std::string run(AppState& state, const std::string& line) {
+  return apply_command(state, parse_command(line));
+}
+
+// Lets the background jobs finish, as frames would (bounded, so a hang fails instead of waiting).
+void wait_jobs(AppState& state) {
+  for (int i = 0; i < 6000 && state.bench.busy(); ++i) {
+    workbench_poll(state.bench);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  workbench_poll(state.bench);
+  REQUIRE_FALSE(state.bench.busy());
+}
+
+// One fully associative 1 MiB level: everything a small kernel touches stays resident, so main
+// memory sees each line exactly once (compulsory) and each dirty line written back once.
+model::Machine big_cache_machine() {
+  return model::parse_machine(
+      "name = bigcache\nkind = cpu\npeak fp32 simd = 100 GFLOP/s\n"
+      "[level L1]\nsize = 1 MiB\nline = 64 B\nways = full\nreplacement = lru\nwrite = back\n"
+      "write_allocate = yes\n[memory DRAM]\nsize = 1 GiB\nbandwidth = 10 GB/s\n",
+      "<test>");
+}
+
+}  // namespace
+
+// [SECTION] Commands
+
+TEST_CASE("workbench commands round-trip through their script form") {
+  for (const char* line : {"view schedule", "view timings", "apply \"tile(i, 16)\"", "undo", "redo",
+                           "goto-step 2", "machine h200", "simulate", "run-cpu", "cancel",
+                           "wait-jobs", "tiles play", "tiles seek 3", "tiles speed 12",
+                           "tiles record", "key 3"}) {
+    CAPTURE(line);
+    CHECK(command_to_string(parse_command(line)) == line);
+  }
+  CHECK(parse_command("apply tile(i, 16); tile(j, 8)").text == "tile(i, 16); tile(j, 8)");
+  CHECK_THROWS_WITH_AS(parse_command("view plot"), doctest::Contains("roofline"), CommandError);
+  CHECK_THROWS_WITH_AS(parse_command("apply"), doctest::Contains("needs a step"), CommandError);
+  CHECK_THROWS_WITH_AS(parse_command("tiles jump"), doctest::Contains("play, pause"), CommandError);
+}
+
+TEST_CASE("the view command switches the centre view and the click-node rule follows it") {
+  AppState state = small_state();
+  CHECK(state.bench.tab == ViewTab::Graph);
+  for (ViewTab t : kAllViewTabs) {
+    CHECK(run(state, std::string("view ") + view_tab_name(t)) == "");
+    CHECK(state.bench.tab == t);
+  }
+  CHECK(run(state, "click-node add0").find("no graph is on screen") != std::string::npos);
+}
+
+// [SECTION] History
+
+TEST_CASE("going back and applying a step branches: the undone steps are dropped") {
+  AppState state = small_state();
+  CHECK(run(state, "apply \"fuse(matmul0, add0, relu0)\"") == "");
+  CHECK(run(state, "apply tile(i, 16); tile(j, 8)") == "");
+  const Workbench& wb = state.bench;
+  REQUIRE(wb.history->size() == 3);
+  CHECK(wb.step_texts == std::vector<std::string>{"fuse(matmul0, add0, relu0)", "tile(i, 16)",
+                                                  "tile(j, 8)"});
+  CHECK(run(state, "goto-step 1") == "");
+  CHECK(wb.history->size() == 1);
+  CHECK(wb.step_texts.size() == 3);  // still redo-able
+  CHECK(run(state, "redo") == "");
+  CHECK(wb.history->size() == 2);
+  CHECK(run(state, "undo") == "");
+  CHECK(run(state, "apply \"tile(k, 2)\"") == "");  // the branch
+  CHECK(wb.step_texts == std::vector<std::string>{"fuse(matmul0, add0, relu0)", "tile(k, 2)"});
+  CHECK(run(state, "redo") == "redo: nothing to redo");
+  CHECK(run(state, "goto-step 0") == "");
+  CHECK(wb.history->size() == 0);
+  CHECK(run(state, "goto-step 5").find("only 2 steps") != std::string::npos);
+}
+
+TEST_CASE("a refused step is kept as state with its explanation; the schedule is unchanged") {
+  AppState state = small_state();
+  CHECK(run(state, "apply \"tile(i, 16)\"") == "");
+  const std::string before = state.bench.steps_text();
+  CHECK(run(state, "apply \"tile(k, 2048)\"") == "");  // not an error: a refusal to show
+  REQUIRE(state.bench.last);
+  CHECK_FALSE(state.bench.last->ok);
+  CHECK(state.bench.last->step == "tile(k, 2048)");
+  CHECK_FALSE(state.bench.last->explanation.empty());
+  CHECK(state.bench.steps_text() == before);
+  // Text that is not a step at all is a command error naming the problem.
+  CHECK(run(state, "apply \"tile(k 2)\"").find("apply:") == 0);
+}
+
+TEST_CASE("an edit to the model keeps the steps that still apply") {
+  AppState state = small_state();
+  CHECK(run(state, "apply fuse(matmul0, add0, relu0); tile(i, 16)") == "");
+  CHECK(run(state, "replace-line 1 x: [64, 128]") == "");
+  update_state(state);
+  CHECK(state.bench.history->size() == 2);
+  CHECK(state.bench.kernel()->name == state.bench.program()->kernels[0].name);
+}
+
+// [SECTION] Jobs and caches
+
+TEST_CASE("main-memory traffic of a fused small matmul equals the hand count with a big cache") {
+  AppState state = small_state();
+  REQUIRE(run(state, "apply \"fuse(matmul0, add0, relu0)\"") == "");
+  tilescope::gui::JobProgress progress;
+  const MemoryResult r = simulate_kernel(*state.bench.kernel(), *state.graph(),
+                                         big_cache_machine(), progress);
+  // Reads: x, W, b once each, and y's lines once (4-byte writes do not cover a 64-byte line, so
+  // write-allocate fetches them); writes: y's dirty lines once when the results reach memory.
+  const uint64_t x = M * K * 4, w = N * K * 4, b = N * 4, y = M * N * 4;
+  REQUIRE(r.levels.size() == 2);
+  CHECK(r.levels[1].total.read_bytes == x + w + b + y);
+  CHECK(r.levels[1].total.write_bytes == y);
+  CHECK(r.levels[0].total.capacity == 0);
+  CHECK(r.flops == 2 * M * N * K + 2 * M * N);  // MAC = 2 FLOPs; add and ReLU 1 per element
+  CHECK(progress.fraction == 1.0);
+}
+
+TEST_CASE("memory results are cached per (schedule, machine) and invalidated by either") {
+  AppState state = small_state();
+  REQUIRE(run(state, "machine tiny") == "");
+  REQUIRE(run(state, "simulate") == "");
+  wait_jobs(state);
+  REQUIRE(state.bench.memory_result());
+  CHECK(state.bench.memory_result()->machine == "tiny");
+  CHECK(run(state, "apply \"tile(i, 16)\"") == "");
+  CHECK(state.bench.memory_result() == nullptr);  // new schedule: not simulated yet
+  CHECK(run(state, "undo") == "");
+  CHECK(state.bench.memory_result() != nullptr);  // back: the cached result again
+  CHECK(run(state, "machine h200") == "");
+  CHECK(state.bench.memory_result() == nullptr);  // new machine
+  CHECK(run(state, "replace-line 1 x: [16, 128]") == "");
+  update_state(state);
+  CHECK(run(state, "machine tiny") == "");
+  CHECK(state.bench.memory_result() == nullptr);  // new model
+}
+
+TEST_CASE("a cancelled simulation leaves no result and says it was cancelled") {
+  AppState state;
+  state.model.text = "x: [256, 1024]\nW: [1024, 1024] weight\ny = x @ W.T\n";
+  REQUIRE(reparse_model(state));
+  update_state(state);
+  REQUIRE(run(state, "machine tiny") == "");
+  REQUIRE(run(state, "simulate") == "");
+  REQUIRE(run(state, "cancel") == "");
+  wait_jobs(state);
+  CHECK(state.bench.memory_result() == nullptr);
+  REQUIRE(state.bench.memory_errors.count(state.bench.memory_key()) == 1);
+  CHECK(state.bench.memory_errors.at(state.bench.memory_key()) == "cancelled");
+}
+
+TEST_CASE("tiles frames count every element access: x and W M*N*K times, b and y M*N times") {
+  AppState state = small_state();
+  REQUIRE(run(state, "apply fuse(matmul0, add0, relu0); tile(i, 8)") == "");
+  JobProgress progress;
+  const TilesResult t = record_tiles(*state.bench.kernel(), progress);
+  REQUIRE(t.frames.size() >= 2);
+  CHECK(std::accumulate(t.frames.front().begin(), t.frames.front().end(), uint64_t{0}) == 0);
+  uint64_t total = 0;
+  for (uint32_t v : t.frames.back()) total += v;
+  CHECK(total == uint64_t(2 * M * N * K + 2 * M * N));
+  // Frames are cumulative: counts never go down.
+  for (size_t f = 1; f < t.frames.size(); ++f)
+    for (size_t i = 0; i < t.frames[f].size(); ++i) REQUIRE(t.frames[f][i] >= t.frames[f - 1][i]);
+}
+
+TEST_CASE("the predicted time is the larger of bytes / bandwidth and FLOPs / peak") {
+  const Prediction p = predict(1'000'000, 1e9, 4'000'000, 1e9);
+  CHECK(p.memory_s == doctest::Approx(1e-3));
+  CHECK(p.compute_s == doctest::Approx(4e-3));
+  CHECK(p.seconds() == doctest::Approx(4e-3));
+  CHECK_FALSE(p.memory_bound());
+}
+
+TEST_CASE("the generated C++ of a tiled kernel runs on this CPU, verified and timed") {
+  AppState state = small_state();
+  REQUIRE(run(state, "apply fuse(matmul0, add0, relu0); tile(i, 8); tile(k, 32)") == "");
+  JobProgress progress;
+  const CpuRunResult r = run_kernel_on_cpu(*state.bench.kernel(), 2 * M * N * K + 2 * M * N,
+                                           progress);
+  CHECK(r.verified);
+  CHECK(r.rel_error < kVerifyTolerance);
+  CHECK(r.median_ms > 0);
+  CHECK(r.repeats >= 3);
+  CHECK(r.peak_gflops > 0);
+}
