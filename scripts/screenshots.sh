@@ -33,3 +33,39 @@ replace-line 5 y = relu(x @ W2.T + b)"
 shot attention-light 1440x900 "select-op softmax0" --model assets/models/attention.model
 shot cnn-projector 1600x1000 "theme projector
 select-op conv0" --model assets/models/cnn.model
+
+# One screenshot per workbench view, on the built-in example y = relu(x @ W.T + b) (64×1024 by
+# 512×1024) after fusing the epilogue, tiling i and k and staging W's k-tile in a scratchpad.
+steps='view schedule
+apply "fuse(matmul0, add0, relu0)"
+apply "tile(i, 16)"
+apply "tile(k, 64)"
+apply "stage(W, scratchpad, at=k.o)"'
+shot view-graph 1440x900 "select-op matmul0"
+shot view-schedule 1440x900 "$steps"
+shot view-tiles 1440x900 "$steps
+view tiles
+tiles record
+wait-jobs
+tiles seek 40"
+shot view-memory 1440x900 "$steps
+machine host
+view memory
+simulate
+wait-jobs"
+shot view-timings 1440x900 "$steps
+machine host
+simulate
+wait-jobs
+run-cpu
+wait-jobs
+view timings"
+shot view-roofline 1440x900 "$steps
+machine h200
+goto-step 1
+simulate
+wait-jobs
+goto-step 4
+simulate
+wait-jobs
+view roofline"

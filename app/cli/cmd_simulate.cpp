@@ -1,20 +1,34 @@
 // `tilescope-cli simulate`: runs an address trace through a machine's memory hierarchy and prints
-// per-level and per-tensor tables (or JSON).
-//
-// The trace source is a function that streams accesses into a sink, so other sources (a model
-// file with `--apply "…"` walked by the schedule room) plug in beside the din reader.
+// per-level and per-tensor tables (or JSON). Two trace sources: a Dinero din file (--trace), or a
+// model file whose current kernel, after the --apply steps, is walked by the schedule room's trace
+// walker (GPU mode on GPU machines); the latter also prints the analytic model's prediction beside
+// the simulated counts and the roofline time with its binding level.
 #include "commands.h"
 
+#include "sim/graph/model_parser.h"
 #include "sim/memory/din.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/memory/report.h"
 #include "sim/memory/tensor_regions.h"
+#include "sim/model/analytic.h"
 #include "sim/model/machine.h"
+#include "sim/model/roofline.h"
+#include "sim/schedule/codegen.h"
+#include "sim/schedule/lower.h"
+#include "sim/schedule/trace.h"
+#include "sim/schedule/transform.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,6 +37,8 @@ namespace tilescope::cli {
 namespace {
 
 struct SimulateFlags {
+  std::string file;   // model file (with --apply)
+  std::string apply;  // schedule steps
   std::string trace;
   std::string machine = "tiny";
   bool json = false;
@@ -64,9 +80,211 @@ int simulate(const SimulateFlags& f, const std::string& trace_label, const Trace
   return 0;
 }
 
+std::string pct(double sim, double model) {
+  if (sim == 0) return model == 0 ? "0%" : "n/a";
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.1f%%", 100.0 * (model - sim) / sim);
+  return b;
+}
+
+std::string num(double v) {
+  char b[48];
+  if (v == std::floor(v) && std::abs(v) < 1e15)
+    std::snprintf(b, sizeof b, "%.0f", v);
+  else
+    std::snprintf(b, sizeof b, "%.4g", v);
+  return b;
+}
+
+nlohmann::json term_json(const model::Term& t) {
+  nlohmann::json sym = nlohmann::json::object();
+  for (const auto& [k, v] : t.symbols) sym[k] = v;
+  return {{"name", t.name}, {"value", t.value}, {"formula", t.formula}, {"symbols", sym}};
+}
+
+nlohmann::json roofline_json(const model::Roofline& r) {
+  nlohmann::json b = nlohmann::json::array();
+  for (const auto& x : r.bounds)
+    b.push_back({{"name", x.name},
+                 {"seconds", x.seconds},
+                 {"known", x.known},
+                 {"term", term_json(x.term)}});
+  return {{"bounds", b}, {"binding", r.binding}, {"seconds", r.seconds}, {"notes", r.notes}};
+}
+
+std::string roofline_text(const model::Roofline& r) {
+  std::ostringstream o;
+  for (const auto& b : r.bounds) {
+    if (!b.known) continue;
+    o << "  " << b.term.to_string() << " s" << (b.name == r.binding ? "   <- binding" : "") << "\n";
+  }
+  for (const auto& n : r.notes) o << "  (" << n << ")\n";
+  o << "  predicted time: " << r.summary() << "\n";
+  return o.str();
+}
+
+std::string read_all(const std::string& file) {
+  if (file == "-") return {std::istreambuf_iterator<char>(std::cin), {}};
+  std::ifstream in(file);
+  if (!in) throw std::invalid_argument("cannot read model file '" + file + "'");
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// Model file → lowered program → steps applied → the current kernel traced through the machine.
+int run_model(const SimulateFlags& f) {
+  auto g = std::make_shared<const graph::Graph>(
+      f.file == "default" ? graph::parse_model(graph::default_model_text(), "<default>")
+                          : graph::parse_model(read_all(f.file), f.file));
+  const schedule::Program p =
+      schedule::History::replay(schedule::lower_graph(g), f.apply).current();
+  const schedule::Kernel& k = p.kernels.at(size_t(p.current));
+  const model::Machine machine = model::load_machine(f.machine);
+  const bool gpu = machine.kind == "gpu";
+
+  memory::HierarchyOptions options;
+  options.classify_misses = !f.no_3c;
+  options.reuse_distance = !f.no_reuse;
+  memory::Hierarchy hierarchy(machine.hierarchy(), options);
+  schedule::TraceOptions to;
+  to.gpu = gpu;
+  if (gpu && machine.cores > 0) to.resident_blocks = machine.cores;
+  if (gpu && machine.scratchpad) to.warp_size = uint32_t(machine.scratchpad->warp_size);
+  const schedule::TraceSummary ts = schedule::trace_kernel(k, hierarchy, to);
+  hierarchy.finish();
+  if (f.write_back_all) hierarchy.write_back_all();
+
+  memory::ReportOptions ro;
+  for (const auto& t : g->tensors()) ro.tensor_names.push_back(t.name);
+
+  double flops = 0;
+  for (graph::OpId op : k.ops) flops += double(g->op_cost(op).flops);
+  const model::Roofline sim_roof =
+      model::roofline(machine, flops, model::level_bytes(machine, hierarchy));
+
+  // The analytic model describes CPU loop nests (element accesses); GPU traces are coalesced into
+  // sectors per warp, which it does not model.
+  std::optional<model::AnalyticResult> an;
+  std::optional<model::Roofline> an_roof;
+  std::string an_error;
+  if (gpu) {
+    an_error = "the analytic model covers CPU loop nests only (GPU traces coalesce warps)";
+  } else {
+    try {
+      an = model::analyze_kernel(k, machine.hierarchy());
+      an_roof = model::roofline(machine, flops, model::level_bytes(machine, *an));
+    } catch (const std::invalid_argument& e) {
+      an_error = e.what();
+    }
+  }
+
+  const std::string steps = schedule::steps_to_string(schedule::parse_steps(f.apply));
+  if (f.json) {
+    nlohmann::json j;
+    j["machine"] = {{"name", machine.name}, {"source", machine.source}, {"kind", machine.kind}};
+    j["kernel"] = {{"name", k.name},
+                   {"summary", k.summary},
+                   {"steps", steps},
+                   {"loop_nest", schedule::print_loop_nest(k)},
+                   {"flops", flops}};
+    j["trace"] = {{"source", f.file},
+                  {"mode", gpu ? "gpu" : "cpu"},
+                  {"accesses", hierarchy.trace_accesses()},
+                  {"global_reads", ts.global_reads},
+                  {"global_writes", ts.global_writes},
+                  {"shared_reads", ts.shared_reads},
+                  {"shared_writes", ts.shared_writes}};
+    // Where each kernel argument lives in the trace, so a real run can place its buffers at the
+    // same cache sets (scripts/cachegrind_compare.sh does).
+    const schedule::TraceLayout layout = schedule::trace_layout(k, to);
+    j["layout"] = nlohmann::json::array();
+    for (size_t t = 0; t < k.tensors.size(); ++t)
+      j["layout"].push_back({{"name", k.tensors[t].name},
+                             {"base", layout.tensor_base[t]},
+                             {"alloc_elems", k.tensors[t].alloc_elems()}});
+    j["write_back_all"] = f.write_back_all;
+    j["report"] = memory::report_json(hierarchy, ro);
+    j["roofline_simulated"] = roofline_json(sim_roof);
+    if (an) {
+      nlohmann::json a;
+      a["accesses"] = term_json(an->accesses);
+      a["levels"] = nlohmann::json::array();
+      for (size_t l = 0; l < an->levels.size(); ++l) {
+        const auto& lv = an->levels[l];
+        nlohmann::json tj = nlohmann::json::array();
+        for (const auto& t : lv.tensors)
+          tj.push_back({{"name", t.name},
+                        {"graph_id", t.graph_id},
+                        {"output", t.output},
+                        {"reuse_depth", t.reuse_depth},
+                        {"misses", term_json(t.misses)},
+                        {"simulated_misses", hierarchy.counters(int(l), t.graph_id).misses}});
+        a["levels"].push_back({{"name", lv.name},
+                               {"misses", term_json(lv.misses)},
+                               {"simulated_misses", hierarchy.counters(int(l)).misses},
+                               {"writebacks", term_json(lv.writebacks)},
+                               {"tensors", tj}});
+      }
+      a["memory_read_bytes"] = term_json(an->memory_read_bytes);
+      a["memory_write_bytes"] = term_json(an->memory_write_bytes);
+      a["notes"] = an->notes;
+      j["analytic"] = a;
+      j["roofline_analytic"] = roofline_json(*an_roof);
+    } else {
+      j["analytic_error"] = an_error;
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+
+  std::cout << "machine " << machine.name << " (" << machine.source << "), kernel " << k.name
+            << ": " << k.summary << "\nsteps: " << (steps.empty() ? "(none)" : steps) << "\n"
+            << schedule::print_loop_nest(k) << "\n"
+            << (gpu ? "GPU" : "CPU") << " trace: " << hierarchy.trace_accesses() << " accesses"
+            << (f.write_back_all ? ", dirty lines written back at the end" : "") << "\n\n"
+            << memory::format_report(hierarchy, ro);
+  if (an) {
+    std::cout << "\nanalytic model vs simulation (misses in lines)\n";
+    std::printf("  %-8s %-10s %14s %14s %9s\n", "level", "tensor", "simulated", "analytic", "diff");
+    for (size_t l = 0; l < an->levels.size(); ++l) {
+      const auto& lv = an->levels[l];
+      for (const auto& t : lv.tensors)
+        std::printf(
+            "  %-8s %-10s %14s %14s %9s\n", lv.name.c_str(), t.name.c_str(),
+            num(double(hierarchy.counters(int(l), t.graph_id).misses)).c_str(),
+            num(t.misses.value).c_str(),
+            pct(double(hierarchy.counters(int(l), t.graph_id).misses), t.misses.value).c_str());
+      const double sim = double(hierarchy.counters(int(l)).misses);
+      std::printf("  %-8s %-10s %14s %14s %9s\n", lv.name.c_str(), "(all)", num(sim).c_str(),
+                  num(lv.misses.value).c_str(), pct(sim, lv.misses.value).c_str());
+    }
+    std::cout << "\nwhy these numbers (analytic)\n  " << an->accesses.to_string() << "\n";
+    for (const auto& lv : an->levels)
+      for (const auto& t : lv.tensors) std::cout << "  " << t.misses.to_string() << "\n";
+    std::cout << "  " << an->memory_read_bytes.to_string() << "\n";
+    for (const auto& n : an->notes) std::cout << "  note: " << n << "\n";
+  } else {
+    std::cout << "\nanalytic model: " << an_error << "\n";
+  }
+  std::cout << "\nroofline from simulated traffic (" << num(flops) << " FLOP)\n"
+            << roofline_text(sim_roof);
+  if (an_roof) std::cout << "roofline from analytic traffic\n" << roofline_text(*an_roof);
+  return 0;
+}
+
 int run_simulate(const SimulateFlags& f) {
+  if (!f.file.empty()) {
+    if (!f.trace.empty()) {
+      std::cerr << "simulate: give either a model FILE (with --apply) or --trace FILE.din\n";
+      return 1;
+    }
+    return run_model(f);
+  }
+  if (!f.apply.empty()) {
+    std::cerr << "simulate: --apply needs a model FILE to apply the steps to\n";
+    return 1;
+  }
   if (f.trace.empty()) {
-    std::cerr << "simulate: give a trace with --trace FILE.din\n";
+    std::cerr << "simulate: give a model FILE (with --apply \"steps\") or --trace FILE.din\n";
     return 1;
   }
   std::vector<memory::TensorRegion> regions;
@@ -85,6 +303,10 @@ const CommandRegistrar registrar{
     "simulate", "Run an address trace through a machine's simulated memory hierarchy",
     [](CLI::App& sub, int& exit_code) {
       auto flags = std::make_shared<SimulateFlags>();
+      sub.add_option("file", flags->file,
+                     "Model file ('-' for stdin, 'default' for the built-in example) whose current "
+                     "kernel is traced after --apply");
+      sub.add_option("--apply", flags->apply, "Schedule steps to apply first (as for schedule)");
       sub.add_option("--trace", flags->trace, "Dinero IV din trace (label address [size])");
       sub.add_option("--machine", flags->machine,
                      "Preset name (tiny, host, h100, h200, a100, rtx4090) or a .machine file")
@@ -106,6 +328,12 @@ const CommandRegistrar registrar{
           std::cerr << e.what() << "\n";
           exit_code = 1;
         } catch (const std::invalid_argument& e) {
+          std::cerr << "simulate: " << e.what() << "\n";
+          exit_code = 1;
+        } catch (const graph::GraphError& e) {
+          std::cerr << e.what() << "\n";
+          exit_code = 1;
+        } catch (const schedule::ScheduleError& e) {
           std::cerr << "simulate: " << e.what() << "\n";
           exit_code = 1;
         }

@@ -8,6 +8,7 @@
 
 #include "app/gui/commands.h"
 #include "app/gui/script_runner.h"
+#include "app/gui/session.h"
 #include "app/gui/theme.h"
 #include "app/gui/views/views.h"
 #include "sim/graph/model_parser.h"
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <vector>
 
@@ -102,14 +104,21 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   j["kernel"] = wb.kernel() ? wb.kernel()->name : "";
   j["kernel_ops"] = wb.kernel() ? wb.kernel()->op_names : std::vector<std::string>{};
   if (wb.last)
-    j["last_step"] = {{"step", wb.last->step}, {"ok", wb.last->ok}, {"explanation", wb.last->explanation}};
+    j["last_step"] = {
+        {"step", wb.last->step}, {"ok", wb.last->ok}, {"explanation", wb.last->explanation}};
   if (const MemoryResult* m = wb.memory_result()) {
-    j["memory"] = {{"machine", m->machine}, {"accesses", m->trace_accesses}, {"dram_bytes", m->dram_bytes()},
-                   {"levels", m->levels.size()}, {"flops", m->flops}};
+    j["memory"] = {{"machine", m->machine},
+                   {"accesses", m->trace_accesses},
+                   {"dram_bytes", m->dram_bytes()},
+                   {"levels", m->levels.size()},
+                   {"flops", m->flops}};
   }
   if (const CpuRunResult* r = wb.cpu_result()) {
-    j["cpu_run"] = {{"verified", r->verified}, {"rel_error", r->rel_error}, {"median_ms", r->median_ms},
-                    {"repeats", r->repeats}, {"flops", r->flops}};
+    j["cpu_run"] = {{"verified", r->verified},
+                    {"rel_error", r->rel_error},
+                    {"median_ms", r->median_ms},
+                    {"repeats", r->repeats},
+                    {"flops", r->flops}};
   }
   j["memory_cache_entries"] = wb.memory_cache.size();
   j["recorded_reports"] = wb.recorded.size();
@@ -150,6 +159,17 @@ int run_app(const AppOptions& options) {
   workbench_set_machine(state.bench, state.bench.machine_name);
   // A model with an error still opens: the error is shown next to the text, as when typing.
   reparse_model(state);
+  // The last session comes back unless a model was named or the run is automated (tests).
+  const bool use_session = !options.no_session && options.script.empty() && options.frames == 0;
+  const std::string session_path = use_session ? default_session_path() : std::string();
+  std::string saved_session;
+  if (!session_path.empty() && options.model_path.empty() &&
+      std::filesystem::exists(session_path)) {
+    if (std::string e = load_session(state, session_path); !e.empty()) {
+      state.status_message = e;
+      state.status_is_error = true;
+    }
+  }
 
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit()) {
@@ -230,6 +250,27 @@ int run_app(const AppOptions& options) {
       exit_code = 1;
       break;
     }
+    if (state.requests.toggle_fullscreen) {
+      state.requests.toggle_fullscreen = false;
+      if (GLFWmonitor* full = glfwGetWindowMonitor(window)) {
+        (void)full;
+        glfwSetWindowMonitor(window, nullptr, 80, 80, options.width, options.height, 0);
+      } else if (GLFWmonitor* monitor = glfwGetPrimaryMonitor()) {
+        const GLFWvidmode* mode = glfwGetVideoMode(monitor);
+        glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+      }
+    }
+    // Autosave when what a session holds changed (cheap: a few strings compared per frame).
+    if (!session_path.empty()) {
+      std::string now = session_to_json(state).dump();
+      if (now != saved_session) {
+        if (std::string e = save_session(state, session_path); !e.empty()) {
+          state.status_message = e;
+          state.status_is_error = true;
+        }
+        saved_session = std::move(now);
+      }
+    }
     if (state.requests.resize_w > 0) {
       glfwSetWindowSize(window, state.requests.resize_w, state.requests.resize_h);
       state.requests.resize_w = state.requests.resize_h = 0;
@@ -261,33 +302,36 @@ int run_app(const AppOptions& options) {
     {
       ViewContext ctx{state, queue, font_set, palette(state.theme)};
       const PanelLayout panels = state.panels();
-      draw_model_text_view(ctx, panels.model_text);
-      draw_tabs_view(ctx, panels.tabs);
+      handle_global_keys(ctx);
+      // Presentation mode draws the centre view alone; the side panels have no width.
+      const bool sides = !state.presentation;
+      if (sides) draw_model_text_view(ctx, panels.model_text);
+      if (sides) draw_tabs_view(ctx, panels.tabs);
       // One dispatch line per centre view; the side panel follows the view.
       switch (state.bench.tab) {
         case ViewTab::Graph:
           draw_graph_view(ctx, panels.graph);
-          draw_inspector_view(ctx, panels.inspector);
+          if (sides) draw_inspector_view(ctx, panels.inspector);
           break;
         case ViewTab::Schedule:
           draw_schedule_view(ctx, panels.graph);
-          draw_schedule_inspector(ctx, panels.inspector);
+          if (sides) draw_schedule_inspector(ctx, panels.inspector);
           break;
         case ViewTab::Tiles:
           draw_tiles_view(ctx, panels.graph);
-          draw_schedule_inspector(ctx, panels.inspector);
+          if (sides) draw_schedule_inspector(ctx, panels.inspector);
           break;
         case ViewTab::Memory:
           draw_memory_view(ctx, panels.graph);
-          draw_memory_inspector(ctx, panels.inspector);
+          if (sides) draw_memory_inspector(ctx, panels.inspector);
           break;
         case ViewTab::Roofline:
           draw_roofline_view(ctx, panels.graph);
-          draw_memory_inspector(ctx, panels.inspector);
+          if (sides) draw_memory_inspector(ctx, panels.inspector);
           break;
         case ViewTab::Timings:
           draw_timings_view(ctx, panels.graph);
-          draw_timings_inspector(ctx, panels.inspector);
+          if (sides) draw_timings_inspector(ctx, panels.inspector);
           break;
       }
       draw_status_bar_view(ctx, panels.status_bar);

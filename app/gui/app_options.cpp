@@ -29,6 +29,8 @@ std::string app_usage() {
          "  --state-json FILE   write the workbench state (view, steps, results) at exit\n"
          "  --size WxH          window size in pixels (default 1440x900)\n"
          "  --theme NAME        light, dark or projector\n"
+         "  --no-session        do not restore or autosave ~/.local/state/tilescope/session.json\n"
+         "                      (scripted and --frames runs never use the session)\n"
          "  --help              show this text\n";
 }
 
@@ -38,6 +40,10 @@ AppOptions parse_app_options(const std::vector<std::string>& args) {
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
       o.help = true;
+      continue;
+    }
+    if (flag == "--no-session") {
+      o.no_session = true;
       continue;
     }
     // Accept both "--flag value" and "--flag=value".

@@ -19,6 +19,7 @@ struct AppOptions {
   Theme theme = Theme::Light;  // --theme NAME
   std::string layout_json;     // --layout-json FILE: panel and node rects, written at exit
   std::string state_json;      // --state-json FILE: view, schedule history, results, at exit
+  bool no_session = false;     // --no-session: neither restore nor autosave the session
   bool help = false;
 };
 

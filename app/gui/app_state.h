@@ -80,6 +80,7 @@ struct PlatformRequests {
   bool quit = false;
   int resize_w = 0, resize_h = 0;     // 0 = no request
   std::vector<SyntheticInput> input;  // played one per frame, front first
+  bool toggle_fullscreen = false;     // F11
 };
 
 // [SECTION] AppState
@@ -100,10 +101,14 @@ struct AppState {
   std::string status_message;  // the last command error or notice, shown in the status bar
   bool status_is_error = false;
   PlatformRequests requests;
-  Workbench bench;  // centre view, schedule history, machine, background jobs
+  Workbench bench;            // centre view, schedule history, machine, background jobs
+  bool presentation = false;  // F5: the centre view fills the window (projector)
 
   float font_px() const { return theme_font_px(theme, content_scale); }
-  PanelLayout panels() const { return compute_panel_layout(window_w, window_h, font_px()); }
+  PanelLayout panels() const {
+    return presentation ? compute_presentation_layout(window_w, window_h, font_px())
+                        : compute_panel_layout(window_w, window_h, font_px());
+  }
   const graph::Graph* graph() const { return model.graph.get(); }
 };
 

@@ -239,9 +239,19 @@ Command parse_command(std::string_view line) {
       c.a = parse_number(take_word(rest), c.text == "seek" ? "frame" : "frames per second", verb);
     } else if (c.text != "play" && c.text != "pause" && c.text != "step" && c.text != "back" &&
                c.text != "record") {
-      throw CommandError("tiles: expected record, play, pause, step, back, seek N or speed X, got '" +
-                         c.text + "'");
+      throw CommandError(
+          "tiles: expected record, play, pause, step, back, seek N or speed X, got '" + c.text +
+          "'");
     }
+    expect_end(rest, verb);
+  } else if (verb == "present") {
+    c.kind = CommandKind::Present;
+    c.text = std::string(take_word(rest));
+    if (!c.text.empty() && c.text != "on" && c.text != "off")
+      throw CommandError("present: expected on, off or nothing (toggle), got '" + c.text + "'");
+    expect_end(rest, verb);
+  } else if (verb == "fullscreen") {
+    c.kind = CommandKind::Fullscreen;
     expect_end(rest, verb);
   } else if (verb == "machine") {
     c.kind = CommandKind::SetMachine;
@@ -327,6 +337,10 @@ std::string command_to_string(const Command& c) {
       return "cancel";
     case CommandKind::WaitJobs:
       return "wait-jobs";
+    case CommandKind::Present:
+      return c.text.empty() ? "present" : "present " + c.text;
+    case CommandKind::Fullscreen:
+      return "fullscreen";
     case CommandKind::Tiles:
       return "tiles " + c.text + (c.text == "seek" || c.text == "speed" ? " " + fmt(c.a) : "");
   }
@@ -557,6 +571,13 @@ std::string apply_command(AppState& state, const Command& c) {
       return workbench_run_cpu(state.bench);
     case CommandKind::Cancel:
       workbench_cancel(state.bench);
+      return {};
+    case CommandKind::Present:
+      state.presentation = c.text.empty() ? !state.presentation : c.text == "on";
+      state.view.fit_pending = true;  // the canvas changed size
+      return {};
+    case CommandKind::Fullscreen:
+      state.requests.toggle_fullscreen = true;
       return {};
     case CommandKind::Tiles:
       if (c.text == "record") return workbench_record_tiles(state.bench);

@@ -33,6 +33,8 @@
 //   run-cpu                    JIT-compile, verify and time the current kernel on this CPU
 //   cancel                     cancel the background jobs
 //   wait-jobs                  let frames pass until no background job is running
+//   present [on|off]           presentation mode (F5): one large view; arrows step the history
+//   fullscreen                 toggle a full-screen window (F11)
 //   tiles record|play|pause|step|back|seek N|speed X   record / drive the Tiles animation
 #pragma once
 
@@ -79,6 +81,8 @@ enum class CommandKind {
   Cancel,
   WaitJobs,
   Tiles,
+  Present,
+  Fullscreen,
 };
 
 struct Command {

@@ -39,25 +39,32 @@ struct JobCancelled : std::exception {
 };
 
 // One job slot: at most one run at a time. The result (or error) is handed over by poll() on the
-// frame loop's thread, so views never see a half-written result.
+// frame loop's thread, so views never see a half-written result. Movable (the thread works on a
+// heap-allocated slot that does not move), so the state that owns it can be returned by value.
 template <typename Result>
 class Job {
  public:
   using Work = std::function<Result(JobProgress&)>;
-  Job() = default;
-  Job(const Job&) = delete;
-  Job& operator=(const Job&) = delete;
+  Job() : m_slot(std::make_unique<Slot>()) {}
+  Job(Job&&) noexcept = default;
+  Job& operator=(Job&& other) noexcept {
+    if (this != &other) {
+      stop();
+      m_slot = std::move(other.m_slot);
+    }
+    return *this;
+  }
   ~Job() { stop(); }
 
   // Starts `work` for `key` (what the result will belong to); a running job is cancelled first.
   void start(std::string key, Work work) {
     stop();
-    m_key = std::move(key);
-    m_progress = std::make_shared<JobProgress>();
-    m_done_result.reset();
-    m_done_error.clear();
-    auto progress = m_progress;
-    m_thread = std::thread([this, progress, work = std::move(work)] {
+    Slot& s = *m_slot;
+    s.key = std::move(key);
+    s.progress = std::make_shared<JobProgress>();
+    s.done_result.reset();
+    s.done_error.clear();
+    s.thread = std::thread([&s, progress = s.progress, work = std::move(work)] {
       std::optional<Result> result;
       std::string error;
       try {
@@ -68,47 +75,54 @@ class Job {
         error = e.what();
       }
       {
-        std::lock_guard lock(m_mutex);
-        m_done_result = std::move(result);
-        m_done_error = std::move(error);
+        std::lock_guard lock(s.mutex);
+        s.done_result = std::move(result);
+        s.done_error = std::move(error);
       }
       progress->finished = true;
     });
   }
 
   void cancel() {
-    if (m_progress) m_progress->cancel = true;
+    if (m_slot && m_slot->progress) m_slot->progress->cancel = true;
   }
 
-  bool running() const { return m_thread.joinable(); }
-  double fraction() const { return m_progress ? m_progress->fraction.load() : 0.0; }
-  std::string phase() const { return m_progress ? m_progress->phase() : std::string(); }
-  const std::string& key() const { return m_key; }
+  bool running() const { return m_slot && m_slot->thread.joinable(); }
+  double fraction() const {
+    return m_slot && m_slot->progress ? m_slot->progress->fraction.load() : 0.0;
+  }
+  std::string phase() const {
+    return m_slot && m_slot->progress ? m_slot->progress->phase() : std::string();
+  }
+  const std::string& key() const { return m_slot->key; }
 
   // When the job has finished: joins it and returns true with `out`/`error` filled (one of them).
   bool poll(std::optional<Result>& out, std::string& error) {
-    if (!m_thread.joinable() || !m_progress->finished) return false;
-    m_thread.join();
-    std::lock_guard lock(m_mutex);
-    out = std::move(m_done_result);
-    error = std::move(m_done_error);
-    m_done_result.reset();
+    if (!running() || !m_slot->progress->finished) return false;
+    m_slot->thread.join();
+    std::lock_guard lock(m_slot->mutex);
+    out = std::move(m_slot->done_result);
+    error = std::move(m_slot->done_error);
+    m_slot->done_result.reset();
     return true;
   }
 
   // Cancels and waits (used on shutdown and before a restart).
   void stop() {
     cancel();
-    if (m_thread.joinable()) m_thread.join();
+    if (running()) m_slot->thread.join();
   }
 
  private:
-  std::thread m_thread;
-  std::shared_ptr<JobProgress> m_progress;
-  std::string m_key;
-  std::mutex m_mutex;
-  std::optional<Result> m_done_result;
-  std::string m_done_error;
+  struct Slot {
+    std::thread thread;
+    std::shared_ptr<JobProgress> progress;
+    std::string key;
+    std::mutex mutex;
+    std::optional<Result> done_result;
+    std::string done_error;
+  };
+  std::unique_ptr<Slot> m_slot;
 };
 
 }  // namespace tilescope::gui

@@ -43,4 +43,15 @@ PanelLayout compute_panel_layout(float window_w, float window_h, float font_px) 
   return layout;
 }
 
+PanelLayout compute_presentation_layout(float window_w, float window_h, float font_px) {
+  PanelLayout layout = compute_panel_layout(window_w, window_h, font_px);
+  const float w = std::max(window_w, 1.0f);
+  const float body_h = layout.status_bar.y;
+  layout.model_text = {0.0f, 0.0f, 0.0f, body_h};
+  layout.tabs = {0.0f, 0.0f, w, 0.0f};
+  layout.graph = {0.0f, 0.0f, w, body_h};
+  layout.inspector = {w, 0.0f, 0.0f, body_h};
+  return layout;
+}
+
 }  // namespace tilescope::gui

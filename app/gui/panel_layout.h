@@ -30,4 +30,8 @@ struct PanelLayout {
 // `font_px` scales the side panels and the status bar so large type still fits its labels.
 PanelLayout compute_panel_layout(float window_w, float window_h, float font_px);
 
+// Presentation mode (F5): the centre view takes the whole window above the status bar; the side
+// panels and the tabs have zero width.
+PanelLayout compute_presentation_layout(float window_w, float window_h, float font_px);
+
 }  // namespace tilescope::gui

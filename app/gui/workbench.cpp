@@ -343,9 +343,9 @@ CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProg
   r.rel_error = 0;
   for (size_t i = 0; i < k.tensors.size(); ++i) {
     if (k.tensors[i].role != schedule::TensorRole::Output) continue;
-    r.rel_error = std::max(r.rel_error, kernels::relative_error(buffers[i].data(),
-                                                                reference[i].data(),
-                                                                buffers[i].size()));
+    r.rel_error = std::max(
+        r.rel_error,
+        kernels::relative_error(buffers[i].data(), reference[i].data(), buffers[i].size()));
   }
   r.verified = r.rel_error <= kVerifyTolerance;
   if (!r.verified) return r;  // an unverified kernel is not timed
@@ -380,9 +380,8 @@ std::string workbench_run_cpu(Workbench& wb) {
   if (wb.cpu_job.running() && wb.cpu_job.key() == key) return {};
   wb.cpu_errors.erase(key);
   const int64_t flops = kernel_flops(*k, *wb.program()->graph);
-  wb.cpu_job.start(key, [kernel = *k, flops](JobProgress& p) {
-    return run_kernel_on_cpu(kernel, flops, p);
-  });
+  wb.cpu_job.start(
+      key, [kernel = *k, flops](JobProgress& p) { return run_kernel_on_cpu(kernel, flops, p); });
   return {};
 }
 
@@ -469,8 +468,8 @@ class TileSink final : public memory::AccessSink {
       const TileGrid& g = m_r.grids[t];
       // A GPU sector covers several elements: count each element it holds.
       const uint64_t first = (a.addr - m_ranges[t].first) / 4;
-      const uint64_t last = std::min<uint64_t>(first + std::max<uint32_t>(a.size, 4) / 4,
-                                               uint64_t(g.rows * g.cols));
+      const uint64_t last =
+          std::min<uint64_t>(first + std::max<uint32_t>(a.size, 4) / 4, uint64_t(g.rows * g.cols));
       for (uint64_t e = first; e < last; ++e) {
         const int64_t row = int64_t(e) / g.cols, col = int64_t(e) % g.cols;
         const size_t br = size_t(row * g.bin_rows / g.rows), bc = size_t(col * g.bin_cols / g.cols);

@@ -46,8 +46,8 @@ struct LevelResult {
 struct MemoryResult {
   std::string machine;
   bool gpu = false;
-  std::string kernel;                     // kernel name the trace came from
-  std::string steps;                      // the schedule steps it was simulated after
+  std::string kernel;  // kernel name the trace came from
+  std::string steps;   // the schedule steps it was simulated after
   size_t step_count = 0;
   std::string graph_text;                 // the model it belongs to
   std::vector<LevelResult> levels;        // cache levels, closest first, then main memory (last)
@@ -89,8 +89,8 @@ struct TileGrid {
 };
 struct TilesResult {
   std::string kernel;
-  std::string step_loop;  // the loop whose iterations are the animation's steps
-  uint64_t steps = 0;     // iterations of step_loop in the whole run
+  std::string step_loop;             // the loop whose iterations are the animation's steps
+  uint64_t steps = 0;                // iterations of step_loop in the whole run
   std::vector<uint64_t> frame_step;  // the step each frame was taken at
   std::vector<TileGrid> grids;
   std::vector<std::vector<uint32_t>> frames;  // cumulative accesses per bin

@@ -27,7 +27,7 @@ std::string sched_twin_steps(const SchedTwinTiles& t) {
          n(t.thread_m) + "); tile(j.i, " + n(t.thread_n) +
          "); reorder(i.i.o, j.i.o, k.i, i.i.i, j.i.i); bind(i.i.o, thread.y); "
          "bind(j.i.o, thread.x); pad(x_shared, 1, " +
-         n(t.pad) + "); pad(W_shared, 1, " + n(t.pad) + ")";
+         n(t.pad) + "); pad(W_shared, 1, " + n(t.pad) + "); unroll(i.i.i); unroll(j.i.i)";
 }
 
 SchedTwinGenerated sched_twin_generate(GemmShape s, const SchedTwinTiles& t) {

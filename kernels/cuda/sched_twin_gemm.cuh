@@ -5,7 +5,7 @@
 //   reorder(i.o, j.o, k.o, i.i, j.i, k.i); stage(x, shared, at=k.o); stage(W, shared, at=k.o);
 //   bind(i.o, block.y); bind(j.o, block.x); tile(i.i, 8); tile(j.i, 8);
 //   reorder(i.i.o, j.i.o, k.i, i.i.i, j.i.i); bind(i.i.o, thread.y); bind(j.i.o, thread.x);
-//   pad(x_shared, 1, 1); pad(W_shared, 1, 1)
+//   pad(x_shared, 1, 1); pad(W_shared, 1, 1); unroll(i.i.i); unroll(j.i.i)
 //
 // Same algorithm, step for step: a 128×64 block tile of y (block.y walks rows, block.x columns);
 // 8×16 threads, each owning an 8×8 register tile of rows ty·8.., columns tx·8..; per 16-deep slice
@@ -17,7 +17,8 @@
 //
 // What a person writes differently, none of it a different algorithm: static shared arrays instead
 // of one dynamic buffer; the copy loops count to a compile-time number of elements per thread
-// (the generated loop strides by blockDim at run time); partial tiles rely on the zero-filled
+// (the generated loop does too since the block shape became a compile-time constant; before
+// that it strode by blockDim at run time — the v3 diagnostic keeps that form); partial tiles rely on the zero-filled
 // shared tiles and guard only the loads and stores (the generated code also guards the k, i and j
 // loops, which only tail blocks ever see); no __launch_bounds__, like the generated kernel.
 // The shared tiles hold x and W with K contiguous, as they are in memory, so there is no float4

@@ -1,4 +1,5 @@
-// Tokenizer and recursive-descent parser of the lesson check language (grammar in check_language.h).
+// Tokenizer and recursive-descent parser of the lesson check language (grammar in
+// check_language.h).
 #include "sim/lesson/check_language.h"
 
 #include <algorithm>
@@ -9,8 +10,8 @@
 namespace tilescope::lesson {
 
 LessonError::LessonError(graph::SourceLoc loc, const std::string& message)
-    : std::runtime_error((loc.to_string().empty() ? "" : loc.to_string() + ": ") + "error: " +
-                         message),
+    : std::runtime_error((loc.to_string().empty() ? "" : loc.to_string() + ": ") +
+                         "error: " + message),
       m_loc(std::move(loc)),
       m_message(message) {}
 
@@ -255,7 +256,11 @@ class Parser {
         if (!two && one.find(c) == std::string::npos) {
           graph::SourceLoc l = m_loc;
           l.col += static_cast<int>(i);
-          throw LessonError(l, std::string("unexpected character '") + c + "' in a check");
+          // Quote a whole UTF-8 sequence, not its first byte ('×' where '*' was meant).
+          size_t j = i + 1;
+          while (j < n && (static_cast<unsigned char>(m_text[j]) & 0xC0) == 0x80) ++j;
+          throw LessonError(
+              l, "unexpected character '" + std::string(m_text.substr(i, j - i)) + "' in a check");
         }
         t.kind = Token::Kind::Symbol;
         t.text = std::string(m_text.substr(i, two ? 2 : 1));
@@ -281,7 +286,8 @@ class Parser {
     return peek(ahead).kind == Token::Kind::Symbol && peek(ahead).text == s;
   }
   void expect_symbol(const std::string& s, const std::string& context) {
-    if (!is_symbol(s)) fail(peek(), "expected '" + s + "' " + context + ", found " + describe(peek()));
+    if (!is_symbol(s))
+      fail(peek(), "expected '" + s + "' " + context + ", found " + describe(peek()));
     next();
   }
   void expect_end() {
@@ -366,8 +372,8 @@ class Parser {
             e.args.push_back(expr());
           } else {
             if (!e.keywords.empty())
-              fail(peek(), "a positional argument cannot follow keyword arguments in " + e.text +
-                               "(...)");
+              fail(peek(),
+                   "a positional argument cannot follow keyword arguments in " + e.text + "(...)");
             e.args.push_back(expr());
           }
           if (is_symbol(",")) {

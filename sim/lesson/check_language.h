@@ -1,4 +1,5 @@
-// The lesson check language: one claim per line, `expr CMP expr [within N%]`, parsed to a small AST.
+// The lesson check language: one claim per line, `expr CMP expr [within N%]`, parsed to a small
+// AST.
 //
 // Grammar (whitespace between tokens is free; `#` starts a comment):
 //   check   := expr cmp expr [ "within" NUMBER ["%"] ]        cmp := == != < <= > >=

@@ -1,4 +1,5 @@
-// Lesson file structure by line scanning: front matter, fenced blocks with attributes, step markers.
+// Lesson file structure by line scanning: front matter, fenced blocks with attributes, step
+// markers.
 #include "sim/lesson/lesson.h"
 
 #include <algorithm>
@@ -71,9 +72,9 @@ bool is_id(std::string_view s) {
 // Languages a prose code block may be shown in; any other info string is a mistake.
 bool is_display_language(const std::string& lang) {
   static const std::set<std::string> kLanguages = {
-      "",     "text", "txt",     "plaintext", "python", "py",   "cpp",  "c++",      "c",
-      "cuda", "sh",   "bash",    "console",   "shell",  "json", "diff", "markdown", "md",
-      "math", "yaml", "pytorch", "output"};
+      "",         "text", "txt",  "plaintext", "python",  "py",    "cpp",  "c++",
+      "c",        "cuda", "sh",   "bash",      "console", "shell", "json", "diff",
+      "markdown", "md",   "math", "yaml",      "pytorch", "output"};
   return kLanguages.count(lang) > 0;
 }
 
@@ -104,10 +105,10 @@ class LessonParser {
         if (close == std::string::npos)
           fail(line, 1, "a step marker must close on its line: <!-- step: id -->");
         pending_step = trim(t.substr(colon + 5, close - colon - 5));
-        pending_loc = loc(line, static_cast<int>(colon) + 6);
+        pending_loc = loc(line, static_cast<int>(t.find_first_not_of(' ', colon + 5)) + 1);
         if (!is_id(pending_step))
-          throw LessonError(pending_loc, "step id '" + pending_step +
-                                             "' must be letters, digits, '-' or '_'");
+          throw LessonError(pending_loc,
+                            "step id '" + pending_step + "' must be letters, digits, '-' or '_'");
         continue;
       }
       if (t.rfind("#", 0) == 0) {
@@ -170,8 +171,7 @@ class LessonParser {
       }
       if (t.empty() || t[0] == '#') continue;
       const size_t colon = line.text.find(':');
-      if (colon == std::string_view::npos)
-        fail(line, 1, "front matter lines read 'key: value'");
+      if (colon == std::string_view::npos) fail(line, 1, "front matter lines read 'key: value'");
       const std::string key = trim(line.text.substr(0, colon));
       const std::string value = trim(line.text.substr(colon + 1));
       const int value_col = static_cast<int>(line.text.find_first_not_of(' ', colon + 1)) + 1;
@@ -181,8 +181,7 @@ class LessonParser {
         m_lesson.title = value;
       } else if (key == "level") {
         if (value != "beginner" && value != "intermediate" && value != "advanced")
-          fail(line, value_col,
-               "level is beginner, intermediate or advanced, not '" + value + "'");
+          fail(line, value_col, "level is beginner, intermediate or advanced, not '" + value + "'");
         m_lesson.level = value;
       } else if (key == "minutes") {
         int m = 0;
@@ -208,7 +207,8 @@ class LessonParser {
           begin = end + 1;
         }
       } else if (key == "id") {
-        if (!is_id(value)) fail(line, value_col, "id '" + value + "' must be letters, digits, -, _");
+        if (!is_id(value))
+          fail(line, value_col, "id '" + value + "' must be letters, digits, -, _");
         m_lesson.id = value;
       } else {
         fail(line, 1,
@@ -333,8 +333,9 @@ class LessonParser {
       }
     }
     if (b.kind == BlockKind::Steps && !b.attr("model") && !b.attr("from"))
-      throw LessonError(where, "a steps block needs model=ID (or from=STEPS_ID) to say what it "
-                               "schedules");
+      throw LessonError(where,
+                        "a steps block needs model=ID (or from=STEPS_ID) to say what it "
+                        "schedules");
     if (b.kind == BlockKind::Steps && b.attr("expect") && b.attr_value("expect") != "refused")
       throw LessonError(b.attr("expect")->loc, "expect= takes only 'refused'");
   }
@@ -360,7 +361,9 @@ Lesson load_lesson_file(const std::string& path) {
 
 std::string render_for_terminal(const Lesson& lesson) {
   std::string out = lesson.title + "\n";
-  out += std::string(std::min<size_t>(lesson.title.size(), 96), '=') + "\n";
+  size_t columns = 0;  // code points, so a title with "—" gets a rule of its own width
+  for (unsigned char c : lesson.title) columns += (c & 0xC0) != 0x80 ? 1 : 0;
+  out += std::string(std::min<size_t>(columns, 96), '=') + "\n";
   out += "level " + lesson.level + " · about " + std::to_string(lesson.minutes) + " minutes";
   if (!lesson.prerequisites.empty()) {
     out += " · after ";

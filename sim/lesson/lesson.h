@@ -42,9 +42,9 @@ struct Attribute {
 struct Block {
   BlockKind kind = BlockKind::Model;
   std::vector<Attribute> attrs;
-  std::string body;       // the lines between the fences, each ending in '\n'
-  graph::SourceLoc loc;   // the opening fence
-  int body_line = 0;      // first body line (1-based)
+  std::string body;           // the lines between the fences, each ending in '\n'
+  graph::SourceLoc loc;       // the opening fence
+  int body_line = 0;          // first body line (1-based)
   std::vector<Check> checks;  // Check blocks: parsed lines
   std::string step;           // the step id this block belongs to ("" before any step)
 

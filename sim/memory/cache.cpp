@@ -62,14 +62,17 @@ Cache::Cache(const CacheConfig& config) : m_config(config) {
   if (std::string err = config.check(); !err.empty()) throw std::invalid_argument(err);
   m_ways = config.effective_ways();
   m_sets = config.sets();
-  m_set_pow2 = std::has_single_bit(m_sets);
-  m_set_mask = m_sets - 1;
+  m_set_index = SetIndex(m_sets);
   m_indexed = m_ways > kScanWays;
   uint64_t n = m_sets * m_ways;
   m_tags.assign(n, kInvalid);
+  m_key.assign(n + 3, static_cast<uint32_t>(kInvalid));  // + 3: see match_keys()
   m_valid.assign(n, 0);
   m_dirty.assign(n, 0);
   m_tensor.assign(n, -1);
+  // Way 0 of each set: invalid, so no line matches it until something is filled.
+  m_mru.resize(m_sets);
+  for (uint64_t s = 0; s < m_sets; ++s) m_mru[s] = static_cast<uint32_t>(s * m_ways);
   if (m_indexed) {
     m_prev.resize(n);
     m_next.resize(n);
@@ -86,7 +89,17 @@ Cache::Cache(const CacheConfig& config) : m_config(config) {
       m_tail[s] = 0;
     }
   } else if (config.replacement == Replacement::LRU || config.replacement == Replacement::FIFO) {
-    m_stamp.assign(n, 0);
+    if (m_ways <= 16) {
+      m_nibble = true;
+      // Any permutation of the ways will do as the starting order: a cold set fills its invalid
+      // ways (lowest first) before the order is consulted.
+      uint64_t order = 0;
+      for (uint32_t i = 0; i < m_ways; ++i) order |= uint64_t{i} << (4 * i);
+      m_order.assign(m_sets, order);
+      m_free.assign(m_sets, m_ways == 32 ? ~0u : (1u << m_ways) - 1);
+    } else {
+      m_stamp.assign(n, 0);
+    }
   }
   if (config.replacement == Replacement::TreePLRU) {
     m_plru_nodes = 2 * std::bit_ceil(m_ways);
@@ -97,7 +110,8 @@ Cache::Cache(const CacheConfig& config) : m_config(config) {
 }
 
 size_t Cache::memory_bytes() const {
-  return m_tags.capacity() * 8 + m_stamp.capacity() * 8 +
+  return m_tags.capacity() * 8 + m_key.capacity() * 4 + m_stamp.capacity() * 8 +
+         m_mru.capacity() * 4 + m_order.capacity() * 8 + m_free.capacity() * 4 +
          (m_valid.capacity() + m_dirty.capacity()) * 4 + m_tensor.capacity() * 2 +
          (m_prev.capacity() + m_next.capacity()) * 4 + (m_head.capacity() + m_tail.capacity()) * 4 +
          m_plru.capacity() + m_index.memory_bytes();
@@ -205,8 +219,7 @@ uint64_t Cache::victim_slow(uint64_t set) {
   return base;
 }
 
-void Cache::fill_slow(uint64_t line, uint64_t way) {
-  uint64_t set = set_of(line);
+void Cache::fill_slow(uint64_t set, uint64_t way) {
   if (m_indexed) move_to_head(set, way);
   if (m_config.replacement == Replacement::TreePLRU) plru_touch(set, way);
 }
@@ -220,6 +233,7 @@ void Cache::invalidate_indexed(uint64_t way) {
   uint64_t set = set_of(m_tags[way]);
   m_index.erase(m_tags[way]);
   m_tags[way] = kInvalid;
+  m_key[way] = static_cast<uint32_t>(kInvalid);
   m_valid[way] = 0;
   m_dirty[way] = 0;
   m_tensor[way] = -1;

@@ -1,5 +1,5 @@
 // The hierarchy's request path (split into sectors, hit/miss, evict, fill, write policies,
-// back-invalidation), its same-line fast path, and the side analyses it feeds.
+// back-invalidation), its level-0 fast path for repeat hits, and the side analyses it feeds.
 #include "sim/memory/hierarchy.h"
 
 #include <algorithm>
@@ -81,6 +81,7 @@ Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
     m_levels.push_back(std::move(level));
   }
   m_counters.assign(m_levels.size() + 1, std::vector<Counters>(1));
+  for (std::vector<Counters>& row : m_counters) m_counter_rows.push_back({row.data(), row.size()});
   if (m_config.scratchpad) m_scratchpad = std::make_unique<Scratchpad>(*m_config.scratchpad);
 }
 
@@ -88,6 +89,7 @@ Hierarchy::~Hierarchy() = default;
 
 Counters& Hierarchy::grow_counters(size_t k, size_t index) {
   m_counters[k].resize(index + 1);
+  m_counter_rows[k] = {m_counters[k].data(), m_counters[k].size()};
   return m_counters[k][index];
 }
 
@@ -97,8 +99,20 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
   m_trace_accesses += count;
   Level& l0 = *m_levels.front();
   const uint32_t shift = l0.sector_shift;
+  const uint32_t sector_bits = l0.sector_bits;
+  const uint64_t sector_mask = (uint64_t{1} << sector_bits) - 1;
   const bool write_back = l0.write_back;
+  // Without side analyses, a hit on the most recently used way of its set needs no replacement
+  // update (see Cache::mru()), whatever other streams touched other sets in between — so the A/B/C
+  // streams of a loop nest all take this path. The 3C shadow and the reuse histogram do see every
+  // access, so with them only a repeat of the previous access is short-cut.
+  const bool mru_path = !l0.seen && !l0.reuse;
   ReuseDistance* const reuse = l0.reuse.get();
+  const Cache& c0 = l0.cache;
+  const SetIndex set_of = c0.set_index();
+  const uint64_t* const tags = c0.tags();
+  const uint32_t* const valid = c0.valid_masks();
+  const uint32_t* const mru = c0.mru_ways();
   uint32_t* const dirty = l0.cache.dirty_masks();
   // The fast path's state lives in locals: through members, every counter store (uint64_t)
   // could alias them and force reloads. They are refreshed after each slow-path access.
@@ -111,20 +125,30 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
     const bool write = a.kind == AccessKind::Write;
     const uint64_t unit = a.addr >> shift;
     const uint64_t last = (a.addr + a.size - 1) >> shift;
-    // Same sector as the previous access: a hit that changes no replacement state (the line is
-    // already the most recent in its set), so only counters move. Most element traces touch
-    // each line several times in a row, which makes this the common case.
-    if (unit == last_unit && last == unit && (!write || write_back) &&
-        a.space == AddressSpace::Global) {
+    // A hit that changes no replacement state, so only counters (and the dirty bit) move.
+    if (last == unit && (!write || write_back) && a.space == AddressSpace::Global) {
       const size_t t = a.tensor < 0 ? 0 : static_cast<size_t>(a.tensor) + 1;
-      if (t < tensors) [[likely]] {
+      bool hit;
+      uint64_t way;
+      uint32_t sbit;
+      if (mru_path) {
+        const uint64_t line = unit >> sector_bits;
+        way = mru[set_of(line)];
+        sbit = 1u << (unit & sector_mask);
+        hit = tags[way] == line && (valid[way] & sbit) != 0;
+      } else {
+        hit = unit == last_unit;
+        way = last_way;
+        sbit = last_sbit;
+      }
+      if (hit && t < tensors) [[likely]] {
         Counters& c = counters[t];
         ++c.accesses;
         ++c.hits;
         if (write) {
           ++c.writes;
           c.write_bytes += a.size;
-          dirty[last_way] |= last_sbit;
+          dirty[way] |= sbit;
         } else {
           ++c.reads;
           c.read_bytes += a.size;
@@ -147,8 +171,8 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
     last_unit = l0.last_unit;
     last_way = l0.last_way;
     last_sbit = l0.last_sbit;
-    counters = m_counters[0].data();
-    tensors = m_counters[0].size();
+    counters = m_counter_rows[0].data;
+    tensors = m_counter_rows[0].size;
   }
 }
 
@@ -169,6 +193,10 @@ void Hierarchy::request(size_t k, uint64_t addr, uint32_t size, bool write, int1
   const Level& L = *m_levels[k];
   const uint64_t end = addr + size;
   const uint64_t first = addr >> L.sector_shift, last = (end - 1) >> L.sector_shift;
+  if (first == last) {  // the common case: a fill or write-back of one sector
+    unit_access(k, first, addr, size, write, tensor);
+    return;
+  }
   for (uint64_t u = first; u <= last; ++u) {
     uint64_t lo = std::max(addr, u << L.sector_shift);
     uint64_t hi = std::min(end, (u + 1) << L.sector_shift);
@@ -199,10 +227,11 @@ void Hierarchy::unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t byt
   const uint64_t line = unit >> L.sector_bits;
   const uint32_t sbit = 1u << (unit & ((1u << L.sector_bits) - 1));
   const uint64_t sector_addr = unit << L.sector_shift;
-  int64_t found = cache.find(line);
+  const uint64_t set = cache.set_of(line);
+  int64_t found = cache.find_in_set(set, line);
   if (found >= 0 && (cache.valid_mask(found) & sbit)) {
     ++c->hits;
-    cache.touch(line, found);
+    cache.touch_in_set(set, found);
     if (write) {
       if (L.write_back) {
         cache.dirty_mask(found) |= sbit;
@@ -227,16 +256,16 @@ void Hierarchy::unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t byt
     ++c->sector_misses;
     way = static_cast<uint64_t>(found);
     cache.valid_mask(way) |= sbit;
-    cache.touch(line, way);
+    cache.touch_in_set(set, way);
   } else {
     if (write && !L.write_allocate) {
       if (k == 0) L.last_unit = kNoUnit;
       request(k + 1, addr, bytes, true, tensor);
       return;
     }
-    way = cache.victim(cache.set_of(line));
+    way = cache.victim(set);
     if (cache.valid(way)) evict(k, way);
-    cache.install(way, line, sbit, tensor);
+    cache.install_in_set(set, way, line, sbit, tensor);
   }
   if (k == 0) {
     // Set before the fetch: a back-invalidation during it resets this if it hits level 0.
@@ -264,6 +293,9 @@ void Hierarchy::evict(size_t k, uint64_t way) {
   const uint32_t valid = cache.valid_mask(way);
   Counters& c = counter(k, vtensor);
   ++c.evictions;
+  // A clean victim of a scanned set in a non-inclusive level sends nothing below, and the caller
+  // installs over every field of the way next, so emptying it first would be wasted stores.
+  if (dirty == 0 && !L.inclusive && !cache.indexed()) return;
   // Invalidate before anything goes below: requests there may come back up as invalidations.
   cache.invalidate(way);
   if (L.inclusive && back_invalidate(k, vaddr, L.line_bytes)) dirty = valid;
@@ -310,7 +342,8 @@ void Hierarchy::finish() {
 void Hierarchy::shared_access(const Access& a) {
   if (!m_scratchpad)
     throw std::invalid_argument(
-        "the trace has a shared-memory access but the machine has no scratchpad");
+        "the trace has a shared-memory access but the "
+        "machine has no scratchpad");
   const bool write = a.kind == AccessKind::Write;
   // Consecutive shared accesses of one warp, up to a warp's width, form one warp-wide request.
   if (!m_warp_lanes.empty() && (a.warp != m_warp_id || write != m_warp_write ||

@@ -120,10 +120,10 @@ class Hierarchy final : public AccessSink {
   void flush_warp();
   // Inline because every simulated access bumps one; the rare growth path stays out of line.
   Counters& counter(size_t k, int16_t tensor) {
-    std::vector<Counters>& v = m_counters[k];
+    const CounterRow& row = m_counter_rows[k];
     size_t i = tensor < 0 ? 0 : static_cast<size_t>(tensor) + 1;
-    if (i < v.size()) [[likely]]
-      return v[i];
+    if (i < row.size) [[likely]]
+      return row.data[i];
     return grow_counters(k, i);
   }
   Counters& grow_counters(size_t k, size_t index);
@@ -132,6 +132,13 @@ class Hierarchy final : public AccessSink {
   HierarchyOptions m_options;
   std::vector<std::unique_ptr<Level>> m_levels;
   std::vector<std::vector<Counters>> m_counters;  // [level 0..n] by tensor + 1
+  // m_counters[k].data() and .size(), kept beside it: vector::size() divides by sizeof(Counters) on
+  // every hot-path counter lookup. Refreshed whenever a row grows.
+  struct CounterRow {
+    Counters* data;
+    size_t size;
+  };
+  std::vector<CounterRow> m_counter_rows;
   std::unique_ptr<Scratchpad> m_scratchpad;
   std::vector<LaneAccess> m_warp_lanes;
   int32_t m_warp_id = -1;

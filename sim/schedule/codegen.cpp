@@ -327,9 +327,13 @@ class Writer {
       m_smem_elems[spec.buffer] = elems;
       off += elems * (spec.double_buffer ? 2 : 1);
     }
-    line(1,
-         "const int ts_tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);");
-    line(1, "const int ts_nthreads = blockDim.x * blockDim.y * blockDim.z;");
+    // The block shape is fixed by the schedule's bindings, so the thread count is a compile-time
+    // constant: tile-copy loops then have constant strides and trip counts and unroll fully.
+    const LaunchConfig lc = launch_config(m_k);
+    m_block_threads = lc.block[0] * lc.block[1] * lc.block[2];
+    line(1, "const int ts_tid = threadIdx.x + " + std::to_string(lc.block[0]) + " * (threadIdx.y + " +
+                std::to_string(lc.block[1]) + " * threadIdx.z);");
+    line(1, "constexpr int ts_nthreads = " + std::to_string(m_block_threads) + ";");
     line(1, "(void)ts_tid;");
     line(1, "(void)ts_nthreads;");
     if (m_k.block_order == BlockOrder::Grouped) {
@@ -547,9 +551,18 @@ class Writer {
     for (size_t d = 0; d < r; ++d) s[d] = "ts_s" + std::to_string(d);
     int in = ind;
     if (cuda && pl.level == MemLevel::Shared) {
-      line(in, "for (int ts_e = ts_tid; ts_e < " + std::to_string(pl.footprint) +
-                   "; ts_e += ts_nthreads) {  // all threads of the block copy together");
-      ++in;
+      if (m_block_threads > 0 && pl.footprint % m_block_threads == 0) {
+        // Every thread copies the same number of elements: a constant trip count, unrolled.
+        line(in, "#pragma unroll");
+        line(in, "for (int ts_n = 0; ts_n < " + std::to_string(pl.footprint / m_block_threads) +
+                     "; ++ts_n) {  // all threads of the block copy together");
+        ++in;
+        line(in, "const int ts_e = ts_tid + ts_n * ts_nthreads;");
+      } else {
+        line(in, "for (int ts_e = ts_tid; ts_e < " + std::to_string(pl.footprint) +
+                     "; ts_e += ts_nthreads) {  // all threads of the block copy together");
+        ++in;
+      }
       int64_t div = 1;
       for (size_t d = r; d > 0; --d) {
         const std::string q = div == 1 ? "ts_e" : "(ts_e / " + std::to_string(div) + ")";
@@ -720,6 +733,7 @@ class Writer {
   const Kernel& m_k;
   Dialect m_d;
   std::string m_itype;
+  int64_t m_block_threads = 0;  // CUDA: threads per block, from the bindings
   std::ostringstream m_out;
   std::ostringstream m_pending_header;
   std::vector<std::string> m_tensor_ident;

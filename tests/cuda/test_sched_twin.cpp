@@ -85,7 +85,7 @@ TEST_SUITE("cuda_host") {
   TEST_CASE(
       "every step of the twin's schedule applies, and the pads give the banks counted by hand") {
     const SchedTwinGenerated g = sched_twin_generate(kBench);
-    REQUIRE(g.explanations.size() == 16);
+    REQUIRE(g.explanations.size() == 18);  // 16 schedule steps + unroll of the two register-tile loops
     // A warp is 8 threads along j (thread.x) × 4 along i (thread.y). Rows are 16 floats, so the 4
     // x rows a warp reads (8 rows apart = 128 floats) share a bank: 4-way; the 8 W rows (128
     // apart) too: 8-way. With 17-float rows they are 136 floats apart: x → banks 0, 8, 16, 24

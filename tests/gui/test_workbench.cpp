@@ -3,6 +3,7 @@
 // machine and model changes, and the background jobs' numbers checked against hand counts.
 #include "app/gui/app_state.h"
 #include "app/gui/commands.h"
+#include "app/gui/session.h"
 #include "app/gui/workbench.h"
 #include "sim/model/machine.h"
 #include "sim/schedule/lower.h"
@@ -21,7 +22,8 @@ namespace {
 
 // M=32 rows, K=128 features in, N=64 out: small enough that every job finishes in a moment.
 constexpr int64_t M = 32, N = 64, K = 128;
-const char* kSmallModel = "x: [32, 128]\nW: [64, 128] weight\nb: [64] weight\ny = relu(x @ W.T + b)\n";
+const char* kSmallModel =
+    "x: [32, 128]\nW: [64, 128] weight\nb: [64] weight\ny = relu(x @ W.T + b)\n";
 
 AppState small_state() {
   AppState state;
@@ -46,12 +48,13 @@ void wait_jobs(AppState& state) {
   REQUIRE_FALSE(state.bench.busy());
 }
 
-// One fully associative 1 MiB level: everything a small kernel touches stays resident, so main
+// One 1 MiB 16-way level (1024 sets of 64 B lines): the < 64 KiB the small kernel touches puts
+// at most one line in each set and stays resident, so main
 // memory sees each line exactly once (compulsory) and each dirty line written back once.
 model::Machine big_cache_machine() {
   return model::parse_machine(
       "name = bigcache\nkind = cpu\npeak fp32 simd = 100 GFLOP/s\n"
-      "[level L1]\nsize = 1 MiB\nline = 64 B\nways = full\nreplacement = lru\nwrite = back\n"
+      "[level L1]\nsize = 1 MiB\nline = 64 B\nways = 16\nreplacement = lru\nwrite = back\n"
       "write_allocate = yes\n[memory DRAM]\nsize = 1 GiB\nbandwidth = 10 GB/s\n",
       "<test>");
 }
@@ -61,10 +64,10 @@ model::Machine big_cache_machine() {
 // [SECTION] Commands
 
 TEST_CASE("workbench commands round-trip through their script form") {
-  for (const char* line : {"view schedule", "view timings", "apply \"tile(i, 16)\"", "undo", "redo",
-                           "goto-step 2", "machine h200", "simulate", "run-cpu", "cancel",
-                           "wait-jobs", "tiles play", "tiles seek 3", "tiles speed 12",
-                           "tiles record", "key 3"}) {
+  for (const char* line :
+       {"view schedule", "view timings", "apply \"tile(i, 16)\"", "undo", "redo", "goto-step 2",
+        "machine h200", "simulate", "run-cpu", "cancel", "wait-jobs", "tiles play", "tiles seek 3",
+        "tiles speed 12", "tiles record", "key 3", "present", "present on", "fullscreen"}) {
     CAPTURE(line);
     CHECK(command_to_string(parse_command(line)) == line);
   }
@@ -92,8 +95,8 @@ TEST_CASE("going back and applying a step branches: the undone steps are dropped
   CHECK(run(state, "apply tile(i, 16); tile(j, 8)") == "");
   const Workbench& wb = state.bench;
   REQUIRE(wb.history->size() == 3);
-  CHECK(wb.step_texts == std::vector<std::string>{"fuse(matmul0, add0, relu0)", "tile(i, 16)",
-                                                  "tile(j, 8)"});
+  CHECK(wb.step_texts ==
+        std::vector<std::string>{"fuse(matmul0, add0, relu0)", "tile(i, 16)", "tile(j, 8)"});
   CHECK(run(state, "goto-step 1") == "");
   CHECK(wb.history->size() == 1);
   CHECK(wb.step_texts.size() == 3);  // still redo-able
@@ -137,8 +140,8 @@ TEST_CASE("main-memory traffic of a fused small matmul equals the hand count wit
   AppState state = small_state();
   REQUIRE(run(state, "apply \"fuse(matmul0, add0, relu0)\"") == "");
   tilescope::gui::JobProgress progress;
-  const MemoryResult r = simulate_kernel(*state.bench.kernel(), *state.graph(),
-                                         big_cache_machine(), progress);
+  const MemoryResult r =
+      simulate_kernel(*state.bench.kernel(), *state.graph(), big_cache_machine(), progress);
   // Reads: x, W, b once each, and y's lines once (4-byte writes do not cover a 64-byte line, so
   // write-allocate fetches them); writes: y's dirty lines once when the results reach memory.
   const uint64_t x = M * K * 4, w = N * K * 4, b = N * 4, y = M * N * 4;
@@ -194,8 +197,11 @@ TEST_CASE("tiles frames count every element access: x and W M*N*K times, b and y
   for (uint32_t v : t.frames.back()) total += v;
   CHECK(total == uint64_t(2 * M * N * K + 2 * M * N));
   // Frames are cumulative: counts never go down.
+  bool monotone = true;
   for (size_t f = 1; f < t.frames.size(); ++f)
-    for (size_t i = 0; i < t.frames[f].size(); ++i) REQUIRE(t.frames[f][i] >= t.frames[f - 1][i]);
+    for (size_t i = 0; i < t.frames[f].size(); ++i)
+      monotone = monotone && t.frames[f][i] >= t.frames[f - 1][i];
+  CHECK(monotone);
 }
 
 TEST_CASE("the predicted time is the larger of bytes / bandwidth and FLOPs / peak") {
@@ -210,11 +216,45 @@ TEST_CASE("the generated C++ of a tiled kernel runs on this CPU, verified and ti
   AppState state = small_state();
   REQUIRE(run(state, "apply fuse(matmul0, add0, relu0); tile(i, 8); tile(k, 32)") == "");
   JobProgress progress;
-  const CpuRunResult r = run_kernel_on_cpu(*state.bench.kernel(), 2 * M * N * K + 2 * M * N,
-                                           progress);
+  const CpuRunResult r =
+      run_kernel_on_cpu(*state.bench.kernel(), 2 * M * N * K + 2 * M * N, progress);
   CHECK(r.verified);
   CHECK(r.rel_error < kVerifyTolerance);
   CHECK(r.median_ms > 0);
   CHECK(r.repeats >= 3);
   CHECK(r.peak_gflops > 0);
+}
+
+// [SECTION] Presentation and sessions
+
+TEST_CASE("presentation mode gives the centre view the whole window above the status bar") {
+  AppState state = small_state();
+  const PanelLayout normal = state.panels();
+  CHECK(run(state, "present") == "");
+  CHECK(state.presentation);
+  const PanelLayout p = state.panels();
+  CHECK(p.graph.x == 0);
+  CHECK(p.graph.y == 0);
+  CHECK(p.graph.w == doctest::Approx(state.window_w));
+  CHECK(p.graph.h == doctest::Approx(normal.status_bar.y));
+  CHECK(p.model_text.w == 0);
+  CHECK(p.inspector.w == 0);
+  CHECK(run(state, "present off") == "");
+  CHECK_FALSE(state.presentation);
+}
+
+TEST_CASE("a session restores the model text, the steps, the machine and the view") {
+  AppState state = small_state();
+  REQUIRE(run(state, "apply fuse(matmul0, add0, relu0); tile(i, 16)") == "");
+  REQUIRE(run(state, "machine tiny") == "");
+  REQUIRE(run(state, "view memory") == "");
+  const nlohmann::json j = session_to_json(state);
+  AppState restored;
+  CHECK(session_from_json(restored, j) == "");
+  CHECK(restored.model.text == kSmallModel);
+  CHECK(restored.bench.steps_text() == "fuse(matmul0, add0, relu0); tile(i, 16)");
+  CHECK(restored.bench.machine_name == "tiny");
+  CHECK(restored.bench.tab == ViewTab::Memory);
+  CHECK(session_from_json(restored, nlohmann::json{{"schema", "other"}}).find("not a") !=
+        std::string::npos);
 }

@@ -75,7 +75,8 @@ TEST_CASE("an unknown suite and a zero repeat count are refused with the reason"
   options.suite = "matmull";
   std::ostringstream log;
   CHECK_THROWS_WITH_AS(run_cpu_bench(options, log),
-                       "unknown CPU suite 'matmull': the suites are matmul, conv, bias_relu, jit",
+                       "unknown CPU suite 'matmull': the suites are matmul, conv, bias_relu, jit, "
+                       "schedule_twin",
                        BenchError);
   options.suite = "matmul";
   options.repeats = 0;

@@ -34,7 +34,8 @@ bool memory_empty_state(ViewContext& ctx) {
   if (wb.memory_result()) return false;
   const std::string key = wb.memory_key();
   if (wb.memory_job.running() && wb.memory_job.key() == key) {
-    job_progress_line(ctx, ("Simulating " + wb.kernel()->name + " on " + wb.machine_name + "…").c_str(),
+    job_progress_line(ctx,
+                      ("Simulating " + wb.kernel()->name + " on " + wb.machine_name + "…").c_str(),
                       wb.memory_job.fraction(), "");
     return true;
   }
@@ -67,8 +68,10 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::Text("%s on %s (%s mode)", r.kernel.c_str(), r.machine.c_str(), r.gpu ? "GPU" : "CPU");
   ImGui::PopFont();
-  ImGui::TextDisabled("%s trace accesses simulated in %.2f s%s", format_thousands(int64_t(r.trace_accesses)).c_str(),
-                      r.seconds, r.gpu ? " (global accesses coalesced per 32 B sector)" : " (one per element)");
+  ImGui::TextDisabled(
+      "%s trace accesses simulated in %.2f s%s",
+      format_thousands(int64_t(r.trace_accesses)).c_str(), r.seconds,
+      r.gpu ? " (global accesses coalesced per 32 B sector)" : " (one per element)");
 
   // [SECTION] Boxes and arrows: the core on top, main memory at the bottom.
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -76,7 +79,8 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
   const float avail_h = rect.y + rect.h - origin.y - em;
   const size_t n = r.levels.size() + 1;  // + the core
   const float box_h = std::max(em * 3.2f, std::min(em * 4.4f, avail_h / (n * 1.9f)));
-  const float gap = std::max(em * 2.0f, (avail_h - box_h * n) / std::max<size_t>(n - 1, 1));
+  const float gap =
+      std::clamp((avail_h - box_h * n) / std::max<size_t>(n - 1, 1), em * 2.0f, em * 5.0f);
   const float box_w = std::min(rect.w * 0.42f, em * 22);
   const float x0 = origin.x + em;
   // Arrow width: proportional to bytes, the largest flow drawn 1.6 em wide.
@@ -101,7 +105,8 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
     }
     const LevelResult& l = r.levels[i - 1];
     const bool dram = i == n - 1;
-    const std::string title = l.name + (l.size_bytes ? "  " + format_bytes(int64_t(l.size_bytes)) : "");
+    const std::string title =
+        l.name + (l.size_bytes ? "  " + format_bytes(int64_t(l.size_bytes)) : "");
     dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(tx, y + em * 0.4f), p.text, title.c_str());
     std::string line2 = dram ? "read " + format_bytes(int64_t(l.total.read_bytes)) + ", written " +
                                    format_bytes(int64_t(l.total.write_bytes))
@@ -116,7 +121,7 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
     const uint64_t bytes = l.total.read_bytes + l.total.write_bytes;
     const float w = std::max(1.5f, em * 1.6f * float(double(bytes) / double(max_bytes)));
     const float ax = x0 + box_w * 0.5f;
-    const float ya = y - gap + box_h + 2, yb = y - 2;
+    const float ya = y - gap + 2, yb = y - 2;  // from the bottom of the box above
     dl->AddRectFilled(ImVec2(ax - w / 2, ya), ImVec2(ax + w / 2, yb - em * 0.5f), p.edge);
     dl->AddTriangleFilled(ImVec2(ax - w / 2 - em * 0.4f, yb - em * 0.5f),
                           ImVec2(ax + w / 2 + em * 0.4f, yb - em * 0.5f), ImVec2(ax, yb), p.edge);
@@ -125,7 +130,7 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
                               format_bytes(int64_t(l.total.write_bytes)) + " written)";
     dl->AddText(ImVec2(ax + w / 2 + em, (ya + yb) / 2 - em * 0.5f), p.edge_label, label.c_str());
   }
-  ImGui::Dummy(ImVec2(box_w, static_cast<float>(n) * (box_h + gap)));
+  ImGui::Dummy(ImVec2(box_w, static_cast<float>(n) * box_h + static_cast<float>(n - 1) * gap));
   end_panel();
 }
 
@@ -146,7 +151,8 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
   const std::vector<std::string> presets = model::preset_names();
   if (ImGui::BeginCombo("##machine", wb.machine_name.c_str())) {
     for (const std::string& m : presets)
-      if (ImGui::Selectable(m.c_str(), m == wb.machine_name)) ctx.push(command_from("machine " + m));
+      if (ImGui::Selectable(m.c_str(), m == wb.machine_name))
+        ctx.push(command_from("machine " + m));
     ImGui::EndCombo();
   }
   if (wb.machine) ImGui::TextWrapped("%s", wb.machine->description.c_str());
@@ -178,8 +184,9 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
     }
     ImGui::EndTable();
   }
-  ImGui::TextDisabled("compulsory: first touch; capacity: a fully associative\ncache of the same size "
-                      "misses too; conflict: the rest.");
+  ImGui::TextDisabled(
+      "compulsory: first touch; capacity: a fully associative\ncache of the same size "
+      "misses too; conflict: the rest.");
   heading("Per tensor");
   const size_t last = r->levels.size() - 1;
   if (ImGui::BeginTable("tensors", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
@@ -197,7 +204,7 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       const size_t id = t;  // index = tensor id + 1
-      ImGui::TextUnformatted(id == 0 ? "(other)"
+      ImGui::TextUnformatted(id == 0                           ? "(other)"
                              : id - 1 < r->tensor_names.size() ? r->tensor_names[id - 1].c_str()
                                                                : "?");
       ImGui::TableNextColumn();
@@ -213,10 +220,11 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
   if (const schedule::Kernel* k = wb.kernel()) {
     int64_t min_bytes = 0;
     for (const schedule::KernelTensor& t : k->tensors) min_bytes += t.bytes();
-    ImGui::TextWrapped("%s reached %s; the minimum is %s (each of the kernel's tensors read or "
-                       "written once).",
-                       format_bytes(int64_t(r->dram_bytes())).c_str(),
-                       r->levels[last].name.c_str(), format_bytes(min_bytes).c_str());
+    ImGui::TextWrapped(
+        "%s reached %s; the minimum is %s (each of the kernel's tensors read or "
+        "written once).",
+        format_bytes(int64_t(r->dram_bytes())).c_str(), r->levels[last].name.c_str(),
+        format_bytes(min_bytes).c_str());
   }
   end_panel();
 }

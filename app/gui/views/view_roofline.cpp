@@ -41,27 +41,32 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   std::vector<Roof> roofs;
   for (const memory::CacheConfig& l : m.levels)
     if (l.bandwidth_bytes_per_s > 0) roofs.push_back({l.name, l.bandwidth_bytes_per_s});
-  if (m.memory.bandwidth_bytes_per_s > 0) roofs.push_back({m.memory.name, m.memory.bandwidth_bytes_per_s});
+  if (m.memory.bandwidth_bytes_per_s > 0)
+    roofs.push_back({m.memory.name, m.memory.bandwidth_bytes_per_s});
   const double dram_bw = m.memory.bandwidth_bytes_per_s;
   const float em = ImGui::GetFontSize();
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::Text("Roofline of %s: %s fp32", m.name.c_str(),
               peak > 0 ? (format_si(peak) + "FLOP/s").c_str() : "(no peak stated)");
   ImGui::PopFont();
-  ImGui::TextDisabled("attainable = min(peak, intensity × bandwidth); intensity = FLOPs / simulated "
-                      "%s bytes", cur.levels.back().name.c_str());
+  ImGui::TextDisabled(
+      "attainable = min(peak, intensity × bandwidth); intensity = FLOPs / simulated "
+      "%s bytes",
+      cur.levels.back().name.c_str());
   if (peak <= 0 || roofs.empty()) {
-    ImGui::TextWrapped("The machine file for %s states no %s, so there is no roof to draw. Choose a "
-                       "preset with bandwidths (h200, h100, a100, rtx4090) on the right.",
-                       m.name.c_str(), peak <= 0 ? "fp32 peak" : "bandwidths");
+    ImGui::TextWrapped(
+        "The machine file for %s states no %s, so there is no roof to draw. Choose a "
+        "preset with bandwidths (h200, h100, a100, rtx4090) on the right.",
+        m.name.c_str(), peak <= 0 ? "fp32 peak" : "bandwidths");
   }
   // Trail: the earlier steps of this model simulated on this machine, by step count.
   std::vector<const MemoryResult*> trail;
   for (const auto& [key, r] : wb.memory_cache)
     if (r.graph_text == wb.graph_text && r.machine == cur.machine && r.kernel == cur.kernel)
       trail.push_back(&r);
-  std::sort(trail.begin(), trail.end(),
-            [](const MemoryResult* a, const MemoryResult* b) { return a->step_count < b->step_count; });
+  std::sort(trail.begin(), trail.end(), [](const MemoryResult* a, const MemoryResult* b) {
+    return a->step_count < b->step_count;
+  });
 
   // [SECTION] Axes: intensity 1/16 .. 1024 FLOP/B; FLOP/s four decades below the peak to 2x.
   const ImVec2 o = ImGui::GetCursorScreenPos();
@@ -72,7 +77,14 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
     return;
   }
   const double xmin = std::log10(1.0 / 16), xmax = std::log10(1024.0);
-  const double ymax = std::log10(peak * 2), ymin = ymax - 5;
+  // Three decades under the peak, more only when a point of the trail would fall below.
+  double lowest = peak;
+  for (const MemoryResult* r : trail) {
+    const double i = std::clamp(r->intensity(), std::pow(10.0, xmin), std::pow(10.0, xmax));
+    lowest = std::min(lowest, dram_bw > 0 ? std::min(peak, i * dram_bw) : peak);
+  }
+  const double ymax = std::log10(peak * 2);
+  const double ymin = std::min(ymax - 3, std::floor(std::log10(lowest)) - 0.3);
   const auto px = [&](double intensity) {
     return left + float((std::log10(intensity) - xmin) / (xmax - xmin)) * (right - left);
   };
@@ -94,24 +106,29 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   for (double d = std::ceil(ymin); d <= ymax; d += 1) {
     const float y = py(std::pow(10.0, d));
     dl->AddLine(ImVec2(left, y), ImVec2(right, y), p.grid);
-    dl->AddText(ImVec2(o.x, y - em * 0.5f), p.subtext, (format_si(std::pow(10.0, d)) + "FLOP/s").c_str());
+    dl->AddText(ImVec2(o.x, y - em * 0.5f), p.subtext,
+                (format_si(std::pow(10.0, d)) + "FLOP/s").c_str());
   }
   dl->AddText(ImVec2((left + right) / 2 - em * 6, bottom + em * 1.4f), p.subtext,
               "arithmetic intensity (FLOP per byte)");
   // Roofs: min(peak, I * bw), drawn over the x range.
   int ri = 0;
   for (const Roof& r : roofs) {
-    const ImU32 col = p.category[(3 + ri++) % 11];
+    static constexpr int kRoofColours[] = {0, 2, 3, 6, 8};  // distinct Okabe-Ito hues
+    const ImU32 col = p.category[kRoofColours[ri++ % 5]];
     const double knee = peak / r.bw;
     const double i0 = std::pow(10.0, xmin);
     const double i1 = std::min(knee, std::pow(10.0, xmax));
-    dl->AddLine(ImVec2(px(i0), py(i0 * r.bw)), ImVec2(px(i1), py(i1 * r.bw)), col, 2.0f * p.line_scale);
+    dl->AddLine(ImVec2(px(i0), py(i0 * r.bw)), ImVec2(px(i1), py(i1 * r.bw)), col,
+                2.0f * p.line_scale);
     const std::string label = r.name + " " + format_si(r.bw) + "B/s";
     dl->AddText(ImVec2(px(i0) + em * 0.3f, py(i0 * r.bw) - em * 1.2f), col, label.c_str());
   }
   dl->AddLine(ImVec2(px(peak / roofs.front().bw), py(peak)), ImVec2(right, py(peak)), p.text,
               2.0f * p.line_scale);
-  dl->AddText(ImVec2(right - em * 8, py(peak) - em * 1.3f), p.text,
+  // The peak's label sits just right of the steepest roof's knee, above the line; the points'
+  // labels go below it, so the two never overlap.
+  dl->AddText(ImVec2(px(peak / roofs.front().bw) + em * 0.5f, py(peak) - em * 1.3f), p.text,
               ("peak " + format_si(peak) + "FLOP/s").c_str());
   // Points: each simulated step at its DRAM intensity and its roofline bound.
   ImVec2 prev(-1, -1);
@@ -124,7 +141,9 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
     dl->AddCircleFilled(pt, is_cur ? em * 0.45f : em * 0.3f, is_cur ? p.selection : p.subtext);
     char buf[64];
     std::snprintf(buf, sizeof buf, "step %zu: %.2f FLOP/B", r->step_count, r->intensity());
-    dl->AddText(ImVec2(pt.x + em * 0.5f, pt.y + (is_cur ? em * 0.2f : -em * 1.2f)),
+    // Earlier steps label below-left, the current one below-right: equal points stay readable.
+    const float tw = ImGui::CalcTextSize(buf).x;
+    dl->AddText(ImVec2(is_cur ? pt.x + em * 0.5f : pt.x - tw - em * 0.5f, pt.y + em * 0.3f),
                 is_cur ? p.text : p.subtext, buf);
     prev = pt;
   }

@@ -65,10 +65,11 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
   const size_t cursor = wb.history->size();
   ImGui::PushFont(ctx.fonts.mono);
   for (size_t i = 0; i <= wb.step_texts.size(); ++i) {
-    const std::string label =
-        std::to_string(i) + "  " + (i == 0 ? std::string("default lowering") : wb.step_texts[i - 1]);
+    const std::string label = std::to_string(i) + "  " +
+                              (i == 0 ? std::string("default lowering") : wb.step_texts[i - 1]);
     const bool undone = i > cursor;
-    if (undone) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    if (undone)
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     if (ImGui::Selectable((label + "##h" + std::to_string(i)).c_str(), i == cursor)) {
       ctx.push(command_from("goto-step " + std::to_string(i)));
     }
@@ -86,7 +87,8 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
   ImGui::PopFont();
   if (cursor < wb.step_texts.size()) {
     ImGui::Spacing();
-    ImGui::TextWrapped("Greyed steps were undone: Ctrl+Y brings them back; a new step replaces them.");
+    ImGui::TextWrapped(
+        "Greyed steps were undone: Ctrl+Y brings them back; a new step replaces them.");
   }
   ImGui::EndChild();
   ImGui::SameLine();
@@ -95,9 +97,11 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
   ImGui::BeginChild("code side", ImVec2(0, 0), false);
   if (wb.last) {
     const bool ok = wb.last->ok;
-    ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::ColorConvertU32ToFloat4(ok ? p.stale_bg : p.error_bg));
+    ImGui::PushStyleColor(ImGuiCol_ChildBg,
+                          ImGui::ColorConvertU32ToFloat4(ok ? p.stale_bg : p.error_bg));
     const float text_h = ImGui::CalcTextSize(wb.last->explanation.c_str(), nullptr, false,
-                                             ImGui::GetContentRegionAvail().x - em).y;
+                                             ImGui::GetContentRegionAvail().x - em)
+                             .y;
     ImGui::BeginChild("explanation", ImVec2(0, std::min(text_h + em * 2.6f, rect.h * 0.35f)), true);
     ImGui::PushFont(ctx.fonts.ui_bold);
     if (!ok) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
@@ -111,9 +115,10 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
     ImGui::TextDisabled("Step %zu: %s", cursor, wb.step_texts[cursor - 1].c_str());
     ImGui::TextWrapped("%s", wb.history->explanation(cursor - 1).c_str());
   } else {
-    ImGui::TextWrapped("%s — the default lowering: one serial loop per axis. Use the controls on "
-                       "the right to fuse, tile, reorder, stage and map it.",
-                       k->summary.c_str());
+    ImGui::TextWrapped(
+        "%s — the default lowering: one serial loop per axis. Use the controls on "
+        "the right to fuse, tile, reorder, stage and map it.",
+        k->summary.c_str());
   }
   ImGui::Spacing();
   if (ImGui::BeginTabBar("code tabs")) {
@@ -128,10 +133,11 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
     }
     if (ImGui::BeginTabItem("CUDA")) {
       const schedule::LaunchConfig lc = schedule::launch_config(*k);
-      ImGui::TextDisabled("launch: grid %lld×%lld×%lld, block %lld×%lld×%lld, dynamic shared %lld B",
-                          (long long)lc.grid[0], (long long)lc.grid[1], (long long)lc.grid[2],
-                          (long long)lc.block[0], (long long)lc.block[1], (long long)lc.block[2],
-                          (long long)lc.dynamic_smem_bytes);
+      ImGui::TextDisabled(
+          "launch: grid %lld×%lld×%lld, block %lld×%lld×%lld, dynamic shared %lld B",
+          (long long)lc.grid[0], (long long)lc.grid[1], (long long)lc.grid[2],
+          (long long)lc.block[0], (long long)lc.block[1], (long long)lc.block[2],
+          (long long)lc.dynamic_smem_bytes);
       draw_code("##cuda", schedule::emit_cuda(*k), ctx.fonts.mono, colours, ImVec2(0, 0));
       ImGui::EndTabItem();
     }
@@ -189,9 +195,33 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
   }
   heading("Fuse");
   if (consumers.empty()) ImGui::TextDisabled("Nothing consumes this kernel's output.");
+  // The whole chain of single consumers (add then relu) in one step, as a compiler's epilogue
+  // fusion does; or only the first consumer.
+  std::vector<std::string> chain;
+  if (consumers.size() == 1) {
+    auto op = g.find_op(consumers[0]);
+    while (op) {
+      chain.push_back(g.op(*op).name);
+      const std::vector<graph::OpId> next = g.op(*op).outputs.size() == 1
+                                                ? g.consumers(g.op(*op).outputs[0])
+                                                : std::vector<graph::OpId>{};
+      op.reset();
+      if (next.size() == 1 && !k->has_op(g.op(next[0]).name)) op = next[0];
+    }
+  }
+  if (chain.size() > 1) {
+    std::string step = "fuse(" + k->op_names.front(), names;
+    for (const std::string& c : chain) {
+      step += ", " + c;
+      names += (names.empty() ? "" : ", ") + c;
+    }
+    step += ")";
+    if (ImGui::Button(("Fuse " + names).c_str())) push_apply(ctx, step);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", step.c_str());
+  }
   for (const std::string& c : consumers) {
     const std::string step = "fuse(" + k->op_names.front() + ", " + c + ")";
-    if (ImGui::Button(("Fuse " + c + " into this kernel").c_str())) push_apply(ctx, step);
+    if (ImGui::Button(("Fuse " + c).c_str())) push_apply(ctx, step);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", step.c_str());
   }
 
@@ -213,17 +243,23 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
       ImGui::Text("%s", l.name.c_str());
       ImGui::PopFont();
       ImGui::TableNextColumn();
-      ImGui::TextDisabled("%lld %s", static_cast<long long>(l.extent), schedule::loop_kind_name(l.kind));
+      ImGui::TextDisabled("%lld", static_cast<long long>(l.extent));
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s loop", schedule::loop_kind_name(l.kind));
+      if (l.kind != schedule::LoopKind::Serial) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", schedule::loop_kind_name(l.kind));
+      }
       ImGui::TableNextColumn();
       const int f = 1 << tile_log2;
-      if (ImGui::SmallButton("tile")) push_apply(ctx, "tile(" + l.name + ", " + std::to_string(f) + ")");
+      if (ImGui::SmallButton("tile"))
+        push_apply(ctx, "tile(" + l.name + ", " + std::to_string(f) + ")");
       ImGui::SameLine();
       if (i > 0 && ImGui::SmallButton("up"))
         push_apply(ctx, "reorder(" + l.name + ", " + k->loops[i - 1].name + ")");
       if (i > 0) ImGui::SameLine();
       if (ImGui::SmallButton("vec")) push_apply(ctx, "vectorize(" + l.name + ")");
       ImGui::SameLine();
-      if (ImGui::SmallButton("unroll")) push_apply(ctx, "unroll(" + l.name + ")");
+      if (ImGui::SmallButton("unr")) push_apply(ctx, "unroll(" + l.name + ")");
       ImGui::SameLine();
       if (ImGui::SmallButton("par")) push_apply(ctx, "parallel(" + l.name + ")");
       ImGui::SameLine();
@@ -261,7 +297,8 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
   ImGui::InputInt("##group", &group, 0);
   group = std::clamp(group, 1, 64);
   ImGui::SameLine();
-  if (ImGui::Button("grouped")) push_apply(ctx, "block_order(grouped, " + std::to_string(group) + ")");
+  if (ImGui::Button("grouped"))
+    push_apply(ctx, "block_order(grouped, " + std::to_string(group) + ")");
   const char* layouts[] = {"rowmajor", "transposed", "nchw", "nhwc"};
   layout_tensor = std::clamp(layout_tensor, 0, std::max(0, int(tensor_names.size()) - 1));
   ImGui::SetNextItemWidth(em * 7);

@@ -3,6 +3,7 @@
 
 #include <imgui.h>
 
+#include <ctime>
 #include <string>
 
 namespace tilescope::gui {
@@ -21,6 +22,33 @@ void job_progress_line(ViewContext& ctx, const char* what, double fraction,
   if (ImGui::Button("Cancel")) ctx.push(command_from("cancel"));
 }
 
+void handle_global_keys(ViewContext& ctx) {
+  // GLFW key codes (what the ImGui GLFW backend indexes KeysDown with); views include no GLFW.
+  constexpr int kSpace = 32, kRight = 262, kLeft = 263, kF5 = 294, kF11 = 300, kF12 = 301;
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;  // typing in the editor: keys are text
+  for (int i = 0; i < 6; ++i) {
+    if (ImGui::IsKeyPressed('1' + i, false))
+      ctx.push(command_from(std::string("view ") + view_tab_name(kAllViewTabs[i])));
+  }
+  if (io.KeyCtrl && ImGui::IsKeyPressed('Z', false)) ctx.push(command_from("undo"));
+  if (io.KeyCtrl && ImGui::IsKeyPressed('Y', false)) ctx.push(command_from("redo"));
+  if (ImGui::IsKeyPressed(kF5, false)) ctx.push(command_from("present"));
+  if (ImGui::IsKeyPressed(kF11, false)) ctx.push(command_from("fullscreen"));
+  if (ImGui::IsKeyPressed(kF12, false)) {
+    char name[64];
+    const std::time_t t = std::time(nullptr);
+    std::strftime(name, sizeof name, "tilescope-%Y%m%d-%H%M%S.png", std::localtime(&t));
+    ctx.push(command_from(std::string("screenshot ") + name));
+  }
+  if (ctx.state.presentation) {
+    if (ImGui::IsKeyPressed(kLeft, true)) ctx.push(command_from("undo"));
+    if (ImGui::IsKeyPressed(kRight, true)) ctx.push(command_from("redo"));
+    if (ImGui::IsKeyPressed(kSpace, false))
+      ctx.push(command_from(ctx.state.bench.tiles_playing ? "tiles pause" : "tiles play"));
+  }
+}
+
 void draw_tabs_view(ViewContext& ctx, const Rect& rect) {
   const Workbench& wb = ctx.state.bench;
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding,
@@ -34,34 +62,29 @@ void draw_tabs_view(ViewContext& ctx, const Rect& rect) {
   int number = 1;
   for (ViewTab t : kAllViewTabs) {
     const bool active = wb.tab == t;
-    if (active) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+    if (active)
+      ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
     const std::string label = std::to_string(number) + "  " + view_tab_title(t);
-    if (ImGui::Button(label.c_str())) ctx.push(command_from(std::string("view ") + view_tab_name(t)));
+    if (ImGui::Button(label.c_str()))
+      ctx.push(command_from(std::string("view ") + view_tab_name(t)));
     if (active) ImGui::PopStyleColor();
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("key %d  ·  command: view %s", number, view_tab_name(t));
-    ImGui::SameLine();
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("key %d  ·  command: view %s", number, view_tab_name(t));
+    if (number < 6) ImGui::SameLine();
     ++number;
   }
+  const float buttons_end = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x;
   // What the schedule views act on, at the right end of the strip.
   if (const schedule::Kernel* k = wb.kernel()) {
     const std::string right = "kernel " + k->name + "  ·  step " +
                               std::to_string(wb.history->size()) + "/" +
                               std::to_string(wb.step_texts.size());
     const float w = ImGui::CalcTextSize(right.c_str()).x;
-    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), rect.w - w - ImGui::GetFontSize() * 0.6f));
-    ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("%s", right.c_str());
-  }
-  // Keys 1-6 switch views, unless the user is typing in the editor.
-  if (!ImGui::GetIO().WantTextInput) {
-    for (int i = 0; i < 6; ++i) {
-      if (ImGui::IsKeyPressed('1' + i, false)) {
-        ctx.push(command_from(std::string("view ") + view_tab_name(kAllViewTabs[i])));
-      }
+    if (buttons_end + w + ImGui::GetFontSize() * 1.2f <= rect.w) {
+      ImGui::SameLine(rect.w - w - ImGui::GetFontSize() * 0.6f);
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextDisabled("%s", right.c_str());
     }
-    const ImGuiIO& io = ImGui::GetIO();
-    if (io.KeyCtrl && ImGui::IsKeyPressed('Z', false)) ctx.push(command_from("undo"));
-    if (io.KeyCtrl && ImGui::IsKeyPressed('Y', false)) ctx.push(command_from("redo"));
   }
   end_panel();
 }

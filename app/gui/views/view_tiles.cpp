@@ -90,10 +90,11 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   if (ImGui::SliderFloat("fps", &speed, 1, 60, "%.0f") && speed != float(wb.tiles_speed))
     ctx.push(command_from("tiles speed " + std::to_string(speed)));
   const uint64_t step = t.frame_step[size_t(frame)];
-  ImGui::TextDisabled("step %s of %s (iterations of loop %s) · colour = accesses so far · outline = "
-                      "touched since the previous frame",
-                      format_thousands(int64_t(step)).c_str(),
-                      format_thousands(int64_t(t.steps)).c_str(), t.step_loop.c_str());
+  ImGui::TextDisabled(
+      "step %s of %s (iterations of loop %s) · colour = accesses so far · outline = "
+      "touched since the previous frame",
+      format_thousands(int64_t(step)).c_str(), format_thousands(int64_t(t.steps)).c_str(),
+      t.step_loop.c_str());
 
   // [SECTION] Grids, laid out left to right, wrapping
   const std::vector<uint32_t>& now = t.frames[size_t(frame)];
@@ -104,8 +105,8 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const float avail_w = rect.x + rect.w - start.x - em;
   const float avail_h = rect.y + rect.h - start.y - em;
-  const float cell = std::clamp(std::min(avail_w / (kTileBins * 2.3f), avail_h / (kTileBins * 1.2f)),
-                                3.0f, em * 0.9f);
+  const float cell = std::clamp(
+      std::min(avail_w / (kTileBins * 2.3f), avail_h / (kTileBins * 1.2f)), 3.0f, em * 0.9f);
   float x = start.x, y = start.y, row_h = 0;
   for (const TileGrid& g : t.grids) {
     const float gw = cell * g.bin_cols, gh = cell * g.bin_rows;
@@ -114,8 +115,8 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
       y += row_h + em * 2.2f;
       row_h = 0;
     }
-    const std::string title = g.name + (g.output ? " (out)" : "") + "  " +
-                              std::to_string(g.rows) + "×" + std::to_string(g.cols) +
+    const std::string title = g.name + (g.output ? " (out)" : "") + "  " + std::to_string(g.rows) +
+                              "×" + std::to_string(g.cols) +
                               (g.rows > g.bin_rows || g.cols > g.bin_cols ? " (binned)" : "");
     dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(x, y), p.text, title.c_str());
     const float gy = y + em * 1.4f;
@@ -129,7 +130,8 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
           const double heat = std::log1p(double(v)) / std::log1p(double(peak));
           dl->AddRectFilled(a, b, heat_colour(0.15 + 0.85 * heat, p.bar_bg));
         }
-        if (frame > 0 && v != before[i]) dl->AddRect(a, b, p.selection, 0, 0, std::max(1.0f, cell * 0.18f));
+        if (frame > 0 && v != before[i])
+          dl->AddRect(a, b, p.selection, 0, 0, std::max(1.0f, cell * 0.18f));
       }
     }
     dl->AddRect(ImVec2(x, gy), ImVec2(x + gw, gy + gh), p.node_border);

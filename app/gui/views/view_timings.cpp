@@ -72,12 +72,14 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
     ImGui::EndCombo();
   }
   const auto& [file, r] = wb.recorded[size_t(chosen)];
-  ImGui::TextDisabled("recorded in %s%s%s", std::filesystem::path(file).filename().c_str(),
-                      r.contains("compiler") ? ", " : "",
-                      r.contains("compiler") ? (json_str(r, "compiler") + " " + json_str(r, "flags")).c_str() : "");
+  ImGui::TextDisabled(
+      "recorded in %s%s%s", std::filesystem::path(file).filename().c_str(),
+      r.contains("compiler") ? ", " : "",
+      r.contains("compiler") ? (json_str(r, "compiler") + " " + json_str(r, "flags")).c_str() : "");
   if (ImGui::IsItemHovered() && r.contains("peaks"))
-    ImGui::SetTooltip("peaks: %.1f GFLOP/s fp32, %.1f GB/s (%s)", json_num(r["peaks"], "gflops_fp32"),
-                      json_num(r["peaks"], "gbps"), json_str(r, "peaks_source").c_str());
+    ImGui::SetTooltip("peaks: %.1f GFLOP/s fp32, %.1f GB/s (%s)",
+                      json_num(r["peaks"], "gflops_fp32"), json_num(r["peaks"], "gbps"),
+                      json_str(r, "peaks_source").c_str());
   ImGui::BeginChild("suites", ImVec2(0, 0), false);
   for (const auto& suite : r["suites"]) {
     ImGui::Spacing();
@@ -150,7 +152,9 @@ void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
     return;
   }
   ImGui::TextWrapped("Kernel %s: %s", k->name.c_str(), k->summary.c_str());
-  ImGui::TextDisabled("steps: %s", wb.steps_text().empty() ? "(none)" : wb.steps_text().c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("steps: %s", wb.steps_text().empty() ? "(none)" : wb.steps_text().c_str());
+  ImGui::PopStyleColor();
   const std::string key = wb.schedule_key();
   const CpuRunResult* r = wb.cpu_result();
   if (wb.cpu_job.running() && wb.cpu_job.key() == key) {
@@ -158,8 +162,9 @@ void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
   } else if (!r) {
     if (ImGui::Button("Run on this CPU")) ctx.push(command_from("run-cpu"));
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("Compiles the generated C++ (C++ tab of the Schedule view), checks it against\n"
-                        "the interpreter on the same inputs, then times it (median of repeats).");
+      ImGui::SetTooltip(
+          "Compiles the generated C++ (C++ tab of the Schedule view), checks it against\n"
+          "the interpreter on the same inputs, then times it (median of repeats).");
   }
   if (auto it = wb.cpu_errors.find(key); it != wb.cpu_errors.end() && !r) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
@@ -173,36 +178,45 @@ void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
   ImGui::Spacing();
   if (!r->verified) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
-    ImGui::TextWrapped("Not verified: relative error %.3g against the interpreter (tolerance %g). "
-                       "An unverified kernel is not timed.", r->rel_error, kVerifyTolerance);
+    ImGui::TextWrapped(
+        "Not verified: relative error %.3g against the interpreter (tolerance %g). "
+        "An unverified kernel is not timed.",
+        r->rel_error, kVerifyTolerance);
     ImGui::PopStyleColor();
     end_panel();
     return;
   }
   ImGui::Text("verified: relative error %.2g", r->rel_error);
-  ImGui::TextDisabled("%s", r->cache_hit ? "compiled: cache hit" : ("compiled in " + std::to_string(r->compile_seconds).substr(0, 4) + " s").c_str());
+  ImGui::TextDisabled(
+      "%s",
+      r->cache_hit
+          ? "compiled: cache hit"
+          : ("compiled in " + std::to_string(r->compile_seconds).substr(0, 4) + " s").c_str());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r->compile_command.c_str());
   const double measured_s = r->median_ms / 1000.0;
   const double gflops = measured_s > 0 ? double(r->flops) / measured_s / 1e9 : 0.0;
   ImGui::Spacing();
-  if (ImGui::BeginTable("mvp", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+  if (ImGui::BeginTable("mvp", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
     const auto row = [](const char* k, const std::string& v) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TextDisabled("%s", k);
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(v.c_str());
+      ImGui::TextWrapped("%s", v.c_str());
     };
-    row("measured", ms_text(r->median_ms) + " median of " + std::to_string(r->repeats) +
-                        " (min " + ms_text(r->min_ms) + ")");
+    row("measured", ms_text(r->median_ms) + " median of " + std::to_string(r->repeats) + " (min " +
+                        ms_text(r->min_ms) + ")");
     row("rate", std::to_string(gflops).substr(0, 6) + " GFLOP/s");
     row("this CPU's peaks", std::to_string(r->peak_gflops).substr(0, 6) + " GFLOP/s, " +
                                 std::to_string(r->peak_gbps).substr(0, 5) + " GB/s");
     auto sim = wb.memory_cache.find(key + "\n@host");
     if (sim != wb.memory_cache.end()) {
-      const Prediction pr = predict(sim->second.dram_bytes(), r->peak_gbps * 1e9, r->flops,
-                                    r->peak_gflops * 1e9);
-      row("predicted", ms_text(pr.seconds() * 1000) + (pr.memory_bound() ? " (memory-bound)" : " (compute-bound)"));
+      const Prediction pr =
+          predict(sim->second.dram_bytes(), r->peak_gbps * 1e9, r->flops, r->peak_gflops * 1e9);
+      row("predicted", ms_text(pr.seconds() * 1000) +
+                           (pr.memory_bound() ? " (memory-bound)" : " (compute-bound)"));
       if (ImGui::IsItemHovered()) {
         ImGui::SetTooltip(
             "predicted = max(bytes / bandwidth, FLOPs / peak)\n"
@@ -212,7 +226,8 @@ void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
             ms_text(pr.memory_s * 1000).c_str(), format_flops(r->flops).c_str(), r->peak_gflops,
             ms_text(pr.compute_s * 1000).c_str(), r->peaks_source.c_str());
       }
-      row("measured / predicted", std::to_string(measured_s / std::max(pr.seconds(), 1e-12)).substr(0, 5) + "×");
+      row("measured ÷ predicted",
+          std::to_string(measured_s / std::max(pr.seconds(), 1e-12)).substr(0, 5) + "×");
     } else {
       row("predicted", "simulate this schedule on 'host' (Memory view) to predict");
     }

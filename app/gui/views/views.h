@@ -29,6 +29,9 @@ void draw_status_bar_view(ViewContext& ctx, const Rect& rect);
 
 // The centre's tab strip and the workbench views (one file each), with their side panels.
 void draw_tabs_view(ViewContext& ctx, const Rect& rect);
+// Keys that work in every view and in presentation mode: 1-6, Ctrl+Z/Y, F5, F11, F12, and in
+// presentation mode the arrows (history) and space (tile animation).
+void handle_global_keys(ViewContext& ctx);
 void draw_schedule_view(ViewContext& ctx, const Rect& rect);
 void draw_schedule_inspector(ViewContext& ctx, const Rect& rect);
 void draw_memory_view(ViewContext& ctx, const Rect& rect);
@@ -43,6 +46,7 @@ Command command_from(const std::string& line);
 // The Memory and Roofline views' state before a result exists (drawn; true when there is none).
 bool memory_empty_state(ViewContext& ctx);
 // A progress bar with a Cancel button for a running job; returns true when it was drawn.
-void job_progress_line(ViewContext& ctx, const char* what, double fraction, const std::string& phase);
+void job_progress_line(ViewContext& ctx, const char* what, double fraction,
+                       const std::string& phase);
 
 }  // namespace tilescope::gui

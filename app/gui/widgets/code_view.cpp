@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <cctype>
+#include <cstdio>
 #include <vector>
 
 namespace tilescope::gui {
@@ -12,12 +12,12 @@ namespace {
 
 bool is_keyword(std::string_view w) {
   static constexpr std::array<std::string_view, 38> kKeywords = {
-      "for",      "if",         "else",      "return",   "const",     "float",    "int",
-      "int64_t",  "void",       "extern",    "static",   "inline",    "auto",     "unsigned",
+      "for",        "if",         "else",         "return",        "const",  "float",  "int",
+      "int64_t",    "void",       "extern",       "static",        "inline", "auto",   "unsigned",
       "__global__", "__shared__", "__restrict__", "__syncthreads", "extern", "struct", "double",
-      "while",    "break",      "continue",  "include",  "std",       "bool",     "true",
-      "false",    "parallel",   "vectorized", "unrolled", "in",       "range",    "stage",
-      "guard",    "namespace",  "char"};
+      "while",      "break",      "continue",     "include",       "std",    "bool",   "true",
+      "false",      "parallel",   "vectorized",   "unrolled",      "in",     "range",  "stage",
+      "guard",      "namespace",  "char"};
   for (std::string_view k : kKeywords)
     if (w == k) return true;
   return false;
@@ -47,8 +47,8 @@ std::string classify_code_line(std::string_view line) {
     }
     if (std::isdigit(static_cast<unsigned char>(ch))) {
       size_t j = i;
-      while (j < line.size() && (std::isalnum(static_cast<unsigned char>(line[j])) ||
-                                 line[j] == '.'))
+      while (j < line.size() &&
+             (std::isalnum(static_cast<unsigned char>(line[j])) || line[j] == '.'))
         ++j;
       for (size_t k = i; k < j; ++k) cls[k] = '2';
       i = j;
@@ -73,7 +73,10 @@ void draw_code(const char* id, std::string_view source, ImFont* mono, const Code
   ImGui::BeginChild(id, size, true, ImGuiWindowFlags_HorizontalScrollbar);
   ImGui::PushFont(mono);
   const float lh = ImGui::GetTextLineHeightWithSpacing();
-  const float cw = ImGui::CalcTextSize("0").x;
+  // The font's own advance: CalcTextSize rounds up, and runs drawn at column * rounded width
+  // would drift right of the text before them.
+  const float cw =
+      ImGui::GetFont()->GetCharAdvance('0') * ImGui::GetFontSize() / ImGui::GetFont()->FontSize;
   const float gutter = cw * 5;
   float widest = 0;
   for (std::string_view l : lines) widest = std::max(widest, static_cast<float>(l.size()));

@@ -1,0 +1,1020 @@
+// The lesson checker: model and steps blocks built once, check names resolved at load, values
+// computed from graph costs, schedules, the memory simulator, machine presets and recorded
+// measurements.
+//
+// Index: [SECTION] Values  [SECTION] Paths and recorded files  [SECTION] Building
+//        [SECTION] Functions  [SECTION] Validation  [SECTION] Simulation  [SECTION] Evaluation
+#include "sim/lesson/checker.h"
+
+#include "sim/graph/autodiff.h"
+#include "sim/graph/model_parser.h"
+#include "sim/memory/hierarchy.h"
+#include "sim/schedule/codegen.h"
+#include "sim/schedule/lower.h"
+#include "sim/schedule/trace.h"
+#include "sim/schedule/transform.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+
+namespace tilescope::lesson {
+
+// [SECTION] Values
+
+Value Value::of(double v) {
+  Value x;
+  x.number = v;
+  return x;
+}
+
+Value Value::of(std::string s) {
+  Value x;
+  x.kind = Kind::String;
+  x.text = std::move(s);
+  return x;
+}
+
+std::string Value::to_string() const {
+  switch (kind) {
+    case Kind::Number: {
+      char buf[64];
+      if (std::fabs(number) < 1e15 && number == std::floor(number))
+        std::snprintf(buf, sizeof buf, "%.0f", number);
+      else
+        std::snprintf(buf, sizeof buf, "%.4g", number);
+      return buf;
+    }
+    case Kind::String:
+      return "\"" + text + "\"";
+    case Kind::List: {
+      std::string s = "[";
+      for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i].to_string();
+      return s + "]";
+    }
+  }
+  return "?";
+}
+
+namespace {
+
+// An evaluation failure inside a check (not a malformed lesson): the check fails with this text.
+struct EvalError {
+  std::string message;
+};
+
+std::string join(const std::vector<std::string>& v, size_t limit = 12) {
+  std::string s;
+  for (size_t i = 0; i < v.size() && i < limit; ++i) s += (i ? ", " : "") + v[i];
+  if (v.size() > limit) s += ", ...";
+  return s;
+}
+
+bool values_equal(const Value& a, const Value& b, double tol) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Value::Kind::Number: {
+      if (tol == 0) return a.number == b.number;
+      const double scale = std::max(std::fabs(a.number), std::fabs(b.number));
+      return std::fabs(a.number - b.number) <= tol * scale;
+    }
+    case Value::Kind::String:
+      return a.text == b.text;
+    case Value::Kind::List:
+      if (a.items.size() != b.items.size()) return false;
+      for (size_t i = 0; i < a.items.size(); ++i)
+        if (!values_equal(a.items[i], b.items[i], tol)) return false;
+      return true;
+  }
+  return false;
+}
+
+// [SECTION] Paths and recorded files
+
+// A query step: "key", "3" (an index) or "key=value" (the element of an array whose key equals
+// value, compared as text or as a number).
+Value recorded_value(const std::string& path, const std::string& query) {
+  std::ifstream in(path);
+  if (!in) throw EvalError{"cannot open recorded file '" + path + "'"};
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw EvalError{"'" + path + "' is not JSON: " + e.what()};
+  }
+  const nlohmann::json* node = &j;
+  std::string walked;
+  size_t begin = 0;
+  while (begin <= query.size()) {
+    size_t end = query.find('/', begin);
+    if (end == std::string::npos) end = query.size();
+    const std::string part = query.substr(begin, end - begin);
+    begin = end + 1;
+    if (part.empty()) continue;
+    const size_t eq = part.find('=');
+    if (eq != std::string::npos) {
+      if (!node->is_array())
+        throw EvalError{"in " + path + ", '" + walked + "' is not a list to select '" + part +
+                        "' from"};
+      const std::string key = part.substr(0, eq), want = part.substr(eq + 1);
+      const nlohmann::json* found = nullptr;
+      std::vector<std::string> seen;
+      for (const auto& item : *node) {
+        if (!item.is_object() || !item.contains(key)) continue;
+        const auto& v = item[key];
+        std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+        seen.push_back(text);
+        if (text == want) {
+          found = &item;
+          break;
+        }
+      }
+      if (!found)
+        throw EvalError{"in " + path + ", no element of '" + walked + "' has " + key + "=" + want +
+                        " (there are: " + join(seen) + ")"};
+      node = found;
+    } else if (node->is_array()) {
+      const bool digits =
+          std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits || std::stoul(part) >= node->size())
+        throw EvalError{"in " + path + ", '" + walked + "' is a list of " +
+                        std::to_string(node->size()) + "; '" + part + "' is not an index in it"};
+      node = &(*node)[std::stoul(part)];
+    } else if (node->is_object()) {
+      if (!node->contains(part)) {
+        std::vector<std::string> keys;
+        for (auto it = node->begin(); it != node->end(); ++it) keys.push_back(it.key());
+        throw EvalError{"in " + path + ", '" + (walked.empty() ? "(top)" : walked) +
+                        "' has no key '" + part + "' (keys: " + join(keys) + ")"};
+      }
+      node = &(*node)[part];
+    } else {
+      throw EvalError{"in " + path + ", '" + walked + "' is a plain value, not a container"};
+    }
+    walked += (walked.empty() ? "" : "/") + part;
+  }
+  if (node->is_number()) return Value::of(node->get<double>());
+  if (node->is_string()) return Value::of(node->get<std::string>());
+  if (node->is_boolean()) return Value::of(node->get<bool>() ? 1.0 : 0.0);
+  throw EvalError{"in " + path + ", '" + walked + "' is not a number or a string"};
+}
+
+}  // namespace
+
+std::string resolve_lesson_path(const std::string& path, const std::string& lesson_file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec)) return path;
+  const fs::path dir = fs::path(lesson_file).parent_path();
+  for (const fs::path& base : {dir, dir / "..", fs::path(TILESCOPE_SOURCE_DIR)}) {
+    const fs::path p = base / path;
+    if (fs::exists(p, ec)) return p.lexically_normal().string();
+  }
+  return path;
+}
+
+// [SECTION] Building
+
+LessonSession::LessonSession(Lesson lesson) : m_lesson(std::move(lesson)) {
+  for (const Block& b : m_lesson.blocks) {
+    if (b.kind == BlockKind::Model) build_model(b);
+    if (b.kind == BlockKind::Steps) build_steps(b);
+  }
+  for (const Block& b : m_lesson.blocks) {
+    if (b.kind != BlockKind::Check) continue;
+    const Context c = context_of(b);
+    for (const Check& ch : b.checks) {
+      validate(ch.lhs, c);
+      validate(ch.rhs, c);
+    }
+  }
+}
+
+void LessonSession::build_model(const Block& b) {
+  const std::string id = b.attr_value("id");
+  std::shared_ptr<graph::Graph> g;
+  const Attribute* file = b.attr("file");
+  const Attribute* train = b.attr("train");
+  const bool has_body = b.body.find_first_not_of(" \t\n") != std::string::npos;
+  if ((file != nullptr) + (train != nullptr) + has_body != 1)
+    throw LessonError(b.loc,
+                      "a model block has exactly one source: its text, file=PATH or "
+                      "train=MODEL_ID");
+  if (!train && (b.attr("loss") || b.attr("lr")))
+    throw LessonError((b.attr("loss") ? b.attr("loss") : b.attr("lr"))->loc,
+                      "loss= and lr= belong to a train= model block");
+  try {
+    if (has_body) {
+      g = std::make_shared<graph::Graph>(graph::parse_model(b.body, m_lesson.file));
+    } else if (file) {
+      g = std::make_shared<graph::Graph>(
+          graph::parse_model_file(resolve_lesson_path(file->value, m_lesson.file)));
+    } else {
+      auto it = m_models.find(train->value);
+      if (it == m_models.end())
+        throw LessonError(train->loc, "train=" + train->value +
+                                          ": no model block with that id comes before this one");
+      graph::TrainingOptions o;
+      const std::string loss = b.attr_value("loss", "mse");
+      if (loss != "mse" && loss != "ce")
+        throw LessonError(b.attr("loss")->loc, "loss is mse or ce, not '" + loss + "'");
+      o.loss = loss == "ce" ? graph::LossKind::CrossEntropy : graph::LossKind::MSE;
+      if (const Attribute* lr = b.attr("lr")) {
+        try {
+          o.learning_rate = std::stod(lr->value);
+        } catch (const std::exception&) {
+          throw LessonError(lr->loc, "lr is a number, not '" + lr->value + "'");
+        }
+      }
+      g = std::make_shared<graph::Graph>(graph::build_training_graph(*it->second, o));
+    }
+  } catch (const graph::GraphError& e) {
+    graph::SourceLoc l = e.loc();
+    if (has_body && l.line > 0) {
+      // The model parser counts lines from the block's first body line.
+      l.line += b.body_line - 1;
+      l.file = m_lesson.file;
+    } else if (l.line <= 0) {
+      l = b.loc;
+    }
+    throw LessonError(l, "in model '" + id + "': " + e.message());
+  }
+  m_models[id] = g;
+  m_model_order.push_back(id);
+}
+
+void LessonSession::build_steps(const Block& b) {
+  LessonProgram lp;
+  lp.id = b.attr_value("id");
+  schedule::Program start;
+  if (const Attribute* from = b.attr("from")) {
+    auto it = m_programs.find(from->value);
+    if (it == m_programs.end() || m_models.count(from->value))
+      throw LessonError(
+          from->loc, "from=" + from->value + ": no steps block with that id comes before this one");
+    if (it->second.refused)
+      throw LessonError(from->loc, "from=" + from->value + " continues a refused schedule");
+    if (const Attribute* m = b.attr("model"); m && m->value != it->second.model)
+      throw LessonError(m->loc, "model=" + m->value + " disagrees with from=" + from->value +
+                                    ", which schedules model " + it->second.model);
+    lp.model = it->second.model;
+    start = it->second.program;
+    lp.applied = it->second.applied;
+    lp.explanations = it->second.explanations;
+  } else {
+    const Attribute* m = b.attr("model");
+    if (!m_models.count(m->value))
+      throw LessonError(m->loc, "model=" + m->value + ": no model block with that id" +
+                                    (m_model_order.empty()
+                                         ? std::string(" (this lesson defines none before here)")
+                                         : " (known: " + join(m_model_order) + ")"));
+    lp.model = m->value;
+    try {
+      start = program(m->value)->program;
+    } catch (const EvalError& e) {
+      throw LessonError(m->loc, e.message);
+    }
+  }
+  std::vector<schedule::TransformStep> steps;
+  try {
+    steps = schedule::parse_steps(b.body);
+  } catch (const schedule::ScheduleError& e) {
+    // "line:col: message" counted from the block's first body line.
+    const std::string what = e.what();
+    int line = 0, col = 0;
+    if (std::sscanf(what.c_str(), "%d:%d:", &line, &col) == 2) {
+      const size_t at = what.find(": ");
+      throw LessonError({m_lesson.file, b.body_line + line - 1, col},
+                        "in steps '" + lp.id + "': " + what.substr(at + 2));
+    }
+    throw LessonError(b.loc, "in steps '" + lp.id + "': " + what);
+  }
+  if (steps.empty()) throw LessonError(b.loc, "steps block '" + lp.id + "' has no steps");
+  const bool expect_refused = b.attr("expect") != nullptr;
+  schedule::Program p = start;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const graph::SourceLoc where{m_lesson.file, b.body_line + steps[i].line - 1, steps[i].col};
+    const schedule::StepResult r = schedule::apply_step(p, steps[i]);
+    if (!r.ok) {
+      if (!expect_refused)
+        throw LessonError(where, "step " + steps[i].to_string() + " is refused: " + r.explanation +
+                                     " (mark the block expect=refused if that "
+                                     "is the point)");
+      if (i + 1 != steps.size())
+        throw LessonError(where, "step " + steps[i].to_string() +
+                                     " is refused, so the steps after it never run; the refused "
+                                     "step must come last");
+      lp.refused = true;
+      lp.refusal = r.explanation;
+      break;
+    }
+    p = r.program;
+    lp.applied.push_back(steps[i].to_string());
+    lp.explanations.push_back(r.explanation);
+  }
+  if (expect_refused && !lp.refused)
+    throw LessonError(b.attr("expect")->loc,
+                      "expect=refused, but every step of '" + lp.id + "' applied");
+  lp.program = std::move(p);
+  m_programs[lp.id] = std::move(lp);
+}
+
+std::shared_ptr<const graph::Graph> LessonSession::model(const std::string& id) const {
+  auto it = m_models.find(id);
+  return it == m_models.end() ? nullptr : it->second;
+}
+
+const LessonProgram* LessonSession::program(const std::string& id) {
+  if (auto it = m_programs.find(id); it != m_programs.end()) return &it->second;
+  auto g = m_models.find(id);
+  if (g == m_models.end()) return nullptr;
+  LessonProgram lp;
+  lp.id = id;
+  lp.model = id;
+  try {
+    lp.program = schedule::lower_graph(g->second);
+  } catch (const schedule::ScheduleError& e) {
+    throw EvalError{"model " + id + " cannot be lowered to loop nests: " + e.what()};
+  }
+  return &(m_programs[id] = std::move(lp));
+}
+
+bool LessonSession::is_subject(const std::string& id) const {
+  return m_models.count(id) || m_programs.count(id);
+}
+
+const model::Machine& LessonSession::machine(const std::string& name) const {
+  auto it = m_machines.find(name);
+  if (it != m_machines.end()) return it->second;
+  return m_machines[name] = model::load_machine(name);
+}
+
+LessonSession::Context LessonSession::context_of(const Block& b) const {
+  Context c;
+  // The default model is the last model block above the check block.
+  for (const Block& other : m_lesson.blocks) {
+    if (&other == &b) break;
+    if (other.kind == BlockKind::Model) c.model = other.attr_value("id");
+  }
+  if (const Attribute* m = b.attr("model")) {
+    if (!is_subject(m->value) || !m_models.count(m->value))
+      throw LessonError(m->loc, "model=" + m->value + ": no model block with that id (known: " +
+                                    join(m_model_order) + ")");
+    c.model = m->value;
+  }
+  if (const Attribute* m = b.attr("machine")) {
+    try {
+      machine(m->value);
+    } catch (const model::MachineError& e) {
+      throw LessonError(m->loc, "machine=" + m->value + ": " + e.what());
+    }
+    c.machine = m->value;
+  }
+  return c;
+}
+
+// [SECTION] Functions
+
+namespace {
+
+enum ArgKind { kNumber, kString, kSubject, kOpOrSubject, kOp, kTensor, kMachine, kLevel, kAny };
+
+struct FunctionSpec {
+  const char* name;
+  std::vector<int> args;  // kinds of positional arguments
+  size_t required;        // how many of them must be given
+  bool model_kw;          // accepts model=
+  bool machine_kw;        // accepts machine=
+};
+
+const std::vector<FunctionSpec>& functions() {
+  static const std::vector<FunctionSpec> kFunctions = {
+      {"flops", {kOpOrSubject}, 1, true, false},
+      {"bytes", {kOpOrSubject}, 1, true, false},
+      {"bytes_read", {kOpOrSubject}, 1, true, false},
+      {"bytes_written", {kOpOrSubject}, 1, true, false},
+      {"intensity", {kOpOrSubject}, 1, true, false},
+      {"heaviest", {kNumber}, 1, true, false},
+      {"kinds", {kSubject}, 0, true, false},
+      {"ops", {kSubject}, 0, true, false},
+      {"params", {kSubject}, 0, true, false},
+      {"kind", {kOp}, 1, true, false},
+      {"share", {kOp}, 1, true, false},
+      {"numel", {kTensor}, 1, true, false},
+      {"tensor_bytes", {kTensor}, 1, true, false},
+      {"shape", {kTensor}, 1, true, false},
+      {"kernels", {kSubject}, 1, false, false},
+      {"refused", {kSubject}, 1, false, false},
+      {"refusal", {kSubject}, 1, false, false},
+      {"applied", {kSubject}, 1, false, false},
+      {"explanation", {kSubject, kNumber}, 2, false, false},
+      {"blocks", {kSubject}, 1, false, false},
+      {"threads", {kSubject}, 1, false, false},
+      {"smem_bytes", {kSubject}, 1, false, false},
+      {"conflicts", {kSubject, kString}, 2, false, false},
+      {"dram_bytes", {kSubject}, 1, false, true},
+      {"dram_reads", {kSubject}, 1, false, true},
+      {"dram_writes", {kSubject}, 1, false, true},
+      {"accesses", {kSubject, kLevel}, 2, false, true},
+      {"hits", {kSubject, kLevel}, 2, false, true},
+      {"misses", {kSubject, kLevel}, 2, false, true},
+      {"miss_rate", {kSubject, kLevel}, 2, false, true},
+      {"peak", {kMachine, kString, kString}, 2, false, false},
+      {"bandwidth", {kMachine}, 1, false, false},
+      {"recorded", {kString, kString}, 2, false, false},
+      {"abs", {kNumber}, 1, false, false},
+      {"min", {kNumber, kNumber}, 2, false, false},
+      {"max", {kNumber, kNumber}, 2, false, false},
+      {"len", {kAny}, 1, false, false},
+      {"contains", {kString, kString}, 2, false, false},
+  };
+  return kFunctions;
+}
+
+const FunctionSpec* find_function(const std::string& name) {
+  for (const FunctionSpec& f : functions())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+// Levenshtein distance, for "did you mean" hints.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t prev = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t cur = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      prev = cur;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string suggestion(const std::string& name, const std::vector<std::string>& known) {
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& k : known) {
+    const size_t d = edit_distance(name, k);
+    if (d < best_d) {
+      best_d = d;
+      best = k;
+    }
+  }
+  return best.empty() ? "" : "; did you mean '" + best + "'?";
+}
+
+std::vector<std::string> op_names(const graph::Graph& g) {
+  std::vector<std::string> v;
+  for (const auto& op : g.ops()) v.push_back(op.name);
+  return v;
+}
+
+std::vector<std::string> level_names(const model::Machine& m) {
+  std::vector<std::string> v;
+  for (const auto& l : m.levels) v.push_back(l.name);
+  v.push_back(m.memory.name.empty() ? "DRAM" : m.memory.name);
+  return v;
+}
+
+}  // namespace
+
+// [SECTION] Validation
+
+std::string LessonSession::model_for(const Expr& call, const Context& c) const {
+  if (const Expr* m = call.keyword("model")) return m->text;
+  return c.model;
+}
+
+std::string LessonSession::machine_for(const Expr& call, const Context& c) const {
+  if (const Expr* m = call.keyword("machine")) return m->text;
+  return c.machine;
+}
+
+void LessonSession::validate(const Expr& e, const Context& c) const {
+  switch (e.kind) {
+    case Expr::Kind::Number:
+    case Expr::Kind::String:
+      return;
+    case Expr::Kind::Name: {
+      // A bare name is an op of the check's model, or a model or steps id; it stands for its name.
+      if (is_subject(e.text)) return;
+      auto g = model(c.model);
+      if (g && g->find_op(e.text)) return;
+      std::vector<std::string> known = g ? op_names(*g) : std::vector<std::string>{};
+      for (const auto& [id, p] : m_programs) known.push_back(id);
+      for (const auto& id : m_model_order) known.push_back(id);
+      throw LessonError(e.loc, "unknown name '" + e.text + "': not an op of model " +
+                                   (c.model.empty() ? "(none)" : c.model) +
+                                   " nor a model or steps id" + suggestion(e.text, known));
+    }
+    case Expr::Kind::List:
+    case Expr::Kind::Negate:
+    case Expr::Kind::Binary:
+      for (const Expr& a : e.args) validate(a, c);
+      return;
+    case Expr::Kind::Call:
+      break;
+  }
+  const FunctionSpec* f = find_function(e.text);
+  if (!f) {
+    std::vector<std::string> names;
+    for (const auto& fn : functions()) names.push_back(fn.name);
+    throw LessonError(e.loc, "unknown function '" + e.text + "'" + suggestion(e.text, names) +
+                                 " (known: " + join(names, 100) + ")");
+  }
+  const size_t n = e.positional();
+  if (n < f->required || n > f->args.size()) {
+    const std::string want = f->required == f->args.size() ? std::to_string(f->required)
+                                                           : std::to_string(f->required) + " to " +
+                                                                 std::to_string(f->args.size());
+    throw LessonError(e.loc, std::string(f->name) + "() takes " + want + " argument" +
+                                 (f->args.size() == 1 ? "" : "s") + ", not " + std::to_string(n));
+  }
+  for (size_t k = 0; k < e.keywords.size(); ++k) {
+    const std::string& kw = e.keywords[k];
+    const Expr& v = e.args[n + k];
+    if ((kw == "model" && f->model_kw) || (kw == "machine" && f->machine_kw)) {
+      if (v.kind != Expr::Kind::Name)
+        throw LessonError(v.loc, kw + "= takes a name, not " + v.to_string());
+      if (kw == "model" && !m_models.count(v.text))
+        throw LessonError(v.loc, "model=" + v.text + ": no model block with that id (known: " +
+                                     join(m_model_order) + ")" + suggestion(v.text, m_model_order));
+      if (kw == "machine") {
+        try {
+          machine(v.text);
+        } catch (const model::MachineError& err) {
+          throw LessonError(v.loc, "machine=" + v.text + ": " + err.what());
+        }
+      }
+      continue;
+    }
+    throw LessonError(v.loc, std::string(f->name) + "() has no keyword argument '" + kw + "'");
+  }
+  if (f->model_kw && n == 0 && model_for(e, c).empty())
+    throw LessonError(e.loc, std::string(f->name) +
+                                 "() needs a model, and no model block comes "
+                                 "before this check");
+  if (f->machine_kw && machine_for(e, c).empty())
+    throw LessonError(e.loc, std::string(f->name) +
+                                 "() simulates on a machine: add machine=NAME to the call or to "
+                                 "the check block");
+  for (size_t i = 0; i < n; ++i) validate_arg(e, e.args[i], f->args[i], c);
+}
+
+void LessonSession::validate_arg(const Expr& call, const Expr& arg, int kind,
+                                 const Context& c) const {
+  const bool name = arg.kind == Expr::Kind::Name;
+  auto need_name = [&](const char* what) {
+    if (!name)
+      throw LessonError(arg.loc,
+                        call.text + "() expects " + what + " here, not " + arg.to_string());
+  };
+  switch (kind) {
+    case kNumber:
+    case kString:
+    case kAny:
+      validate(arg, c);
+      return;
+    case kSubject:
+      need_name("a model or steps id");
+      if (!is_subject(arg.text)) {
+        std::vector<std::string> known = m_model_order;
+        for (const auto& [id, p] : m_programs) known.push_back(id);
+        throw LessonError(arg.loc, "unknown model or steps id '" + arg.text + "' (known: " +
+                                       join(known) + ")" + suggestion(arg.text, known));
+      }
+      return;
+    case kOp:
+    case kOpOrSubject: {
+      need_name(kind == kOp ? "an op name" : "an op name or a model or steps id");
+      if (kind == kOpOrSubject && is_subject(arg.text)) return;
+      const std::string m = model_for(call, c);
+      auto g = model(m);
+      if (!g)
+        throw LessonError(arg.loc, "'" + arg.text +
+                                       "' would be an op, but no model block comes "
+                                       "before this check");
+      if (!g->find_op(arg.text)) {
+        const auto names = op_names(*g);
+        throw LessonError(arg.loc, "model " + m + " has no op '" + arg.text + "'" +
+                                       suggestion(arg.text, names) + " (its ops: " + join(names) +
+                                       ")");
+      }
+      return;
+    }
+    case kTensor: {
+      need_name("a tensor name");
+      const std::string m = model_for(call, c);
+      auto g = model(m);
+      if (!g || !g->find_tensor(arg.text)) {
+        std::vector<std::string> names;
+        if (g)
+          for (const auto& t : g->tensors()) names.push_back(t.name);
+        throw LessonError(arg.loc, "model " + (m.empty() ? std::string("(none)") : m) +
+                                       " has no tensor '" + arg.text + "'" +
+                                       suggestion(arg.text, names));
+      }
+      return;
+    }
+    case kMachine:
+      need_name("a machine preset (tiny, host, h200, ...)");
+      try {
+        machine(arg.text);
+      } catch (const model::MachineError& err) {
+        throw LessonError(arg.loc, "unknown machine '" + arg.text + "': " + err.what());
+      }
+      return;
+    case kLevel: {
+      need_name("a memory level name (L1, L2, ...)");
+      const auto levels = level_names(machine(machine_for(call, c)));
+      if (std::find(levels.begin(), levels.end(), arg.text) == levels.end())
+        throw LessonError(arg.loc, "machine " + machine_for(call, c) + " has no level '" +
+                                       arg.text + "' (its levels: " + join(levels) + ")");
+      return;
+    }
+  }
+}
+
+// [SECTION] Simulation
+
+namespace {
+
+// Gives every graph tensor one address for the whole program. The trace walker lays out each
+// kernel's tensors on its own; without this, kernel 2's input would sit where kernel 1's first
+// input was, and a cache would "hit" data it never held.
+class ProgramAddressSink final : public memory::AccessSink {
+ public:
+  ProgramAddressSink(memory::AccessSink& out, uint64_t scratch_base)
+      : m_out(out), m_scratch(scratch_base) {}
+
+  void set_kernel(const schedule::Kernel& k, const schedule::TraceLayout& local,
+                  const std::map<graph::TensorId, uint64_t>& global) {
+    m_ranges.clear();
+    for (size_t i = 0; i < k.tensors.size(); ++i) {
+      const uint64_t bytes = uint64_t(std::max<int64_t>(1, k.tensors[i].alloc_elems())) * 4;
+      const auto g = global.find(k.tensors[i].id);
+      m_ranges.push_back(
+          {local.tensor_base[i], bytes, g == global.end() ? ~uint64_t{0} : g->second});
+    }
+    m_local_first = local.tensor_base.empty() ? 0 : local.tensor_base[0];
+  }
+  void access(const memory::Access& a) override { access_batch(&a, 1); }
+  void access_batch(const memory::Access* as, size_t n) override {
+    m_buf.assign(as, as + n);
+    for (memory::Access& a : m_buf) {
+      if (a.space != memory::AddressSpace::Global) continue;
+      bool mapped = false;
+      for (const Range& r : m_ranges)
+        if (r.global != ~uint64_t{0} && a.addr >= r.local && a.addr < r.local + r.bytes) {
+          a.addr = r.global + (a.addr - r.local);
+          mapped = true;
+          break;
+        }
+      // Scratch buffers (an im2col matrix, a packing tile) live after every graph tensor.
+      if (!mapped) a.addr = m_scratch + (a.addr - m_local_first);
+    }
+    m_out.access_batch(m_buf.data(), m_buf.size());
+  }
+  void step_boundary(uint64_t step) override { m_out.step_boundary(step); }
+
+ private:
+  struct Range {
+    uint64_t local, bytes, global;
+  };
+  memory::AccessSink& m_out;
+  uint64_t m_scratch;
+  uint64_t m_local_first = 0;
+  std::vector<Range> m_ranges;
+  std::vector<memory::Access> m_buf;
+};
+
+}  // namespace
+
+const SimResult& LessonSession::simulate(const std::string& program_id,
+                                         const std::string& machine_name) {
+  const std::string key = program_id + "@" + machine_name;
+  if (auto it = m_sims.find(key); it != m_sims.end()) return it->second;
+  const LessonProgram* lp = program(program_id);
+  if (!lp) throw EvalError{"unknown program '" + program_id + "'"};
+  const model::Machine& m = machine(machine_name);
+  memory::Hierarchy h(m.hierarchy());
+  schedule::TraceOptions o;
+  o.gpu = m.kind == "gpu";
+  if (o.gpu) o.resident_blocks = std::max(1, m.cores);
+  // One global address per graph tensor, sized for the largest layout any kernel gives it.
+  std::map<graph::TensorId, uint64_t> size;
+  for (const auto& k : lp->program.kernels)
+    for (const auto& t : k.tensors)
+      if (t.id >= 0)
+        size[t.id] =
+            std::max<uint64_t>(size[t.id], uint64_t(std::max<int64_t>(1, t.alloc_elems())) * 4);
+  std::map<graph::TensorId, uint64_t> global;
+  uint64_t next = uint64_t(1) << 20;
+  for (const auto& [id, bytes] : size) {
+    next = (next + 4095) / 4096 * 4096;
+    global[id] = next;
+    next += bytes;
+  }
+  ProgramAddressSink sink(h, (next + 4095) / 4096 * 4096);
+  for (const auto& k : lp->program.kernels) {
+    sink.set_kernel(k, schedule::trace_layout(k, o), global);
+    schedule::trace_kernel(k, sink, o);
+  }
+  h.finish();
+  h.write_back_all();
+  SimResult r;
+  r.level_names = level_names(m);
+  for (int l = 0; l <= h.level_count(); ++l) r.levels.push_back(h.counters(l));
+  return m_sims[key] = std::move(r);
+}
+
+// [SECTION] Evaluation
+
+std::vector<CheckResult> LessonSession::run_checks() {
+  std::vector<CheckResult> out;
+  for (const Block& b : m_lesson.blocks)
+    if (b.kind == BlockKind::Check)
+      for (const Check& c : b.checks) out.push_back(run_check(b, c));
+  return out;
+}
+
+CheckResult LessonSession::run_check(const Block& block, const Check& check) {
+  CheckResult r;
+  r.check = check;
+  r.step = block.step;
+  const Context c = context_of(block);
+  try {
+    r.lhs = eval(check.lhs, c);
+    r.rhs = eval(check.rhs, c);
+    if (check.op == Compare::Eq || check.op == Compare::Ne) {
+      const bool eq = values_equal(r.lhs, r.rhs, check.tolerance);
+      r.pass = check.op == Compare::Eq ? eq : !eq;
+    } else {
+      if (r.lhs.kind != Value::Kind::Number || r.rhs.kind != Value::Kind::Number)
+        throw EvalError{std::string("'") + compare_text(check.op) + "' compares numbers; " +
+                        r.lhs.to_string() + " and " + r.rhs.to_string() + " are not both numbers"};
+      const double a = r.lhs.number, b = r.rhs.number;
+      switch (check.op) {
+        case Compare::Lt:
+          r.pass = a < b;
+          break;
+        case Compare::Le:
+          r.pass = a <= b;
+          break;
+        case Compare::Gt:
+          r.pass = a > b;
+          break;
+        case Compare::Ge:
+          r.pass = a >= b;
+          break;
+        default:
+          break;
+      }
+    }
+  } catch (const EvalError& e) {
+    r.pass = false;
+    r.error = e.message;
+  } catch (const std::exception& e) {
+    r.pass = false;
+    r.error = e.what();
+  }
+  return r;
+}
+
+Value LessonSession::eval(const Expr& e, const Context& c) {
+  switch (e.kind) {
+    case Expr::Kind::Number:
+      return Value::of(e.number);
+    case Expr::Kind::String:
+    case Expr::Kind::Name:
+      return Value::of(e.text);
+    case Expr::Kind::List: {
+      Value v;
+      v.kind = Value::Kind::List;
+      for (const Expr& a : e.args) v.items.push_back(eval(a, c));
+      return v;
+    }
+    case Expr::Kind::Negate: {
+      const Value v = eval(e.args[0], c);
+      if (v.kind != Value::Kind::Number) throw EvalError{"cannot negate " + v.to_string()};
+      return Value::of(-v.number);
+    }
+    case Expr::Kind::Binary: {
+      const Value a = eval(e.args[0], c), b = eval(e.args[1], c);
+      if (a.kind != Value::Kind::Number || b.kind != Value::Kind::Number)
+        throw EvalError{std::string("'") + e.op + "' needs numbers, not " + a.to_string() +
+                        " and " + b.to_string()};
+      switch (e.op) {
+        case '+':
+          return Value::of(a.number + b.number);
+        case '-':
+          return Value::of(a.number - b.number);
+        case '*':
+          return Value::of(a.number * b.number);
+        case '/':
+          if (b.number == 0) throw EvalError{"division by zero in " + e.to_string()};
+          return Value::of(a.number / b.number);
+      }
+      throw EvalError{"unknown operator"};
+    }
+    case Expr::Kind::Call:
+      return call(e, c);
+  }
+  throw EvalError{"unknown expression"};
+}
+
+Value LessonSession::call(const Expr& e, const Context& c) {
+  const std::string& f = e.text;
+  auto num = [&](size_t i) {
+    const Value v = eval(e.args[i], c);
+    if (v.kind != Value::Kind::Number)
+      throw EvalError{f + "() argument " + std::to_string(i + 1) + " must be a number, not " +
+                      v.to_string()};
+    return v.number;
+  };
+  auto str = [&](size_t i) {
+    const Value v = eval(e.args[i], c);
+    if (v.kind != Value::Kind::String)
+      throw EvalError{f + "() argument " + std::to_string(i + 1) + " must be a string, not " +
+                      v.to_string()};
+    return v.text;
+  };
+  auto graph_of = [&](const std::string& id) -> const graph::Graph& {
+    auto g = model(id);
+    if (!g) throw EvalError{"no model '" + id + "'"};
+    return *g;
+  };
+  // The model a name-less graph function reads: its argument when that is a subject, else the
+  // model= keyword, else the block's.
+  auto model_id = [&]() {
+    if (e.positional() > 0 && e.args[0].kind == Expr::Kind::Name && is_subject(e.args[0].text)) {
+      const std::string& id = e.args[0].text;
+      return m_models.count(id) ? id : program(id)->model;
+    }
+    return model_for(e, c);
+  };
+  const std::string arg0 =
+      e.positional() > 0 && e.args[0].kind == Expr::Kind::Name ? e.args[0].text : std::string();
+
+  // Graph costs of an op, a model, or a scheduled program.
+  if (f == "flops" || f == "bytes" || f == "bytes_read" || f == "bytes_written" ||
+      f == "intensity") {
+    graph::OpCost cost;
+    if (is_subject(arg0)) {
+      const graph::Graph& g = graph_of(model_id());
+      cost.flops = g.total_cost().flops;
+      if (m_models.count(arg0)) {
+        cost = g.total_cost();
+      } else {
+        // Each kernel reads its inputs and writes its outputs once at least; tensors folded into
+        // a kernel (a fused intermediate) have no buffer and cost nothing.
+        for (const auto& k : program(arg0)->program.kernels)
+          for (const auto& t : k.tensors)
+            (t.role == schedule::TensorRole::Input ? cost.bytes_read : cost.bytes_written) +=
+                t.bytes();
+      }
+    } else {
+      const graph::Graph& g = graph_of(model_id());
+      cost = g.op_cost(*g.find_op(arg0));
+    }
+    if (f == "flops") return Value::of(double(cost.flops));
+    if (f == "bytes") return Value::of(double(cost.bytes()));
+    if (f == "bytes_read") return Value::of(double(cost.bytes_read));
+    if (f == "bytes_written") return Value::of(double(cost.bytes_written));
+    return Value::of(cost.intensity());
+  }
+  if (f == "heaviest") {
+    const graph::Graph& g = graph_of(model_for(e, c));
+    const double n = num(0);
+    if (n < 0 || n != std::floor(n)) throw EvalError{"heaviest() takes a whole number"};
+    std::vector<graph::OpId> ids(g.ops().size());
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = graph::OpId(i);
+    std::stable_sort(ids.begin(), ids.end(), [&](graph::OpId a, graph::OpId b) {
+      return g.op_cost(a).flops > g.op_cost(b).flops;
+    });
+    Value v;
+    v.kind = Value::Kind::List;
+    for (size_t i = 0; i < ids.size() && i < size_t(n); ++i)
+      v.items.push_back(Value::of(g.op(ids[i]).name));
+    return v;
+  }
+  if (f == "kinds" || f == "ops" || f == "params") {
+    const graph::Graph& g = graph_of(model_id());
+    if (f == "ops") return Value::of(double(g.ops().size()));
+    if (f == "params") {
+      double n = 0;
+      for (const auto& t : g.tensors())
+        if (t.role == graph::Role::Weight && t.producer < 0) n += double(t.numel());
+      return Value::of(n);
+    }
+    Value v;
+    v.kind = Value::Kind::List;
+    for (const auto& op : g.ops()) v.items.push_back(Value::of(graph::op_kind_name(op.kind)));
+    return v;
+  }
+  if (f == "kind" || f == "share") {
+    const graph::Graph& g = graph_of(model_for(e, c));
+    const graph::OpId id = *g.find_op(arg0);
+    if (f == "kind") return Value::of(graph::op_kind_name(g.op(id).kind));
+    const double total = double(g.total_cost().flops);
+    return Value::of(total > 0 ? double(g.op_cost(id).flops) / total : 0.0);
+  }
+  if (f == "numel" || f == "tensor_bytes" || f == "shape") {
+    const graph::Graph& g = graph_of(model_for(e, c));
+    const graph::Tensor& t = g.tensor(*g.find_tensor(arg0));
+    if (f == "numel") return Value::of(double(t.numel()));
+    if (f == "tensor_bytes") return Value::of(double(t.bytes()));
+    Value v;
+    v.kind = Value::Kind::List;
+    for (int64_t d : t.shape) v.items.push_back(Value::of(double(d)));
+    return v;
+  }
+  // Schedules.
+  if (f == "kernels" || f == "refused" || f == "refusal" || f == "applied" || f == "explanation" ||
+      f == "blocks" || f == "threads" || f == "smem_bytes" || f == "conflicts") {
+    const LessonProgram* lp = program(arg0);
+    if (f == "kernels") return Value::of(double(lp->program.kernels.size()));
+    if (f == "refused") return Value::of(lp->refused ? 1.0 : 0.0);
+    if (f == "refusal") {
+      if (!lp->refused) throw EvalError{arg0 + " was not refused"};
+      return Value::of(lp->refusal);
+    }
+    if (f == "applied") return Value::of(double(lp->applied.size()));
+    if (f == "explanation") {
+      const double n = num(1);
+      if (n < 1 || n > double(lp->explanations.size()) || n != std::floor(n))
+        throw EvalError{arg0 + " applied " + std::to_string(lp->explanations.size()) +
+                        " steps; explanation(" + arg0 + ", N) takes N from 1 to that"};
+      return Value::of(lp->explanations[size_t(n) - 1]);
+    }
+    const schedule::Kernel& k = lp->program.kernels.at(size_t(lp->program.current));
+    if (f == "conflicts") {
+      const std::string buffer = str(1);
+      return Value::of(double(schedule::shared_read_conflict_degree(k, buffer, {})));
+    }
+    const schedule::LaunchConfig lc = schedule::launch_config(k);
+    if (f == "blocks") return Value::of(double(lc.grid[0] * lc.grid[1] * lc.grid[2]));
+    if (f == "threads") return Value::of(double(lc.block[0] * lc.block[1] * lc.block[2]));
+    return Value::of(double(lc.dynamic_smem_bytes));
+  }
+  // Simulated traffic.
+  if (f == "dram_bytes" || f == "dram_reads" || f == "dram_writes" || f == "accesses" ||
+      f == "hits" || f == "misses" || f == "miss_rate") {
+    const SimResult& s = simulate(arg0, machine_for(e, c));
+    if (f.rfind("dram", 0) == 0) {
+      const memory::Counters& mem = s.levels.back();
+      if (f == "dram_reads") return Value::of(double(mem.read_bytes));
+      if (f == "dram_writes") return Value::of(double(mem.write_bytes));
+      return Value::of(double(mem.read_bytes + mem.write_bytes));
+    }
+    const std::string level = e.args[1].text;
+    const auto at = std::find(s.level_names.begin(), s.level_names.end(), level);
+    const memory::Counters& lc = s.levels[size_t(at - s.level_names.begin())];
+    if (f == "accesses") return Value::of(double(lc.accesses));
+    if (f == "hits") return Value::of(double(lc.hits));
+    if (f == "misses") return Value::of(double(lc.misses));
+    return Value::of(lc.accesses ? double(lc.misses) / double(lc.accesses) : 0.0);
+  }
+  if (f == "peak") {
+    const model::Machine& m = machine(arg0);
+    const std::string dtype = str(1);
+    double p = 0;
+    if (e.positional() > 2) {
+      p = m.peak(dtype, str(2));
+    } else {
+      for (const auto& pk : m.peaks)
+        if (pk.dtype == dtype) p = std::max(p, pk.ops_per_s);
+    }
+    if (p <= 0) throw EvalError{"machine " + arg0 + " gives no " + dtype + " peak"};
+    return Value::of(p);
+  }
+  if (f == "bandwidth") {
+    const model::Machine& m = machine(arg0);
+    if (m.memory.bandwidth_bytes_per_s <= 0)
+      throw EvalError{"machine " + arg0 + " gives no memory bandwidth"};
+    return Value::of(m.memory.bandwidth_bytes_per_s);
+  }
+  if (f == "recorded") return recorded_value(resolve_lesson_path(str(0), m_lesson.file), str(1));
+  if (f == "abs") return Value::of(std::fabs(num(0)));
+  if (f == "min") return Value::of(std::min(num(0), num(1)));
+  if (f == "max") return Value::of(std::max(num(0), num(1)));
+  if (f == "len") {
+    const Value v = eval(e.args[0], c);
+    if (v.kind == Value::Kind::List) return Value::of(double(v.items.size()));
+    if (v.kind == Value::Kind::String) return Value::of(double(v.text.size()));
+    throw EvalError{"len() takes a list or a string"};
+  }
+  if (f == "contains") return Value::of(str(0).find(str(1)) != std::string::npos ? 1.0 : 0.0);
+  throw EvalError{"unknown function '" + f + "'"};
+}
+
+}  // namespace tilescope::lesson

@@ -1,0 +1,118 @@
+// The lesson checker: builds a lesson's models, applies its steps blocks, resolves every name in
+// its checks, then evaluates the checks against the numbers tilescope computes.
+//
+// Loading (the constructor) is where a malformed lesson is rejected with file:line:col: a model
+// that does not parse, a steps block refused where nobody expected it, a check naming an op the
+// model does not have, an unknown function or machine. Evaluation then only computes.
+//
+// Values a check can read (names in CAPS; `model=` and `machine=` keywords override the block's):
+//   graph      flops(X) bytes(X) bytes_read(X) bytes_written(X) intensity(X)   X = op, model or
+//              steps id (an op: its own cost; a model: the sum over its ops; a steps id: the
+//              minimum traffic of its kernels, where a fused intermediate costs nothing)
+//              heaviest(N) kinds(M) ops(M) params(M) kind(OP) share(OP) numel(T) tensor_bytes(T)
+//              shape(T)
+//   schedule   kernels(S) refused(S) refusal(S) applied(S) explanation(S, N) blocks(S)
+//              threads(S) smem_bytes(S) conflicts(S, "buffer")          S = model or steps id
+//   simulated  dram_bytes(S) dram_reads(S) dram_writes(S) accesses(S, LEVEL) hits(S, LEVEL)
+//              misses(S, LEVEL) miss_rate(S, LEVEL)                      (needs a machine)
+//   machines   peak(MACHINE, "fp32"[, "simt"]) bandwidth(MACHINE)        FLOP/s, bytes/s
+//   recorded   recorded("assets/recorded/FILE.json", "suites/name=sgemm/results/name=naive/gflops")
+//   helpers    abs(x) min(a, b) max(a, b) len(list) contains("text", "part")
+// Simulation traces every kernel of the program, in order, through one memory hierarchy of the
+// machine (tensors keep one address across kernels, so an intermediate can stay cached), then
+// writes dirty lines back: a kernel's results reach memory.
+#pragma once
+
+#include "sim/graph/graph.h"
+#include "sim/lesson/lesson.h"
+#include "sim/model/machine.h"
+#include "sim/schedule/kernel.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tilescope::lesson {
+
+struct Value {
+  enum class Kind { Number, String, List };
+  Kind kind = Kind::Number;
+  double number = 0;
+  std::string text;
+  std::vector<Value> items;
+
+  static Value of(double v);
+  static Value of(std::string s);
+  std::string to_string() const;  // integers exactly, others with 4 significant digits
+};
+
+struct CheckResult {
+  Check check;
+  std::string step;  // the lesson step the check belongs to
+  bool pass = false;
+  Value lhs, rhs;
+  std::string error;  // set when evaluation itself failed (the check then fails)
+};
+
+// One scheduled program of the lesson: a model's default lowering or a steps block's result.
+struct LessonProgram {
+  std::string id;
+  std::string model;  // model id
+  schedule::Program program;
+  std::vector<std::string> applied;       // canonical text of each applied step
+  std::vector<std::string> explanations;  // one per applied step
+  bool refused = false;
+  std::string refusal;  // why the refused step was refused
+};
+
+// Memory-hierarchy counters of one program on one machine: [level] for caches, then main memory.
+struct SimResult {
+  std::vector<std::string> level_names;  // caches, closest first, then the memory's name
+  std::vector<memory::Counters> levels;
+};
+
+class LessonSession {
+ public:
+  // Builds everything and validates every check; throws LessonError at file:line:col.
+  explicit LessonSession(Lesson lesson);
+
+  const Lesson& lesson() const { return m_lesson; }
+  std::vector<CheckResult> run_checks();
+  // Evaluates one check in the context of `block` (its model= and machine= defaults).
+  CheckResult run_check(const Block& block, const Check& check);
+
+  std::shared_ptr<const graph::Graph> model(const std::string& id) const;  // nullptr if unknown
+  const LessonProgram* program(const std::string& id);  // model or steps id; nullptr if unknown
+  const SimResult& simulate(const std::string& program_id, const std::string& machine);
+
+ private:
+  struct Context {
+    std::string model;    // default model id ("" when the lesson has none yet)
+    std::string machine;  // default machine ("" when not given)
+  };
+  void build_model(const Block& b);
+  void build_steps(const Block& b);
+  Context context_of(const Block& b) const;
+  void validate(const Expr& e, const Context& c) const;
+  void validate_arg(const Expr& call, const Expr& arg, int kind, const Context& c) const;
+  std::string model_for(const Expr& call, const Context& c) const;
+  std::string machine_for(const Expr& call, const Context& c) const;
+  Value eval(const Expr& e, const Context& c);
+  Value call(const Expr& e, const Context& c);
+  const model::Machine& machine(const std::string& name) const;
+  bool is_subject(const std::string& id) const;
+
+  Lesson m_lesson;
+  std::map<std::string, std::shared_ptr<const graph::Graph>> m_models;
+  std::map<std::string, LessonProgram> m_programs;
+  std::vector<std::string> m_model_order;  // model ids in file order
+  mutable std::map<std::string, model::Machine> m_machines;
+  std::map<std::string, SimResult> m_sims;  // "program@machine"
+};
+
+// Path of a file a lesson names (recorded measurements, models): as given when it exists, else
+// relative to the lesson's folder, else relative to the source tree.
+std::string resolve_lesson_path(const std::string& path, const std::string& lesson_file);
+
+}  // namespace tilescope::lesson

@@ -1,0 +1,98 @@
+// Roofline prediction: max(flops / peak, bytes_level / bandwidth_level) and the binding level.
+#include "sim/model/roofline.h"
+
+#include <sstream>
+
+namespace tilescope::model {
+namespace {
+
+std::string fmt_time(double s) {
+  std::ostringstream o;
+  o.precision(3);
+  if (s >= 1)
+    o << s << " s";
+  else if (s >= 1e-3)
+    o << s * 1e3 << " ms";
+  else
+    o << s * 1e6 << " us";
+  return o.str();
+}
+
+}  // namespace
+
+std::string Roofline::summary() const {
+  if (binding.empty()) return "no roofline: the machine gives no peak or bandwidth";
+  return fmt_time(seconds) + ", bound by " + binding;
+}
+
+Roofline roofline(const Machine& m, double flops, const LevelBytes& traffic,
+                  const std::string& peak_dtype, const std::string& peak_unit) {
+  Roofline r;
+  std::string unit = peak_unit;
+  if (unit.empty()) unit = m.kind == "gpu" ? "simt" : "simd";
+  double peak = m.peak(peak_dtype, unit);
+  RooflineBound c;
+  c.name = "compute";
+  if (peak > 0) {
+    c.seconds = flops / peak;
+    c.term = {"t(compute)", c.seconds, "flops / peak", {{"flops", flops}, {"peak", peak}}};
+  } else {
+    c.known = false;
+    r.notes.push_back(m.name + " gives no " + peak_dtype + " " + unit + " peak");
+  }
+  r.bounds.push_back(c);
+  for (size_t i = 0; i < traffic.bytes.size(); ++i) {
+    RooflineBound b;
+    b.name = i < traffic.names.size() ? traffic.names[i] : "level " + std::to_string(i);
+    const double bw =
+        i < m.levels.size() ? m.levels[i].bandwidth_bytes_per_s : m.memory.bandwidth_bytes_per_s;
+    if (bw > 0) {
+      b.seconds = traffic.bytes[i] / bw;
+      b.term = {"t(" + b.name + ")",
+                b.seconds,
+                "bytes / bandwidth",
+                {{"bytes", traffic.bytes[i]}, {"bandwidth", bw}}};
+    } else {
+      b.known = false;
+      r.notes.push_back(m.name + " gives no bandwidth for " + b.name);
+    }
+    r.bounds.push_back(b);
+  }
+  for (const RooflineBound& b : r.bounds)
+    if (b.known && (r.binding.empty() || b.seconds > r.seconds)) {
+      r.binding = b.name;
+      r.seconds = b.seconds;
+    }
+  return r;
+}
+
+LevelBytes level_bytes(const Machine& m, const AnalyticResult& a) {
+  LevelBytes lb;
+  for (size_t i = 0; i < m.levels.size(); ++i) {
+    lb.names.push_back(m.levels[i].name);
+    if (i == 0) {
+      lb.bytes.push_back(a.accesses.value * 4);
+    } else if (i - 1 < a.levels.size()) {
+      const LevelTraffic& up = a.levels[i - 1];
+      lb.bytes.push_back((up.misses.value + up.writebacks.value) * up.line_bytes);
+    } else {
+      lb.bytes.push_back(0);
+    }
+  }
+  lb.names.push_back(m.memory.name);
+  lb.bytes.push_back(a.levels.empty() ? a.accesses.value * 4
+                                      : a.memory_read_bytes.value + a.memory_write_bytes.value);
+  return lb;
+}
+
+LevelBytes level_bytes(const Machine& m, const memory::Hierarchy& h) {
+  LevelBytes lb;
+  for (int i = 0; i <= h.level_count(); ++i) {
+    lb.names.push_back(i < h.level_count() ? h.config().levels[size_t(i)].name : m.memory.name);
+    const memory::Counters c = h.counters(i);
+    lb.bytes.push_back(double(c.read_bytes + c.write_bytes));
+  }
+  return lb;
+}
+
+}  // namespace tilescope::model

@@ -1,0 +1,45 @@
+// Roofline prediction of a kernel on a machine: compute time at peak beside the time each memory
+// level needs to move its bytes at its bandwidth; the largest names the binding level.
+#pragma once
+
+#include "sim/model/analytic.h"
+#include "sim/model/machine.h"
+
+#include <string>
+#include <vector>
+
+namespace tilescope::model {
+
+// Bytes each level serves to the one above it: index 0 = L1 → core (element accesses × size),
+// index k = level k → level k-1 (fills of level k-1), the last = main memory (last cache level's
+// fills plus write-backs).
+struct LevelBytes {
+  std::vector<std::string> names;  // "L1", "L2", …, memory name
+  std::vector<double> bytes;
+};
+
+struct RooflineBound {
+  std::string name;  // "compute", "L1", "L2", "DRAM"
+  double seconds = 0;
+  bool known = true;  // false when the machine gives no bandwidth / peak for it
+  Term term;          // "t(L2) = bytes / bandwidth = …"
+};
+
+struct Roofline {
+  std::vector<RooflineBound> bounds;  // compute first, then levels closest to the core first
+  std::string binding;                // name of the largest known bound
+  double seconds = 0;                 // its time
+  std::vector<std::string> notes;     // bounds that could not be computed and why
+  std::string summary() const;        // "0.52 ms, bound by DRAM (…)"
+};
+
+// `peak_dtype`: "fp32" usually. The unit is simd on CPUs, simt on GPUs (tensor when asked).
+Roofline roofline(const Machine& m, double flops, const LevelBytes& traffic,
+                  const std::string& peak_dtype = "fp32", const std::string& peak_unit = "");
+
+// Level bytes from the analytic model (element size 4 B).
+LevelBytes level_bytes(const Machine& m, const AnalyticResult& a);
+// Level bytes from a simulated hierarchy (its counters).
+LevelBytes level_bytes(const Machine& m, const memory::Hierarchy& h);
+
+}  // namespace tilescope::model

@@ -1,0 +1,122 @@
+// Every lesson in lessons/ loads and all its checks pass, through the library and through
+// `tilescope-cli lesson check`; a lesson with a false claim makes the CLI fail.
+#include "sim/lesson/checker.h"
+
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace tilescope::lesson;
+
+namespace {
+
+std::filesystem::path lessons_dir() {
+  return std::filesystem::path(TILESCOPE_SOURCE_DIR) / "lessons";
+}
+
+std::vector<std::string> lesson_files() {
+  std::vector<std::string> files;
+  // The source tree's lessons, wherever the test runs from (CTest runs it at the repo root).
+  for (const auto& e : std::filesystem::directory_iterator(lessons_dir()))
+    if (e.path().extension() == ".md" && e.path().filename() != "README.md")
+      files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Runs a command; returns its exit status and fills `out` with stdout and stderr.
+int run_command(const std::string& command, std::string& out) {
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("lessons: there are at least four, each 10-20 minutes with steps and checks") {
+  const auto files = lesson_files();
+  CHECK(files.size() >= 4);
+  for (const std::string& f : files) {
+    CAPTURE(f);
+    const Lesson l = load_lesson_file(f);
+    CHECK(l.minutes >= 10);
+    CHECK(l.minutes <= 20);
+    CHECK(l.steps.size() >= 3);
+    size_t checks = 0;
+    for (const Block& b : l.blocks) checks += b.checks.size();
+    CHECK(checks >= 8);
+    // Prerequisites name lessons that exist.
+    for (const std::string& p : l.prerequisites)
+      CHECK(std::filesystem::exists(lessons_dir() / (p + ".md")));
+  }
+}
+
+TEST_CASE("lessons: every check of every lesson passes (library)") {
+  for (const std::string& f : lesson_files()) {
+    CAPTURE(f);
+    LessonSession s(load_lesson_file(f));
+    for (const CheckResult& r : s.run_checks()) {
+      INFO(f << ":" << r.check.loc.line << ": " << r.check.text << " → " << r.lhs.to_string()
+             << " vs " << r.rhs.to_string() << " " << r.error);
+      CHECK(r.pass);
+    }
+  }
+}
+
+TEST_CASE("lessons: `tilescope-cli lesson check` passes them all and lists them") {
+  std::string out;
+  CHECK(
+      run_command(std::string(TILESCOPE_CLI_PATH) + " lesson check --dir " + lessons_dir().string(),
+                  out) == 0);
+  CHECK(out.find("FAIL") == std::string::npos);
+  CHECK(out.find("lessons pass") != std::string::npos);
+  std::string list;
+  CHECK(
+      run_command(std::string(TILESCOPE_CLI_PATH) + " lesson list --dir " + lessons_dir().string(),
+                  list) == 0);
+  CHECK(list.find("From model to graph") != std::string::npos);
+  std::string show;
+  CHECK(run_command(std::string(TILESCOPE_CLI_PATH) + " lesson show " +
+                        (lessons_dir() / "01-model-to-graph.md").string(),
+                    show) == 0);
+  CHECK(show.rfind("From model to graph\n", 0) == 0);
+}
+
+TEST_CASE("lessons: a false claim fails the CLI with the computed values; a malformed file too") {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string wrong = (dir / "tilescope_wrong_lesson.md").string();
+  {
+    std::ofstream o(wrong);
+    o << "---\ntitle: Wrong\nlevel: beginner\nminutes: 10\n---\n```model id=m\nx: [2, 3]\n"
+         "W: [4, 3] weight\ny = x @ W.T\n```\n```check\nflops(matmul0) == 2*2*4*3\n"
+         "flops(matmul0) == 2*4*3\n```\n";
+  }
+  std::string out;
+  CHECK(run_command(std::string(TILESCOPE_CLI_PATH) + " lesson check " + wrong, out) == 1);
+  CHECK(out.find("PASS  12: flops(matmul0) == 2*2*4*3") != std::string::npos);
+  CHECK(out.find("FAIL  13: flops(matmul0) == 2*4*3") != std::string::npos);
+  CHECK(out.find("48 == 24") != std::string::npos);
+  CHECK(out.find("1 of 2 checks pass") != std::string::npos);
+
+  const std::string bad = (dir / "tilescope_bad_lesson.md").string();
+  {
+    std::ofstream o(bad);
+    o << "---\ntitle: Bad\nlevel: beginner\nminutes: 10\n---\n```chek\n```\n";
+  }
+  out.clear();
+  CHECK(run_command(std::string(TILESCOPE_CLI_PATH) + " lesson check " + bad, out) == 1);
+  CHECK(out.find(bad + ":6:4: error: unknown block kind 'chek'") != std::string::npos);
+  std::filesystem::remove(wrong);
+  std::filesystem::remove(bad);
+}
