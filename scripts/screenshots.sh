@@ -69,3 +69,6 @@ goto-step 4
 simulate
 wait-jobs
 view roofline"
+shot view-presentation 1600x1000 "theme projector
+$steps
+present on"
