@@ -131,15 +131,19 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
       bool hit;
       uint64_t way;
       uint32_t sbit;
-      if (mru_path) {
+      // First the cheapest test, a repeat of the last slow-path sector: fast-path hits change
+      // no replacement state, so that sector is still its set's most recent.
+      if (unit == last_unit) {
+        hit = true;
+        way = last_way;
+        sbit = last_sbit;
+      } else if (mru_path) {
         const uint64_t line = unit >> sector_bits;
         way = mru[set_of(line)];
         sbit = 1u << (unit & sector_mask);
         hit = tags[way] == line && (valid[way] & sbit) != 0;
       } else {
-        hit = unit == last_unit;
-        way = last_way;
-        sbit = last_sbit;
+        hit = false;
       }
       if (hit && t < tensors) [[likely]] {
         Counters& c = counters[t];
