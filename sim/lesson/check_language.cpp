@@ -55,10 +55,21 @@ std::string Expr::to_string() const {
       }
       return s + ")";
     }
-    case Kind::Negate:
-      return "-" + args[0].to_string();
-    case Kind::Binary:
-      return "(" + args[0].to_string() + " " + op + " " + args[1].to_string() + ")";
+    // Built with append rather than "literal" + string: GCC 12 at -O3 raises a false -Wrestrict
+    // on the latter (a known GCC bug), which -Werror turns into a failed Release build.
+    case Kind::Negate: {
+      std::string s = "-";
+      s.append(args[0].to_string());
+      return s;
+    }
+    case Kind::Binary: {
+      std::string s = "(";
+      s.append(args[0].to_string()).append(" ");
+      s += op;
+      s.append(" ");
+      s.append(args[1].to_string()).append(")");
+      return s;
+    }
   }
   return "";
 }
