@@ -20,6 +20,8 @@
 #include <stb_image_write.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -135,7 +137,27 @@ void glfw_error(int code, const char* description) {
 
 }  // namespace
 
+// --bench-frames: frame times are swap-to-swap wall time, so they include rendering and the
+// wait for the X server; medians and the 95th percentile, since single frames are noisy.
+static void print_frame_bench(std::vector<double> ms, double first_frame_ms, int fb_w, int fb_h) {
+  if (ms.empty()) {
+    std::printf("bench-frames: no frames measured\n");
+    return;
+  }
+  std::sort(ms.begin(), ms.end());
+  const auto pct = [&](double q) {
+    const size_t i = static_cast<size_t>(q * static_cast<double>(ms.size() - 1) + 0.5);
+    return ms[std::min(i, ms.size() - 1)];
+  };
+  std::printf(
+      "bench-frames: %zu frames at %dx%d: median %.2f ms, p95 %.2f ms, worst %.2f ms; first frame "
+      "%.0f ms after start\n",
+      ms.size(), fb_w, fb_h, pct(0.5), pct(0.95), ms.back(), first_frame_ms);
+}
+
 int run_app(const AppOptions& options) {
+  // --bench-frames measures from here: "first frame" is process work up to the first swap.
+  const auto start_time = std::chrono::steady_clock::now();
   // [SECTION] Startup inputs (model, script)
   AppState state;
   state.theme = options.theme;
@@ -160,7 +182,8 @@ int run_app(const AppOptions& options) {
   // A model with an error still opens: the error is shown next to the text, as when typing.
   reparse_model(state);
   // The last session comes back unless a model was named or the run is automated (tests).
-  const bool use_session = !options.no_session && options.script.empty() && options.frames == 0;
+  const bool use_session = !options.no_session && options.script.empty() && options.frames == 0 &&
+                           options.bench_frames == 0;
   const std::string session_path = use_session ? default_session_path() : std::string();
   std::string saved_session;
   if (!session_path.empty() && options.model_path.empty() &&
@@ -189,7 +212,8 @@ int run_app(const AppOptions& options) {
     return 1;
   }
   glfwMakeContextCurrent(window);
-  glfwSwapInterval(options.frames > 0 ? 0 : 1);  // scripted runs should not wait for vsync
+  // Scripted and benchmark runs should not wait for vsync.
+  glfwSwapInterval(options.frames > 0 || options.bench_frames > 0 ? 0 : 1);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -207,7 +231,10 @@ int run_app(const AppOptions& options) {
   std::optional<Theme> applied_theme;
   int exit_code = 0;
   int frame = 0;
-  const bool automated = options.frames > 0 || !options.script.empty();
+  const bool automated = options.frames > 0 || options.bench_frames > 0 || !options.script.empty();
+  double first_frame_ms = -1.0;
+  std::vector<double> frame_ms;  // --bench-frames: measured frames, swap to swap
+  auto last_swap = start_time;
   int held_key = 0;  // a scripted key press, released on the next frame
   int fb_w = 0, fb_h = 0;
 
@@ -357,9 +384,20 @@ int run_app(const AppOptions& options) {
       }
     }
     glfwSwapBuffers(window);
-    if (last || exit_code != 0) break;
+    const auto swapped = std::chrono::steady_clock::now();
+    const double since_last =
+        std::chrono::duration<double, std::milli>(swapped - last_swap).count();
+    last_swap = swapped;
+    if (first_frame_ms < 0) first_frame_ms = since_last;
+    bool bench_done = false;
+    if (options.bench_frames > 0 && script.done() && frame > 1) {
+      frame_ms.push_back(since_last);
+      bench_done = static_cast<int>(frame_ms.size()) >= options.bench_frames;
+    }
+    if (last || bench_done || exit_code != 0) break;
   }
 
+  if (options.bench_frames > 0) print_frame_bench(frame_ms, first_frame_ms, fb_w, fb_h);
   if (!options.layout_json.empty()) {
     if (const std::string error = write_layout_json(options.layout_json, state, fb_w, fb_h);
         !error.empty()) {

@@ -24,6 +24,9 @@ std::string app_usage() {
          "  --model FILE        open a model file (default: the built-in y = relu(x @ W.T + b))\n"
          "  --script FILE       replay commands from FILE, one per line (see app/gui/commands.h)\n"
          "  --frames N          run N frames, then exit\n"
+         "  --bench-frames N    after the script (if any) has run, time N frames and print\n"
+         "                      the median, p95 and worst frame time and the time to the\n"
+         "                      first frame, then exit\n"
          "  --screenshot FILE   save a PNG of the window after the last frame\n"
          "  --layout-json FILE  write each panel's name and pixel rect (and graph nodes) at exit\n"
          "  --state-json FILE   write the workbench state (view, steps, results) at exit\n"
@@ -68,6 +71,8 @@ AppOptions parse_app_options(const std::vector<std::string>& args) {
       o.script = take();
     } else if (name == "--frames") {
       o.frames = parse_int(name, take(), 1, 100000000);
+    } else if (name == "--bench-frames") {
+      o.bench_frames = parse_int(name, take(), 1, 1000000);
     } else if (name == "--screenshot") {
       o.screenshot = take();
     } else if (name == "--layout-json") {

@@ -12,6 +12,7 @@ namespace tilescope::gui {
 struct AppOptions {
   std::string model_path;  // --model FILE ("" = the built-in example)
   int frames = 0;          // --frames N: run N frames then exit (0 = until closed)
+  int bench_frames = 0;    // --bench-frames N: after the script, time N frames, print p50/p95, exit
   std::string screenshot;  // --screenshot FILE: PNG of the window after the last frame
   std::string script;      // --script FILE: commands to replay
   int width = 1440;        // --size WxH
