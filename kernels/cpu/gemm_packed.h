@@ -11,6 +11,20 @@
 
 namespace tilescope::kernels::gemm {
 
+// The block sizes below depend on the instruction set this translation unit is compiled for, and
+// the kernels are built with -march=native while tests and tools are not. An inline namespace per
+// instruction set gives each variant its own symbols, so the linker can never mix an AVX-512
+// caller's packing layout with a plain build's micro-kernel (an ODR violation that showed up as
+// wrong results once ASan stopped the inlining).
+#if defined(__AVX512F__)
+#define TILESCOPE_GEMM_ISA isa_avx512
+#elif defined(__AVX__)
+#define TILESCOPE_GEMM_ISA isa_avx
+#else
+#define TILESCOPE_GEMM_ISA isa_generic
+#endif
+inline namespace TILESCOPE_GEMM_ISA {
+
 // [SECTION] Blocking parameters and why
 //
 // Register block: MR×NR accumulators must fit the vector register file with room for one row of B
@@ -195,4 +209,5 @@ inline void gemm(const float* a, std::size_t lda, const float* b, std::size_t ld
   }
 }
 
+}  // namespace TILESCOPE_GEMM_ISA
 }  // namespace tilescope::kernels::gemm
