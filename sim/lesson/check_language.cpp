@@ -306,17 +306,23 @@ class Parser {
       fail(peek(), "unexpected " + describe(peek()) + " after a complete check");
   }
 
+  // One node for `lhs op rhs`, located at the operator.
+  Expr binary(const Token& op, Expr lhs, Expr rhs) {
+    Expr b;
+    b.kind = Expr::Kind::Binary;
+    b.op = op.text[0];
+    b.loc = loc_of(op);
+    b.args.push_back(std::move(lhs));
+    b.args.push_back(std::move(rhs));
+    return b;
+  }
+
   Expr expr() {
     Expr lhs = term();
     while (is_symbol("+") || is_symbol("-")) {
       const Token op = next();
-      Expr b;
-      b.kind = Expr::Kind::Binary;
-      b.op = op.text[0];
-      b.loc = loc_of(op);
-      b.args.push_back(std::move(lhs));
-      b.args.push_back(term());
-      lhs = std::move(b);
+      Expr rhs = term();
+      lhs = binary(op, std::move(lhs), std::move(rhs));
     }
     return lhs;
   }
@@ -325,13 +331,8 @@ class Parser {
     Expr lhs = unary();
     while (is_symbol("*") || is_symbol("/")) {
       const Token op = next();
-      Expr b;
-      b.kind = Expr::Kind::Binary;
-      b.op = op.text[0];
-      b.loc = loc_of(op);
-      b.args.push_back(std::move(lhs));
-      b.args.push_back(unary());
-      lhs = std::move(b);
+      Expr rhs = unary();
+      lhs = binary(op, std::move(lhs), std::move(rhs));
     }
     return lhs;
   }
