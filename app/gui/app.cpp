@@ -139,7 +139,52 @@ void glfw_error(int code, const char* description) {
 
 // --bench-frames: frame times are swap-to-swap wall time, so they include rendering and the
 // wait for the X server; medians and the 95th percentile, since single frames are noisy.
-static void print_frame_bench(std::vector<double> ms, double first_frame_ms, int fb_w, int fb_h) {
+// Where a measured frame's time went: building the UI (ImGui + views, CPU), handing the draw
+// lists to GL, and the swap (where llvmpipe rasterises and Xvfb copies the image).
+struct FramePhases {
+  std::vector<double> ui_ms, submit_ms, swap_ms;
+  std::vector<double> vertices;
+  std::vector<double> covered_px;  // sum of triangle areas: the pixels llvmpipe shades
+};
+
+// Pixels the rasteriser shades for a frame's draw data: the sum of its triangles' areas, clipped
+// to nothing finer than that (overlaps count twice, as they are shaded twice).
+static double covered_pixels(const ImDrawData* dd) {
+  double area = 0;
+  for (int l = 0; l < dd->CmdListsCount; ++l) {
+    const ImDrawList* list = dd->CmdLists[l];
+    for (const ImDrawCmd& cmd : list->CmdBuffer) {
+      if (cmd.UserCallback) continue;
+      for (unsigned i = 0; i + 2 < cmd.ElemCount; i += 3) {
+        const ImVec2 a = list->VtxBuffer[int(cmd.VtxOffset + list->IdxBuffer[int(cmd.IdxOffset + i)])].pos;
+        const ImVec2 b = list->VtxBuffer[int(cmd.VtxOffset + list->IdxBuffer[int(cmd.IdxOffset + i + 1)])].pos;
+        const ImVec2 c = list->VtxBuffer[int(cmd.VtxOffset + list->IdxBuffer[int(cmd.IdxOffset + i + 2)])].pos;
+        area += std::abs((b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y)) * 0.5;
+      }
+    }
+  }
+  return area;
+}
+
+// ImGui draws glyphs on whole pixels from an atlas at 1:1 scale and fills shapes from one white
+// texel, so nearest sampling gives the same pixels as the backend's bilinear filter — and on a
+// software rasteriser (llvmpipe) the bilinear fetch is the costliest part of every pixel.
+// Anti-aliased lines drawn from the atlas need the filter, so they are drawn as geometry instead.
+static void use_nearest_font_sampling(ImGuiIO& io) {
+  ImGui::GetStyle().AntiAliasedLinesUseTex = false;
+  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<intptr_t>(io.Fonts->TexID)));
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+}
+
+static double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+static void print_frame_bench(std::vector<double> ms, double first_frame_ms, int fb_w, int fb_h,
+                              const FramePhases& phases) {
   if (ms.empty()) {
     std::printf("bench-frames: no frames measured\n");
     return;
@@ -153,6 +198,12 @@ static void print_frame_bench(std::vector<double> ms, double first_frame_ms, int
       "bench-frames: %zu frames at %dx%d: median %.2f ms, p95 %.2f ms, worst %.2f ms; first frame "
       "%.0f ms after start\n",
       ms.size(), fb_w, fb_h, pct(0.5), pct(0.95), ms.back(), first_frame_ms);
+  std::printf(
+      "bench-frames: medians per phase: UI %.2f ms, GL submit %.2f ms, swap %.2f ms; %.0f "
+      "vertices per frame covering %.2f Mpx (%.2f× the window)\n",
+      median_of(phases.ui_ms), median_of(phases.submit_ms), median_of(phases.swap_ms),
+      median_of(phases.vertices), median_of(phases.covered_px) / 1e6,
+      median_of(phases.covered_px) / std::max(1.0, double(fb_w) * double(fb_h)));
 }
 
 int run_app(const AppOptions& options) {
@@ -234,6 +285,7 @@ int run_app(const AppOptions& options) {
   const bool automated = options.frames > 0 || options.bench_frames > 0 || !options.script.empty();
   double first_frame_ms = -1.0;
   std::vector<double> frame_ms;  // --bench-frames: measured frames, swap to swap
+  FramePhases phases;
   auto last_swap = start_time;
   int held_key = 0;  // a scripted key press, released on the next frame
   int fb_w = 0, fb_h = 0;
@@ -305,6 +357,7 @@ int run_app(const AppOptions& options) {
     settle();
     const FontSet& font_set = fonts.for_theme(state.theme);
 
+    const auto ui_start = std::chrono::steady_clock::now();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     // Scripted and --frames runs ignore the pointer: under Xvfb it sits mid-screen and would
@@ -326,6 +379,7 @@ int run_app(const AppOptions& options) {
       io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     }
     ImGui::NewFrame();
+    if (frame == 0) use_nearest_font_sampling(io);  // the backend made the atlas in NewFrame
     {
       ViewContext ctx{state, queue, font_set, palette(state.theme)};
       const PanelLayout panels = state.panels();
@@ -364,12 +418,14 @@ int run_app(const AppOptions& options) {
       draw_status_bar_view(ctx, panels.status_bar);
     }
     ImGui::Render();
+    const auto ui_end = std::chrono::steady_clock::now();
     glfwGetFramebufferSize(window, &fb_w, &fb_h);
     glViewport(0, 0, fb_w, fb_h);
     const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
     glClearColor(bg.x, bg.y, bg.z, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    const auto submit_end = std::chrono::steady_clock::now();
     ++frame;
 
     const bool last = (options.frames > 0 && frame >= options.frames) || state.requests.quit;
@@ -392,12 +448,18 @@ int run_app(const AppOptions& options) {
     bool bench_done = false;
     if (options.bench_frames > 0 && script.done() && frame > 1) {
       frame_ms.push_back(since_last);
+      using Ms = std::chrono::duration<double, std::milli>;
+      phases.ui_ms.push_back(Ms(ui_end - ui_start).count());
+      phases.submit_ms.push_back(Ms(submit_end - ui_end).count());
+      phases.swap_ms.push_back(Ms(swapped - submit_end).count());
+      phases.vertices.push_back(ImGui::GetDrawData()->TotalVtxCount);
+      phases.covered_px.push_back(covered_pixels(ImGui::GetDrawData()));
       bench_done = static_cast<int>(frame_ms.size()) >= options.bench_frames;
     }
     if (last || bench_done || exit_code != 0) break;
   }
 
-  if (options.bench_frames > 0) print_frame_bench(frame_ms, first_frame_ms, fb_w, fb_h);
+  if (options.bench_frames > 0) print_frame_bench(frame_ms, first_frame_ms, fb_w, fb_h, phases);
   if (!options.layout_json.empty()) {
     if (const std::string error = write_layout_json(options.layout_json, state, fb_w, fb_h);
         !error.empty()) {

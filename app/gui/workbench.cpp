@@ -248,6 +248,8 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
   const double steps = k.loops.empty() ? 1.0 : static_cast<double>(k.loops.front().extent);
   ProgressSink sink(h, progress, steps);
   MemoryResult r;
+  for (const graph::Tensor& t : g.tensors()) r.tensor_names.push_back(t.name);
+  schedule::name_accumulator_buffer(to, r.tensor_names);  // a stack accumulator tile's row
   r.summary = schedule::trace_kernel(k, sink, to);
   h.finish();
   // The kernel's results must reach memory: dirty lines still cached at the end are written back
@@ -272,7 +274,6 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
     lr.by_tensor = h.counters_by_tensor(level);
     r.levels.push_back(std::move(lr));
   }
-  for (const graph::Tensor& t : g.tensors()) r.tensor_names.push_back(t.name);
   r.trace_accesses = h.trace_accesses();
   r.flops = kernel_flops(k, g);
   r.peak_flops = machine_fp32_peak(m);
@@ -422,8 +423,9 @@ namespace {
 class TileSink final : public memory::AccessSink {
  public:
   TileSink(TilesResult& r, const schedule::TraceLayout& layout, const schedule::Kernel& k,
-           uint64_t every, JobProgress& p)
-      : m_r(r), m_every(std::max<uint64_t>(every, 1)), m_p(p) {
+           uint64_t every, uint64_t expected_steps, JobProgress& p)
+      : m_r(r), m_every(std::max<uint64_t>(every, 1)),
+        m_expected(std::max<uint64_t>(expected_steps, 1)), m_p(p) {
     size_t bins = 0;
     for (size_t i = 0; i < k.tensors.size(); ++i) {
       const schedule::KernelTensor& t = k.tensors[i];
@@ -452,7 +454,10 @@ class TileSink final : public memory::AccessSink {
   }
   void step_boundary(uint64_t step) override {
     m_step = step;
-    if (step % m_every == 0 && step > 0) snapshot(step);
+    if (step % m_every == 0 && step > 0) {
+      snapshot(step);
+      m_p.fraction = std::min(0.99, double(step) / double(m_expected));
+    }
   }
   void finish(uint64_t steps) {
     snapshot(steps);
@@ -486,6 +491,7 @@ class TileSink final : public memory::AccessSink {
 
   TilesResult& m_r;
   uint64_t m_every;
+  uint64_t m_expected;
   JobProgress& m_p;
   std::vector<std::pair<uint64_t, uint64_t>> m_ranges;
   std::vector<uint32_t> m_counts;
@@ -509,7 +515,8 @@ TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress) {
   schedule::TraceOptions to;
   to.step_loop = r.step_loop;
   const schedule::TraceLayout layout = schedule::trace_layout(k, to);
-  TileSink sink(r, layout, k, (expected + kMaxTileFrames - 1) / kMaxTileFrames, progress);
+  TileSink sink(r, layout, k, (expected + kMaxTileFrames - 1) / kMaxTileFrames, expected,
+                progress);
   r.frames.push_back(std::vector<uint32_t>());  // frame 0: nothing touched yet (filled below)
   r.frame_step.push_back(0);
   const schedule::TraceSummary s = schedule::trace_kernel(k, sink, to);

@@ -79,7 +79,7 @@ struct CpuRunResult {
 // the last), binned to at most kTileBins per side, with the cumulative access count of every bin
 // at evenly spaced step boundaries of the loop nest. Bounded memory for any problem size.
 inline constexpr int kTileBins = 48;
-inline constexpr int kMaxTileFrames = 240;
+inline constexpr int kMaxTileFrames = 1024;
 struct TileGrid {
   std::string name;
   bool output = false;

@@ -1,6 +1,7 @@
 // The Tiles view: every tensor of the current kernel as a grid in memory order, coloured by how
 // often each element (or bin of elements) has been accessed so far; the cells touched since the
-// previous frame are outlined — the tile the loop nest is working on. Play, pause, step, scrub.
+// previous frame are tinted and boxed — the tile the loop nest is working on. Play, pause, step,
+// scrub.
 #include "app/gui/views/views.h"
 
 #include "app/gui/format.h"
@@ -13,6 +14,8 @@
 
 namespace tilescope::gui {
 namespace {
+
+constexpr int kHeatLevels = 12;
 
 ImU32 heat_colour(double t, ImU32 bg) {
   // Background → orange → dark red as the count grows; log-scaled so one access already shows.
@@ -91,7 +94,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
     ctx.push(command_from("tiles speed " + std::to_string(speed)));
   const uint64_t step = t.frame_step[size_t(frame)];
   ImGui::TextDisabled(
-      "step %s of %s (iterations of loop %s) · colour = accesses so far · outline = "
+      "step %s of %s (iterations of loop %s) · colour = accesses so far · box = "
       "touched since the previous frame",
       format_thousands(int64_t(step)).c_str(), format_thousands(int64_t(t.steps)).c_str(),
       t.step_loop.c_str());
@@ -99,16 +102,50 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   // [SECTION] Grids, laid out left to right, wrapping
   const std::vector<uint32_t>& now = t.frames[size_t(frame)];
   const std::vector<uint32_t>& before = t.frames[size_t(std::max(frame - 1, 0))];
-  uint32_t peak = 1;
-  for (uint32_t v : t.frames.back()) peak = std::max(peak, v);
+  // Bins hold unequal numbers of elements when a side does not divide evenly (256 into 48), so
+  // colour by accesses per element — the bin's count over its element count — or an even access
+  // pattern would show as a checkerboard.
+  std::vector<std::vector<double>> per_element(t.grids.size());
+  double peak = 1;
+  for (size_t gi = 0; gi < t.grids.size(); ++gi) {
+    const TileGrid& g = t.grids[gi];
+    std::vector<int64_t> rows_in(size_t(g.bin_rows), 0), cols_in(size_t(g.bin_cols), 0);
+    for (int64_t r = 0; r < g.rows; ++r) ++rows_in[size_t(r * g.bin_rows / g.rows)];
+    for (int64_t c = 0; c < g.cols; ++c) ++cols_in[size_t(c * g.bin_cols / g.cols)];
+    std::vector<double>& inv = per_element[gi];
+    inv.resize(size_t(g.bin_rows) * size_t(g.bin_cols));
+    for (int r = 0; r < g.bin_rows; ++r)
+      for (int c = 0; c < g.bin_cols; ++c) {
+        const size_t i = size_t(r) * size_t(g.bin_cols) + size_t(c);
+        inv[i] = 1.0 / double(std::max<int64_t>(1, rows_in[size_t(r)] * cols_in[size_t(c)]));
+        peak = std::max(peak, t.frames.back()[g.offset + i] * inv[i]);
+      }
+  }
   ImDrawList* dl = ImGui::GetWindowDrawList();
+  // Legend: the colour scale from one access to the most any bin gets by the end.
+  {
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const float sw = em * 1.2f;
+    ImGui::TextDisabled("accesses per element:  1");
+    ImGui::SameLine();
+    const ImVec2 bar = ImGui::GetCursorScreenPos();
+    for (int i = 0; i < kHeatLevels; ++i)
+      dl->AddRectFilled(ImVec2(bar.x + i * sw, at.y + em * 0.15f),
+                        ImVec2(bar.x + (i + 1) * sw, at.y + em * 1.05f),
+                        heat_colour(0.15 + 0.85 * (i + 1) / kHeatLevels, p.bar_bg));
+    ImGui::Dummy(ImVec2(sw * kHeatLevels, em));
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s (log scale)",
+                        format_thousands(int64_t(std::lround(peak))).c_str());
+  }
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const float avail_w = rect.x + rect.w - start.x - em;
   const float avail_h = rect.y + rect.h - start.y - em;
   const float cell = std::clamp(
       std::min(avail_w / (kTileBins * 2.3f), avail_h / (kTileBins * 1.2f)), 3.0f, em * 0.9f);
   float x = start.x, y = start.y, row_h = 0;
-  for (const TileGrid& g : t.grids) {
+  for (size_t gi = 0; gi < t.grids.size(); ++gi) {
+    const TileGrid& g = t.grids[gi];
     const float gw = cell * g.bin_cols, gh = cell * g.bin_rows;
     if (x > start.x && x + gw > start.x + avail_w) {
       x = start.x;
@@ -117,23 +154,50 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
     }
     const std::string title = g.name + (g.output ? " (out)" : "") + "  " + std::to_string(g.rows) +
                               "×" + std::to_string(g.cols) +
-                              (g.rows > g.bin_rows || g.cols > g.bin_cols ? " (binned)" : "");
+                              (g.rows > g.bin_rows || g.cols > g.bin_cols ? " (binned: mean per bin)" : "");
     dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(x, y), p.text, title.c_str());
     const float gy = y + em * 1.4f;
-    dl->AddRectFilled(ImVec2(x, gy), ImVec2(x + gw, gy + gh), p.bar_bg);
+    // Each row of bins is drawn as runs of equal colour, every pixel once: a 48×48 grid is a few
+    // hundred rectangles rather than 2,304, which keeps a software rasteriser at frame rate.
+    // Bins touched since the previous frame get a tint, and their bounding box one outline.
+    int touched_r0 = g.bin_rows, touched_r1 = -1, touched_c0 = g.bin_cols, touched_c1 = -1;
     for (int r = 0; r < g.bin_rows; ++r) {
-      for (int c = 0; c < g.bin_cols; ++c) {
-        const size_t i = g.offset + size_t(r) * size_t(g.bin_cols) + size_t(c);
-        const uint32_t v = now[i];
-        const ImVec2 a(x + c * cell, gy + r * cell), b(a.x + cell, a.y + cell);
-        if (v) {
-          const double heat = std::log1p(double(v)) / std::log1p(double(peak));
-          dl->AddRectFilled(a, b, heat_colour(0.15 + 0.85 * heat, p.bar_bg));
+      const size_t row = g.offset + size_t(r) * size_t(g.bin_cols);
+      const float ry = gy + r * cell;
+      int run_start = 0;
+      ImU32 run_colour = 0;
+      bool run_touched = false;
+      for (int c = 0; c <= g.bin_cols; ++c) {
+        ImU32 colour = 0;
+        bool touched = false;
+        if (c < g.bin_cols) {
+          const uint32_t v = now[row + size_t(c)];
+          const double per_elem = v * per_element[gi][size_t(r) * size_t(g.bin_cols) + size_t(c)];
+          // Quantised to the legend's levels: the eye cannot tell more apart, and equal
+          // neighbours merge into one run.
+          const double heat = v ? std::log1p(per_elem) / std::log1p(peak) : 0.0;
+          const double level = std::ceil(heat * kHeatLevels) / kHeatLevels;
+          colour = v ? heat_colour(0.15 + 0.85 * level, p.bar_bg) : p.bar_bg;
+          touched = frame > 0 && v != before[row + size_t(c)];
+          if (touched) {
+            touched_r0 = std::min(touched_r0, r), touched_r1 = std::max(touched_r1, r);
+            touched_c0 = std::min(touched_c0, c), touched_c1 = std::max(touched_c1, c);
+          }
         }
-        if (frame > 0 && v != before[i])
-          dl->AddRect(a, b, p.selection, 0, 0, std::max(1.0f, cell * 0.18f));
+        if (c > 0 && (c == g.bin_cols || colour != run_colour || touched != run_touched)) {
+          const ImVec2 a(x + run_start * cell, ry), b(x + c * cell, ry + cell);
+          dl->AddRectFilled(a, b, run_colour);
+          if (run_touched) dl->AddRectFilled(a, b, (p.text & 0x00FFFFFFu) | 0x28000000u);
+          run_start = c;
+        }
+        run_colour = colour;
+        run_touched = touched;
       }
     }
+    if (touched_r1 >= 0)
+      dl->AddRect(ImVec2(x + touched_c0 * cell, gy + touched_r0 * cell),
+                  ImVec2(x + (touched_c1 + 1) * cell, gy + (touched_r1 + 1) * cell), p.text, 0, 0,
+                  std::max(2.0f, cell * 0.4f));
     dl->AddRect(ImVec2(x, gy), ImVec2(x + gw, gy + gh), p.node_border);
     x += std::max(gw, ImGui::CalcTextSize(title.c_str()).x) + em * 1.5f;
     row_h = std::max(row_h, gh + em * 1.4f);
