@@ -23,7 +23,7 @@ shot() {
   shift 3
   printf '%s\nwait-frames 4\nscreenshot %s/%s.png\nwait-frames 1\nquit\n' "$lines" "$out" "$name" \
     > "$tmp/$name.script"
-  xvfb-run -a -s "-screen 0 1920x1200x24" "$app" --size "$size" --script "$tmp/$name.script" "$@"
+  xvfb-run -a -s "-screen 0 1920x1200x24" "$app" --no-session --size "$size" --script "$tmp/$name.script" "$@"
   echo "wrote assets/screenshots/$name.png"
 }
 

@@ -349,7 +349,8 @@ class Parser {
           c->name = s.name;
           c->size_bytes = 0;
         }
-        level(*c, s, sysfs);
+        level(*c, s, sysfs, m.strided_line_s[s.name]);
+        if (m.strided_line_s[s.name] == 0) m.strided_line_s.erase(s.name);
       } else if (s.kind == "memory") {
         m.memory.name = s.name;
         for (const Entry& e : s.entries) {
@@ -364,8 +365,11 @@ class Parser {
             auto [cy, ns] = latency(e);
             m.memory.latency_ns = ns > 0 ? ns : (m.clock_hz > 0 ? cy / m.clock_hz * 1e9 : 0);
             if (ns == 0 && m.clock_hz == 0) fail(e, "give memory latency in ns (no clock is set)");
-          } else
-            fail(e, "unknown key '" + e.key + "' in [memory] (expected size, bandwidth, latency)");
+          } else if (e.key == "strided_line")
+            m.strided_line_s[s.name] = strided_line(e);
+          else
+            fail(e, "unknown key '" + e.key +
+                        "' in [memory] (expected size, bandwidth, latency, strided_line)");
         }
       } else if (s.kind == "scratchpad") {
         memory::ScratchpadConfig sp;
@@ -428,6 +432,13 @@ class Parser {
     return v;
   }
 
+  // Time per line of a strided (not prefetchable) walk served by this level: "4.4 ns".
+  double strided_line(const Entry& e) const {
+    auto [cy, ns] = latency(e);
+    if (ns == 0) fail(e, "strided_line: give the time per line in ns (as tilescope-cli probe writes it)");
+    return ns * 1e-9;
+  }
+
   std::pair<double, double> latency(const Entry& e) const {
     try {
       return parse_latency(e.value);
@@ -452,7 +463,7 @@ class Parser {
     return false;
   }
 
-  void level(memory::CacheConfig& c, const Section& s, bool sysfs) const {
+  void level(memory::CacheConfig& c, const Section& s, bool sysfs, double& strided_line_s) const {
     bool has_size = sysfs, has_ways = sysfs;
     for (const Entry& e : s.entries) {
       if (e.key == "size") {
@@ -504,10 +515,13 @@ class Parser {
         std::tie(c.latency_cycles, c.latency_ns) = latency(e);
       else if (e.key == "shared_by")
         c.shared_by = static_cast<int>(number(e, Quantity::Count, 1));
+      else if (e.key == "strided_line")
+        strided_line_s = strided_line(e);
       else
         fail(e, "unknown key '" + e.key + "' in [level " + s.name +
                     "] (expected size, line, sector, ways, replacement, write, "
-                    "write_allocate, inclusion, seed, bandwidth, latency, shared_by)");
+                    "write_allocate, inclusion, seed, bandwidth, latency, strided_line, "
+                    "shared_by)");
     }
     if (!has_size) fail_at(s.line, "level " + s.name + " has no 'size = …'");
     if (!has_ways) fail_at(s.line, "level " + s.name + " has no 'ways = …' (a number or full)");
@@ -566,10 +580,19 @@ Machine load_machine_file(const std::string& path, const SysfsPaths& sys) {
   return parse_machine(ss.str(), path, sys);
 }
 
+std::string user_machine_dir() {
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/tilescope/machines";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.local/share/tilescope/machines";
+  return ".tilescope/machines";
+}
+
 std::vector<std::string> machine_search_path() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("TILESCOPE_MACHINES")) dirs.push_back(env);
   dirs.push_back("assets/machines");
+  dirs.push_back(user_machine_dir());
 #ifdef TILESCOPE_SOURCE_DIR
   dirs.push_back(std::string(TILESCOPE_SOURCE_DIR) + "/assets/machines");
 #endif

@@ -17,6 +17,7 @@
 
 #include "sim/memory/hierarchy.h"
 
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -54,6 +55,9 @@ struct Machine {
   std::vector<memory::CacheConfig> levels;  // closest to the core first
   memory::MemoryConfig memory;
   std::optional<memory::ScratchpadConfig> scratchpad;
+  // Seconds per line for strided (not prefetchable) reads served by a level or memory, by name;
+  // measured by `tilescope-cli probe` (key `strided_line`). Absent = unknown.
+  std::map<std::string, double> strided_line_s;
 
   // Peak for a dtype and unit, 0 when the machine file does not give it.
   double peak(std::string_view dtype, std::string_view unit) const;
@@ -78,7 +82,11 @@ Machine load_machine_file(const std::string& path, const SysfsPaths& sys = {});
 // Data and unified caches of cpu0, lowest level first (named L1, L2, …). Throws MachineError.
 std::vector<memory::CacheConfig> read_sysfs_caches(const std::string& cache_dir);
 
-// Directories searched for presets: $TILESCOPE_MACHINES, ./assets/machines, the source tree's.
+// Where `tilescope-cli probe` saves measured machines: $XDG_DATA_HOME/tilescope/machines or
+// ~/.local/share/tilescope/machines.
+std::string user_machine_dir();
+// Directories searched for presets: $TILESCOPE_MACHINES, ./assets/machines, user_machine_dir(),
+// the source tree's.
 std::vector<std::string> machine_search_path();
 std::vector<std::string> preset_names();  // sorted file stems found on the search path
 // A path to a file, or a preset name ("h100", "host"). Throws MachineError.

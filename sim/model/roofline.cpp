@@ -46,7 +46,23 @@ Roofline roofline(const Machine& m, double flops, const LevelBytes& traffic,
     b.name = i < traffic.names.size() ? traffic.names[i] : "level " + std::to_string(i);
     const double bw =
         i < m.levels.size() ? m.levels[i].bandwidth_bytes_per_s : m.memory.bandwidth_bytes_per_s;
-    if (bw > 0) {
+    const double strided = i > 0 && i < traffic.strided_bytes.size() ? traffic.strided_bytes[i] : 0;
+    const auto line_cost = m.strided_line_s.find(b.name);
+    if (bw > 0 && strided > 0 && line_cost != m.strided_line_s.end()) {
+      // Streamed bytes at the bandwidth; each strided line at its measured time, which no
+      // prefetch hides.
+      const double line = i < traffic.line_bytes.size() ? traffic.line_bytes[i] : 64;
+      const double lines = strided / line;
+      b.seconds = (traffic.bytes[i] - strided) / bw + lines * line_cost->second;
+      b.term = {"t(" + b.name + ")",
+                b.seconds,
+                "(bytes − strided bytes) / bandwidth + strided lines × t(strided line)",
+                {{"bytes", traffic.bytes[i]},
+                 {"strided bytes", strided},
+                 {"bandwidth", bw},
+                 {"strided lines", lines},
+                 {"t(strided line)", line_cost->second}}};
+    } else if (bw > 0) {
       b.seconds = traffic.bytes[i] / bw;
       b.term = {"t(" + b.name + ")",
                 b.seconds,
@@ -91,7 +107,20 @@ LevelBytes level_bytes(const Machine& m, const memory::Hierarchy& h) {
     lb.names.push_back(i < h.level_count() ? h.config().levels[size_t(i)].name : m.memory.name);
     const memory::Counters c = h.counters(i);
     lb.bytes.push_back(double(c.read_bytes + c.write_bytes));
+    // Level i serves the lines of level i - 1 (level 0 serves elements to the core).
+    lb.line_bytes.push_back(i > 0 ? h.config().levels[size_t(i - 1)].line_bytes : 0);
   }
+  return lb;
+}
+
+LevelBytes level_bytes(const Machine& m, const memory::Hierarchy& h,
+                       const AccessPatternSink& pattern) {
+  LevelBytes lb = level_bytes(m, h);
+  lb.strided_bytes.assign(lb.bytes.size(), 0.0);
+  for (int i = 1; i <= h.level_count(); ++i)
+    for (int t = -1; t <= h.max_tensor(); ++t)
+      lb.strided_bytes[size_t(i)] +=
+          double(h.counters(i, t).read_bytes) * pattern.pattern(t).strided_fraction();
   return lb;
 }
 

@@ -2,6 +2,7 @@
 // level needs to move its bytes at its bandwidth; the largest names the binding level.
 #pragma once
 
+#include "sim/model/access_pattern.h"
 #include "sim/model/analytic.h"
 #include "sim/model/machine.h"
 
@@ -16,6 +17,10 @@ namespace tilescope::model {
 struct LevelBytes {
   std::vector<std::string> names;  // "L1", "L2", …, memory name
   std::vector<double> bytes;
+  // Of `bytes`, the line fills that strided (not prefetchable) moves asked for, per level; empty
+  // when the access pattern is not known. Charged at the machine's `strided_line` time.
+  std::vector<double> strided_bytes = {};
+  std::vector<uint32_t> line_bytes = {};  // the size of the lines each level serves (64 when unknown)
 };
 
 struct RooflineBound {
@@ -41,5 +46,9 @@ Roofline roofline(const Machine& m, double flops, const LevelBytes& traffic,
 LevelBytes level_bytes(const Machine& m, const AnalyticResult& a);
 // Level bytes from a simulated hierarchy (its counters).
 LevelBytes level_bytes(const Machine& m, const memory::Hierarchy& h);
+// The same, with every tensor's line fills split by its access pattern: the strided share of its
+// moves (AccessPatternSink, fed the same trace) goes to `strided_bytes`.
+LevelBytes level_bytes(const Machine& m, const memory::Hierarchy& h,
+                       const AccessPatternSink& pattern);
 
 }  // namespace tilescope::model
