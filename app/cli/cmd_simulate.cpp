@@ -10,6 +10,7 @@
 #include "sim/memory/hierarchy.h"
 #include "sim/memory/report.h"
 #include "sim/memory/tensor_regions.h"
+#include "sim/model/access_pattern.h"
 #include "sim/model/analytic.h"
 #include "sim/model/machine.h"
 #include "sim/model/roofline.h"
@@ -149,17 +150,20 @@ int run_model(const SimulateFlags& f) {
   to.gpu = gpu;
   if (gpu && machine.cores > 0) to.resident_blocks = machine.cores;
   if (gpu && machine.scratchpad) to.warp_size = uint32_t(machine.scratchpad->warp_size);
-  const schedule::TraceSummary ts = schedule::trace_kernel(k, hierarchy, to);
-  hierarchy.finish();
-  if (f.write_back_all) hierarchy.write_back_all();
-
   memory::ReportOptions ro;
   for (const auto& t : g->tensors()) ro.tensor_names.push_back(t.name);
+  schedule::name_accumulator_buffer(to, ro.tensor_names);
+  // The pattern sink passes every access on unchanged and notes which line moves a prefetcher
+  // could follow; the roofline charges the others at the machine's strided-line time.
+  model::AccessPatternSink pattern(hierarchy);
+  const schedule::TraceSummary ts = schedule::trace_kernel(k, pattern, to);
+  hierarchy.finish();
+  if (f.write_back_all) hierarchy.write_back_all();
 
   double flops = 0;
   for (graph::OpId op : k.ops) flops += double(g->op_cost(op).flops);
   const model::Roofline sim_roof =
-      model::roofline(machine, flops, model::level_bytes(machine, hierarchy));
+      model::roofline(machine, flops, model::level_bytes(machine, hierarchy, pattern));
 
   // The analytic model describes CPU loop nests (element accesses); GPU traces are coalesced into
   // sectors per warp, which it does not model.
@@ -170,7 +174,9 @@ int run_model(const SimulateFlags& f) {
     an_error = "the analytic model covers CPU loop nests only (GPU traces coalesce warps)";
   } else {
     try {
-      an = model::analyze_kernel(k, machine.hierarchy());
+      model::AnalyticOptions ao;
+      ao.acc_tensor = to.acc_tensor;
+      an = model::analyze_kernel(k, machine.hierarchy(), ao);
       an_roof = model::roofline(machine, flops, model::level_bytes(machine, *an));
     } catch (const std::invalid_argument& e) {
       an_error = e.what();
@@ -192,7 +198,9 @@ int run_model(const SimulateFlags& f) {
                   {"global_reads", ts.global_reads},
                   {"global_writes", ts.global_writes},
                   {"shared_reads", ts.shared_reads},
-                  {"shared_writes", ts.shared_writes}};
+                  {"shared_writes", ts.shared_writes},
+                  {"acc_reads", ts.acc_reads},
+                  {"acc_writes", ts.acc_writes}};
     // Where each kernel argument lives in the trace, so a real run can place its buffers at the
     // same cache sets (scripts/cachegrind_compare.sh does).
     const schedule::TraceLayout layout = schedule::trace_layout(k, to);
@@ -201,6 +209,8 @@ int run_model(const SimulateFlags& f) {
       j["layout"].push_back({{"name", k.tensors[t].name},
                              {"base", layout.tensor_base[t]},
                              {"alloc_elems", k.tensors[t].alloc_elems()}});
+    // A stack accumulator tile's area (bytes 0: the accumulators are registers).
+    j["accumulator"] = {{"base", layout.acc_base}, {"bytes", layout.acc_bytes}};
     j["write_back_all"] = f.write_back_all;
     j["report"] = memory::report_json(hierarchy, ro);
     j["roofline_simulated"] = roofline_json(sim_roof);
@@ -264,6 +274,16 @@ int run_model(const SimulateFlags& f) {
     for (const auto& n : an->notes) std::cout << "  note: " << n << "\n";
   } else {
     std::cout << "\nanalytic model: " << an_error << "\n";
+  }
+  std::cout << "\naccess pattern (moves to another line; strided = to another 4 KiB page, which "
+               "no prefetcher follows)\n";
+  for (int t = 0; t <= hierarchy.max_tensor(); ++t) {
+    const model::TensorPattern tp = pattern.pattern(t);
+    if (tp.line_moves == 0) continue;
+    const std::string name =
+        size_t(t) < ro.tensor_names.size() ? ro.tensor_names[size_t(t)] : "#" + std::to_string(t);
+    std::printf("  %-10s %14s line moves, %5.1f%% strided\n", name.c_str(),
+                num(double(tp.line_moves)).c_str(), 100.0 * tp.strided_fraction());
   }
   std::cout << "\nroofline from simulated traffic (" << num(flops) << " FLOP)\n"
             << roofline_text(sim_roof);

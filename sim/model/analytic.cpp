@@ -1,6 +1,7 @@
 // Analytic traffic model: tile footprints per loop depth, set-aware fit tests, misses per tensor.
 #include "sim/model/analytic.h"
 
+#include "sim/schedule/loop_tree.h"
 #include "sim/schedule/trace.h"
 
 #include <algorithm>
@@ -49,6 +50,12 @@ Affine address(const Kernel& k, int tensor, const std::vector<Affine>& index, ui
   for (size_t d = 0; d < index.size() && d < t.strides.size(); ++d)
     a += over_loops(k, index[d]) * (t.strides[d] * 4);
   return a;
+}
+
+uint64_t count_accs(const VExpr& e) {
+  uint64_t n = e.kind == VExpr::Kind::Acc ? 1 : 0;
+  for (const VExpr& a : e.args) n += count_accs(a);
+  return n;
 }
 
 // Loads of `e`, with loads of computed (inlined) tensors replaced by the loads of their definition
@@ -192,6 +199,22 @@ AnalyticResult analyze_kernel(const Kernel& k, const memory::HierarchyConfig& h,
   schedule::TraceOptions to;
   to.alignment = o.alignment;
   const schedule::TraceLayout layout = schedule::trace_layout(k, to);
+  // A stack accumulator is tensor number k.tensors.size() here; its index is row-major over its
+  // loops (the spatial loops inside the first reduction loop), as LoweredKernel::acc_index.
+  const bool acc_stack = !schedule::accumulator_home(k, false).registers;
+  const int acc_id = int(k.tensors.size());
+  Affine acc_index;
+  {
+    size_t first = k.loops.size();
+    for (size_t l = 0; l < k.loops.size() && first == k.loops.size(); ++l)
+      if (k.loops[l].reduce) first = l;
+    int64_t stride = 1;
+    for (size_t l = k.loops.size(); l-- > first;) {
+      if (k.loops[l].reduce) continue;
+      acc_index += Affine::var(k.loops[l].name, stride);
+      stride *= k.loops[l].extent;
+    }
+  }
 
   // Accesses of every phase, and how many times each phase runs.
   std::vector<NestAccess> accs;
@@ -222,6 +245,28 @@ AnalyticResult analyze_kernel(const Kernel& k, const memory::HierarchyConfig& h,
       reads += double(loads) * iters;
       reads_formula += (reads_formula.empty() ? "" : " + ") +
                        (loads > 1 ? std::to_string(loads) + "·" : std::string()) + iter_formula;
+    }
+    if (acc_stack) {
+      // The accumulator tile on the stack: a read per reference in the value (and one by Reduce's
+      // `acc +=`), a write by Init and Reduce.
+      uint64_t acc_reads = count_accs(ph.value) + (ph.kind == schedule::PhaseKind::Reduce ? 1 : 0);
+      const bool acc_write = ph.kind != schedule::PhaseKind::Map;
+      const Affine addr =
+          acc_index * 4 + Affine::lit(int64_t(layout.acc_base + uint64_t(std::max(ph.acc, 0)) *
+                                                                    layout.acc_slot_bytes));
+      for (uint64_t i = 0; i < acc_reads; ++i)
+        accs.push_back({acc_id, addr, false, ph.kind == schedule::PhaseKind::Reduce});
+      if (acc_write) accs.push_back({acc_id, addr, true, ph.kind == schedule::PhaseKind::Reduce});
+      if (acc_reads > 0) {
+        reads += double(acc_reads) * iters;
+        reads_formula += (reads_formula.empty() ? "" : " + ") +
+                         (acc_reads > 1 ? std::to_string(acc_reads) + "·" : std::string()) +
+                         iter_formula + " (acc)";
+      }
+      if (acc_write) {
+        writes += iters;
+        writes_formula += (writes_formula.empty() ? "" : " + ") + iter_formula + " (acc)";
+      }
     }
     if (ph.kind == schedule::PhaseKind::Map && ph.out_tensor >= 0) {
       accs.push_back(
@@ -314,6 +359,10 @@ AnalyticResult analyze_kernel(const Kernel& k, const memory::HierarchyConfig& h,
         uint64_t over = 0;
         for (uint64_t line : s[t])
           if (occupancy[line % lt.sets] > lt.ways) ++over;
+        // The accumulator is touched on every iteration of the reduction, and between one outer
+        // iteration's last use (the epilogue) and the next one's first (Init) only the epilogue
+        // runs: what stays resident across the reduction stays resident across outer loops.
+        if (touched[t] == acc_id && size_t(d) <= first_reduce) over = 0;
         const double lines = double(s[t].size());
         const double f = lines > 0 ? double(over) / lines : 0.0;
         if (d == 0) {  // the whole nest: whatever is still reused misses only on first touch
@@ -335,11 +384,15 @@ AnalyticResult analyze_kernel(const Kernel& k, const memory::HierarchyConfig& h,
     std::vector<std::pair<std::string, double>> total_syms;
     std::string total_formula;
     for (size_t t = 0; t < touched.size(); ++t) {
-      const schedule::KernelTensor& kt = k.tensors[size_t(touched[t])];
+      const bool is_acc = touched[t] == acc_id;
+      schedule::KernelTensor acc_kt;
+      acc_kt.id = o.acc_tensor;
+      acc_kt.name = "acc";
+      const schedule::KernelTensor& kt = is_acc ? acc_kt : k.tensors[size_t(touched[t])];
       TensorTraffic tt;
-      tt.tensor = touched[t];
+      tt.tensor = is_acc ? -1 : touched[t];
       tt.graph_id = kt.id;
-      tt.name = kt.name;
+      tt.name = is_acc ? std::string(schedule::kAccumulatorBufferName) : kt.name;
       tt.output = is_output[t];
       tt.reuse_depth = reuse[t];
       tt.misses.name = "misses(" + c.name + ", " + kt.name + ")";

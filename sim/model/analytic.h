@@ -16,7 +16,9 @@
 // nest (distinct lines do not depend on the order inside one run of the fitting loops); staged
 // tiles are not modelled (the result says so); levels are modelled independently (each as if it
 // saw the whole access stream), which is exact for LRU levels whose line sizes agree when tiles
-// fit and an approximation otherwise; write-backs equal the output lines missed.
+// fit and an approximation otherwise; write-backs equal the output lines missed. An accumulator
+// tile on the stack (schedule::accumulator_home) is one more tensor, "acc (stack)", at the trace
+// layout's address: Init writes it, Reduce reads and writes it, the epilogue reads it.
 #pragma once
 
 #include "sim/memory/hierarchy.h"
@@ -70,6 +72,7 @@ struct AnalyticResult {
 struct AnalyticOptions {
   uint64_t alignment = 4096;                    // as schedule::TraceOptions::alignment
   uint64_t max_enumerated = uint64_t{1} << 27;  // index points enumerated per tensor footprint
+  int16_t acc_tensor = -1;  // graph_id given to a stack accumulator's traffic (TraceOptions's)
 };
 
 // Throws std::invalid_argument naming the kernel when the nest is too large to enumerate.

@@ -88,6 +88,11 @@ class Writer {
     };
     m_acc_elems = m_lk.acc_elems(m_drop_thread);
     m_acc_index = m_lk.acc_index(m_drop_thread);
+    // The C++ follows accumulator_home(), as the trace does: a small tile becomes scalars (its
+    // loops unrolled in the source so each reference names one), a larger one a stack array.
+    const AccumulatorHome home = accumulator_home(m_k, false);
+    m_acc_scalars = d == Dialect::Cpp && home.registers && m_acc_elems > 1;
+    m_acc_registers_cpu = home.registers;
   }
 
   std::string run() {
@@ -169,6 +174,11 @@ class Writer {
       return acc_name(slot) + (idx.empty() ? "" : "[" + idx + "]");
     }
     if (m_acc_elems == 1) return acc_name(slot);
+    if (m_acc_scalars) {
+      int64_t idx = m_acc_index.constant;
+      for (const auto& [name, c] : m_acc_index.terms) idx += c * m_unrolled.at(name);
+      return acc_name(slot) + "_" + std::to_string(idx);
+    }
     return acc_name(slot) + "[" + code(m_acc_index) + "]";
   }
 
@@ -331,8 +341,8 @@ class Writer {
     // constant: tile-copy loops then have constant strides and trip counts and unroll fully.
     const LaunchConfig lc = launch_config(m_k);
     m_block_threads = lc.block[0] * lc.block[1] * lc.block[2];
-    line(1, "const int ts_tid = threadIdx.x + " + std::to_string(lc.block[0]) + " * (threadIdx.y + " +
-                std::to_string(lc.block[1]) + " * threadIdx.z);");
+    line(1, "const int ts_tid = threadIdx.x + " + std::to_string(lc.block[0]) +
+                " * (threadIdx.y + " + std::to_string(lc.block[1]) + " * threadIdx.z);");
     line(1, "constexpr int ts_nthreads = " + std::to_string(m_block_threads) + ";");
     line(1, "(void)ts_tid;");
     line(1, "(void)ts_nthreads;");
@@ -394,6 +404,21 @@ class Writer {
     }
     if (m_d == Dialect::Cpp && L.kind == LoopKind::Parallel) {
       parallel_loop(n, ind);
+      return;
+    }
+    if (m_acc_scalars &&
+        std::find(m_lk.acc_loops.begin(), m_lk.acc_loops.end(), n.loop) != m_lk.acc_loops.end()) {
+      // An accumulator dim: unrolled here, so every accumulator reference names one scalar.
+      line(ind, "// " + L.name + " unrolled: each accumulator reference names a scalar");
+      for (int64_t i = 0; i < L.extent; ++i) {
+        m_unrolled[L.name] = i;
+        line(ind, "{  // " + L.name + " = " + std::to_string(i));
+        line(ind + 1,
+             "[[maybe_unused]] const " + m_itype + " " + v + " = " + std::to_string(i) + ";");
+        body(n.children, ind + 1);
+        line(ind, "}");
+      }
+      m_unrolled.erase(L.name);
       return;
     }
     if (L.kind == LoopKind::Unrolled || (m_d == Dialect::Cuda && L.kind == LoopKind::Vectorized))
@@ -492,17 +517,36 @@ class Writer {
       }
       const int64_t gpu =
           m_lk.acc_elems([&](int l) { return is_thread(m_k.loops[size_t(l)].kind); });
-      std::string note = all == 1 ? "one running value, kept in a register"
-                                  : "one running value per output of the tile (" +
-                                        format_bytes(all * 4 * m_k.num_accs) + ")";
+      std::string note =
+          all == 1 ? "one running value, kept in a register"
+                   : "one running value per output of the tile (" +
+                         format_bytes(all * 4 * m_k.num_accs) +
+                         (m_acc_registers_cpu ? ", scalars in registers on the CPU)"
+                                              : ", a stack array on the CPU: memory traffic)");
       if (gpu != all) note += "; on the GPU each thread keeps " + std::to_string(gpu);
       for (int a = 0; a < m_k.num_accs; ++a)
         line(ind, "float " + acc_name(a) + dims + "   # " + note);
       return;
     }
+    if (m_acc_scalars) {
+      for (int a = 0; a < m_k.num_accs; ++a) {
+        std::string names;
+        for (int64_t e = 0; e < m_acc_elems; ++e)
+          names += (e ? ", " : "") + acc_name(a) + "_" + std::to_string(e) + " = 0.0f";
+        // Initialised here too: Init may sit under a partial-tile guard, which compilers cannot
+        // see through (-Wmaybe-uninitialized); the dead stores cost nothing.
+        line(ind, "float " + names + ";  // accumulator tile, one scalar (register) per element");
+      }
+      return;
+    }
+    const bool stack = m_d == Dialect::Cpp && m_acc_elems > 1;
     for (int a = 0; a < m_k.num_accs; ++a)
-      line(ind, "float " + acc_name(a) +
-                    (m_acc_elems == 1 ? "" : "[" + std::to_string(m_acc_elems) + "]") + ";");
+      line(ind,
+           std::string(stack ? "alignas(64) " : "") + "float " + acc_name(a) +
+               (m_acc_elems == 1 ? "" : "[" + std::to_string(m_acc_elems) + "]") + ";" +
+               (stack ? "  // accumulator tile on the stack (" + format_bytes(m_acc_elems * 4) +
+                            "): its loads and stores are memory traffic"
+                      : ""));
   }
 
   bool tile_dim_needs_check(const StagePlacement& pl, size_t d, const graph::Shape& shape,
@@ -744,6 +788,9 @@ class Writer {
   std::function<bool(int)> m_drop_thread;
   int64_t m_acc_elems = 1;
   Affine m_acc_index;
+  bool m_acc_scalars = false;                 // C++: accumulators are scalars acc_0, acc_1, ...
+  bool m_acc_registers_cpu = true;            // accumulator_home(CPU).registers
+  std::map<std::string, int64_t> m_unrolled;  // accumulator loops unrolled in the source: value
   std::set<std::string> m_helpers;
   bool m_uses_thread = false;
   std::map<std::string, int64_t> m_smem_offset, m_smem_elems;

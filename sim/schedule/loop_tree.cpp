@@ -427,6 +427,23 @@ int64_t accumulator_bytes(const LoweredKernel& lk, bool gpu) {
   return lk.kernel.num_accs * per * 4;
 }
 
+AccumulatorHome accumulator_home(const Kernel& k, bool gpu) {
+  AccumulatorHome h;
+  h.num_accs = k.num_accs;
+  // The accumulator's dims: the spatial loops inside the first reduction loop (as build_loop_tree
+  // derives acc_loops), less the thread-bound ones on the GPU.
+  bool in_region = false, parallel_dim = false;
+  for (const Loop& l : k.loops) {
+    in_region = in_region || l.reduce;
+    if (!in_region || l.reduce) continue;
+    if (gpu && is_thread(l.kind)) continue;
+    h.elems_per_acc *= l.extent;
+    parallel_dim = parallel_dim || l.kind == LoopKind::Parallel;
+  }
+  h.registers = gpu || k.num_accs == 0 || (h.elems() <= kRegisterAccumulatorElems && !parallel_dim);
+  return h;
+}
+
 // [SECTION] Legality
 
 std::optional<std::string> check_kernel(const Kernel& k, const Target& t) {

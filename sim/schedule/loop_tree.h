@@ -93,6 +93,29 @@ VExpr to_loop_space(const Kernel& k, const VExpr& e);
 // Bytes of the accumulator one worker (CPU thread / GPU thread) keeps.
 int64_t accumulator_bytes(const LoweredKernel& lk, bool gpu);
 
+// Where a kernel's accumulators live: the one rule emit_cpp, the trace walker and the analytic
+// model share. A GPU thread's accumulators are registers (emit_cuda unrolls register tiles). On
+// the CPU, up to kRegisterAccumulatorElems floats per worker (all accumulators together) are
+// scalars in registers: emit_cpp unrolls the accumulator's loops so every reference has a
+// constant index and names a scalar. Why 16: x86-64 has 16 vector registers
+// (Target::cpu_vector_registers) and the operands need some too; 16 floats are 4 SSE or 2 AVX
+// vectors, and GCC 12 at -O2 keeps a 4×4 and a 1×16 tile of scalars with no floating-point spill
+// (checked with objdump). Emitted as an array, even 16 floats stay on the stack. A larger
+// accumulator, or one with a parallel loop among its dims (its index is not a constant), is a
+// local array: on the stack, 64-byte aligned so it covers whole cache lines, and every read and
+// write of it is a memory access the trace reports against a buffer of its own.
+inline constexpr int64_t kRegisterAccumulatorElems = 16;
+
+struct AccumulatorHome {
+  bool registers = true;      // false: a local (stack) buffer whose accesses are traced
+  int64_t elems_per_acc = 1;  // elements of one accumulator per worker
+  int num_accs = 0;           // accumulators of the kernel (slots)
+  int64_t elems() const { return elems_per_acc * num_accs; }
+  int64_t bytes() const { return elems() * 4; }
+};
+AccumulatorHome accumulator_home(const Kernel& k, bool gpu);
+inline constexpr const char* kAccumulatorBufferName = "acc (stack)";
+
 // Which dims of a load (axis-space index) can fall outside the tensor: those need a bounds check.
 std::vector<bool> dims_needing_check(const Kernel& k, const std::vector<Affine>& axis_index,
                                      const graph::Shape& shape);

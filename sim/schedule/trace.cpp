@@ -21,8 +21,20 @@ TraceLayout trace_layout(const Kernel& k, const TraceOptions& o) {
     l.tensor_base.push_back(next);
     next += uint64_t(std::max<int64_t>(1, t.alloc_elems())) * 4;
   }
+  const AccumulatorHome home = accumulator_home(k, o.gpu);
+  if (!home.registers) {
+    l.acc_base = (next + a - 1) / a * a;
+    l.acc_slot_bytes = (uint64_t(home.elems_per_acc) * 4 + 63) / 64 * 64;
+    l.acc_bytes = l.acc_slot_bytes * uint64_t(home.num_accs);
+    next = l.acc_base + l.acc_bytes;
+  }
   l.scratch_base = (next + a - 1) / a * a;
   return l;
+}
+
+void name_accumulator_buffer(TraceOptions& o, std::vector<std::string>& tensor_names) {
+  o.acc_tensor = int16_t(tensor_names.size());
+  tensor_names.push_back(kAccumulatorBufferName);
 }
 
 namespace {
@@ -56,10 +68,16 @@ class Tracer {
     m_step_loop = o.step_loop.empty() ? (m_k.loops.empty() ? -1 : 0) : m_k.find_loop(o.step_loop);
     if (!o.step_loop.empty() && m_step_loop < 0)
       throw ScheduleError("trace: kernel " + m_k.name + " has no loop named '" + o.step_loop + "'");
+    m_acc_traced = !o.gpu && !accumulator_home(m_k, o.gpu).registers;
+    if (m_acc_traced) m_acc_index = m_lk.acc_index([](int) { return false; });
     for (size_t p = 0; p < m_lk.phases.size(); ++p) {
       std::vector<const VExpr*> sites;
       collect(m_lk.phases[p].phase.value, sites);
       m_sites.push_back(sites);
+      // The CPU statement's reads in expression order: loads and, on the stack, accumulators.
+      std::vector<const VExpr*> cpu;
+      collect(m_lk.phases[p].phase.value, cpu, m_acc_traced);
+      m_cpu_sites.push_back(cpu);
     }
     for (const auto& l : m_k.loops) {
       if (l.kind == LoopKind::ThreadX) m_tdim[0] = l.extent;
@@ -114,9 +132,19 @@ class Tracer {
     int tensor = -1;
   };
 
-  static void collect(const VExpr& e, std::vector<const VExpr*>& out) {
-    if (e.kind == VExpr::Kind::Load) out.push_back(&e);
-    for (const auto& a : e.args) collect(a, out);
+  static void collect(const VExpr& e, std::vector<const VExpr*>& out, bool accs = false) {
+    if (e.kind == VExpr::Kind::Load || (accs && e.kind == VExpr::Kind::Acc)) out.push_back(&e);
+    for (const auto& a : e.args) collect(a, out, accs);
+  }
+
+  // Element of accumulator `slot` the statement at the current loop values touches.
+  uint64_t acc_addr(int slot) {
+    return m_layout.acc_base + uint64_t(slot) * m_layout.acc_slot_bytes +
+           uint64_t(m_env.eval(m_acc_index)) * 4;
+  }
+  void emit_acc(int slot, AccessKind kind) {
+    (kind == AccessKind::Write ? m_sum.acc_writes : m_sum.acc_reads)++;
+    emit(acc_addr(slot), 4, kind, m_o.acc_tensor, AddressSpace::Global);
   }
 
   int graph_id(int tensor, bool computed) const {
@@ -214,12 +242,21 @@ class Tracer {
 
   // [SECTION] CPU walk
 
+  // `acc[x] op= value` reads acc[x] (Reduce), then value's operands; it then writes acc[x] (Init,
+  // Reduce) or the output element (Map).
   void stmt_cpu(int p) {
-    for (const VExpr* l : m_sites[size_t(p)]) {
+    const Phase& ph = m_lk.phases[size_t(p)].phase;
+    if (m_acc_traced && ph.kind == PhaseKind::Reduce) emit_acc(ph.acc, AccessKind::Read);
+    for (const VExpr* l : m_cpu_sites[size_t(p)]) {
+      if (l->kind == VExpr::Kind::Acc) {
+        emit_acc(l->acc, AccessKind::Read);
+        continue;
+      }
       Target t = load_target(*l);
       if (t.valid) emit(t.addr, 4, AccessKind::Read, t.tensor, t.space);
     }
-    Target w = store_target(m_lk.phases[size_t(p)].phase);
+    if (m_acc_traced && ph.kind != PhaseKind::Map) emit_acc(ph.acc, AccessKind::Write);
+    Target w = store_target(ph);
     if (w.valid) emit(w.addr, 4, AccessKind::Write, w.tensor, w.space);
   }
 
@@ -490,6 +527,9 @@ class Tracer {
   std::vector<uint64_t> m_spec_off;
   std::vector<int64_t> m_spec_elems;
   std::vector<std::vector<const VExpr*>> m_sites;
+  std::vector<std::vector<const VExpr*>> m_cpu_sites;
+  bool m_acc_traced = false;
+  Affine m_acc_index;
   std::vector<Access> m_buf;
   TraceSummary m_sum;
   int m_step_loop = -1;

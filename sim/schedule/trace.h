@@ -5,7 +5,12 @@
 // byte addresses (each tensor at its own aligned base), Access::tensor = graph TensorId. Tiles in
 // shared memory are AddressSpace::Shared accesses at offsets inside the tile area; scratchpad tiles
 // are ordinary (Global space) accesses to their own buffer, as a CPU's packing buffer is; register
-// tiles and accumulators make no memory traffic. Tile copies read their source and write the tile.
+// tiles make no memory traffic. Tile copies read their source and write the tile. Accumulators
+// follow accumulator_home() (loop_tree.h), the rule emit_cpp follows too: a few scalars in
+// registers make no traffic; a larger accumulator tile is a stack array in the generated C++, so
+// every read and write of it is traced (Init writes, Reduce reads and writes, the epilogue reads),
+// at addresses in its own area after the tensors (TraceLayout::acc_base), tagged with
+// TraceOptions::acc_tensor. GPU accumulators are per-thread registers: no traffic.
 //
 // GPU mode runs the blocks of the grid in launch order (block_order), `resident_blocks` at a time,
 // interleaving the resident blocks one iteration of their outermost serial loop at a time (so two
@@ -32,10 +37,20 @@ struct TraceOptions {
   int64_t resident_blocks = 132;  // GPU mode: blocks in flight at once (one per SM by default)
   uint32_t sector_bytes = 32;
   uint32_t warp_size = 32;
+  // Access::tensor of accumulator-buffer accesses. -1 leaves them untagged; a report names them
+  // when this is one past the graph's tensors (see name_accumulator_buffer).
+  int16_t acc_tensor = -1;
 };
+
+// Tags the accumulator buffer with the id after the names a report already has (graph tensors by
+// id), and appends its name ("acc (stack)"), so memory reports list it as a tensor of its own.
+void name_accumulator_buffer(TraceOptions& o, std::vector<std::string>& tensor_names);
 
 struct TraceLayout {
   std::vector<uint64_t> tensor_base;  // per Kernel::tensors
+  uint64_t acc_base = 0;              // CPU accumulator buffer (when not in registers); 0 = none
+  uint64_t acc_bytes = 0;             // its size: one 64-byte-aligned array per accumulator slot
+  uint64_t acc_slot_bytes = 0;        // distance between two slots' arrays
   uint64_t scratch_base = 0;          // scratchpad tiles live from here (Global space)
 };
 TraceLayout trace_layout(const Kernel& k, const TraceOptions& o = {});
@@ -43,6 +58,7 @@ TraceLayout trace_layout(const Kernel& k, const TraceOptions& o = {});
 struct TraceSummary {
   uint64_t global_reads = 0, global_writes = 0;  // Access records (elements, or sectors on GPU)
   uint64_t shared_reads = 0, shared_writes = 0;  // lane accesses
+  uint64_t acc_reads = 0, acc_writes = 0;        // of the accumulator buffer (in global_*)
   uint64_t steps = 0;
 };
 

@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/support/run_command.h"
+
 #include <array>
 #include <cstdio>
 #include <memory>
@@ -353,14 +355,9 @@ namespace {
 // Runs the real app binary and returns its exit status and stderr. These paths fail before a
 // window is opened, so they need no display.
 std::pair<int, std::string> run_app_binary(const std::string& args) {
-  const std::string command = std::string(TILESCOPE_GUI_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, pipe)) out += buf;
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  tilescope::test::CommandResult r =
+      tilescope::test::run_command(std::string(TILESCOPE_GUI_PATH) + " " + args);
+  return {r.code, std::move(r.out)};
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include "kernels/cpu/cpu_bench.h"
 
 #include <doctest/doctest.h>
+
+#include "tests/support/run_command.h"
 #include <unistd.h>
 
 #include <sys/wait.h>
@@ -18,20 +20,15 @@ using namespace tilescope::kernels;
 
 namespace {
 
+// exit_code and output under the names these tests use.
 struct Outcome {
   int exit_code;
   std::string output;  // stdout and stderr together
 };
 
 Outcome run_cli(const std::string& arguments, const std::string& env = "") {
-  const std::string command = env + " " + TILESCOPE_CLI_PATH + " " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string output;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe)) output += buffer.data();
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  tilescope::test::CommandResult r = tilescope::test::run_cli(arguments, env);
+  return {r.code, std::move(r.out)};
 }
 
 std::string temp_path(const std::string& name) {

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/support/run_command.h"
+
 #include <sys/wait.h>
 #include <algorithm>
 #include <array>
@@ -33,13 +35,9 @@ std::vector<std::string> lesson_files() {
 
 // Runs a command; returns its exit status and fills `out` with stdout and stderr.
 int run_command(const std::string& command, std::string& out) {
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const tilescope::test::CommandResult r = tilescope::test::run_command(command);
+  out += r.out;
+  return r.code;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The step history is data: undo / redo, branching by truncation, printing and replaying; and the
 // CLI drives the same path end to end.
 #include "fixtures.h"
+#include "tests/support/run_command.h"
 
 #include "sim/schedule/codegen.h"
 
@@ -51,23 +52,8 @@ TEST_CASE("history: the saved text replays to the same program") {
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out;
-};
-
-Run cli(const std::string& args) {
-  const std::string cmd = std::string(TILESCOPE_CLI_PATH) + " " + args + " 2>&1";
-  Run r;
-  std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
-  REQUIRE(p);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p.get())) > 0) r.out.append(buf, n);
-  const int status = pclose(p.release());
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Run = tilescope::test::CommandResult;
+Run cli(const std::string& args) { return tilescope::test::run_cli(args); }
 
 }  // namespace
 
