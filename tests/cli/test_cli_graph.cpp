@@ -1,6 +1,8 @@
 // End-to-end tests of `tilescope-cli graph`: runs the built binary on model files and checks its
 // exit status, its table order and its located errors.
 #include <doctest/doctest.h>
+
+#include "tests/support/run_command.h"
 #include <nlohmann/json.hpp>
 
 #include <sys/wait.h>
@@ -24,13 +26,6 @@ struct RunResult {
   std::string err;
 };
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // A scratch folder per test process so parallel CTest runs do not collide.
 fs::path scratch() {
   static const fs::path dir = [] {
@@ -49,17 +44,9 @@ fs::path write_model(const std::string& name, const std::string& text) {
 
 // Runs tilescope-cli with `args` (already shell-quoted), optionally feeding `stdin_file`.
 RunResult run_cli(const std::string& args, const std::string& stdin_file = {}) {
-  const fs::path out = scratch() / "stdout.txt";
-  const fs::path err = scratch() / "stderr.txt";
-  std::string cmd = std::string("'") + TILESCOPE_CLI_PATH + "' " + args + " >'" + out.string() +
-                    "' 2>'" + err.string() + "'";
-  if (!stdin_file.empty()) cmd += " <'" + stdin_file + "'";
-  int status = std::system(cmd.c_str());
-  RunResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_all(out);
-  r.err = read_all(err);
-  return r;
+  tilescope::test::SplitResult r = tilescope::test::run_command_split(
+      std::string("'") + TILESCOPE_CLI_PATH + "' " + args, stdin_file);
+  return {r.code, std::move(r.out), std::move(r.err)};
 }
 
 // The op names of the table's rows, in printed order: the lines between the header and the

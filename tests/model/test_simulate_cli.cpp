@@ -1,6 +1,8 @@
 // End-to-end tests of `tilescope-cli simulate FILE --apply …`: the current kernel is traced, the
 // analytic prediction and the roofline are printed beside the simulated counts, errors are located.
 #include <doctest/doctest.h>
+
+#include "tests/support/run_command.h"
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
@@ -20,13 +22,6 @@ struct RunResult {
   std::string out, err;
 };
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 fs::path scratch() {
   static const fs::path dir = [] {
     fs::path d = fs::temp_directory_path() / ("tilescope_simulate_cli_" + std::to_string(getpid()));
@@ -43,15 +38,9 @@ fs::path write_file(const std::string& name, const std::string& text) {
 }
 
 RunResult run(const std::string& args) {
-  const fs::path out = scratch() / "out.txt", err = scratch() / "err.txt";
-  const std::string cmd =
-      std::string(TILESCOPE_CLI_PATH) + " " + args + " >" + out.string() + " 2>" + err.string();
-  const int status = std::system(cmd.c_str());
-  RunResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_all(out);
-  r.err = read_all(err);
-  return r;
+  tilescope::test::SplitResult r =
+      tilescope::test::run_command_split(std::string(TILESCOPE_CLI_PATH) + " " + args);
+  return {r.code, std::move(r.out), std::move(r.err)};
 }
 
 const char* kGemm32 = "A: [32, 32]\nB: [32, 32]\nC = A @ B\n";

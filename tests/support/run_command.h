@@ -6,7 +6,13 @@
 
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace tilescope::test {
@@ -26,6 +32,33 @@ inline CommandResult run_command(const std::string& command) {
   const int status = pclose(pipe);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+struct SplitResult {
+  int code = -1;
+  std::string out, err;  // stdout and stderr apart
+};
+
+// Runs `command` with stdout and stderr captured apart (through two files in a folder of this
+// process's own, so parallel test processes do not collide), optionally feeding `stdin_file`.
+inline SplitResult run_command_split(const std::string& command, const std::string& stdin_file = {}) {
+  namespace fs = std::filesystem;
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("tilescope-test-" + std::to_string(getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+  std::string cmd = command + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  if (!stdin_file.empty()) cmd += " <'" + stdin_file + "'";
+  const int status = std::system(cmd.c_str());
+  const auto read_all = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out), read_all(err)};
 }
 
 #ifdef TILESCOPE_CLI_PATH
