@@ -1,7 +1,10 @@
 // The Roofline view: the machine's roofs (fp32 peak; one slanted roof per memory level whose
 // bandwidth the machine file states) on log-log axes, and the current kernel as a point at its
 // arithmetic intensity against main memory (simulated traffic), with a trail of the earlier
-// schedule steps that were simulated on the same machine.
+// schedule steps that were simulated on the same machine. The current kernel also gets one
+// point per level with a roof (a hierarchical roofline: FLOPs over the bytes that level served,
+// on that level's roof): the lowest of them is the binding level. When the kernel has been run on
+// this CPU, its measured FLOP/s is a diamond at the same DRAM intensity.
 #include "app/gui/views/views.h"
 
 #include "app/gui/format.h"
@@ -56,7 +59,9 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   if (peak <= 0 || roofs.empty()) {
     ImGui::TextWrapped(
         "The machine file for %s states no %s, so there is no roof to draw. Choose a "
-        "preset with bandwidths (h200, h100, a100, rtx4090) on the right.",
+        "preset with bandwidths (h200, h100, a100, rtx4090) on the right — or, for this "
+        "computer, run `tilescope-cli probe` once (about 20 s: it measures every level's "
+        "bandwidth on one thread) and choose host-measured.",
         m.name.c_str(), peak <= 0 ? "fp32 peak" : "bandwidths");
   }
   // Trail: the earlier steps of this model simulated on this machine, by step count.
@@ -71,7 +76,7 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   // [SECTION] Axes: intensity 1/16 .. 1024 FLOP/B; FLOP/s four decades below the peak to 2x.
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const float left = o.x + em * 4.5f, top = o.y + em, right = rect.x + rect.w - em * 1.5f,
-              bottom = rect.y + rect.h - em * 3.0f;
+              bottom = rect.y + rect.h - em * 4.2f;
   if (right - left < em * 8 || bottom - top < em * 6 || peak <= 0 || roofs.empty()) {
     end_panel();
     return;
@@ -147,7 +152,49 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
                 is_cur ? p.text : p.subtext, buf);
     prev = pt;
   }
-  ImGui::Dummy(ImVec2(right - o.x, bottom + em * 2.5f - o.y));
+  // Hierarchical roofline of the current kernel: per level with a roof, FLOPs over the bytes it
+  // served; the level whose bound is lowest binds.
+  const auto level_bytes = [](const LevelResult& l) {
+    return double(l.total.read_bytes + l.total.write_bytes);
+  };
+  std::string binding;
+  double binding_bound = 0;
+  int li = 0;
+  for (const LevelResult& l : cur.levels) {
+    static constexpr int kRoofColours[] = {0, 2, 3, 6, 8};  // as the roofs above
+    const double bw = l.bandwidth;
+    if (bw <= 0) continue;
+    const ImU32 col = p.category[kRoofColours[li++ % 5]];
+    const double bytes = level_bytes(l);
+    if (bytes <= 0 || cur.flops <= 0) continue;
+    const double intensity = double(cur.flops) / bytes;
+    const double bound = std::min(peak, intensity * bw);
+    if (binding.empty() || bound < binding_bound) binding = l.name, binding_bound = bound;
+    const double shown = std::clamp(intensity, std::pow(10.0, xmin), std::pow(10.0, xmax));
+    const ImVec2 pt(px(shown), py(std::min(peak, shown * bw)));
+    dl->AddRectFilled(ImVec2(pt.x - em * 0.28f, pt.y - em * 0.28f),
+                      ImVec2(pt.x + em * 0.28f, pt.y + em * 0.28f), col);
+    dl->AddRect(ImVec2(pt.x - em * 0.28f, pt.y - em * 0.28f),
+                ImVec2(pt.x + em * 0.28f, pt.y + em * 0.28f), p.text);
+  }
+  // Measured on this CPU (same schedule), when the machine is this computer's.
+  const CpuRunResult* run = wb.cpu_result();
+  const bool host_machine = m.name.rfind("host", 0) == 0;
+  if (run && run->verified && run->median_ms > 0 && host_machine && dram_bw > 0) {
+    const double measured = double(run->flops) / (run->median_ms * 1e-3);
+    const double i = std::clamp(cur.intensity(), std::pow(10.0, xmin), std::pow(10.0, xmax));
+    const ImVec2 pt(px(i), py(measured));
+    const float r = em * 0.45f;
+    dl->AddQuadFilled(ImVec2(pt.x, pt.y - r), ImVec2(pt.x + r, pt.y), ImVec2(pt.x, pt.y + r),
+                      ImVec2(pt.x - r, pt.y), p.ok);
+    const std::string label = "measured here: " + format_si(measured) + "FLOP/s";
+    dl->AddText(ImVec2(pt.x + em * 0.6f, pt.y - em * 0.5f), p.ok, label.c_str());
+  }
+  ImGui::Dummy(ImVec2(right - o.x, bottom + em * 2.0f - o.y));
+  ImGui::TextDisabled(
+      "circles: main-memory intensity per simulated step · squares: this step's intensity "
+      "against each level (FLOPs / bytes that level served), on its roof%s",
+      binding.empty() ? "" : ("; lowest = binding: " + binding).c_str());
   end_panel();
 }
 
