@@ -1018,11 +1018,18 @@ std::string do_stage(Kernel& k, const TransformStep& s, const Target& t) {
                   " times (once per iteration of " + at + "). ";
   const int64_t before = pl->uses_per_copy * pl->executions;
   const int64_t after = pl->footprint * pl->executions;
-  if (pl->source < 0) {
+  if (pl->source < 0 && after > 0 && before <= after) {
+    // No reuse inside the tile: staging only adds a copy. Say so, and what would help.
+    e += "Each copied element is read only once from the tile, so reads of " + tn + " from " +
+         (st.level == MemLevel::Registers ? "memory" : "global memory") + " stay at " +
+         count_text(after) + ": this stage adds a copy and saves nothing. Stage at a loop further " +
+         "out (so the tile is reused across the loops inside it) or tile so that an inner loop " +
+         "does not index " + tn + ". ";
+  } else if (pl->source < 0) {
     e += "Reads of " + tn + " from " +
          (st.level == MemLevel::Registers ? "memory" : "global memory") + " drop from " +
          count_text(before) + " to " + count_text(after);
-    if (after > 0 && before >= after)
+    if (after > 0)
       e += " (each copied element is then read " + std::to_string(before / after) +
            "× from the tile)";
     e += ". ";
