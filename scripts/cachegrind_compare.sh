@@ -46,10 +46,10 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 # The simulator's machine: cachegrind's caches. cachegrind simulates LRU, write-allocate levels
-# with no write-back traffic at all. The simulator writes dirty D1 lines back into LL; so that
-# these write-backs do not install lines cachegrind never installs, LL does not allocate on
-# writes (D1's store misses still fetch through LL as reads). LL demand misses are compared with
-# the simulator's line fetches from memory (memory reads), which exclude write-backs.
+# with no write-back traffic at all, so both levels drop their write-backs (`writebacks =
+# dropped`: counted, sent nowhere). A real write-back into LL would also make that LL line the
+# most recent, which pushes other lines out — cachegrind never does that. LL demand misses are
+# compared with the simulator's line fetches from memory (memory reads).
 IFS=, read -r d1s d1w d1l <<<"$D1"
 IFS=, read -r lls llw lll <<<"$LL"
 cat >"$WORK/cg.machine" <<EOF
@@ -64,13 +64,15 @@ ways = $d1w
 replacement = lru
 write = back
 write_allocate = yes
+writebacks = dropped
 [level LL]
 size = $lls B
 line = $lll B
 ways = $llw
 replacement = lru
 write = back
-write_allocate = no
+write_allocate = yes
+writebacks = dropped
 inclusion = non-inclusive
 [memory DRAM]
 size = 1 GiB
@@ -94,7 +96,7 @@ for n in $SIZES; do
       --no-3c --no-reuse >"$WORK/sim.json"
     args=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(" ".join("%d:%d" % (t["base"], t["alloc_elems"]) for t in j["layout"]))' "$WORK/sim.json")
     read -r acc_base acc_bytes < <(python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["accumulator"]; print(a["base"], a["bytes"])' "$WORK/sim.json")
-    g++ -O2 -std=c++20 "$WORK/k.cpp" "$WORK/driver.o" -o "$WORK/drv"
+    g++ ${KERNEL_CXXFLAGS:--O2} -std=c++20 "$WORK/k.cpp" "$WORK/driver.o" -o "$WORK/drv"
     place=()
     if [[ "$acc_bytes" -gt 0 ]]; then
       off=$("$WORK/drv" --probe "$acc_bytes" $args) ||

@@ -89,18 +89,34 @@ uint64_t sweep_trace(memory::AccessSink& sink, uint64_t bytes, uint64_t stride, 
   return count;
 }
 
+// "L1 48 KiB 12-way, L2 …": the levels whose tables the figure above counts.
+std::string levels_summary(const model::Machine& machine) {
+  std::string out;
+  for (const memory::CacheConfig& c : machine.levels) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s%s %llu KiB %u-way", out.empty() ? "" : ", ", c.name.c_str(),
+                  static_cast<unsigned long long>(c.size_bytes / 1024), c.effective_ways());
+    out += buf;
+  }
+  return out;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t m = v.size() / 2;
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-std::string vm_hwm() {
+// The value of a "Vm…:" line of /proc/self/status, e.g. "131356 kB".
+std::string vm_status(const std::string& key) {
   std::ifstream in("/proc/self/status");
   std::string line;
   while (std::getline(in, line))
-    if (line.rfind("VmHWM:", 0) == 0) return line.substr(6);
-  return " (not available)";
+    if (line.rfind(key, 0) == 0) {
+      const size_t start = line.find_first_not_of(" \t", key.size());
+      return start == std::string::npos ? "?" : line.substr(start);
+    }
+  return "(not available)";
 }
 
 double thread_cpu_seconds() {
@@ -146,6 +162,9 @@ int run_bench_sim(const BenchSimFlags& f) {
     std::cerr << "bench-sim: --n, --tile and --runs must be positive\n";
     return 1;
   }
+  // Resident memory before any simulation: the program and its shared libraries (a CUDA-enabled
+  // build maps cuBLAS, cuDNN and NVRTC at start-up), which the peak below includes.
+  const std::string rss_at_start = vm_status("VmRSS:");
   std::printf("memory simulator throughput, one thread (medians of %d runs)\n\n", f.runs);
 
   // (a) One level, all hits: a 32 KiB 8-way LRU cache, warmed, then swept over 16 KiB.
@@ -177,8 +196,10 @@ int run_bench_sim(const BenchSimFlags& f) {
   std::vector<Rate> rates;
   uint64_t n = 0;
   std::string summary;
+  size_t cache_bytes = 0;
   for (int r = 0; r < f.runs; ++r) {
     memory::Hierarchy h(machine.hierarchy());
+    cache_bytes = h.cache_memory_bytes();
     rates.push_back(accesses_per_second([&] { return tiled_gemm_trace(h, f.n, f.tile); }, n));
     summary.clear();
     for (int k = 0; k < h.level_count(); ++k) {
@@ -196,7 +217,11 @@ int run_bench_sim(const BenchSimFlags& f) {
   std::printf("    machine %s (%s); GEMM %lld^3, %lld-tiles, fp32 row-major: %llu accesses; %s\n",
               machine.name.c_str(), machine.source.c_str(), static_cast<long long>(f.n),
               static_cast<long long>(f.tile), static_cast<unsigned long long>(n), summary.c_str());
-  std::printf("\npeak memory (VmHWM):%s\n", vm_hwm().c_str());
+  std::printf("    one hierarchy's tag stores and replacement state: %.1f MB (%s)\n",
+              static_cast<double>(cache_bytes) / 1e6, levels_summary(machine).c_str());
+  std::printf(
+      "\npeak memory (VmHWM): %s; resident before any simulation (program and libraries): %s\n",
+      vm_status("VmHWM:").c_str(), rss_at_start.c_str());
   return 0;
 }
 

@@ -66,7 +66,7 @@ Cache::Cache(const CacheConfig& config) : m_config(config) {
   m_indexed = m_ways > kScanWays;
   uint64_t n = m_sets * m_ways;
   m_tags.assign(n, kInvalid);
-  m_key.assign(n + 3, static_cast<uint32_t>(kInvalid));  // + 3: see match_keys()
+  m_key.assign(n + 15, static_cast<uint32_t>(kInvalid));  // + 15: see match_keys16()
   m_valid.assign(n, 0);
   m_dirty.assign(n, 0);
   m_tensor.assign(n, -1);

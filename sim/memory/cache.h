@@ -69,6 +69,10 @@ struct CacheConfig {
   WritePolicy write_policy = WritePolicy::WriteBack;
   bool write_allocate = true;
   Inclusion inclusion = Inclusion::NonInclusive;
+  // false: a dirty victim is counted as a write-back but sent nowhere. Real write-back caches
+  // send it to the level below; cachegrind models no write-back traffic at all, so a machine set
+  // up to compare with cachegrind drops them (machine key `writebacks = dropped`).
+  bool writebacks_to_next = true;
   uint64_t seed = 1;  // for Replacement::Random; a fixed seed makes runs repeatable
   // Descriptive figures for the analytic model and the views; 0 = not known.
   double bandwidth_bytes_per_s = 0;
@@ -102,6 +106,21 @@ inline uint64_t match_keys(const uint32_t* keys, uint32_t ways, uint32_t key) {
 #endif
 }
 
+// match_keys() for ways ≤ 16, unrolled and branch-free: `keys` must be readable up to index 15.
+inline uint64_t match_keys16(const uint32_t* keys, uint32_t ways, uint32_t key) {
+#if defined(__SSE2__)
+  const __m128i want = _mm_set1_epi32(static_cast<int>(key));
+  auto quad = [&](int i) {
+    const __m128i k = _mm_loadu_si128(reinterpret_cast<const __m128i*>(keys + i));
+    return static_cast<uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(k, want))));
+  };
+  const uint64_t match = quad(0) | quad(4) << 4 | quad(8) << 8 | quad(12) << 12;
+  return match & ((uint64_t{1} << ways) - 1);
+#else
+  return match_keys(keys, ways, key);
+#endif
+}
+
 class Cache {
  public:
   static constexpr uint64_t kInvalid = ~uint64_t{0};
@@ -128,7 +147,9 @@ class Cache {
     // Compare the low 32 bits of every way's tag (all ways at once where SIMD allows), then
     // confirm the (usually single) candidate against the full tag.
     const uint64_t base = set * m_ways;
-    uint64_t match = match_keys(m_key.data() + base, m_ways, static_cast<uint32_t>(line));
+    const uint32_t* keys = m_key.data() + base;
+    uint64_t match = m_ways <= 16 ? match_keys16(keys, m_ways, static_cast<uint32_t>(line))
+                                  : match_keys(keys, m_ways, static_cast<uint32_t>(line));
     while (match != 0) {
       const uint64_t way = base + static_cast<uint64_t>(std::countr_zero(match));
       if (m_tags[way] == line) return static_cast<int64_t>(way);
@@ -192,6 +213,20 @@ class Cache {
     }
     return victim_slow(set);
   }
+  // LRU or FIFO with at most 16 ways, not indexed: the order is kept in nibbles (see m_order).
+  bool nibble_order() const { return m_nibble; }
+  // A nibble order word with way-in-set `w` moved to the front (most recent).
+  static uint64_t nibble_to_front(uint64_t order, uint32_t w) {
+    // Position of w: the lowest zero nibble of order ^ (w in every nibble). The classic zero-byte
+    // test can flag a nibble above a true zero (borrow), never one below it.
+    const uint64_t x = order ^ (uint64_t{w} * 0x1111111111111111ull);
+    const uint64_t zero = (x - 0x1111111111111111ull) & ~x & 0x8888888888888888ull;
+    const uint32_t shift = static_cast<uint32_t>(std::countr_zero(zero)) & ~3u;  // 4 × position
+    // Nibbles up to and including w's position shift up by one (dropping w), w goes to the front,
+    // the rest stay. (16 << 60 wraps to 0, so at the last position the mask is all ones.)
+    const uint64_t upto = (uint64_t{16} << shift) - 1;
+    return (order & ~upto) | ((order << 4) & upto) | w;
+  }
   // Puts `line` into `way` with the given sectors valid, clean, and updates replacement state.
   void install(uint64_t way, uint64_t line, uint32_t valid_mask, int16_t tensor) {
     install_in_set(set_of(line), way, line, valid_mask, tensor);
@@ -249,6 +284,9 @@ class Cache {
   size_t memory_bytes() const;
 
  private:
+  // The hierarchy's fast path (Hierarchy::fast_path()) reads and updates the arrays directly,
+  // with the policy resolved once per level rather than once per access.
+  friend class Hierarchy;
   static constexpr uint32_t kNil = ~uint32_t{0};
   // `set` is always passed in: recomputing it from a global way index would cost a division.
   void unlink(uint64_t set, uint64_t way);
@@ -260,17 +298,7 @@ class Cache {
   uint64_t victim_slow(uint64_t set);
   void fill_slow(uint64_t set, uint64_t way);
   // Moves way-in-set `w` to the front (most recent) of the set's nibble order.
-  void order_to_front(uint64_t set, uint32_t w) {
-    uint64_t order = m_order[set];
-    // Position of w: the lowest zero nibble of order ^ (w in every nibble). The classic zero-byte
-    // test can flag a nibble above a true zero (borrow), never one below it.
-    const uint64_t x = order ^ (uint64_t{w} * 0x1111111111111111ull);
-    const uint64_t zero = (x - 0x1111111111111111ull) & ~x & 0x8888888888888888ull;
-    const uint32_t shift = static_cast<uint32_t>(std::countr_zero(zero)) & ~3u;  // 4 × position
-    const uint64_t below = order & ((uint64_t{1} << shift) - 1);
-    const uint64_t above = shift >= 60 ? 0 : order & (~uint64_t{0} << (shift + 4));
-    m_order[set] = above | (below << 4) | w;
-  }
+  void order_to_front(uint64_t set, uint32_t w) { m_order[set] = nibble_to_front(m_order[set], w); }
   void index_replace(uint64_t way, uint64_t line);
   void invalidate_indexed(uint64_t way);
 
@@ -281,7 +309,7 @@ class Cache {
   bool m_indexed;  // find() through m_index instead of scanning the set
 
   std::vector<uint64_t> m_tags;   // line number, or kInvalid
-  std::vector<uint32_t> m_key;    // low 32 bits of m_tags (+3 spare entries): the SIMD pre-filter
+  std::vector<uint32_t> m_key;    // low 32 bits of m_tags (+15 spare entries): the SIMD pre-filter
   std::vector<uint32_t> m_valid;  // valid sectors
   std::vector<uint32_t> m_dirty;  // dirty sectors
   std::vector<int16_t> m_tensor;  // tensor that brought the line in (for snapshots and stats)

@@ -42,6 +42,43 @@ std::string HierarchyConfig::check() const {
   return "";
 }
 
+// A level as the fast path sees it: the Cache's arrays (fixed in size after construction, so the
+// pointers stay valid) and its geometry, with the replacement policy resolved once.
+struct Hierarchy::FastLevel {
+  enum class Order : uint8_t { NibbleLru, NibbleFifo, General };
+  explicit FastLevel(Cache& c)
+      : cache(&c),
+        tags(c.m_tags.data()),
+        key(c.m_key.data()),
+        valid(c.m_valid.data()),
+        dirty(c.m_dirty.data()),
+        tensor(c.m_tensor.data()),
+        mru(c.m_mru.data()),
+        order_words(c.m_order.data()),
+        free(c.m_free.data()),
+        set_of(c.set_index()),
+        ways(c.ways()),
+        line_shift(static_cast<uint32_t>(std::countr_zero(c.config().line_bytes))),
+        line_bytes(c.config().line_bytes),
+        order(order_of(c)) {}
+  static Order order_of(const Cache& c) {
+    if (!c.nibble_order()) return Order::General;
+    return c.config().replacement == Replacement::LRU ? Order::NibbleLru : Order::NibbleFifo;
+  }
+  Cache* cache;
+  uint64_t* tags;
+  uint32_t* key;
+  uint32_t* valid;
+  uint32_t* dirty;
+  int16_t* tensor;
+  uint32_t* mru;
+  uint64_t* order_words;  // nibble levels only
+  uint32_t* free;         // nibble levels only
+  SetIndex set_of;
+  uint32_t ways, line_shift, line_bytes;
+  Order order;
+};
+
 struct Hierarchy::Level {
   explicit Level(const CacheConfig& c) : cache(c) {}
   Cache cache;
@@ -52,6 +89,7 @@ struct Hierarchy::Level {
   bool write_back = true;
   bool write_allocate = true;
   bool inclusive = false;
+  bool drop_writebacks = false;
   std::unique_ptr<LineMap> seen;                // 3C: sectors ever accessed
   std::unique_ptr<FullyAssociativeLru> shadow;  // 3C: same-size fully-associative LRU
   std::unique_ptr<ReuseDistance> reuse;
@@ -73,6 +111,7 @@ Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
     level->write_back = c.write_policy == WritePolicy::WriteBack;
     level->write_allocate = c.write_allocate;
     level->inclusive = c.inclusion == Inclusion::Inclusive;
+    level->drop_writebacks = !c.writebacks_to_next;
     if (options.classify_misses) {
       level->seen = std::make_unique<LineMap>(1024);
       level->shadow = std::make_unique<FullyAssociativeLru>(c.size_bytes / c.sector_size());
@@ -80,6 +119,17 @@ Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
     if (options.reuse_distance) level->reuse = std::make_unique<ReuseDistance>();
     m_levels.push_back(std::move(level));
   }
+  m_fast = !options.force_general_path && !options.classify_misses && !options.reuse_distance;
+  for (size_t k = 0; k < m_levels.size(); ++k) {
+    const Level& L = *m_levels[k];
+    // Lines no shorter than the level above's: every fill and write-back from above is then one
+    // line here, so the fast path never splits a request.
+    m_fast = m_fast && L.sector_bits == 0 && L.write_back && L.write_allocate && !L.inclusive &&
+             !L.drop_writebacks &&
+             (k == 0 || L.line_bytes >= m_levels[k - 1]->line_bytes);
+  }
+  if (m_fast)
+    for (const auto& level : m_levels) m_fast_levels.emplace_back(level->cache);
   m_counters.assign(m_levels.size() + 1, std::vector<Counters>(1));
   for (std::vector<Counters>& row : m_counters) m_counter_rows.push_back({row.data(), row.size()});
   if (m_config.scratchpad) m_scratchpad = std::make_unique<Scratchpad>(*m_config.scratchpad);
@@ -97,6 +147,10 @@ Counters& Hierarchy::grow_counters(size_t k, size_t index) {
 
 void Hierarchy::access_batch(const Access* accesses, size_t count) {
   m_trace_accesses += count;
+  if (m_fast) {
+    fast_batch(accesses, count);
+    return;
+  }
   Level& l0 = *m_levels.front();
   const uint32_t shift = l0.sector_shift;
   const uint32_t sector_bits = l0.sector_bits;
@@ -177,6 +231,226 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
     last_sbit = l0.last_sbit;
     counters = m_counter_rows[0].data;
     tensors = m_counter_rows[0].size;
+  }
+}
+
+// [SECTION] Fast path
+//
+// The general path (request → unit_access → evict) specialised for fast_path() configurations:
+// one line per level, so no sector masks; no side analyses; no inclusion; write-back and
+// write-allocate. Every counter and every replacement decision is the general path's, in the same
+// order (a dirty victim's write-back reaches the level below before this access's fetch does).
+
+// One access of `bytes` at level k to `line`: counts it, and on a hit updates the replacement
+// state and dirty bit; on a miss evicts (writing a dirty victim back below) and installs the
+// line. Returns whether it hit; `way` receives the line's way. Used for level 0 inline in
+// fast_batch() and for the levels below in fast_access().
+template <bool mru_first>
+[[gnu::always_inline]] inline bool Hierarchy::fast_lookup(const FastLevel& F, size_t k,
+                                                          uint64_t line, uint32_t bytes, bool write,
+                                                          int16_t tensor, uint64_t& way) {
+  // Fields copied into locals before the first store: the counters are uint64_t like several of
+  // them, so read through F each would be reloaded after every counter update.
+  const SetIndex set_of = F.set_of;
+  const uint32_t ways = F.ways;
+  const uint64_t set = set_of(line);
+  bool hit = false;
+  if (mru_first && F.tags[F.mru[set]] == line) {
+    // A hit on the set's most recent way changes no replacement state (Cache::mru()): only the
+    // counters and the dirty bit move. (Level 0's caller has made this test already.)
+    way = F.mru[set];
+    hit = true;
+    if (write) F.dirty[way] = 1;
+  } else if (F.order != FastLevel::Order::General) {
+    // LRU / FIFO in nibble order, ≤ 16 ways: Cache::touch_in_set, victim and install_in_set.
+    uint64_t* const tags = F.tags;
+    const uint64_t base = set * ways;
+    uint64_t match = match_keys16(F.key + base, ways, static_cast<uint32_t>(line));
+    while (match != 0) {
+      way = base + static_cast<uint64_t>(std::countr_zero(match));
+      if (tags[way] == line) {
+        hit = true;
+        break;
+      }
+      match &= match - 1;
+    }
+    if (hit) {
+      F.mru[set] = static_cast<uint32_t>(way);
+      if (F.order == FastLevel::Order::NibbleLru)
+        F.order_words[set] =
+            Cache::nibble_to_front(F.order_words[set], static_cast<uint32_t>(way - base));
+      if (write) F.dirty[way] = 1;
+    } else {
+      const uint32_t free = F.free[set];
+      const uint32_t local = free != 0 ? static_cast<uint32_t>(std::countr_zero(free))
+                                       : (F.order_words[set] >> (4 * (ways - 1))) & 15;
+      way = base + local;
+      if (tags[way] != Cache::kInvalid) {
+        // evict() of a non-inclusive level. The way is not emptied first (as evict() does for a
+        // dirty victim): nothing below looks at this level, and the install overwrites every
+        // field, leaving exactly the state invalidate-then-install leaves.
+        const int16_t vtensor = F.tensor[way];
+        Counters& v = counter(k, vtensor);
+        ++v.evictions;
+        if (F.dirty[way] != 0) {
+          ++v.writebacks;
+          fast_access(k + 1, tags[way] << F.line_shift, F.line_bytes, true, vtensor);
+        }
+      }
+      F.mru[set] = static_cast<uint32_t>(way);
+      tags[way] = line;
+      F.key[way] = static_cast<uint32_t>(line);
+      F.valid[way] = 1;
+      F.dirty[way] = write ? 1 : 0;
+      F.tensor[way] = tensor;
+      F.free[set] = free & ~(1u << local);
+      F.order_words[set] = Cache::nibble_to_front(F.order_words[set], local);
+    }
+  } else {
+    // Other policies and geometries: the Cache's own calls.
+    Cache& cache = *F.cache;
+    const int64_t found = cache.find_in_set(set, line);
+    hit = found >= 0;
+    if (hit) {
+      way = static_cast<uint64_t>(found);
+      cache.touch_in_set(set, way);
+      if (write) cache.dirty_mask(way) = 1;
+    } else {
+      way = cache.victim(set);
+      if (cache.valid(way)) {
+        const int16_t vtensor = cache.tensor(way);
+        const uint32_t dirty = cache.dirty_mask(way);
+        Counters& v = counter(k, vtensor);
+        ++v.evictions;
+        if (dirty != 0 || cache.indexed()) {
+          const uint64_t vaddr = cache.tag(way) << F.line_shift;
+          cache.invalidate(way);
+          if (dirty != 0) {
+            ++v.writebacks;
+            fast_access(k + 1, vaddr, F.line_bytes, true, vtensor);
+          }
+        }
+      }
+      cache.install_in_set(set, way, line, 1, tensor);
+      if (write) cache.dirty_mask(way) = 1;
+    }
+  }
+  Counters& c = counter(k, tensor);
+  ++c.accesses;
+  ++(hit ? c.hits : c.misses);
+  if (write) {
+    ++c.writes;
+    c.write_bytes += bytes;
+  } else {
+    ++c.reads;
+    c.read_bytes += bytes;
+  }
+  return hit;
+}
+
+// access_batch() for fast_path() hierarchies: the same level-0 shortcuts (a repeat of the last
+// line, a hit on its set's most recent way: counters and dirty bit only), with fewer values live
+// — whole lines, write-back, no analyses — and the rest of level 0 inline.
+void Hierarchy::fast_batch(const Access* accesses, size_t count) {
+  Level& l0 = *m_levels.front();
+  // A local copy: no store can alias it, so its fields stay in registers or plain stack slots.
+  const FastLevel f0 = m_fast_levels[0];
+  const uint32_t shift = f0.line_shift;
+  const SetIndex set_of = f0.set_of;
+  const uint64_t* const tags = f0.tags;
+  const uint32_t* const mru = f0.mru;
+  uint32_t* const dirty = f0.dirty;
+  uint64_t last_line = l0.last_unit, last_way = l0.last_way;
+  Counters* counters = m_counter_rows[0].data;
+  size_t tensors = m_counter_rows[0].size;
+  for (size_t i = 0; i < count; ++i) {
+    const Access& a = accesses[i];
+    const bool write = a.kind == AccessKind::Write;
+    const uint64_t line = a.addr >> shift;
+    if (((a.addr + a.size - 1) >> shift) != line || a.size == 0 || a.space != AddressSpace::Global)
+        [[unlikely]] {
+      if (a.space == AddressSpace::Shared) {
+        shared_access(a);
+      } else if (a.size != 0) {
+        request(0, a.addr, a.size, write, a.tensor);  // spans lines: the general path
+        last_line = l0.last_unit;
+        last_way = l0.last_way;
+        counters = m_counter_rows[0].data;
+        tensors = m_counter_rows[0].size;
+      }
+      continue;
+    }
+    const size_t t = a.tensor < 0 ? 0 : static_cast<size_t>(a.tensor) + 1;
+    uint64_t way;
+    bool hit;
+    if (line == last_line) {
+      way = last_way;
+      hit = true;
+    } else {
+      way = mru[set_of(line)];
+      hit = tags[way] == line;  // whole lines: a present line is valid
+    }
+    if (hit && t < tensors) [[likely]] {
+      Counters& c = counters[t];
+      ++c.accesses;
+      ++c.hits;
+      if (write) {
+        ++c.writes;
+        c.write_bytes += a.size;
+        dirty[way] = 1;
+      } else {
+        ++c.reads;
+        c.read_bytes += a.size;
+      }
+      continue;
+    }
+    hit = fast_lookup<false>(f0, 0, line, a.size, write, a.tensor, way);
+    last_line = line;
+    last_way = way;
+    if (!hit && !(write && a.size == f0.line_bytes))
+      fast_access(1, line << shift, f0.line_bytes, false, a.tensor);
+    counters = m_counter_rows[0].data;
+    tensors = m_counter_rows[0].size;
+  }
+  l0.last_unit = last_line;
+  l0.last_way = last_way;
+  l0.last_sbit = 1;
+}
+
+// An access at level k and, while it misses, the fetch from each level below: a loop, not a call
+// per level. Only a dirty victim's write-back recurses.
+void Hierarchy::fast_access(size_t k, uint64_t addr, uint32_t bytes, bool write, int16_t tensor) {
+  const size_t levels = m_levels.size();
+  for (;; ++k) {
+    if (k == levels) {
+      Counters& c = counter(k, tensor);
+      ++c.accesses;
+      ++c.hits;
+      if (write) {
+        ++c.writes;
+        c.write_bytes += bytes;
+      } else {
+        ++c.reads;
+        c.read_bytes += bytes;
+      }
+      return;
+    }
+    const FastLevel& F = m_fast_levels[k];
+    const uint32_t shift = F.line_shift, line_bytes = F.line_bytes;
+    const uint64_t line = addr >> shift;
+    uint64_t way = 0;
+    const bool hit = fast_lookup<true>(F, k, line, bytes, write, tensor, way);
+    if (k == 0) {
+      Level& L0 = *m_levels[0];
+      L0.last_unit = line;
+      L0.last_way = way;
+      L0.last_sbit = 1;
+    }
+    // A write covering the whole line has nothing to merge, so it fetches nothing.
+    if (hit || (write && bytes == line_bytes)) return;
+    addr = line << shift;
+    bytes = line_bytes;
+    write = false;
   }
 }
 
@@ -305,6 +579,7 @@ void Hierarchy::evict(size_t k, uint64_t way) {
   if (L.inclusive && back_invalidate(k, vaddr, L.line_bytes)) dirty = valid;
   if (dirty == 0) return;
   ++counter(k, vtensor).writebacks;
+  if (L.drop_writebacks) return;
   for (uint32_t s = 0; s < 32; ++s)
     if (dirty & (1u << s))
       request(k + 1, vaddr + uint64_t{s} * L.sector_bytes, L.sector_bytes, true, vtensor);
@@ -374,6 +649,7 @@ void Hierarchy::write_back_all() {
       const int16_t t = cache.tensor(way);
       ++counter(k, t).writebacks;
       cache.dirty_mask(way) = 0;
+      if (L.drop_writebacks) continue;
       const uint64_t vaddr = cache.tag(way) * L.line_bytes;
       for (uint32_t s = 0; s < 32; ++s)
         if (dirty & (1u << s))
@@ -408,6 +684,12 @@ int Hierarchy::max_tensor() const {
   size_t n = 0;
   for (const auto& v : m_counters) n = std::max(n, v.size());
   return static_cast<int>(n) - 2;
+}
+
+size_t Hierarchy::cache_memory_bytes() const {
+  size_t bytes = 0;
+  for (const auto& level : m_levels) bytes += level->cache.memory_bytes();
+  return bytes;
 }
 
 const ReuseDistance* Hierarchy::reuse(int level) const {

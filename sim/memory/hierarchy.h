@@ -50,6 +50,9 @@ struct HierarchyConfig {
 struct HierarchyOptions {
   bool classify_misses = false;  // 3C split (costs a hash lookup and a shadow cache per access)
   bool reuse_distance = false;   // reuse-distance histogram per level
+  // Always take the general request path, even where the specialised one applies (see
+  // Hierarchy::fast_path()). For tests that demand identical counters from both.
+  bool force_general_path = false;
 };
 
 // Counts for one level (or one tensor at one level). Main memory uses accesses, reads, writes,
@@ -106,15 +109,29 @@ class Hierarchy final : public AccessSink {
   const ReuseDistance* reuse(int level) const;  // nullptr unless options.reuse_distance
   const Scratchpad* scratchpad() const { return m_scratchpad.get(); }
   uint64_t trace_accesses() const { return m_trace_accesses; }
+  // Bytes held by the levels' tag stores and replacement state (Cache::memory_bytes()), the bulk
+  // of a hierarchy's memory.
+  size_t cache_memory_bytes() const;
+  // True when accesses take the specialised path: chosen once, at construction, for the common
+  // configuration — no 3C, no reuse histogram, and every level whole-line (unsectored),
+  // non-inclusive, write-back and write-allocate, with lines no shorter than the level above's.
+  // The counters are the same either way; only the speed differs.
+  bool fast_path() const { return m_fast; }
   // Lines currently held by `level`, in set/way order. O(lines); meant for step callbacks.
   std::vector<ResidentLine> resident_lines(int level) const;
 
  private:
   struct Level;
+  struct FastLevel;
   void request(size_t k, uint64_t addr, uint32_t size, bool write, int16_t tensor);
   void unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t bytes, bool write,
                    int16_t tensor);
   void evict(size_t k, uint64_t way);
+  void fast_batch(const Access* accesses, size_t count);
+  template <bool mru_first>
+  bool fast_lookup(const FastLevel& F, size_t k, uint64_t line, uint32_t bytes, bool write,
+                   int16_t tensor, uint64_t& way);
+  void fast_access(size_t k, uint64_t addr, uint32_t bytes, bool write, int16_t tensor);
   bool back_invalidate(size_t k, uint64_t addr, uint32_t bytes);
   void shared_access(const Access& a);
   void flush_warp();
@@ -145,6 +162,8 @@ class Hierarchy final : public AccessSink {
   bool m_warp_write = false;
   StepCallback m_on_step;
   uint64_t m_trace_accesses = 0;
+  bool m_fast = false;
+  std::vector<FastLevel> m_fast_levels;  // when m_fast: one per level
 };
 
 }  // namespace tilescope::memory

@@ -13,7 +13,9 @@ namespace {
 std::string tensor_name(int id, const ReportOptions& o) {
   if (id < 0) return "(unknown)";
   if (static_cast<size_t>(id) < o.tensor_names.size()) return o.tensor_names[id];
-  return "t" + std::to_string(id);
+  std::string name = "t";  // (not "t" + …: GCC 12 -O3 warns falsely on that, -Wrestrict)
+  name += std::to_string(id);
+  return name;
 }
 
 std::string level_name(const Hierarchy& h, int k) {

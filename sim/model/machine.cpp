@@ -517,11 +517,20 @@ class Parser {
         c.shared_by = static_cast<int>(number(e, Quantity::Count, 1));
       else if (e.key == "strided_line")
         strided_line_s = strided_line(e);
+      else if (e.key == "writebacks") {
+        if (e.value == "below")
+          c.writebacks_to_next = true;
+        else if (e.value == "dropped")
+          c.writebacks_to_next = false;
+        else
+          fail(e, "writebacks must be 'below' (the default) or 'dropped' (counted, sent nowhere, "
+                  "as cachegrind models caches)");
+      }
       else
         fail(e, "unknown key '" + e.key + "' in [level " + s.name +
                     "] (expected size, line, sector, ways, replacement, write, "
-                    "write_allocate, inclusion, seed, bandwidth, latency, strided_line, "
-                    "shared_by)");
+                    "write_allocate, writebacks, inclusion, seed, bandwidth, latency, "
+                    "strided_line, shared_by)");
     }
     if (!has_size) fail_at(s.line, "level " + s.name + " has no 'size = …'");
     if (!has_ways) fail_at(s.line, "level " + s.name + " has no 'ways = …' (a number or full)");

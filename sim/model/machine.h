@@ -5,7 +5,8 @@
 //   name = h100                 kind = gpu          sms = 132          clock = 1.98 GHz
 //   peak fp32 simt = 66.9 TFLOP/s                   (peak <dtype> <unit> = rate)
 //   [level L1]   size, line, sector, ways (a number or `full`), replacement (lru fifo random plru),
-//                write (back | through), write_allocate (yes | no), inclusion (inclusive |
+//                write (back | through), write_allocate (yes | no), writebacks (below |
+//                dropped: counted but sent nowhere, as cachegrind models), inclusion (inclusive |
 //                non-inclusive), seed, bandwidth, latency (cycles or ns), shared_by
 //   [memory HBM3]      size, bandwidth, latency
 //   [scratchpad shared] size, banks, bank_width, warp_size, bandwidth, latency
