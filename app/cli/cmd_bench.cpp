@@ -6,12 +6,14 @@
 #include "kernels/cpu/bench_report.h"
 #include "kernels/cpu/cpu_bench.h"
 
-#if TILESCOPE_HAVE_CUDA
-#include "kernels/cuda/gpu_bench.h"
-#endif
-
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -58,21 +60,32 @@ int run_bench(const BenchFlags& flags) {
     report = run_cpu_bench(options, std::cerr);
   } else {
 #if TILESCOPE_HAVE_CUDA
-    std::string reason;
-    if (!gpu_bench_available(&reason)) {
-      std::cerr << "bench --gpu: no usable GPU: " << reason << "\n";
+    // The GPU bench runs as its own process, so this one never loads the CUDA libraries (see
+    // kernels/cuda/CMakeLists.txt); it prints its progress and any "no usable GPU" reason itself.
+    const std::string json_path = (std::filesystem::temp_directory_path() /
+                                   ("tilescope-gpu-bench-" + std::to_string(getpid()) + ".json"))
+                                      .string();
+    std::string command = std::string("'") + TILESCOPE_GPU_BENCH_PATH + "' --repeats " +
+                          std::to_string(flags.repeats) + " --out '" + json_path + "'";
+    if (!flags.suite.empty()) command += " --suite '" + flags.suite + "'";
+    if (flags.quick) command += " --quick";
+    const int status = std::system(command.c_str());
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (code != 0) {
+      std::filesystem::remove(json_path);
+      std::cerr << "bench --gpu: the GPU bench (" << TILESCOPE_GPU_BENCH_PATH << ") stopped with "
+                << (code < 0 ? std::string("a signal") : "status " + std::to_string(code))
+                << "\n";
       return 1;
     }
-    GpuBenchOptions options;
-    options.suite = flags.suite;
-    options.repeats = flags.repeats;
-    options.quick = flags.quick;
     try {
-      report = run_gpu_bench(options, std::cerr);
-    } catch (const std::exception& e) {  // unknown suite, or a GPU failure that ends the run
+      report = read_bench_report(json_path);
+    } catch (const std::exception& e) {
+      std::filesystem::remove(json_path);
       std::cerr << "bench --gpu: " << e.what() << "\n";
       return 1;
     }
+    std::filesystem::remove(json_path);
 #else
     std::cerr << "bench --gpu: this tilescope was built without CUDA (nvcc was not found when it "
                  "was configured); rebuild with the CUDA Toolkit installed, or read a recorded "

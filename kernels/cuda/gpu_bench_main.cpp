@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
+#include <string>
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -18,6 +19,10 @@ int main(int argc, char** argv) {
   app.add_flag("--quick", options.quick, "small problems (not for recorded numbers)");
   app.add_option("--out", out_path, "write the JSON here (default: stdout)");
   CLI11_PARSE(app, argc, argv);
+  if (std::string reason; !tilescope::kernels::gpu_bench_available(&reason)) {
+    std::cerr << "no usable GPU: " << reason << "\n";
+    return 1;
+  }
   try {
     const nlohmann::json doc = tilescope::kernels::run_gpu_bench(options, std::cerr);
     if (out_path.empty()) {
