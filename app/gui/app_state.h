@@ -100,6 +100,9 @@ struct AppState {
 
   std::string status_message;  // the last command error or notice, shown in the status bar
   bool status_is_error = false;
+  std::string palette_note;  // the graph palette's last outcome: what it added, or why not
+  bool palette_note_ok = false;
+  std::vector<std::string> palette_picks;  // the palette's operands B, C (Shift+click a node)
   PlatformRequests requests;
   Workbench bench;            // centre view, schedule history, machine, background jobs
   bool presentation = false;  // F5: the centre view fills the window (projector)

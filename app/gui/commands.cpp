@@ -1,6 +1,9 @@
 // Named commands: parsing script lines, printing them back, and applying them to the AppState.
 #include "app/gui/commands.h"
 
+#include "app/gui/graph_edit.h"
+#include "app/gui/views/memory_model.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -250,9 +253,26 @@ Command parse_command(std::string_view line) {
     if (!c.text.empty() && c.text != "on" && c.text != "off")
       throw CommandError("present: expected on, off or nothing (toggle), got '" + c.text + "'");
     expect_end(rest, verb);
+  } else if (verb == "palette") {
+    c.kind = CommandKind::Palette;
+    c.text = require_rest(rest, verb, "input, weight, add or delete and their arguments");
+  } else if (verb == "autotune") {
+    c.kind = CommandKind::Autotune;
+    c.text = require_rest(rest, verb, "sim, cpu, show, hide or loops A B");
+    const std::string sub = c.text.substr(0, c.text.find(' '));
+    if (sub != "sim" && sub != "cpu" && sub != "show" && sub != "hide" && sub != "loops")
+      throw CommandError("autotune: expected sim, cpu, show, hide or loops A B, got '" + sub + "'");
   } else if (verb == "fullscreen") {
     c.kind = CommandKind::Fullscreen;
     expect_end(rest, verb);
+  } else if (verb == "memory") {
+    c.kind = CommandKind::MemoryFormula;
+    if (take_word(rest) != "formula")
+      throw CommandError("memory: expected formula LEVEL [TENSOR] or formula off");
+    c.text = std::string(trim(rest));
+    if (c.text.empty())
+      throw CommandError(
+          "memory formula: needs a level such as L1 (then optionally a tensor), or off");
   } else if (verb == "machine") {
     c.kind = CommandKind::SetMachine;
     c.text = std::string(take_word(rest));
@@ -266,7 +286,7 @@ Command parse_command(std::string_view line) {
                        "select-op, select-tensor, clear-selection, zoom, pan, fit, theme, "
                        "screenshot, wait-frames, wait-seconds, resize, click, click-node, drag, "
                        "scroll, key, type, quit, view, apply, undo, redo, goto-step, "
-                       "machine, simulate, run-cpu, cancel, wait-jobs)");
+                       "machine, simulate, run-cpu, cancel, wait-jobs, palette, autotune)");
   }
   return c;
 }
@@ -341,6 +361,12 @@ std::string command_to_string(const Command& c) {
       return c.text.empty() ? "present" : "present " + c.text;
     case CommandKind::Fullscreen:
       return "fullscreen";
+    case CommandKind::MemoryFormula:
+      return "memory formula " + c.text;
+    case CommandKind::Palette:
+      return "palette " + c.text;
+    case CommandKind::Autotune:
+      return "autotune " + c.text;
     case CommandKind::Tiles:
       return "tiles " + c.text + (c.text == "seek" || c.text == "speed" ? " " + fmt(c.a) : "");
   }
@@ -579,6 +605,44 @@ std::string apply_command(AppState& state, const Command& c) {
     case CommandKind::Fullscreen:
       state.requests.toggle_fullscreen = true;
       return {};
+    case CommandKind::Palette: {
+      // `pick NAME` / `unpick` choose the operands after the selection (B, C); no text changes.
+      if (c.text.rfind("pick ", 0) == 0) {
+        const std::string name(trim(std::string_view(c.text).substr(5)));
+        const std::vector<std::string> named = named_tensors(outline_model(state.model.text));
+        if (std::find(named.begin(), named.end(), name) == named.end())
+          return "palette pick: no line of the model text names a tensor '" + name + "'";
+        auto& picks = state.palette_picks;
+        picks.erase(std::remove(picks.begin(), picks.end(), name), picks.end());
+        picks.push_back(name);
+        if (picks.size() > 2) picks.erase(picks.begin());
+        return {};
+      }
+      if (trim(c.text) == "unpick") {
+        state.palette_picks.clear();
+        return {};
+      }
+      // The palette edits the text the editor shows, so a pending debounced edit is parsed first.
+      if (state.model.reparse_pending) reparse_model(state);
+      TextEdit edit = apply_palette_command(state.model.text, c.text);
+      state.palette_note = edit.message;
+      state.palette_note_ok = edit.ok;
+      if (!edit.ok) return "palette: " + edit.message;
+      const bool deleted = c.text.rfind("delete", 0) == 0;
+      state.model.text = std::move(edit.text);
+      reparse_model(state);
+      state.palette_picks.clear();
+      if (deleted) {
+        if (state.selection.name == edit.name) state.selection = {};
+      } else if (!state.model.error && state.graph() && state.graph()->find_tensor(edit.name)) {
+        state.selection = {Selection::Kind::Tensor, edit.name};  // the next op chains from it
+      }
+      return {};
+    }
+    case CommandKind::Autotune:
+      return autotune_command(state.bench, c.text);
+    case CommandKind::MemoryFormula:
+      return workbench_memory_formula(state.bench, c.text);
     case CommandKind::Tiles:
       if (c.text == "record") return workbench_record_tiles(state.bench);
       return workbench_tiles_control(state.bench, c.text, c.a);

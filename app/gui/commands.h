@@ -36,6 +36,16 @@
 //   present [on|off]           presentation mode (F5): one large view; arrows step the history
 //   fullscreen                 toggle a full-screen window (F11)
 //   tiles record|play|pause|step|back|seek N|speed X   record / drive the Tiles animation
+//   memory formula LEVEL [TENSOR]|off   the Memory view's "why this number" popup: the analytic
+//                              formula of LEVEL's misses (of TENSOR), or main memory's bytes
+//   autotune sim|cpu|show|hide  sweep two tile sizes: predicted on the machine / timed on this
+//                              CPU (background); show or hide the sweep in the Timings view
+//   autotune loops A B|auto     the two loops to sweep (default: the first two output loops)
+//   palette input NAME DIMS [dtype]   add a graph input `NAME: [DIMS]` to the model text
+//   palette weight NAME DIMS [dtype]  add a weight `NAME: [DIMS] weight`
+//   palette add OP A [B [C]] [key=value ...] [as NAME]   append `t1 = OP(A, ...)` (graph_edit.h)
+//   palette delete NAME               remove the line defining NAME when nothing uses it
+//   palette pick NAME / unpick        choose operands B, C after the selection (Shift+click)
 #pragma once
 
 #include "app/gui/app_state.h"
@@ -83,6 +93,9 @@ enum class CommandKind {
   Tiles,
   Present,
   Fullscreen,
+  MemoryFormula,
+  Palette,
+  Autotune,
 };
 
 struct Command {

@@ -252,6 +252,10 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
   schedule::name_accumulator_buffer(to, r.tensor_names);  // a stack accumulator tile's row
   r.summary = schedule::trace_kernel(k, sink, to);
   h.finish();
+  // The set × way grids before the final write-back, so dirty lines still show as dirty.
+  for (int level = 0; level < h.level_count(); ++level)
+    if (std::optional<CacheGrid> grid = snapshot_cache_grid(h, level))
+      r.grids.push_back(std::move(*grid));
   // The kernel's results must reach memory: dirty lines still cached at the end are written back
   // (counted), so main-memory traffic includes the outputs.
   h.write_back_all();
@@ -278,6 +282,22 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
   r.flops = kernel_flops(k, g);
   r.peak_flops = machine_fp32_peak(m);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // The analytic model beside the simulation ("why this number"): milliseconds for CPU nests.
+  if (to.gpu) {
+    r.analytic_error =
+        "it covers CPU loop nests only; a GPU trace interleaves warps and coalesces their "
+        "accesses, which its per-loop footprints do not describe";
+  } else {
+    progress.set_phase("analytic model");
+    model::AnalyticOptions ao;
+    ao.alignment = to.alignment;
+    ao.acc_tensor = to.acc_tensor;
+    try {
+      r.analytic = model::analyze_kernel(k, m.hierarchy(), ao);
+    } catch (const std::exception& e) {  // too large to enumerate, or not a nest it models
+      r.analytic_error = e.what();
+    }
+  }
   progress.fraction = 1.0;
   return r;
 }
@@ -390,9 +410,11 @@ void workbench_cancel(Workbench& wb) {
   wb.memory_job.cancel();
   wb.cpu_job.cancel();
   wb.tiles_job.cancel();
+  autotune_cancel(wb.autotune);
 }
 
 void workbench_poll(Workbench& wb) {
+  autotune_poll(wb.autotune);
   std::optional<MemoryResult> mem;
   std::string error;
   if (wb.memory_job.poll(mem, error)) {

@@ -6,9 +6,12 @@
 // Pure C++ (no ImGui): tests drive it through commands without a display.
 #pragma once
 
+#include "app/gui/autotune.h"
 #include "app/gui/jobs.h"
+#include "app/gui/views/memory_grid.h"
 #include "sim/graph/graph.h"
 #include "sim/memory/hierarchy.h"
+#include "sim/model/analytic.h"
 #include "sim/model/machine.h"
 #include "sim/schedule/trace.h"
 #include "sim/schedule/transform.h"
@@ -57,6 +60,11 @@ struct MemoryResult {
   double seconds = 0;     // wall time of the simulation
   int64_t flops = 0;      // the kernel's FLOPs (graph cost table)
   double peak_flops = 0;  // machine fp32 peak, FLOP/s (simt or simd), 0 when not stated
+  // The analytic model's prediction for the same kernel and hierarchy (CPU kernels), or why it
+  // does not cover this kernel; and the end state of the levels small enough to draw way by way.
+  std::optional<model::AnalyticResult> analytic;
+  std::string analytic_error;
+  std::vector<CacheGrid> grids;
   uint64_t dram_bytes() const;
   double intensity() const;  // FLOP per main-memory byte
 };
@@ -139,6 +147,7 @@ struct Workbench {
   std::map<std::string, std::string> cpu_errors;
   Job<MemoryResult> memory_job;
   Job<CpuRunResult> cpu_job;
+  std::string memory_formula;  // "L1 B": the Memory view's "why this number" popup; "" = closed
 
   // Tiles animation: the recorded frames of the current schedule and the playback position.
   std::optional<TilesResult> tiles;
@@ -154,10 +163,15 @@ struct Workbench {
   std::vector<std::pair<std::string, nlohmann::json>> recorded;  // (file, report)
   std::string recorded_error;
 
+  // Autotune: tile-size sweeps of the current kernel, predicted and measured (autotune.h).
+  AutotuneState autotune;
+
   const schedule::Program* program() const { return history ? &history->current() : nullptr; }
   const schedule::Kernel* kernel() const;
   std::string steps_text() const { return history ? history->to_text() : std::string(); }
-  bool busy() const { return memory_job.running() || cpu_job.running() || tiles_job.running(); }
+  bool busy() const {
+    return memory_job.running() || cpu_job.running() || tiles_job.running() || autotune.busy();
+  }
 
   // Cache keys: the model text, the steps up to the cursor and (memory) the machine.
   std::string schedule_key() const;

@@ -1,13 +1,16 @@
-// The graph canvas panel: the layered DAG with zoom (wheel), pan (drag), fit (F) and selection.
+// The graph canvas panel: the layered DAG with zoom (wheel), pan (drag), fit (F) and selection;
+// fused kernels outlined; and the palette, which builds and edits the model by editing its text.
 #include "app/gui/views/views.h"
 
 #include "app/gui/format.h"
+#include "app/gui/graph_edit.h"
 #include "app/gui/widgets/graph_canvas.h"
 
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -70,6 +73,380 @@ ImVec2 draw_legend(ImDrawList* dl, const Rect& rect, const GraphScene& scene, co
   return ImVec2(top_row_end, top);
 }
 
+// [SECTION] Operands: the selection is A, Shift+clicked nodes are B and C
+
+// The canvas node that shows tensor `name`: its source/output node, or the op that produces it.
+int node_for_tensor(const GraphScene& scene, const graph::Graph& g, const std::string& name) {
+  int i = scene.find(name, SceneNode::Kind::Source);
+  if (i < 0) i = scene.find(name, SceneNode::Kind::Output);
+  if (i >= 0) return i;
+  const auto t = g.find_tensor(name);
+  if (!t || g.tensor(*t).producer < 0) return -1;
+  return scene.find(g.op(g.tensor(*t).producer).name, SceneNode::Kind::Op);
+}
+
+// The tensor a node stands for: an op node's output, or the tensor itself.
+std::string node_tensor(const SceneNode& n, const graph::Graph& g) {
+  if (n.kind == SceneNode::Kind::Op && n.op >= 0 && !g.op(n.op).outputs.empty())
+    return g.tensor(g.op(n.op).outputs.front()).name;
+  return n.name;
+}
+
+std::string selected_tensor(const AppState& state, const graph::Graph& g) {
+  if (state.selection.kind == Selection::Kind::Tensor) return state.selection.name;
+  if (state.selection.kind == Selection::Kind::Op) {
+    if (const auto op = g.find_op(state.selection.name); op && !g.op(*op).outputs.empty())
+      return g.tensor(g.op(*op).outputs.front()).name;
+  }
+  return {};
+}
+
+// The outline of the current text, re-made only when the text changes.
+const ModelOutline& cached_outline(const std::string& text) {
+  static std::string key;
+  static ModelOutline outline;
+  static bool made = false;
+  if (!made || key != text) {
+    key = text;
+    outline = outline_model(text);
+    made = true;
+  }
+  return outline;
+}
+
+bool is_named(const ModelOutline& o, const std::string& name) {
+  for (const NamedLine& l : o.lines)
+    if (l.name == name) return true;
+  return false;
+}
+
+// [SECTION] Fused kernels
+
+// Outlines the ops of every kernel that holds more than one op (after fuse(...) in the schedule)
+// with one rounded box and the kernel's name, so the learner sees which ops run as one kernel.
+void draw_fused_groups(ImDrawList* dl, const AppState& state, const GraphScene& scene,
+                       const CanvasTransform& xf, const Palette& p, bool fill) {
+  const schedule::Program* prog = state.bench.program();
+  if (!prog || state.bench.graph_text != state.model.graph_text) return;
+  const float lh = ImGui::GetTextLineHeight();
+  const ImU32 col = category_colour(p, NodeCategory::Contraction);
+  for (const schedule::Kernel& k : prog->kernels) {
+    if (k.op_names.size() < 2) continue;
+    float x0 = 1e30f, y0 = 1e30f, x1 = -1e30f, y1 = -1e30f;
+    for (const std::string& name : k.op_names) {
+      const int i = scene.find(name, SceneNode::Kind::Op);
+      if (i < 0) continue;
+      const SceneNode& n = scene.nodes[size_t(i)];
+      x0 = std::min(x0, n.x);
+      y0 = std::min(y0, n.y);
+      x1 = std::max(x1, n.x + n.w);
+      y1 = std::max(y1, n.y + n.h);
+    }
+    if (x0 > x1) continue;
+    const float m = 10.0f;
+    const ImVec2 a = xf.to_screen(x0 - m, y0 - m), b = xf.to_screen(x1 + m, y1 + m);
+    if (fill) {
+      dl->AddRectFilled(a, b, (col & ~IM_COL32_A_MASK) | (28u << IM_COL32_A_SHIFT), 8.0f);
+      continue;
+    }
+    // Dashed border: fused is a schedule decision drawn over the graph, not a node of it.
+    const ImU32 line = col;
+    const float dash = 7.0f, gap = 5.0f;
+    auto dashed = [&](ImVec2 from, ImVec2 to) {
+      const float len = std::hypot(to.x - from.x, to.y - from.y);
+      for (float t = 0; t < len; t += dash + gap) {
+        const float e = std::min(t + dash, len);
+        dl->AddLine(ImVec2(from.x + (to.x - from.x) * t / len, from.y + (to.y - from.y) * t / len),
+                    ImVec2(from.x + (to.x - from.x) * e / len, from.y + (to.y - from.y) * e / len),
+                    line, 2.0f);
+      }
+    };
+    dashed(a, ImVec2(b.x, a.y));
+    dashed(ImVec2(b.x, a.y), b);
+    dashed(b, ImVec2(a.x, b.y));
+    dashed(ImVec2(a.x, b.y), a);
+    const std::string label =
+        "fused: " + std::to_string(k.op_names.size()) + " ops in one kernel (" + k.name + ")";
+    const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+    // Keep the label inside the canvas when the box reaches its right edge.
+    const float clip_right = dl->GetClipRectMax().x - 6.0f;
+    const ImVec2 at(
+        std::max(std::min(a.x + 6.0f, clip_right - ts.x), dl->GetClipRectMin().x + 6.0f),
+        a.y - ts.y - lh * 0.15f);
+    dl->AddRectFilled(ImVec2(at.x - 3, at.y - 1), ImVec2(at.x + ts.x + 3, at.y + ts.y + 1),
+                      p.label_bg, 3.0f);
+    dl->AddText(at, line, label.c_str());
+  }
+}
+
+// [SECTION] The palette
+
+struct PaletteForm {  // what the user is typing in the palette (not model state)
+  char name[64] = "";
+  char dims[128] = "";
+  int dtype = 0;
+  bool weight = false;
+  char args[128] = "";
+};
+
+// The line a button would append, for its tooltip ("t3 = relu(y)"), from the same pattern.
+std::string preview_line(const PaletteOp& op, const std::vector<std::string>& operands,
+                         const std::string& args, const std::string& out) {
+  std::string kw = args.empty() ? std::string(op.defaults) : args;
+  std::string kwtext;
+  for (size_t i = 0, j; i < kw.size(); i = j + 1) {
+    j = kw.find_first_of(" ,", i);
+    if (j == std::string::npos) j = kw.size();
+    if (j > i) kwtext += ", " + kw.substr(i, j - i);
+  }
+  std::string e = out + " = ";
+  for (const char* c = op.pattern; *c; ++c) {
+    if (*c == '$' && c[1] >= '0' && c[1] <= '2' && size_t(c[1] - '0') < operands.size()) {
+      e += operands[size_t(c[1] - '0')];
+      ++c;
+    } else if (*c == '$' && c[1] == 'k') {
+      e += kwtext;
+      ++c;
+    } else {
+      e.push_back(*c);
+    }
+  }
+  return e;
+}
+
+void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Graph* g) {
+  const AppState& state = ctx.state;
+  const Palette& p = ctx.palette;
+  static PaletteForm form;
+  const float lh = ImGui::GetTextLineHeight();
+  const ModelOutline& outline = cached_outline(state.model.text);
+
+  // Operands: A is the selection, B and C the Shift+clicked nodes; each must be named in the text.
+  std::vector<std::string> operands;
+  const std::string a = g ? selected_tensor(state, *g) : std::string();
+  if (!a.empty()) operands.push_back(a);
+  for (const std::string& pick : state.palette_picks)
+    if (pick != a && is_named(outline, pick)) operands.push_back(pick);
+  bool all_named = true;
+  for (const std::string& o : operands) all_named = all_named && is_named(outline, o);
+
+  const float width = std::min(lh * 13.0f, rect.w * 0.42f);
+  ImGui::SetCursorScreenPos(ImVec2(rect.x + lh * 0.5f, top));
+  const ImU32 bg = (p.canvas_bg & ~IM_COL32_A_MASK) | (235u << IM_COL32_A_SHIFT);
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::ColorConvertU32ToFloat4(bg));
+  ImGui::PushStyleColor(ImGuiCol_Border, ImGui::ColorConvertU32ToFloat4(p.node_border));
+  ImGui::PushStyleVar(ImGuiStyleVar_ChildRounding, 6.0f);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(lh * 0.5f, lh * 0.4f));
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(lh * 0.3f, lh * 0.3f));
+  // ImGui 1.86 children cannot fit their height to the content: use last frame's content height.
+  static float content_h = lh * 20.0f;
+  const float max_h = rect.y + rect.h - top - lh * 3.0f;
+  ImGui::BeginChild("##palette", ImVec2(width, std::max(lh * 1.5f, std::min(content_h, max_h))),
+                    true);
+  // A header that folds the palette away (it covers the canvas's left edge).
+  static bool open = true;
+  ImGui::PushFont(ctx.fonts.ui_bold);
+  ImGui::TextUnformatted("Palette");
+  ImGui::PopFont();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Builds the model by writing lines into the model text (left);\n"
+        "every line is checked by the parser before it is kept.");
+  ImGui::SameLine(width - ImGui::CalcTextSize("hide").x - lh * 1.3f);
+  if (ImGui::SmallButton(open ? "hide" : "show")) open = !open;
+  if (!open) {
+    content_h = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y -
+                ImGui::GetStyle().ItemSpacing.y;
+    ImGui::EndChild();
+    ImGui::PopStyleVar(3);
+    ImGui::PopStyleColor(2);
+    return;
+  }
+
+  if (!outline.expressions) {
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - lh);
+    ImGui::TextDisabled(
+        "This model is an nn.Sequential list; the palette edits models written "
+        "as expressions (x: [..], y = relu(x)). Edit the text on the left.");
+    ImGui::PopTextWrapPos();
+    content_h = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y -
+                ImGui::GetStyle().ItemSpacing.y;
+    ImGui::EndChild();
+    ImGui::PopStyleVar(3);
+    ImGui::PopStyleColor(2);
+    return;
+  }
+
+  // Which tensors the ops will read: the filled slots, then how to fill the next one.
+  static const char* kSlot[3] = {"A", "B", "C"};
+  if (operands.empty()) ImGui::TextDisabled("A: click a node");
+  for (size_t i = 0; i < operands.size() && i < 3; ++i) {
+    if (i > 0) ImGui::SameLine(0.0f, lh * 0.7f);
+    ImGui::TextDisabled("%s", kSlot[i]);
+    ImGui::SameLine();
+    ImGui::PushFont(ctx.fonts.mono);
+    const bool named = is_named(outline, operands[i]);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(named ? p.text : p.error), "%s",
+                       operands[i].c_str());
+    ImGui::PopFont();
+    if (!named && ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "This tensor is inside an expression and has no name in the text;\n"
+          "the palette can only use named tensors.");
+  }
+  if (!operands.empty() && operands.size() < 3) {
+    ImGui::SameLine(0.0f, lh * 0.7f);
+    ImGui::TextDisabled("%s: Shift+click", kSlot[operands.size()]);
+  }
+  if (!all_named) {
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - lh);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(p.error),
+                       "Red: a result inside an expression, with no name in the text. Pick a "
+                       "named tensor, or split the line to name it.");
+    ImGui::PopTextWrapPos();
+  }
+  // Every named tensor of the text as a button too: the only way to reach one the canvas does
+  // not show yet (a model that only declares tensors has no graph).
+  ImGui::TextDisabled("pick");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Click a name to make it the next operand (as Shift+click on the canvas).");
+  for (const std::string& name : named_tensors(outline)) {
+    ImGui::SameLine();
+    const float w = ImGui::CalcTextSize(name.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+    if (ImGui::GetCursorScreenPos().x + w >
+        ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
+      ImGui::NewLine();
+    ImGui::PushID(name.c_str());
+    if (ImGui::SmallButton(name.c_str())) ctx.push(command_from("palette pick " + name));
+    ImGui::PopID();
+  }
+  if (!state.palette_picks.empty()) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("clear")) ctx.push(command_from("palette unpick"));
+  }
+
+  // The op buttons, flowing in rows; disabled until they have their operands.
+  const std::string fresh = fresh_tensor_name(state.model.text);
+  const std::string args(form.args);
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  int arity_shown = -1;
+  for (const PaletteOp& op : palette_ops()) {
+    if (op.arity != arity_shown) {
+      arity_shown = op.arity;
+      ImGui::TextDisabled("%s", op.arity == 1   ? "on A"
+                                : op.arity == 2 ? "on A and B"
+                                                : "on A, B and C");
+    } else {
+      const float w = ImGui::CalcTextSize(op.label).x + ImGui::GetStyle().FramePadding.x * 2;
+      ImGui::SameLine();
+      if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
+    }
+    const bool ready = static_cast<int>(operands.size()) >= op.arity && all_named;
+    ImGui::BeginDisabled(!ready);
+    ImGui::PushID(op.name);
+    const bool pressed = ImGui::Button(op.label);
+    ImGui::PopID();
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      const std::vector<std::string> use(
+          operands.begin(), operands.begin() + std::min<size_t>(operands.size(), size_t(op.arity)));
+      std::string tip = std::string(op.help) + "\n";
+      tip += ready ? "adds:  " +
+                         preview_line(op, use, std::strstr(op.pattern, "$k") ? args : "", fresh)
+                   : std::string("select ") + (op.arity == 1   ? "a named tensor (A)"
+                                               : op.arity == 2 ? "A, then Shift+click B"
+                                                               : "A, then Shift+click B and C");
+      ImGui::SetTooltip("%s", tip.c_str());
+    }
+    if (pressed) {
+      std::string cmd = std::string("palette add ") + op.name;
+      for (int i = 0; i < op.arity; ++i) cmd += " " + operands[size_t(i)];
+      if (std::strstr(op.pattern, "$k")) {
+        std::string kw = args;
+        std::replace(kw.begin(), kw.end(), ',', ' ');
+        if (kw.find_first_not_of(' ') != std::string::npos) cmd += " " + kw;
+      }
+      ctx.push(command_from(cmd));
+    }
+  }
+  ImGui::SetNextItemWidth(width - lh * 1.0f);
+  ImGui::InputTextWithHint("##args", "arguments, e.g. padding=1 stride=2", form.args,
+                           sizeof form.args);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("key=value arguments for conv2d, pooling, softmax, sum, mean");
+
+  // New inputs and weights: a small form (name, shape, dtype).
+  ImGui::Separator();
+  ImGui::TextDisabled("new tensor");
+  ImGui::SetNextItemWidth(lh * 3.2f);
+  ImGui::InputTextWithHint("##name", "name", form.name, sizeof form.name);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(width - lh * 4.6f);
+  ImGui::InputTextWithHint("##dims", "shape, e.g. 64,128", form.dims, sizeof form.dims);
+  static const char* kDtypes[] = {"fp32", "fp16", "bf16", "int8"};
+  ImGui::SetNextItemWidth(lh * 3.2f);
+  ImGui::Combo("##dtype", &form.dtype, kDtypes, 4);
+  const bool can_add = form.name[0] && form.dims[0];
+  ImGui::BeginDisabled(!can_add);
+  for (int w = 0; w < 2; ++w) {
+    ImGui::SameLine();
+    if (ImGui::Button(w ? "+ weight" : "+ input")) {
+      std::string dims(form.dims);
+      std::replace(dims.begin(), dims.end(), ' ', ',');
+      std::string cmd = std::string("palette ") + (w ? "weight " : "input ") + form.name + " " +
+                        dims + (form.dtype ? std::string(" ") + kDtypes[form.dtype] : "");
+      ctx.push(command_from(cmd));
+    }
+  }
+  ImGui::EndDisabled();
+
+  // Delete the selected tensor's line (refused, with the reason, when something uses it).
+  if (!a.empty() && is_named(outline, a)) {
+    const std::string label = "delete " + a;
+    if (ImGui::Button(label.c_str())) ctx.push(command_from("palette delete " + a));
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Removes the line that defines %s, if no other line uses it.", a.c_str());
+  }
+
+  if (!state.palette_note.empty()) {
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - lh);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(state.palette_note_ok ? p.ok : p.error), "%s",
+                       state.palette_note.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  content_h =
+      ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y - ImGui::GetStyle().ItemSpacing.y;
+  ImGui::EndChild();
+  ImGui::PopStyleVar(3);
+  ImGui::PopStyleColor(2);
+}
+
+// Badges A, B, C on the operand nodes, so the canvas shows what the palette will read.
+void draw_operand_badges(ImDrawList* dl, const AppState& state, const GraphScene& scene,
+                         const graph::Graph& g, const CanvasTransform& xf, const Palette& p) {
+  std::vector<std::string> operands;
+  const std::string a = selected_tensor(state, g);
+  if (!a.empty()) operands.push_back(a);
+  for (const std::string& pick : state.palette_picks)
+    if (pick != a) operands.push_back(pick);
+  static const char* kSlot[3] = {"A", "B", "C"};
+  for (size_t i = 0; i < operands.size() && i < 3; ++i) {
+    const int n = node_for_tensor(scene, g, operands[i]);
+    if (n < 0) continue;
+    const SceneNode& node = scene.nodes[size_t(n)];
+    const ImVec2 tl = xf.to_screen(node.x, node.y),
+                 br = xf.to_screen(node.x + node.w, node.y + node.h);
+    if (i > 0)
+      dl->AddRect(ImVec2(tl.x - 3, tl.y - 3), ImVec2(br.x + 3, br.y + 3), p.selection, 6.0f, 0,
+                  2.0f);
+    const float r = ImGui::GetTextLineHeight() * 0.55f;
+    const ImVec2 c(tl.x, tl.y);
+    dl->AddCircleFilled(c, r, p.selection);
+    const ImVec2 ts = ImGui::CalcTextSize(kSlot[i]);
+    dl->AddText(ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), p.canvas_bg, kSlot[i]);
+  }
+}
+
 }  // namespace
 
 void draw_graph_view(ViewContext& ctx, const Rect& rect) {
@@ -90,8 +467,11 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
       centred_text(rect, "No graph: the model has an error.", "See the message under the editor.",
                    p.error, p.subtext);
     } else {
-      centred_text(rect, "No graph yet.", "Type a model in the left panel.", p.text, p.subtext);
+      centred_text(rect, "No graph yet.",
+                   "Type a model in the left panel, or build one with the palette.", p.text,
+                   p.subtext);
     }
+    draw_palette(ctx, rect, rect.y + lh * 0.8f, nullptr);
     end_panel();
     return;
   }
@@ -128,7 +508,11 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
       ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 0.0f).x == 0.0f &&
       ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 0.0f).y == 0.0f) {
     Command c;
-    if (under_mouse < 0) {
+    if (under_mouse >= 0 && io.KeyShift) {
+      // Shift+click picks the palette's next operand (B, then C) and keeps the selection (A).
+      c = command_from("palette pick " +
+                       node_tensor(scene.nodes[size_t(under_mouse)], *state.graph()));
+    } else if (under_mouse < 0) {
       c.kind = CommandKind::ClearSelection;
     } else {
       const SceneNode& n = scene.nodes[size_t(under_mouse)];
@@ -165,7 +549,10 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
       style.selected = scene.find(state.selection.name, SceneNode::Kind::Output);
   }
   dl->PushClipRect(ImVec2(rect.x, rect.y), ImVec2(rect.x + rect.w, rect.y + rect.h), true);
+  draw_fused_groups(dl, state, scene, xf, p, true);
   draw_graph_scene(dl, scene, xf, style);
+  draw_fused_groups(dl, state, scene, xf, p, false);
+  draw_operand_badges(dl, state, scene, *state.graph(), xf, p);
 
   // Overlays: title and totals (top), stale-graph banner, legend and hints (bottom).
   const graph::Graph* g = state.graph();
@@ -210,8 +597,11 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
 
   if (under_mouse >= 0) {
     const SceneNode& n = scene.nodes[size_t(under_mouse)];
-    ImGui::SetTooltip("%s (%s)\nclick to inspect", n.title.c_str(), n.kind_label.c_str());
+    ImGui::SetTooltip("%s (%s)\nclick to inspect \xC2\xB7 Shift+click: palette operand B/C",
+                      n.title.c_str(), n.kind_label.c_str());
   }
+  // Below the title band, and below the stale-graph banner when it shows.
+  draw_palette(ctx, rect, rect.y + pad * 1.2f + lh * (state.model.error ? 3.4f : 1.4f), g);
   end_panel();
 }
 

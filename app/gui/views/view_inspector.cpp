@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <string>
 
 namespace tilescope::gui {
@@ -100,6 +101,32 @@ void draw_op(ViewContext& ctx, const graph::Graph& g, graph::OpId id) {
   const std::string_view src = line_of(ctx.state.model.graph_text, op.loc.line);
   if (src.find(op.origin) == std::string_view::npos || op.origin.empty()) source_line(ctx, op.loc);
   if (op.origin.empty() && op.loc.line <= 0) ImGui::TextDisabled("built in code (no source line)");
+
+  // Which kernel of the current schedule runs this op, and what it is fused with (if anything).
+  const schedule::Program* prog = ctx.state.bench.program();
+  if (prog && ctx.state.bench.graph_text == ctx.state.model.graph_text) {
+    for (const schedule::Kernel& k : prog->kernels) {
+      if (std::find(k.op_names.begin(), k.op_names.end(), op.name) == k.op_names.end()) continue;
+      heading(ctx, "Kernel");
+      ImGui::PushFont(ctx.fonts.mono);
+      ImGui::TextWrapped("%s", k.name.c_str());
+      ImGui::PopFont();
+      std::string others;
+      for (const std::string& n : k.op_names)
+        if (n != op.name) others += (others.empty() ? "" : ", ") + n;
+      ImGui::PushTextWrapPos(0.0f);
+      if (others.empty()) {
+        ImGui::TextDisabled("Runs alone: its output goes to memory and the next kernel reads it.");
+      } else {
+        ImGui::TextWrapped(
+            "Fused with %s: one kernel, outlined in the graph; the tensors "
+            "passed between them are not stored to memory.",
+            others.c_str());
+      }
+      ImGui::PopTextWrapPos();
+      break;
+    }
+  }
 
   heading(ctx, "Tensors");
   for (graph::TensorId t : op.inputs) tensor_block(ctx, g, t, "in ");

@@ -1,10 +1,13 @@
 // The Memory view: the current kernel's trace simulated on the chosen machine's hierarchy (on a
 // worker thread), drawn as boxes per level with arrows as wide as the bytes they carry; its side
-// panel picks the machine and lists per-tensor traffic and the compulsory / capacity / conflict
-// split of misses.
+// panel picks the machine, meters the schedule's tile working set against each level, and lists
+// per-tensor traffic and the compulsory / capacity / conflict split of misses. Every simulated
+// miss count and memory byte count is a link to the analytic model's formula for it; small caches
+// are drawn set by set, way by way, as the simulation left them.
 #include "app/gui/views/views.h"
 
 #include "app/gui/format.h"
+#include "app/gui/views/memory_views.h"
 #include "app/gui/widgets/bars.h"
 
 #include <imgui.h>
@@ -87,6 +90,13 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
   uint64_t max_bytes = 1;
   for (const LevelResult& l : r.levels)
     max_bytes = std::max<uint64_t>(max_bytes, l.total.read_bytes + l.total.write_bytes);
+  float right = x0 + box_w;  // right edge of everything drawn so far (the grids go after it)
+  // Links are placed after the boxes are drawn (the draw list would cover them otherwise).
+  struct Link {
+    ImVec2 at;
+    std::string text, target;
+  };
+  std::vector<Link> links;
   for (size_t i = 0; i < n; ++i) {
     const float y = origin.y + static_cast<float>(i) * (box_h + gap);
     const ImVec2 a(x0, y), b(x0 + box_w, y + box_h);
@@ -112,7 +122,15 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
                                    format_bytes(int64_t(l.total.write_bytes))
                              : "hit rate " + format_percent(hit_rate(l.total)) + " of " +
                                    format_si(double(l.total.accesses)) + " accesses";
-    dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext, line2.c_str());
+    if (dram) {
+      links.push_back({ImVec2(tx, y + em * 1.6f), line2, l.name});
+    } else {
+      dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext, line2.c_str());
+      // The miss count, right-aligned on the title line: the number the formula explains.
+      const std::string misses = format_thousands(int64_t(l.total.misses)) + " misses";
+      const float mw = ImGui::CalcTextSize(misses.c_str()).x;
+      links.push_back({ImVec2(b.x - em * 0.6f - mw, y + em * 0.4f), misses, l.name});
+    }
     if (!dram) {
       draw_share_bar(dl, ImVec2(tx, y + em * 2.8f), ImVec2(b.x - em * 0.6f, y + em * 3.1f),
                      hit_rate(l.total), p.bar_bg, p.ok);
@@ -125,13 +143,30 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
     dl->AddRectFilled(ImVec2(ax - w / 2, ya), ImVec2(ax + w / 2, yb - em * 0.5f), p.edge);
     dl->AddTriangleFilled(ImVec2(ax - w / 2 - em * 0.4f, yb - em * 0.5f),
                           ImVec2(ax + w / 2 + em * 0.4f, yb - em * 0.5f), ImVec2(ax, yb), p.edge);
-    const std::string label = format_bytes(int64_t(bytes)) + " requested (" +
+    // Two short lines rather than one long one: the grids of small caches go to the right.
+    const std::string label = format_bytes(int64_t(bytes)) + " requested\n(" +
                               format_bytes(int64_t(l.total.read_bytes)) + " read, " +
                               format_bytes(int64_t(l.total.write_bytes)) + " written)";
-    dl->AddText(ImVec2(ax + w / 2 + em, (ya + yb) / 2 - em * 0.5f), p.edge_label, label.c_str());
+    dl->AddText(ImVec2(ax + w / 2 + em, (ya + yb) / 2 - em * 1.1f), p.edge_label, label.c_str());
+    right = std::max(right, ax + w / 2 + em + ImGui::CalcTextSize(label.c_str()).x);
   }
-  ImGui::Dummy(ImVec2(box_w, static_cast<float>(n) * box_h + static_cast<float>(n - 1) * gap));
+  for (const Link& link : links) {
+    ImGui::SetCursorScreenPos(link.at);
+    formula_link(ctx, link.text, link.target);
+  }
+  const float boxes_h = static_cast<float>(n) * box_h + static_cast<float>(n - 1) * gap;
+  ImGui::SetCursorScreenPos(origin);
+  ImGui::Dummy(ImVec2(box_w, boxes_h));
+  if (!r.grids.empty()) {
+    // The small caches as they ended, beside the boxes.
+    const ImVec2 at(right + em * 2, origin.y);
+    const ImVec2 used = draw_cache_grids(ctx, r, at, rect.x + rect.w - em - at.x,
+                                         std::min(avail_h * 0.6f, em * 36));
+    ImGui::SetCursorScreenPos(at);
+    ImGui::Dummy(used);
+  }
   end_panel();
+  draw_formula_popup(ctx, rect);
 }
 
 void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
@@ -157,6 +192,8 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
   }
   if (wb.machine) ImGui::TextWrapped("%s", wb.machine->description.c_str());
   ImGui::TextDisabled("Results are kept per schedule and machine.");
+  heading("Working set of one tile");
+  draw_working_set_meter(ctx);
   const MemoryResult* r = wb.memory_result();
   if (!r) {
     end_panel();
@@ -188,31 +225,44 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
       "compulsory: first touch; capacity: a fully associative\ncache of the same size "
       "misses too; conflict: the rest.");
   heading("Per tensor");
+  ImGui::TextDisabled("Click a number for the analytic model's formula.");
   const size_t last = r->levels.size() - 1;
-  if (ImGui::BeginTable("tensors", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+  if (ImGui::BeginTable("tensors", int(r->levels.size()) + 1,
+                        ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("tensor");
-    ImGui::TableSetupColumn((r->levels[0].name + " accesses").c_str());
-    ImGui::TableSetupColumn((r->levels[0].name + " hits").c_str());
+    for (size_t i = 0; i < last; ++i)
+      ImGui::TableSetupColumn((r->levels[i].name + " misses").c_str());
     ImGui::TableSetupColumn((r->levels[last].name + " bytes").c_str());
     ImGui::TableHeadersRow();
-    const auto& l1 = r->levels[0].by_tensor;
-    const auto& mem = r->levels[last].by_tensor;
-    for (size_t t = 0; t < std::max(l1.size(), mem.size()); ++t) {
-      const memory::Counters a = t < l1.size() ? l1[t] : memory::Counters{};
-      const memory::Counters d = t < mem.size() ? mem[t] : memory::Counters{};
-      if (a.accesses == 0 && d.accesses == 0) continue;
+    size_t rows = 0;
+    for (const LevelResult& l : r->levels) rows = std::max(rows, l.by_tensor.size());
+    for (size_t t = 0; t < rows; ++t) {
+      const auto at = [&](size_t level) {
+        const auto& v = r->levels[level].by_tensor;
+        return t < v.size() ? v[t] : memory::Counters{};
+      };
+      if (at(0).accesses == 0 && at(last).accesses == 0) continue;
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       const size_t id = t;  // index = tensor id + 1
-      ImGui::TextUnformatted(id == 0                           ? "(other)"
-                             : id - 1 < r->tensor_names.size() ? r->tensor_names[id - 1].c_str()
-                                                               : "?");
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_si(double(a.accesses)).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_percent(hit_rate(a)).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_bytes(int64_t(d.read_bytes + d.write_bytes)).c_str());
+      const std::string name = id == 0                           ? "(other)"
+                               : id - 1 < r->tensor_names.size() ? r->tensor_names[id - 1]
+                                                                 : "?";
+      ImGui::TextUnformatted(name.c_str());
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s: %s %s accesses, hit rate %s", name.c_str(),
+                          format_thousands(int64_t(at(0).accesses)).c_str(),
+                          r->levels[0].name.c_str(), format_percent(hit_rate(at(0))).c_str());
+      for (size_t i = 0; i <= last; ++i) {
+        ImGui::TableNextColumn();
+        const memory::Counters c = at(i);
+        const std::string text = i == last ? format_bytes(int64_t(c.read_bytes + c.write_bytes))
+                                           : format_si(double(c.misses));
+        if (id == 0)
+          ImGui::TextUnformatted(text.c_str());  // unlabelled accesses have no formula
+        else
+          formula_link(ctx, text, r->levels[i].name + " " + name);
+      }
     }
     ImGui::EndTable();
   }

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace tilescope::gui {
 namespace {
@@ -21,6 +22,19 @@ ImGuiWindow* editor_child_window() {
   char name[256];
   std::snprintf(name, sizeof name, "%s/%s_%08X", parent->Name, kEditorLabel, id);
   return ImGui::FindWindowByName(name);
+}
+
+// The width of the parser's caret mark ("^~~~" on the last line of the full message), in bytes;
+// 0 when the message has none. It is the exact span the parser blames.
+size_t caret_width(const std::string& full) {
+  const size_t nl = full.rfind('\n');
+  if (nl == std::string::npos) return 0;
+  const std::string_view last = std::string_view(full).substr(nl + 1);
+  const size_t caret = last.find('^');
+  if (caret == std::string_view::npos) return 0;
+  size_t end = caret;
+  while (end < last.size() && (last[end] == '^' || last[end] == '~')) ++end;
+  return end - caret;
 }
 
 void mark_error_line(const ViewContext& ctx, const ModelError& err, const std::string& text) {
@@ -40,16 +54,33 @@ void mark_error_line(const ViewContext& ctx, const ModelError& err, const std::s
   const std::string_view line = line_of(text, err.line);
   if (err.col >= 1 && static_cast<size_t>(err.col - 1) <= line.size()) {
     const size_t start = static_cast<size_t>(err.col - 1);
+    // The parser's own span when it marked one, else up to the next separator.
     size_t end = line.find_first_of(" \t,)]", start + 1);
-    if (end == std::string_view::npos) end = line.size();
+    if (const size_t w = caret_width(err.full); w > 0) end = start + w;
+    if (end == std::string_view::npos || end > line.size()) end = line.size();
     const float tx = child->Pos.x + style.FramePadding.x - child->Scroll.x;
     const float sx = tx + font->CalcTextSizeA(lh, FLT_MAX, 0, line.data(), line.data() + start).x;
     float ex = tx + font->CalcTextSizeA(lh, FLT_MAX, 0, line.data(), line.data() + end).x;
     if (ex - sx < lh * 0.5f) ex = sx + lh * 0.6f;
     const float uy = y + lh - 1.5f;
-    for (float x = sx; x < ex; x += 4.0f)
+    // A wave: alternate down and up strokes, so it reads as "wrong here" like a spell checker's.
+    for (float x = sx; x < ex; x += 4.0f) {
       dl->AddLine(ImVec2(x, uy), ImVec2(std::min(x + 2.0f, ex), uy - 2.0f), ctx.palette.error,
                   1.5f);
+      if (x + 2.0f < ex)
+        dl->AddLine(ImVec2(x + 2.0f, uy - 2.0f), ImVec2(std::min(x + 4.0f, ex), uy),
+                    ctx.palette.error, 1.5f);
+    }
+    // The message itself at the end of the line, where the eye already is (the full text with
+    // its location stays under the editor).
+    const float lx = tx +
+                     font->CalcTextSizeA(lh, FLT_MAX, 0, line.data(), line.data() + line.size()).x +
+                     lh * 1.5f;
+    if (lx < x1 - lh * 4) {
+      ImFont* ui = ctx.fonts.ui;
+      dl->AddText(ui, ui->FontSize * 0.9f, ImVec2(lx, y + (lh - ui->FontSize * 0.9f) / 2),
+                  ctx.palette.error, err.message.c_str(), nullptr);
+    }
   }
   dl->PopClipRect();
 }

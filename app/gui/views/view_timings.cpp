@@ -1,6 +1,9 @@
-// The Timings view: recorded benchmark reports (CPU and the H200 run) as bars and a table, each
-// labelled with its device and date; its side panel runs the current kernel's generated C++ on
-// this CPU (JIT, verify against the interpreter, median of repeats) next to the predicted time.
+// The Timings view: an autotune sweep of the current kernel's tile sizes (predicted and measured
+// heatmaps, autotune_panel.cpp) or the recorded benchmark reports (CPU and the H200 run) as bars
+// and a table, each labelled with its device and date; its side panel runs the current kernel's
+// generated C++ on this CPU (JIT, verify against the interpreter, median of repeats) next to the
+// predicted time.
+#include "app/gui/views/autotune_panel.h"
 #include "app/gui/views/views.h"
 
 #include "app/gui/format.h"
@@ -52,6 +55,23 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
   const Workbench& wb = ctx.state.bench;
   const Palette& p = ctx.palette;
   if (!begin_panel("Timings", rect)) {
+    end_panel();
+    return;
+  }
+  // Two sections, switched by script commands like everything else a user does.
+  const bool show_autotune = wb.autotune.show;
+  for (int i = 0; i < 2; ++i) {
+    const bool on = (i == 0) == show_autotune;
+    if (i == 1) ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Button,
+                          ImGui::GetStyleColorVec4(on ? ImGuiCol_ButtonActive : ImGuiCol_FrameBg));
+    if (ImGui::Button(i == 0 ? "Autotune sweep" : "Recorded benchmarks") && !on)
+      ctx.push(command_from(i == 0 ? "autotune show" : "autotune hide"));
+    ImGui::PopStyleColor();
+  }
+  ImGui::Spacing();
+  if (show_autotune) {
+    draw_autotune_section(ctx, rect);
     end_panel();
     return;
   }

@@ -1,0 +1,32 @@
+// Parts of the Memory view drawn by memory_panels.cpp: the "why this number" popup, the working-set
+// meter and the set × way grids. Any view may draw the meter (it needs only a kernel and a
+// machine).
+#pragma once
+
+#include "app/gui/views/views.h"
+
+#include <imgui.h>
+
+namespace tilescope::gui {
+
+// A number the learner can click for its formula: drawn as an underlined link at the cursor;
+// pushes `memory formula TARGET` when clicked.
+void formula_link(ViewContext& ctx, const std::string& text, const std::string& target);
+
+// The popup for Workbench::memory_formula (nothing when it is empty).
+void draw_formula_popup(ViewContext& ctx, const Rect& rect);
+
+// Per cache level of the current machine, the current schedule's tile working set against the
+// level's capacity, and the working set of every loop depth. Recomputed every frame (cheap).
+void draw_working_set_meter(ViewContext& ctx);
+
+// The set × way grids of MemoryResult::grids from `origin`, side by side while they fit in
+// `width` (then below each other), each at most `height` tall, with a legend. Returns the size
+// used.
+ImVec2 draw_cache_grids(ViewContext& ctx, const MemoryResult& r, ImVec2 origin, float width,
+                        float height);
+
+// Colour of a graph tensor id in the grids and their legend (Okabe-Ito; -1: grey).
+ImU32 tensor_colour(int graph_id);
+
+}  // namespace tilescope::gui

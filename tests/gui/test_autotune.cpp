@@ -1,0 +1,301 @@
+// Autotune sweeps (issue #7) without a display: the grid's tile sizes, the loop choice, which
+// points the schedule refuses (hand-counted accumulator sizes), the predicted times against a
+// hand count of the traffic, best-point selection, the rank correlation, and the script commands
+// that drive both sweeps (the CPU one JIT-compiles a tiny kernel).
+#include "app/gui/app_state.h"
+#include "app/gui/autotune.h"
+#include "app/gui/commands.h"
+#include "app/gui/workbench.h"
+#include "sim/model/machine.h"
+#include "sim/schedule/lower.h"
+#include "sim/schedule/transform.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+using namespace tilescope::gui;
+namespace schedule = tilescope::schedule;
+namespace model = tilescope::model;
+
+namespace {
+
+// y[128, 256] = relu(x[128, 64] @ W[256, 64].T + b): the first kernel is the MatMul with loops
+// i (128), j (256), k (64, the reduction).
+constexpr int64_t M = 128, N = 256, K = 64;
+const char* kModel = "x: [128, 64]\nW: [256, 64] weight\nb: [256] weight\ny = relu(x @ W.T + b)\n";
+
+AppState state_for(const char* text) {
+  AppState state;
+  state.model.text = text;
+  REQUIRE(reparse_model(state));
+  update_state(state);
+  REQUIRE(state.bench.history);
+  return state;
+}
+
+std::string run(AppState& state, const std::string& line) {
+  return apply_command(state, parse_command(line));
+}
+
+void wait_jobs(AppState& state) {
+  for (int i = 0; i < 18000 && state.bench.busy(); ++i) {
+    workbench_poll(state.bench);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  workbench_poll(state.bench);
+  REQUIRE_FALSE(state.bench.busy());
+}
+
+// One 1 MiB 16-way level: everything the kernel touches (< 360 KiB) stays resident, so main
+// memory sees each line once (compulsory) and each output line written back once. Only main
+// memory has a bandwidth, so the roofline is max(DRAM bytes / 10 GB/s, FLOPs / 1 TFLOP/s).
+model::Machine big_cache_machine() {
+  return model::parse_machine(
+      "name = bigcache\nkind = cpu\npeak fp32 simd = 1 TFLOP/s\n"
+      "[level L1]\nsize = 1 MiB\nline = 64 B\nways = 16\nreplacement = lru\nwrite = back\n"
+      "write_allocate = yes\n[memory DRAM]\nsize = 1 GiB\nbandwidth = 10 GB/s\n",
+      "<test>");
+}
+
+}  // namespace
+
+TEST_CASE("autotune tile sizes: powers of two from 4 up to the extent, thinned evenly") {
+  CHECK(autotune_tile_sizes(64) == std::vector<int64_t>{4, 8, 16, 32, 64});
+  CHECK(autotune_tile_sizes(100) == std::vector<int64_t>{4, 8, 16, 32, 64});  // 128 > 100
+  CHECK(autotune_tile_sizes(7) == std::vector<int64_t>{4});
+  CHECK(autotune_tile_sizes(3).empty());
+  // 8 sizes 4…512 thinned to 4: indices 0, 7/3, 14/3, 7 rounded = 0, 2, 5, 7.
+  CHECK(autotune_tile_sizes(512, 4) == std::vector<int64_t>{4, 16, 128, 512});
+  // 5 sizes 4…64 to 4: indices 0, 1.33, 2.67, 4 → 0, 1, 3, 4.
+  CHECK(autotune_tile_sizes(64, 4) == std::vector<int64_t>{4, 8, 32, 64});
+  CHECK(autotune_tile_sizes(16, 4) == std::vector<int64_t>{4, 8, 16});  // fewer than asked: all
+  CHECK(autotune_step("i", "j", 32, 64) == "tile(i, j, 32, 64)");
+}
+
+TEST_CASE("autotune loops: the first two output loops, or two named ones in loop order") {
+  AppState s = state_for(kModel);
+  const schedule::Kernel& k = *s.bench.kernel();
+  const AutotuneLoops a = choose_autotune_loops(k);
+  CHECK(a.error.empty());
+  CHECK(a.a == "i");
+  CHECK(a.b == "j");
+  CHECK(a.extent_a == M);
+  CHECK(a.extent_b == N);
+  const AutotuneLoops named = choose_autotune_loops(k, "k", "i");  // comes back outer first
+  CHECK(named.a == "i");
+  CHECK(named.b == "k");
+  CHECK(named.extent_b == K);
+  CHECK(choose_autotune_loops(k, "i", "z").error.find("no loop named 'z'") != std::string::npos);
+  CHECK(choose_autotune_loops(k, "i", "i").error.find("must differ") != std::string::npos);
+  // After parallel(i), i is no longer a serial loop to split.
+  REQUIRE(run(s, "apply parallel(i)").empty());
+  REQUIRE(s.bench.last);
+  REQUIRE(s.bench.last->ok);
+  CHECK(choose_autotune_loops(*s.bench.kernel(), "i", "j").error.find("already") !=
+        std::string::npos);
+  const AutotuneLoops rest = choose_autotune_loops(*s.bench.kernel());
+  CHECK(rest.a == "j");  // the remaining output loop, then the reduction
+  CHECK(rest.b == "k");
+}
+
+TEST_CASE("simulator sweep over i and j: every point's predicted time from a hand count") {
+  AppState s = state_for(kModel);
+  const model::Machine m = big_cache_machine();
+  JobProgress progress;
+  const AutotuneLoops loops = choose_autotune_loops(*s.bench.kernel());
+  const AutotuneGrid g = autotune_sweep_simulator(*s.bench.program(), loops, m, progress);
+  CHECK(g.sizes_a == std::vector<int64_t>{4, 8, 16, 32, 64, 128});
+  CHECK(g.sizes_b == std::vector<int64_t>{4, 8, 16, 32, 64, 128, 256});
+  REQUIRE(g.points.size() == 6 * 7);
+  CHECK(g.at(2, 3).tile_a == 16);
+  CHECK(g.at(2, 3).tile_b == 32);
+  CHECK(g.at(2, 3).step == "tile(i, j, 16, 32)");
+  // Everything fits the 1 MiB cache, so every tiling moves the same DRAM bytes: each line of x,
+  // W and y once, plus y's lines written back: (128·64 + 256·64 + 2·128·256) · 4 B.
+  const double bytes = double(M * K + N * K + 2 * M * N) * 4;
+  CHECK(bytes == 360448.0);
+  const double expected = bytes / 10e9;  // > FLOPs / peak = 2·128·256·64 / 1e12 = 4.2 µs
+  for (const AutotunePoint& p : g.points) {
+    CAPTURE(p.step);
+    CHECK_FALSE(p.refused);
+    CHECK(p.ok());
+    CHECK(p.seconds == doctest::Approx(expected).epsilon(1e-9));
+  }
+  CHECK(g.best == 0);  // all equal: the first (smallest tiles) wins the tie
+  CHECK(progress.fraction.load() == 1.0);
+}
+
+TEST_CASE("simulator sweep over i and k: the refused points are those whose sums do not fit") {
+  // tile(i, k, Ti, Tk) orders i.o, k.o, j, i.i, k.i: the reduction k.o runs outside j and i.i, so
+  // the running sums of Ti × 256 outputs are kept at once: Ti · 256 · 4 B, refused above 64 KiB,
+  // i.e. for Ti > 64 — the whole Ti = 128 row, nothing else.
+  AppState s = state_for(kModel);
+  JobProgress progress;
+  const AutotuneLoops loops = choose_autotune_loops(*s.bench.kernel(), "i", "k");
+  const AutotuneGrid g =
+      autotune_sweep_simulator(*s.bench.program(), loops, big_cache_machine(), progress);
+  REQUIRE(g.sizes_a.size() == 6);  // 4 … 128
+  REQUIRE(g.sizes_b.size() == 5);  // 4 … 64
+  for (size_t ia = 0; ia < g.sizes_a.size(); ++ia)
+    for (size_t ib = 0; ib < g.sizes_b.size(); ++ib) {
+      const AutotunePoint& p = g.at(ia, ib);
+      CAPTURE(p.step);
+      const bool fits = p.tile_a * N * 4 <= 64 * 1024;
+      CHECK(p.refused == !fits);
+      if (p.refused) CHECK(p.why.find("128 KiB") != std::string::npos);
+    }
+  // The best is the fastest of the points that were not refused (a plain scan here).
+  int best = -1;
+  for (size_t i = 0; i < g.points.size(); ++i)
+    if (!g.points[i].refused && (best < 0 || g.points[i].seconds < g.points[size_t(best)].seconds))
+      best = int(i);
+  CHECK(g.best == best);
+}
+
+TEST_CASE("best point: the smallest time among points with a time, first on ties") {
+  std::vector<AutotunePoint> pts(5);
+  pts[0].seconds = 3;
+  pts[1].refused = true;  // a refused point has no time (0 must not win)
+  pts[2].seconds = 1;
+  pts[3].failed = true;
+  pts[4].seconds = 1;
+  CHECK(autotune_best(pts) == 2);
+  pts[2].failed = true;
+  CHECK(autotune_best(pts) == 4);
+  CHECK(autotune_best({}) == -1);
+}
+
+TEST_CASE("Spearman rank correlation: hand-computed values, ties averaged") {
+  // b's ranks with the tie at 7 averaged: 1, 2, 3.5, 5, 3.5; a's: 1…5. Deviations from the mean
+  // 3: (-2,-1,0,1,2) and (-2,-1,0.5,2,0.5): Σab = 8, Σa² = 10, Σb² = 9.5 → 8 / √95.
+  CHECK(spearman_rank_correlation({1, 2, 3, 4, 5}, {5, 6, 7, 8, 7}) ==
+        doctest::Approx(8.0 / std::sqrt(95.0)));
+  CHECK(spearman_rank_correlation({1, 2, 3, 4}, {40, 30, 20, 10}) == doctest::Approx(-1.0));
+  // No ties: 1 − 6 Σd² / (n (n² − 1)) with d = (1, −1, 0, 0): 1 − 12 / 60 = 0.8.
+  CHECK(spearman_rank_correlation({1, 2, 3, 4}, {2, 1, 3, 4}) == doctest::Approx(0.8));
+  CHECK(std::isnan(spearman_rank_correlation({1, 2}, {1, 2})));        // too few
+  CHECK(std::isnan(spearman_rank_correlation({1, 2, 3}, {5, 5, 5})));  // constant
+}
+
+TEST_CASE("agreement of two grids: common points, rank of the simulator's best on hardware") {
+  const auto grid = [](AutotuneMode mode, std::vector<double> t) {
+    AutotuneGrid g;
+    g.mode = mode;
+    g.loop_a = "i";
+    g.loop_b = "j";
+    g.sizes_a = {4, 8};
+    g.sizes_b = {4, 8};
+    for (size_t i = 0; i < 4; ++i) {
+      AutotunePoint p;
+      p.tile_a = g.sizes_a[i / 2];
+      p.tile_b = g.sizes_b[i % 2];
+      p.seconds = t[i];
+      g.points.push_back(p);
+    }
+    g.best = autotune_best(g.points);
+    return g;
+  };
+  const AutotuneGrid sim = grid(AutotuneMode::Simulator, {1, 2, 3, 4});
+  const AutotuneGrid hw = grid(AutotuneMode::Cpu, {2, 1, 3, 4});
+  const AutotuneAgreement a = autotune_agreement(sim, hw);
+  CHECK(a.common == 4);
+  CHECK(a.spearman == doctest::Approx(0.8));
+  CHECK(a.sim_best == "tile(i, 4), tile(j, 4)");
+  CHECK(a.sim_best_hw_rank == 2);  // one hardware time (1) is below its 2
+  CHECK(a.hw_best == "tile(i, 4), tile(j, 8)");
+  AutotuneGrid hw2 = hw;
+  hw2.points[1].refused = true;  // left out of the comparison
+  hw2.best = autotune_best(hw2.points);
+  const AutotuneAgreement b = autotune_agreement(sim, hw2);
+  CHECK(b.common == 3);
+  CHECK(b.sim_best_hw_rank == 1);
+  CHECK(b.spearman == doctest::Approx(1.0));
+}
+
+TEST_CASE("autotune script commands: parse, round-trip and refuse bad input") {
+  for (const char* line : {"autotune sim", "autotune cpu", "autotune show", "autotune hide",
+                           "autotune loops i k", "autotune loops auto"}) {
+    CAPTURE(line);
+    const Command c = parse_command(line);
+    CHECK(c.kind == CommandKind::Autotune);
+    CHECK(command_to_string(c) == line);
+  }
+  CHECK_THROWS_AS(parse_command("autotune"), CommandError);
+  CHECK_THROWS_WITH_AS(parse_command("autotune fast"),
+                       "autotune: expected sim, cpu, show, hide or loops A B, got 'fast'",
+                       CommandError);
+  AppState s = state_for(kModel);
+  CHECK(run(s, "autotune loops i").find("expected two loop names") != std::string::npos);
+  CHECK(run(s, "autotune loops i q").find("no loop named 'q'") != std::string::npos);
+  CHECK(run(s, "autotune sim now").find("takes no arguments") != std::string::npos);
+  CHECK_FALSE(s.bench.autotune.show);
+  CHECK(run(s, "autotune show").empty());
+  CHECK(s.bench.autotune.show);
+  CHECK(run(s, "autotune hide").empty());
+  CHECK_FALSE(s.bench.autotune.show);
+}
+
+TEST_CASE("autotune sim command: a background sweep cached by schedule, loops and machine") {
+  AppState s = state_for(kModel);
+  s.bench.machine = big_cache_machine();
+  s.bench.machine_name = "bigcache";
+  REQUIRE(run(s, "autotune loops i k").empty());
+  REQUIRE(run(s, "autotune sim").empty());
+  CHECK(s.bench.autotune.show);
+  wait_jobs(s);
+  const AutotuneGrid* g = autotune_sim_result(s.bench);
+  REQUIRE(g);
+  CHECK(g->loop_a == "i");
+  CHECK(g->loop_b == "k");
+  CHECK(g->machine == "bigcache");
+  CHECK(g->points.size() == 30);
+  size_t refused = 0;
+  for (const AutotunePoint& p : g->points) refused += p.refused;
+  CHECK(refused == 5);  // the Ti = 128 row
+  // Another schedule is another key: nothing cached for it until swept.
+  REQUIRE(run(s, "apply tile(k, 8)").empty());
+  CHECK(autotune_sim_result(s.bench) == nullptr);
+  REQUIRE(run(s, "undo").empty());
+  CHECK(autotune_sim_result(s.bench) == g);
+  REQUIRE(run(s, "autotune loops auto").empty());
+  CHECK(autotune_sim_result(s.bench) == nullptr);  // now i × j
+}
+
+TEST_CASE("autotune cpu command: every point compiled, verified and timed; cancel stops it") {
+  // i (8) and j (8): tiles {4, 8} each, 4 compiles.
+  AppState s = state_for("x: [8, 16]\nW: [8, 16] weight\ny = x @ W.T\n");
+  // A cancelled sweep leaves an error for its key and no grid.
+  REQUIRE(run(s, "autotune cpu").empty());
+  REQUIRE(run(s, "cancel").empty());
+  wait_jobs(s);
+  CHECK(autotune_cpu_result(s.bench) == nullptr);
+  const auto it = s.bench.autotune.cpu_errors.find(autotune_cpu_key(s.bench));
+  REQUIRE(it != s.bench.autotune.cpu_errors.end());
+  CHECK(it->second == "cancelled");
+
+  // Asked again, it runs to the end.
+  REQUIRE(run(s, "autotune cpu").empty());
+  wait_jobs(s);
+  const AutotuneGrid* g = autotune_cpu_result(s.bench);
+  if (!g)
+    for (const auto& [key, error] : s.bench.autotune.cpu_errors) MESSAGE(error);
+  REQUIRE(g);
+  CHECK(s.bench.autotune.cpu_errors.empty());
+  CHECK(g->mode == AutotuneMode::Cpu);
+  CHECK(g->sizes_a == std::vector<int64_t>{4, 8});
+  CHECK(g->sizes_b == std::vector<int64_t>{4, 8});
+  int best = -1;
+  for (size_t i = 0; i < g->points.size(); ++i) {
+    const AutotunePoint& p = g->points[i];
+    CAPTURE(p.step);
+    CAPTURE(p.why);
+    CHECK(p.ok());
+    CHECK(p.seconds > 0);
+    CHECK(p.detail.find("verified") == 0);
+    if (best < 0 || p.seconds < g->points[size_t(best)].seconds) best = int(i);
+  }
+  CHECK(g->best == best);
+}
