@@ -11,7 +11,7 @@
 # array lands at that address modulo 2 MiB, as the tensors do: a native probe run finds how far
 # below the stack top the compiler put the array, a second probe checks the placement.
 #
-# Usage: scripts/cachegrind_compare.sh [--cli PATH] [--sizes "128 256"] [--d1 32768,8,64]
+# Usage: [KERNEL_CXXFLAGS=-O2] scripts/cachegrind_compare.sh [--cli PATH] [--sizes "128 256"] [--d1 32768,8,64]
 #                                      [--ll 262144,8,64] [--markdown]
 # Needs valgrind (cachegrind, cg_annotate), g++ and python3.
 set -euo pipefail
