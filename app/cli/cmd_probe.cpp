@@ -48,7 +48,8 @@ std::string machine_text(const kernels::MemoryProbe& p, const kernels::Peaks& pe
     << "description = This computer, measured on one thread by tilescope-cli probe (" << today()
     << ")\n"
     << "caches = sysfs\ncores = 1\nclock = cpuinfo\n"
-    << "peak fp32 simd = " << peaks.gflops_fp32 << " GFLOP/s\n";
+    << "peak fp32 simd = " << peaks.gflops_fp32 << " GFLOP/s\n"
+    << "dependent_fma = " << peaks.dependent_fma_ns << " ns\n";
   for (const kernels::LevelProbe& l : p.levels) {
     if (l.name == "DRAM")
       o << "\n[memory DRAM]\nsize = meminfo\n";
@@ -95,7 +96,8 @@ int run_probe(const ProbeFlags& f) {
                 double(l.size_bytes) / 1024, double(l.buffer_bytes) / 1024, l.stream_gbps,
                 l.strided_line_ns, 64.0 / l.stream_gbps);
   }
-  std::printf("peak fp32 (one thread): %.1f GFLOP/s\n", peaks.gflops_fp32);
+  std::printf("peak fp32 (one thread): %.1f GFLOP/s; one dependent multiply-add: %.2f ns\n",
+              peaks.gflops_fp32, peaks.dependent_fma_ns);
   const std::string text = machine_text(p, peaks, host);
   if (f.no_write) {
     std::printf("\n%s", text.c_str());

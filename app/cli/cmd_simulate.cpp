@@ -163,7 +163,8 @@ int run_model(const SimulateFlags& f) {
   double flops = 0;
   for (graph::OpId op : k.ops) flops += double(g->op_cost(op).flops);
   const model::Roofline sim_roof =
-      model::roofline(machine, flops, model::level_bytes(machine, hierarchy, pattern));
+      model::roofline(machine, flops, model::level_bytes(machine, hierarchy, pattern), "fp32", "",
+                      model::reduction_chain(k));
 
   // The analytic model describes CPU loop nests (element accesses); GPU traces are coalesced into
   // sectors per warp, which it does not model.
@@ -177,7 +178,8 @@ int run_model(const SimulateFlags& f) {
       model::AnalyticOptions ao;
       ao.acc_tensor = to.acc_tensor;
       an = model::analyze_kernel(k, machine.hierarchy(), ao);
-      an_roof = model::roofline(machine, flops, model::level_bytes(machine, *an));
+      an_roof = model::roofline(machine, flops, model::level_bytes(machine, *an), "fp32", "",
+                                model::reduction_chain(k));
     } catch (const std::invalid_argument& e) {
       an_error = e.what();
     }

@@ -388,6 +388,7 @@ CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProg
   const kernels::Peaks peaks = kernels::measure_peaks(true);
   r.peak_gflops = peaks.gflops_fp32;
   r.peak_gbps = peaks.gbps;
+  r.dependent_fma_ns = peaks.dependent_fma_ns;
   r.peaks_source = peaks.source;
   progress.fraction = 1.0;
   return r;

@@ -80,6 +80,7 @@ struct CpuRunResult {
   int repeats = 0;
   int64_t flops = 0;
   double peak_gflops = 0, peak_gbps = 0;  // measured here (harness::measure_peaks quick)
+  double dependent_fma_ns = 0;            // one multiply-add of a serial chain, measured here
   std::string peaks_source;
 };
 

@@ -138,6 +138,18 @@ double fma_gflops(long iterations) {
   return 2.0 * iterations * kChains * kWidth / s / 1e9;
 }
 
+// ns per multiply-add in one dependent chain: x = x * mul + add, each waiting for the last.
+double dependent_fma_ns(long iterations) {
+  volatile float mul_v = 0.999999f, add_v = 1e-7f, x_v = 0.5f;  // unknown to the optimiser
+  const float mul = mul_v, add = add_v;
+  float x = x_v;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long it = 0; it < iterations; ++it) x = x * mul + add;
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  x_v = x;
+  return s / static_cast<double>(iterations) * 1e9;
+}
+
 double copy_gbps(std::size_t floats, int passes) {
   std::vector<float> src(floats, 1.0f), dst(floats, 0.0f);
   double best_s = std::numeric_limits<double>::infinity();
@@ -158,6 +170,9 @@ Peaks measure_peaks(bool quick) {
   double best = 0.0;
   for (int i = 0; i < 3; ++i) best = std::max(best, fma_gflops(quick ? 200000 : 2000000));
   peaks.gflops_fp32 = best;
+  double chain = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 3; ++i) chain = std::min(chain, dependent_fma_ns(quick ? 2000000 : 20000000));
+  peaks.dependent_fma_ns = chain;
   const HostInfo host = host_info();
   // Arrays of twice the last-level cache, so the copy cannot be served from it.
   std::size_t bytes = std::max<std::size_t>(2 * host.llc_bytes, std::size_t{256} << 20);
@@ -166,7 +181,8 @@ Peaks measure_peaks(bool quick) {
   std::ostringstream source;
   source << "measured on one thread: fp32 FMA loop with " << kChains << " independent " << kWidth
          << "-float vector accumulators; std::copy of " << (bytes >> 20)
-         << " MiB arrays (read + write bytes, best of " << (quick ? 2 : 4) << ")"
+         << " MiB arrays (read + write bytes, best of " << (quick ? 2 : 4)
+         << "); one dependent multiply-add chain (best of 3)"
          << (quick ? " — quick mode: arrays may fit the last-level cache" : "");
   peaks.source = source.str();
   return peaks;

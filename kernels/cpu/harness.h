@@ -50,6 +50,9 @@ void fill_uniform(float* data, std::size_t count, unsigned seed);
 struct Peaks {
   double gflops_fp32 = 0.0;
   double gbps = 0.0;
+  // One fp32 multiply-add that must wait for the previous one (a serial sum, `acc += a * b` with a
+  // single accumulator): its latency, which bounds a loop whose innermost loop is the reduction.
+  double dependent_fma_ns = 0.0;
   std::string source;
 };
 Peaks measure_peaks(bool quick);

@@ -288,6 +288,11 @@ class Parser {
         sysfs = true;
       } else if (e.key == "fma_units") {
         fma_units = number(e, Quantity::Count, 1);
+      } else if (e.key == "dependent_fma") {
+        auto [cy, ns] = latency(e);
+        if (ns == 0 && cy > 0 && m.clock_hz > 0) ns = cy / m.clock_hz * 1e9;
+        if (ns == 0) fail(e, "dependent_fma: give it in ns, or in cycles after 'clock = …'");
+        m.dependent_fma_s = ns * 1e-9;
       } else if (e.key.rfind("peak ", 0) == 0) {
         std::stringstream ss(e.key.substr(5));
         ComputePeak p;
@@ -304,8 +309,8 @@ class Parser {
         m.peaks.push_back(p);
       } else {
         fail(e, "unknown key '" + e.key +
-                    "' (expected name, kind, description, cores, sms, clock, caches, fma_units "
-                    "or 'peak <dtype> <unit>')");
+                    "' (expected name, kind, description, cores, sms, clock, caches, fma_units, "
+                    "dependent_fma or 'peak <dtype> <unit>')");
       }
     }
     if (m.name.empty()) fail_at(1, "the machine has no 'name = …' line");

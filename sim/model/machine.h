@@ -3,6 +3,7 @@
 //
 // File format (one `key = value` per line, `#` comments, `[kind name]` sections):
 //   name = h100                 kind = gpu          sms = 132          clock = 1.98 GHz
+//   dependent_fma = 4 cycles    (latency of a serial multiply-add chain; CPU machines)
 //   peak fp32 simt = 66.9 TFLOP/s                   (peak <dtype> <unit> = rate)
 //   [level L1]   size, line, sector, ways (a number or `full`), replacement (lru fifo random plru),
 //                write (back | through), write_allocate (yes | no), writebacks (below |
@@ -53,6 +54,9 @@ struct Machine {
   int cores = 1;        // CPU cores, or GPU SMs
   double clock_hz = 0;  // 0 = not known
   std::vector<ComputePeak> peaks;
+  // Latency of one fp32 multiply-add that waits for the previous one (key `dependent_fma`, in ns
+  // or cycles; `tilescope-cli probe` measures it). 0 = not known.
+  double dependent_fma_s = 0;
   std::vector<memory::CacheConfig> levels;  // closest to the core first
   memory::MemoryConfig memory;
   std::optional<memory::ScratchpadConfig> scratchpad;

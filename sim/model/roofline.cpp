@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "sim/schedule/kernel.h"
+
 namespace tilescope::model {
 namespace {
 
@@ -25,8 +27,28 @@ std::string Roofline::summary() const {
   return fmt_time(seconds) + ", bound by " + binding;
 }
 
+ReductionChain reduction_chain(const schedule::Kernel& k) {
+  ReductionChain c;
+  if (k.loops.empty()) return c;
+  const schedule::Loop& inner = k.loops.back();
+  // Unrolled or plain serial: still one accumulator, still one chain. Vectorised or bound to
+  // threads: the lanes are separate sums.
+  if (!inner.reduce ||
+      (inner.kind != schedule::LoopKind::Serial && inner.kind != schedule::LoopKind::Unrolled))
+    return c;
+  bool reduces = false;
+  for (const auto& ph : k.phases) reduces = reduces || ph.kind == schedule::PhaseKind::Reduce;
+  if (!reduces) return c;
+  double steps = 1;
+  for (const schedule::Loop& l : k.loops) steps *= double(l.extent);
+  c.steps = steps;
+  c.loop = inner.name;
+  return c;
+}
+
 Roofline roofline(const Machine& m, double flops, const LevelBytes& traffic,
-                  const std::string& peak_dtype, const std::string& peak_unit) {
+                  const std::string& peak_dtype, const std::string& peak_unit,
+                  const ReductionChain& chain) {
   Roofline r;
   std::string unit = peak_unit;
   if (unit.empty()) unit = m.kind == "gpu" ? "simt" : "simd";
@@ -41,6 +63,22 @@ Roofline roofline(const Machine& m, double flops, const LevelBytes& traffic,
     r.notes.push_back(m.name + " gives no " + peak_dtype + " " + unit + " peak");
   }
   r.bounds.push_back(c);
+  if (chain.steps > 0 && m.kind == "cpu") {
+    RooflineBound d;
+    d.name = "dependence";
+    if (m.dependent_fma_s > 0) {
+      d.seconds = chain.steps * m.dependent_fma_s;
+      d.term = {"t(dependence)",
+                d.seconds,
+                "multiply-adds in one chain (" + chain.loop + " innermost) × t(dependent FMA)",
+                {{"multiply-adds in one chain", chain.steps}, {"t(dependent FMA)", m.dependent_fma_s}}};
+    } else {
+      d.known = false;
+      r.notes.push_back(m.name + " gives no dependent_fma latency, so the serial sum over " +
+                        chain.loop + " is not bounded");
+    }
+    r.bounds.push_back(d);
+  }
   for (size_t i = 0; i < traffic.bytes.size(); ++i) {
     RooflineBound b;
     b.name = i < traffic.names.size() ? traffic.names[i] : "level " + std::to_string(i);

@@ -38,9 +38,20 @@ struct Roofline {
   std::string summary() const;        // "0.52 ms, bound by DRAM (…)"
 };
 
+// A serial sum: when a CPU kernel's innermost loop is a reduction loop that is not vectorised,
+// every multiply-add waits for the previous one into the same accumulator, so the kernel takes
+// at least `steps` × the machine's dependent multiply-add latency, whatever the bandwidths.
+struct ReductionChain {
+  double steps = 0;  // multiply-adds in dependent order (0: the innermost loop is not a chain)
+  std::string loop;  // the innermost reduction loop
+};
+ReductionChain reduction_chain(const schedule::Kernel& k);
+
 // `peak_dtype`: "fp32" usually. The unit is simd on CPUs, simt on GPUs (tensor when asked).
+// `chain` adds a "dependence" bound when the machine states `dependent_fma`.
 Roofline roofline(const Machine& m, double flops, const LevelBytes& traffic,
-                  const std::string& peak_dtype = "fp32", const std::string& peak_unit = "");
+                  const std::string& peak_dtype = "fp32", const std::string& peak_unit = "",
+                  const ReductionChain& chain = {});
 
 // Level bytes from the analytic model (element size 4 B).
 LevelBytes level_bytes(const Machine& m, const AnalyticResult& a);

@@ -76,7 +76,7 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   // [SECTION] Axes: intensity 1/16 .. 1024 FLOP/B; FLOP/s four decades below the peak to 2x.
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const float left = o.x + em * 4.5f, top = o.y + em, right = rect.x + rect.w - em * 1.5f,
-              bottom = rect.y + rect.h - em * 4.2f;
+              bottom = rect.y + rect.h - em * 5.4f;
   if (right - left < em * 8 || bottom - top < em * 6 || peak <= 0 || roofs.empty()) {
     end_panel();
     return;
@@ -191,10 +191,12 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
     dl->AddText(ImVec2(pt.x + em * 0.6f, pt.y - em * 0.5f), p.ok, label.c_str());
   }
   ImGui::Dummy(ImVec2(right - o.x, bottom + em * 2.0f - o.y));
-  ImGui::TextDisabled(
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped(
       "circles: main-memory intensity per simulated step · squares: this step's intensity "
       "against each level (FLOPs / bytes that level served), on its roof%s",
       binding.empty() ? "" : ("; lowest = binding: " + binding).c_str());
+  ImGui::PopStyleColor();
   end_panel();
 }
 

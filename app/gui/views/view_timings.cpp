@@ -9,6 +9,8 @@
 #include "app/gui/format.h"
 #include "app/gui/widgets/bars.h"
 
+#include "sim/model/roofline.h"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -235,19 +237,32 @@ void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
     if (sim != wb.memory_cache.end()) {
       const Prediction pr =
           predict(sim->second.dram_bytes(), r->peak_gbps * 1e9, r->flops, r->peak_gflops * 1e9);
-      row("predicted", ms_text(pr.seconds() * 1000) +
-                           (pr.memory_bound() ? " (memory-bound)" : " (compute-bound)"));
+      // A serial sum (the innermost loop is an unvectorised reduction) waits a multiply-add
+      // latency per step, whatever the bandwidths: the third bound.
+      const schedule::Kernel* kern = wb.kernel();
+      const model::ReductionChain chain =
+          kern ? model::reduction_chain(*kern) : model::ReductionChain{};
+      const double chain_s = chain.steps * r->dependent_fma_ns * 1e-9;
+      const double predicted_s = std::max(pr.seconds(), chain_s);
+      const char* bound = chain_s >= pr.seconds() && chain_s > 0 ? " (bound by the serial sum)"
+                          : pr.memory_bound()                    ? " (memory-bound)"
+                                                                 : " (compute-bound)";
+      row("predicted", ms_text(predicted_s * 1000) + bound);
       if (ImGui::IsItemHovered()) {
         ImGui::SetTooltip(
-            "predicted = max(bytes / bandwidth, FLOPs / peak)\n"
+            "predicted = max(bytes / bandwidth, FLOPs / peak, serial multiply-adds × latency)\n"
             "  memory:  %s / %.1f GB/s = %s\n  compute: %s / %.1f GFLOP/s = %s\n"
+            "  serial sum: %s multiply-adds in one chain (%s innermost) × %.2f ns = %s\n"
             "bytes: simulated DRAM traffic of this schedule on 'host'; peaks measured here\n(%s)",
             format_bytes(int64_t(sim->second.dram_bytes())).c_str(), r->peak_gbps,
             ms_text(pr.memory_s * 1000).c_str(), format_flops(r->flops).c_str(), r->peak_gflops,
-            ms_text(pr.compute_s * 1000).c_str(), r->peaks_source.c_str());
+            ms_text(pr.compute_s * 1000).c_str(),
+            chain.steps > 0 ? format_thousands(int64_t(chain.steps)).c_str() : "no",
+            chain.loop.empty() ? "no reduction loop" : chain.loop.c_str(), r->dependent_fma_ns,
+            ms_text(chain_s * 1000).c_str(), r->peaks_source.c_str());
       }
       row("measured ÷ predicted",
-          std::to_string(measured_s / std::max(pr.seconds(), 1e-12)).substr(0, 5) + "×");
+          std::to_string(measured_s / std::max(predicted_s, 1e-12)).substr(0, 5) + "×");
     } else {
       row("predicted", "simulate this schedule on 'host' (Memory view) to predict");
     }
