@@ -9,6 +9,7 @@
 #include "sim/model/machine.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/transform.h"
+#include "tests/gui/workbench_fixtures.h"
 
 #include <doctest/doctest.h>
 
@@ -27,38 +28,13 @@ namespace {
 constexpr int64_t M = 128, N = 256, K = 64;
 const char* kModel = "x: [128, 64]\nW: [256, 64] weight\nb: [256] weight\ny = relu(x @ W.T + b)\n";
 
-AppState state_for(const char* text) {
-  AppState state;
-  state.model.text = text;
-  REQUIRE(reparse_model(state));
-  update_state(state);
-  REQUIRE(state.bench.history);
-  return state;
-}
+using test::run;
+using test::state_for;
+inline void wait_jobs(AppState& state) { test::wait_jobs(state, 180); }
 
-std::string run(AppState& state, const std::string& line) {
-  return apply_command(state, parse_command(line));
-}
-
-void wait_jobs(AppState& state) {
-  for (int i = 0; i < 18000 && state.bench.busy(); ++i) {
-    workbench_poll(state.bench);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  workbench_poll(state.bench);
-  REQUIRE_FALSE(state.bench.busy());
-}
-
-// One 1 MiB 16-way level: everything the kernel touches (< 360 KiB) stays resident, so main
-// memory sees each line once (compulsory) and each output line written back once. Only main
-// memory has a bandwidth, so the roofline is max(DRAM bytes / 10 GB/s, FLOPs / 1 TFLOP/s).
-model::Machine big_cache_machine() {
-  return model::parse_machine(
-      "name = bigcache\nkind = cpu\npeak fp32 simd = 1 TFLOP/s\n"
-      "[level L1]\nsize = 1 MiB\nline = 64 B\nways = 16\nreplacement = lru\nwrite = back\n"
-      "write_allocate = yes\n[memory DRAM]\nsize = 1 GiB\nbandwidth = 10 GB/s\n",
-      "<test>");
-}
+// Everything the kernel touches (< 360 KiB) stays resident; the roofline is max(DRAM bytes / 10
+// GB/s, FLOPs / 1 TFLOP/s).
+model::Machine big_cache_machine() { return test::big_cache_machine("1 TFLOP/s"); }
 
 }  // namespace
 

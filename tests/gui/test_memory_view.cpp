@@ -8,6 +8,7 @@
 #include "app/gui/workbench.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/model/machine.h"
+#include "tests/gui/workbench_fixtures.h"
 
 #include <doctest/doctest.h>
 
@@ -25,9 +26,7 @@ namespace {
 // x[32, 128], W[64, 128], b[64] → y[32, 64], the three ops fused into one kernel.
 const char* kModel = "x: [32, 128]\nW: [64, 128] weight\nb: [64] weight\ny = relu(x @ W.T + b)\n";
 
-std::string run(AppState& state, const std::string& line) {
-  return apply_command(state, parse_command(line));
-}
+using test::run;
 
 AppState model_state() {
   AppState state;
@@ -45,14 +44,7 @@ const TensorTile* tile_of(const WorkingSet& ws, const std::string& name) {
   return nullptr;
 }
 
-// One 1 MiB 16-way level: the 57 KiB the kernel touches never leaves it, so every line misses once.
-model::Machine big_cache_machine() {
-  return model::parse_machine(
-      "name = bigcache\nkind = cpu\npeak fp32 simd = 100 GFLOP/s\n"
-      "[level L1]\nsize = 1 MiB\nline = 64 B\nways = 16\nreplacement = lru\nwrite = back\n"
-      "write_allocate = yes\n[memory DRAM]\nsize = 1 GiB\nbandwidth = 10 GB/s\n",
-      "<test>");
-}
+using test::big_cache_machine;
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include "app/gui/workbench.h"
 #include "sim/model/machine.h"
 #include "sim/schedule/lower.h"
+#include "tests/gui/workbench_fixtures.h"
 
 #include <doctest/doctest.h>
 
@@ -25,39 +26,10 @@ constexpr int64_t M = 32, N = 64, K = 128;
 const char* kSmallModel =
     "x: [32, 128]\nW: [64, 128] weight\nb: [64] weight\ny = relu(x @ W.T + b)\n";
 
-AppState small_state() {
-  AppState state;
-  state.model.text = kSmallModel;
-  REQUIRE(reparse_model(state));
-  update_state(state);  // lowers the graph into the workbench
-  REQUIRE(state.bench.history);
-  return state;
-}
-
-std::string run(AppState& state, const std::string& line) {
-  return apply_command(state, parse_command(line));
-}
-
-// Lets the background jobs finish, as frames would (bounded, so a hang fails instead of waiting).
-void wait_jobs(AppState& state) {
-  for (int i = 0; i < 6000 && state.bench.busy(); ++i) {
-    workbench_poll(state.bench);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  workbench_poll(state.bench);
-  REQUIRE_FALSE(state.bench.busy());
-}
-
-// One 1 MiB 16-way level (1024 sets of 64 B lines): the < 64 KiB the small kernel touches puts
-// at most one line in each set and stays resident, so main
-// memory sees each line exactly once (compulsory) and each dirty line written back once.
-model::Machine big_cache_machine() {
-  return model::parse_machine(
-      "name = bigcache\nkind = cpu\npeak fp32 simd = 100 GFLOP/s\n"
-      "[level L1]\nsize = 1 MiB\nline = 64 B\nways = 16\nreplacement = lru\nwrite = back\n"
-      "write_allocate = yes\n[memory DRAM]\nsize = 1 GiB\nbandwidth = 10 GB/s\n",
-      "<test>");
-}
+AppState small_state() { return test::state_for(kSmallModel); }
+using test::big_cache_machine;
+using test::run;
+using test::wait_jobs;
 
 }  // namespace
 

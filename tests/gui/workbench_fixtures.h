@@ -1,0 +1,53 @@
+// Shared by the workbench test files: an AppState for a model text, running a script command,
+// letting the background jobs finish, and a machine whose one big cache keeps everything.
+#pragma once
+
+#include "app/gui/app_state.h"
+#include "app/gui/commands.h"
+#include "app/gui/workbench.h"
+#include "sim/model/machine.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+namespace tilescope::gui::test {
+
+// Parsed and lowered, as the app has it after the first frames.
+inline AppState state_for(const char* text) {
+  AppState state;
+  state.model.text = text;
+  REQUIRE(reparse_model(state));
+  update_state(state);
+  REQUIRE(state.bench.history);
+  return state;
+}
+
+inline std::string run(AppState& state, const std::string& line) {
+  return apply_command(state, parse_command(line));
+}
+
+// Lets the background jobs finish, as frames would (bounded, so a hang fails instead of waiting).
+inline void wait_jobs(AppState& state, int max_seconds = 60) {
+  for (int i = 0; i < max_seconds * 100 && state.bench.busy(); ++i) {
+    workbench_poll(state.bench);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  workbench_poll(state.bench);
+  REQUIRE_FALSE(state.bench.busy());
+}
+
+// One 1 MiB 16-way level (1024 sets of 64 B lines): the small kernels of these tests touch under
+// 360 KiB, at most a few lines per set, so everything stays resident: main memory sees each line
+// once (compulsory) and each dirty line written back once. Only main memory has a bandwidth.
+inline model::Machine big_cache_machine(const std::string& peak = "100 GFLOP/s") {
+  return model::parse_machine(
+      "name = bigcache\nkind = cpu\npeak fp32 simd = " + peak +
+          "\n[level L1]\nsize = 1 MiB\nline = 64 B\nways = 16\nreplacement = lru\nwrite = back\n"
+          "write_allocate = yes\n[memory DRAM]\nsize = 1 GiB\nbandwidth = 10 GB/s\n",
+      "<test>");
+}
+
+}  // namespace tilescope::gui::test
