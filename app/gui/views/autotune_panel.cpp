@@ -3,6 +3,8 @@
 // named, and how well the two rank the points.
 #include "app/gui/views/autotune_panel.h"
 
+#include "app/gui/format.h"
+
 #include "app/gui/autotune.h"
 #include "sim/model/machine.h"
 
@@ -16,17 +18,7 @@
 namespace tilescope::gui {
 namespace {
 
-std::string time_text(double s) {
-  char buf[32];
-  const double ms = s * 1000;
-  if (ms >= 100)
-    std::snprintf(buf, sizeof buf, "%.0f ms", ms);
-  else if (ms >= 1)
-    std::snprintf(buf, sizeof buf, "%.2f ms", ms);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f µs", ms * 1000);
-  return buf;
-}
+std::string time_text(double s) { return format_ms(s * 1000); }
 
 // Short form for a cell: "1.9", "120", "0.31" (the scale names the unit).
 std::string cell_text(double s) {

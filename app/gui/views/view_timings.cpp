@@ -40,16 +40,7 @@ std::string report_label(const nlohmann::json& r) {
   return json_str(r, "kind") + ": " + device + " — " + json_str(r, "date");
 }
 
-std::string ms_text(double ms) {
-  char buf[32];
-  if (ms >= 100)
-    std::snprintf(buf, sizeof buf, "%.0f ms", ms);
-  else if (ms >= 1)
-    std::snprintf(buf, sizeof buf, "%.2f ms", ms);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f µs", ms * 1000);
-  return buf;
-}
+std::string ms_text(double ms) { return format_ms(ms); }
 
 }  // namespace
 
