@@ -243,8 +243,9 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
   const float max_h = rect.y + rect.h - top - lh * 3.0f;
   ImGui::BeginChild("##palette", ImVec2(width, std::max(lh * 1.5f, std::min(content_h, max_h))),
                     true);
-  // A header that folds the palette away (it covers the canvas's left edge).
-  static bool open = true;
+  // A header that folds the palette away (it covers the canvas's left edge). Folded at first, so
+  // the first screen shows the whole graph; "show" opens it.
+  static bool open = false;
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::TextUnformatted("Palette");
   ImGui::PopFont();
