@@ -2,6 +2,7 @@
 // last step's explanation or refusal, and the current kernel as loop nest, C++ and CUDA. Its side
 // panel (draw_schedule_inspector) holds the kernel list and the transformation controls.
 #include "app/gui/views/views.h"
+#include "app/gui/views/memory_views.h"
 
 #include "app/gui/widgets/code_view.h"
 #include "sim/schedule/codegen.h"
@@ -316,6 +317,10 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
   }
   ImGui::Spacing();
   ImGui::TextDisabled("Every control sends a step: apply \"...\" (replayable in scripts).");
+  // The working set of one tile against each cache of the selected machine, recomputed from the
+  // schedule alone, so it moves with the tile slider above.
+  heading(("Working set on " + ctx.state.bench.machine_name).c_str());
+  draw_working_set_meter(ctx);
   end_panel();
 }
 
