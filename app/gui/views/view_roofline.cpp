@@ -37,15 +37,20 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   const model::Machine& m = *wb.machine;
   const MemoryResult& cur = *wb.memory_result();
   const double peak = cur.peak_flops;
+  // One roof per level with a bandwidth, each with its colour (distinct Okabe-Ito hues); the
+  // current kernel's per-level points are drawn in the same colour as their roof.
   struct Roof {
     std::string name;
     double bw;
+    ImU32 colour;
   };
+  static constexpr int kRoofColours[] = {0, 2, 3, 6, 8};
   std::vector<Roof> roofs;
-  for (const memory::CacheConfig& l : m.levels)
-    if (l.bandwidth_bytes_per_s > 0) roofs.push_back({l.name, l.bandwidth_bytes_per_s});
-  if (m.memory.bandwidth_bytes_per_s > 0)
-    roofs.push_back({m.memory.name, m.memory.bandwidth_bytes_per_s});
+  const auto add_roof = [&](const std::string& name, double bw) {
+    if (bw > 0) roofs.push_back({name, bw, p.category[kRoofColours[roofs.size() % 5]]});
+  };
+  for (const memory::CacheConfig& l : m.levels) add_roof(l.name, l.bandwidth_bytes_per_s);
+  add_roof(m.memory.name, m.memory.bandwidth_bytes_per_s);
   const double dram_bw = m.memory.bandwidth_bytes_per_s;
   const float em = ImGui::GetFontSize();
   ImGui::PushFont(ctx.fonts.ui_bold);
@@ -117,10 +122,8 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   dl->AddText(ImVec2((left + right) / 2 - em * 6, bottom + em * 1.4f), p.subtext,
               "arithmetic intensity (FLOP per byte)");
   // Roofs: min(peak, I * bw), drawn over the x range.
-  int ri = 0;
   for (const Roof& r : roofs) {
-    static constexpr int kRoofColours[] = {0, 2, 3, 6, 8};  // distinct Okabe-Ito hues
-    const ImU32 col = p.category[kRoofColours[ri++ % 5]];
+    const ImU32 col = r.colour;
     const double knee = peak / r.bw;
     const double i0 = std::pow(10.0, xmin);
     const double i1 = std::min(knee, std::pow(10.0, xmax));
@@ -159,17 +162,17 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   };
   std::string binding;
   double binding_bound = 0;
-  int li = 0;
-  for (const LevelResult& l : cur.levels) {
-    static constexpr int kRoofColours[] = {0, 2, 3, 6, 8};  // as the roofs above
-    const double bw = l.bandwidth;
-    if (bw <= 0) continue;
-    const ImU32 col = p.category[kRoofColours[li++ % 5]];
-    const double bytes = level_bytes(l);
+  for (const Roof& roof : roofs) {
+    const auto l = std::find_if(cur.levels.begin(), cur.levels.end(),
+                                [&](const LevelResult& x) { return x.name == roof.name; });
+    if (l == cur.levels.end()) continue;
+    const double bw = roof.bw;
+    const ImU32 col = roof.colour;
+    const double bytes = level_bytes(*l);
     if (bytes <= 0 || cur.flops <= 0) continue;
     const double intensity = double(cur.flops) / bytes;
     const double bound = std::min(peak, intensity * bw);
-    if (binding.empty() || bound < binding_bound) binding = l.name, binding_bound = bound;
+    if (binding.empty() || bound < binding_bound) binding = roof.name, binding_bound = bound;
     const double shown = std::clamp(intensity, std::pow(10.0, xmin), std::pow(10.0, xmax));
     const ImVec2 pt(px(shown), py(std::min(peak, shown * bw)));
     dl->AddRectFilled(ImVec2(pt.x - em * 0.28f, pt.y - em * 0.28f),
