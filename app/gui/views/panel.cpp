@@ -27,4 +27,12 @@ void end_panel() {
   ImGui::End();
 }
 
+void section_heading(const ViewContext& ctx, const char* text) {
+  ImGui::Spacing();
+  ImGui::PushFont(ctx.fonts.ui_bold);
+  ImGui::TextUnformatted(text);
+  ImGui::PopFont();
+  ImGui::Separator();
+}
+
 }  // namespace tilescope::gui

@@ -12,14 +12,6 @@
 namespace tilescope::gui {
 namespace {
 
-void heading(const ViewContext& ctx, const char* text) {
-  ImGui::Spacing();
-  ImGui::PushFont(ctx.fonts.ui_bold);
-  ImGui::TextUnformatted(text);
-  ImGui::PopFont();
-  ImGui::Separator();
-}
-
 // A two-column key/value row inside a table.
 void row(const char* key, const std::string& value) {
   ImGui::TableNextRow();
@@ -91,7 +83,7 @@ void draw_op(ViewContext& ctx, const graph::Graph& g, graph::OpId id) {
   ImGui::SameLine();
   ImGui::TextDisabled("%s op", graph::op_kind_name(op.kind));
 
-  heading(ctx, "Origin");
+  section_heading(ctx, "Origin");
   if (!op.origin.empty()) {
     ImGui::PushFont(ctx.fonts.mono);
     ImGui::TextWrapped("%s", op.origin.c_str());
@@ -107,7 +99,7 @@ void draw_op(ViewContext& ctx, const graph::Graph& g, graph::OpId id) {
   if (prog && ctx.state.bench.graph_text == ctx.state.model.graph_text) {
     for (const schedule::Kernel& k : prog->kernels) {
       if (std::find(k.op_names.begin(), k.op_names.end(), op.name) == k.op_names.end()) continue;
-      heading(ctx, "Kernel");
+      section_heading(ctx, "Kernel");
       ImGui::PushFont(ctx.fonts.mono);
       ImGui::TextWrapped("%s", k.name.c_str());
       ImGui::PopFont();
@@ -128,11 +120,11 @@ void draw_op(ViewContext& ctx, const graph::Graph& g, graph::OpId id) {
     }
   }
 
-  heading(ctx, "Tensors");
+  section_heading(ctx, "Tensors");
   for (graph::TensorId t : op.inputs) tensor_block(ctx, g, t, "in ");
   for (graph::TensorId t : op.outputs) tensor_block(ctx, g, t, "out");
 
-  heading(ctx, "Cost (minimum traffic)");
+  section_heading(ctx, "Cost (minimum traffic)");
   if (begin_kv_table("cost")) {
     row("FLOPs", count_text(cost.flops));
     row("bytes read", bytes_text(cost.bytes_read));
@@ -166,7 +158,7 @@ void draw_tensor(ViewContext& ctx, const graph::Graph& g, graph::TensorId id) {
   ImGui::PopFont();
   ImGui::SameLine();
   ImGui::TextDisabled("%s tensor", graph::role_name(t.role));
-  heading(ctx, "Tensor");
+  section_heading(ctx, "Tensor");
   if (begin_kv_table("tensor")) {
     row("shape", graph::shape_to_string(t.shape));
     row("dtype", graph::dtype_name(t.dtype));
@@ -177,7 +169,7 @@ void draw_tensor(ViewContext& ctx, const graph::Graph& g, graph::TensorId id) {
     ImGui::EndTable();
   }
   source_line(ctx, t.loc);
-  heading(ctx, "Connections");
+  section_heading(ctx, "Connections");
   auto op_button = [&](graph::OpId op_id, const char* what) {
     const graph::Op& op = g.op(op_id);
     ImGui::TextDisabled("%s", what);
@@ -217,7 +209,7 @@ void draw_summary(ViewContext& ctx, const graph::Graph& g) {
     row("intensity", buf);
     ImGui::EndTable();
   }
-  heading(ctx, "Where the FLOPs are");
+  section_heading(ctx, "Where the FLOPs are");
   if (ImGui::BeginTable("ops", 3, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("op", ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableSetupColumn("FLOPs", ImGuiTableColumnFlags_WidthFixed,

@@ -175,14 +175,7 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
     end_panel();
     return;
   }
-  const auto heading = [&](const char* text) {
-    ImGui::Spacing();
-    ImGui::PushFont(ctx.fonts.ui_bold);
-    ImGui::TextUnformatted(text);
-    ImGui::PopFont();
-    ImGui::Separator();
-  };
-  heading("Machine");
+  section_heading(ctx, "Machine");
   const std::vector<std::string> presets = model::preset_names();
   if (ImGui::BeginCombo("##machine", wb.machine_name.c_str())) {
     for (const std::string& m : presets)
@@ -192,14 +185,14 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
   }
   if (wb.machine) ImGui::TextWrapped("%s", wb.machine->description.c_str());
   ImGui::TextDisabled("Results are kept per schedule and machine.");
-  heading("Working set of one tile");
+  section_heading(ctx, "Working set of one tile");
   draw_working_set_meter(ctx);
   const MemoryResult* r = wb.memory_result();
   if (!r) {
     end_panel();
     return;
   }
-  heading("Misses by cause (3C)");
+  section_heading(ctx, "Misses by cause (3C)");
   if (ImGui::BeginTable("3c", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("level");
     ImGui::TableSetupColumn("compulsory");
@@ -224,7 +217,7 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
   ImGui::TextDisabled(
       "compulsory: first touch; capacity: a fully associative\ncache of the same size "
       "misses too; conflict: the rest.");
-  heading("Per tensor");
+  section_heading(ctx, "Per tensor");
   ImGui::TextDisabled("Click a number for the analytic model's formula.");
   const size_t last = r->levels.size() - 1;
   if (ImGui::BeginTable("tensors", int(r->levels.size()) + 1,
@@ -266,7 +259,7 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
     }
     ImGui::EndTable();
   }
-  heading("Against the minimum");
+  section_heading(ctx, "Against the minimum");
   if (const schedule::Kernel* k = wb.kernel()) {
     int64_t min_bytes = 0;
     for (const schedule::KernelTensor& t : k->tensors) min_bytes += t.bytes();

@@ -164,20 +164,13 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
     return;
   }
   const float em = ImGui::GetFontSize();
-  const auto heading = [&](const char* text) {
-    ImGui::Spacing();
-    ImGui::PushFont(ctx.fonts.ui_bold);
-    ImGui::TextUnformatted(text);
-    ImGui::PopFont();
-    ImGui::Separator();
-  };
   // Widget-local choices (which factor, which tensor) are UI state, not app state: only the
   // step they build reaches the app, as a command.
   static int tile_log2 = 4;
   static int stage_tensor = 0, stage_level = 0, stage_at = 0, bind_kind = 0, layout_tensor = 0,
              layout_kind = 0, group = 8;
 
-  heading("Kernels");
+  section_heading(ctx, "Kernels");
   for (size_t i = 0; i < prog->kernels.size(); ++i) {
     const schedule::Kernel& kk = prog->kernels[i];
     if (ImGui::Selectable((kk.name + "  " + kk.summary + "##k" + std::to_string(i)).c_str(),
@@ -194,7 +187,7 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
     for (graph::OpId c : g.consumers(t.id))
       if (!k->has_op(g.op(c).name)) consumers.push_back(g.op(c).name);
   }
-  heading("Fuse");
+  section_heading(ctx, "Fuse");
   if (consumers.empty()) ImGui::TextDisabled("Nothing consumes this kernel's output.");
   // The whole chain of single consumers (add then relu) in one step, as a compiler's epilogue
   // fusion does; or only the first consumer.
@@ -226,7 +219,7 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", step.c_str());
   }
 
-  heading("Loops (outermost first)");
+  section_heading(ctx, "Loops (outermost first)");
   ImGui::SetNextItemWidth(em * 8);
   ImGui::SliderInt("tile factor (log2)", &tile_log2, 1, 8, "");
   ImGui::SameLine();
@@ -271,7 +264,7 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
     ImGui::EndTable();
   }
 
-  heading("Stage a tile");
+  section_heading(ctx, "Stage a tile");
   std::vector<const char*> tensor_names, loop_names;
   for (const auto& t : k->tensors) tensor_names.push_back(t.name.c_str());
   for (const auto& l : k->loops) loop_names.push_back(l.name.c_str());
@@ -291,7 +284,7 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
                         levels[stage_level] + ", at=" + loop_names[size_t(stage_at)] + ")");
   }
 
-  heading("Grid order, layout, im2col");
+  section_heading(ctx, "Grid order, layout, im2col");
   if (ImGui::Button("row-major blocks")) push_apply(ctx, "block_order(row)");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 5);
@@ -319,7 +312,7 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
   ImGui::TextDisabled("Every control sends a step: apply \"...\" (replayable in scripts).");
   // The working set of one tile against each cache of the selected machine, recomputed from the
   // schedule alone, so it moves with the tile slider above.
-  heading(("Working set on " + ctx.state.bench.machine_name).c_str());
+  section_heading(ctx, ("Working set on " + ctx.state.bench.machine_name).c_str());
   draw_working_set_meter(ctx);
   end_panel();
 }

@@ -21,6 +21,8 @@ struct ViewContext {
 // Opens a borderless, fixed ImGui window covering `rect` (the panels never move or overlap).
 bool begin_panel(const char* id, const Rect& rect, bool padded = true);
 void end_panel();
+// A side panel's section title: bold, with a rule under it.
+void section_heading(const ViewContext& ctx, const char* text);
 
 void draw_model_text_view(ViewContext& ctx, const Rect& rect);
 void draw_graph_view(ViewContext& ctx, const Rect& rect);
