@@ -423,16 +423,7 @@ void Hierarchy::fast_access(size_t k, uint64_t addr, uint32_t bytes, bool write,
   const size_t levels = m_levels.size();
   for (;; ++k) {
     if (k == levels) {
-      Counters& c = counter(k, tensor);
-      ++c.accesses;
-      ++c.hits;
-      if (write) {
-        ++c.writes;
-        c.write_bytes += bytes;
-      } else {
-        ++c.reads;
-        c.read_bytes += bytes;
-      }
+      memory_access(bytes, write, tensor);
       return;
     }
     const FastLevel& F = m_fast_levels[k];
@@ -454,18 +445,23 @@ void Hierarchy::fast_access(size_t k, uint64_t addr, uint32_t bytes, bool write,
   }
 }
 
+// Main memory always "hits": it counts the request and its bytes (both paths end here).
+void Hierarchy::memory_access(uint32_t bytes, bool write, int16_t tensor) {
+  Counters& c = counter(m_levels.size(), tensor);
+  ++c.accesses;
+  ++c.hits;
+  if (write) {
+    ++c.writes;
+    c.write_bytes += bytes;
+  } else {
+    ++c.reads;
+    c.read_bytes += bytes;
+  }
+}
+
 void Hierarchy::request(size_t k, uint64_t addr, uint32_t size, bool write, int16_t tensor) {
   if (k == m_levels.size()) {
-    Counters& c = counter(k, tensor);
-    ++c.accesses;
-    ++c.hits;
-    if (write) {
-      ++c.writes;
-      c.write_bytes += size;
-    } else {
-      ++c.reads;
-      c.read_bytes += size;
-    }
+    memory_access(size, write, tensor);
     return;
   }
   const Level& L = *m_levels[k];

@@ -132,6 +132,7 @@ class Hierarchy final : public AccessSink {
   bool fast_lookup(const FastLevel& F, size_t k, uint64_t line, uint32_t bytes, bool write,
                    int16_t tensor, uint64_t& way);
   void fast_access(size_t k, uint64_t addr, uint32_t bytes, bool write, int16_t tensor);
+  void memory_access(uint32_t bytes, bool write, int16_t tensor);
   bool back_invalidate(size_t k, uint64_t addr, uint32_t bytes);
   void shared_access(const Access& a);
   void flush_warp();
