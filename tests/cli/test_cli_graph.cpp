@@ -2,8 +2,8 @@
 // exit status, its table order and its located errors.
 #include <doctest/doctest.h>
 
-#include "tests/support/run_command.h"
 #include <nlohmann/json.hpp>
+#include "tests/support/run_command.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,33 +20,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// A scratch folder per test process so parallel CTest runs do not collide.
-fs::path scratch() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("tilescope_cli_graph_" + std::to_string(getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
+using RunResult = tilescope::test::SplitResult;
 
 fs::path write_model(const std::string& name, const std::string& text) {
-  fs::path p = scratch() / name;
-  std::ofstream(p, std::ios::binary) << text;
-  return p;
+  return tilescope::test::write_scratch_file(name, text);
 }
 
 // Runs tilescope-cli with `args` (already shell-quoted), optionally feeding `stdin_file`.
 RunResult run_cli(const std::string& args, const std::string& stdin_file = {}) {
-  tilescope::test::SplitResult r = tilescope::test::run_command_split(
+  const tilescope::test::SplitResult r = tilescope::test::run_command_split(
       std::string("'") + TILESCOPE_CLI_PATH + "' " + args, stdin_file);
-  return {r.code, std::move(r.out), std::move(r.err)};
+  return r;
 }
 
 // The op names of the table's rows, in printed order: the lines between the header and the
@@ -86,7 +70,7 @@ TEST_CASE("graph: the CNN example lists Conv2D then MatMul first, with separator
   RunResult r = run_cli("graph '" + model.string() + "'");
   CAPTURE(r.out);
   CAPTURE(r.err);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.code == 0);
   std::vector<std::string> kinds = table_kinds(r.out);
   REQUIRE(kinds.size() == 7);
   CHECK(kinds[0] == "Conv2D");
@@ -101,7 +85,7 @@ TEST_CASE("graph: the CNN example lists Conv2D then MatMul first, with separator
 TEST_CASE("graph --json: rows sorted by FLOPs and totals that add up") {
   fs::path model = write_model("cnn_json.model", kCnn);
   RunResult r = run_cli("graph --json '" + model.string() + "'");
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.code == 0);
   nlohmann::json j = nlohmann::json::parse(r.out);
   const auto& ops = j.at("ops");
   REQUIRE(ops.size() == 7);
@@ -125,7 +109,7 @@ TEST_CASE("graph reads standard input with '-'") {
                                "x: [64, 1024]\nW: [512, 1024] weight\n"
                                "b: [512] weight\ny = relu(x @ W.T + b)\n");
   RunResult r = run_cli("graph -", model.string());
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.code == 0);
   std::vector<std::string> kinds = table_kinds(r.out);
   REQUIRE(kinds.size() == 3);
   CHECK(kinds[0] == "MatMul");
@@ -139,8 +123,8 @@ TEST_CASE("graph --train adds the loss, backward ops and SGD updates") {
   RunResult forward = run_cli("graph --json '" + model.string() + "'");
   RunResult train = run_cli("graph --json --train --loss mse --lr 0.1 '" + model.string() + "'");
   CAPTURE(train.err);
-  REQUIRE(forward.exit_code == 0);
-  REQUIRE(train.exit_code == 0);
+  REQUIRE(forward.code == 0);
+  REQUIRE(train.code == 0);
   nlohmann::json f = nlohmann::json::parse(forward.out);
   nlohmann::json t = nlohmann::json::parse(train.out);
   CHECK(t.at("training") == true);
@@ -171,12 +155,13 @@ TEST_CASE("graph: malformed models exit 1 with line:col on stderr") {
     fs::path model = write_model(bad.name, bad.text);
     RunResult r = run_cli("graph '" + model.string() + "'");
     CAPTURE(r.err);
-    CHECK(r.exit_code == 1);
+    CHECK(r.code == 1);
     CHECK(r.err.find(bad.where) != std::string::npos);
     CHECK(r.err.find("error:") != std::string::npos);
     CHECK(r.out.empty());
   }
-  RunResult missing = run_cli("graph '" + (scratch() / "absent.model").string() + "'");
-  CHECK(missing.exit_code == 1);
+  RunResult missing =
+      run_cli("graph '" + (tilescope::test::scratch_dir() / "absent.model").string() + "'");
+  CHECK(missing.code == 1);
   CHECK(missing.err.find("absent.model") != std::string::npos);
 }

@@ -2,8 +2,8 @@
 // analytic prediction and the roofline are printed beside the simulated counts, errors are located.
 #include <doctest/doctest.h>
 
-#include "tests/support/run_command.h"
 #include <nlohmann/json.hpp>
+#include "tests/support/run_command.h"
 
 #include <unistd.h>
 
@@ -17,30 +17,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-fs::path scratch() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("tilescope_simulate_cli_" + std::to_string(getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
+using RunResult = tilescope::test::SplitResult;
 
 fs::path write_file(const std::string& name, const std::string& text) {
-  fs::path p = scratch() / name;
-  std::ofstream(p) << text;
-  return p;
+  return tilescope::test::write_scratch_file(name, text);
 }
 
 RunResult run(const std::string& args) {
-  tilescope::test::SplitResult r =
+  const tilescope::test::SplitResult r =
       tilescope::test::run_command_split(std::string(TILESCOPE_CLI_PATH) + " " + args);
-  return {r.code, std::move(r.out), std::move(r.err)};
+  return r;
 }
 
 const char* kGemm32 = "A: [32, 32]\nB: [32, 32]\nC = A @ B\n";
@@ -70,7 +56,7 @@ TEST_CASE("simulate FILE --apply: JSON carries simulated, analytic and roofline 
   const RunResult r = run("simulate " + model.string() + " --machine " + machine.string() +
                           " --apply \"reorder(k, j)\" --json --no-3c --no-reuse");
   INFO(r.err);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["trace"]["mode"] == "cpu");
   CHECK(j["kernel"]["steps"] == "reorder(k, j)");
@@ -103,7 +89,7 @@ TEST_CASE("simulate FILE --apply: text report shows the prediction beside the si
   const RunResult r =
       run("simulate " + model.string() + " --machine tiny --apply \"tile(i, j, 8, 8)\"");
   INFO(r.err);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.code == 0);
   CHECK(r.out.find("analytic model vs simulation") != std::string::npos);
   CHECK(r.out.find("misses(L1, B) = ") != std::string::npos);
   CHECK(r.out.find("<- binding") != std::string::npos);
@@ -117,7 +103,7 @@ TEST_CASE("simulate FILE --apply on a GPU machine traces in GPU mode") {
                           "16); bind(i.o, block.y); bind(j.o, block.x); bind(i.i, thread.y); "
                           "bind(j.i, thread.x)\"");
   INFO(r.err);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["trace"]["mode"] == "gpu");
   CHECK(j.contains("analytic_error"));
@@ -127,15 +113,15 @@ TEST_CASE("simulate FILE --apply on a GPU machine traces in GPU mode") {
 TEST_CASE("simulate FILE --apply: bad input is a located error, not a crash") {
   const fs::path model = write_file("gemm32e.model", kGemm32);
   RunResult r = run("simulate " + model.string() + " --apply \"tile(q, 4)\"");
-  CHECK(r.exit_code == 1);
+  CHECK(r.code == 1);
   CHECK(r.err.find("simulate: ") != std::string::npos);
   r = run("simulate " + model.string() + " --apply \"tile(i,\"");
-  CHECK(r.exit_code == 1);
+  CHECK(r.code == 1);
   CHECK(r.err.find("1:") != std::string::npos);
   r = run("simulate --apply \"reorder(k, j)\"");
-  CHECK(r.exit_code == 1);
+  CHECK(r.code == 1);
   CHECK(r.err.find("needs a model FILE") != std::string::npos);
-  r = run("simulate " + (scratch() / "missing.model").string());
-  CHECK(r.exit_code == 1);
+  r = run("simulate " + (tilescope::test::scratch_dir() / "missing.model").string());
+  CHECK(r.code == 1);
   CHECK(r.err.find("missing.model") != std::string::npos);
 }

@@ -18,8 +18,8 @@
 namespace tilescope::test {
 
 struct CommandResult {
-  int code = -1;     // exit status; -1 when the command did not exit normally
-  std::string out;   // stdout and stderr, interleaved as written
+  int code = -1;    // exit status; -1 when the command did not exit normally
+  std::string out;  // stdout and stderr, interleaved as written
 };
 
 inline CommandResult run_command(const std::string& command) {
@@ -39,15 +39,31 @@ struct SplitResult {
   std::string out, err;  // stdout and stderr apart
 };
 
-// Runs `command` with stdout and stderr captured apart (through two files in a folder of this
-// process's own, so parallel test processes do not collide), optionally feeding `stdin_file`.
-inline SplitResult run_command_split(const std::string& command, const std::string& stdin_file = {}) {
-  namespace fs = std::filesystem;
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("tilescope-test-" + std::to_string(getpid()));
-    fs::create_directories(d);
+// A folder of this process's own for the files a test writes, so parallel test processes do not
+// collide.
+inline std::filesystem::path scratch_dir() {
+  static const std::filesystem::path dir = [] {
+    std::filesystem::path d =
+        std::filesystem::temp_directory_path() / ("tilescope-test-" + std::to_string(getpid()));
+    std::filesystem::create_directories(d);
     return d;
   }();
+  return dir;
+}
+
+// Writes `text` to scratch_dir()/name (bytes as given) and returns the path.
+inline std::filesystem::path write_scratch_file(const std::string& name, const std::string& text) {
+  const std::filesystem::path p = scratch_dir() / name;
+  std::ofstream(p, std::ios::binary) << text;
+  return p;
+}
+
+// Runs `command` with stdout and stderr captured apart (through two files in scratch_dir()),
+// optionally feeding `stdin_file`.
+inline SplitResult run_command_split(const std::string& command,
+                                     const std::string& stdin_file = {}) {
+  namespace fs = std::filesystem;
+  const fs::path dir = scratch_dir();
   const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
   std::string cmd = command + " >'" + out.string() + "' 2>'" + err.string() + "'";
   if (!stdin_file.empty()) cmd += " <'" + stdin_file + "'";
