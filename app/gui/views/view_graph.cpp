@@ -243,6 +243,15 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
   const float max_h = rect.y + rect.h - top - lh * 3.0f;
   ImGui::BeginChild("##palette", ImVec2(width, std::max(lh * 1.5f, std::min(content_h, max_h))),
                     true);
+  // Every way out of the palette: remember its content height for the next frame, close the
+  // child, undo the styles pushed above.
+  const auto end_palette = [&] {
+    content_h = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y -
+                ImGui::GetStyle().ItemSpacing.y;
+    ImGui::EndChild();
+    ImGui::PopStyleVar(3);
+    ImGui::PopStyleColor(2);
+  };
   // A header that folds the palette away (it covers the canvas's left edge). Folded at first, so
   // the first screen shows the whole graph; "show" opens it.
   static bool open = false;
@@ -256,11 +265,7 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
   ImGui::SameLine(width - ImGui::CalcTextSize("hide").x - lh * 1.3f);
   if (ImGui::SmallButton(open ? "hide" : "show")) open = !open;
   if (!open) {
-    content_h = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y -
-                ImGui::GetStyle().ItemSpacing.y;
-    ImGui::EndChild();
-    ImGui::PopStyleVar(3);
-    ImGui::PopStyleColor(2);
+    end_palette();
     return;
   }
 
@@ -270,11 +275,7 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
         "This model is an nn.Sequential list; the palette edits models written "
         "as expressions (x: [..], y = relu(x)). Edit the text on the left.");
     ImGui::PopTextWrapPos();
-    content_h = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y -
-                ImGui::GetStyle().ItemSpacing.y;
-    ImGui::EndChild();
-    ImGui::PopStyleVar(3);
-    ImGui::PopStyleColor(2);
+    end_palette();
     return;
   }
 
@@ -415,11 +416,7 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
                        state.palette_note.c_str());
     ImGui::PopTextWrapPos();
   }
-  content_h =
-      ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y - ImGui::GetStyle().ItemSpacing.y;
-  ImGui::EndChild();
-  ImGui::PopStyleVar(3);
-  ImGui::PopStyleColor(2);
+  end_palette();
 }
 
 // Badges A, B, C on the operand nodes, so the canvas shows what the palette will read.
