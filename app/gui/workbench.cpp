@@ -465,6 +465,13 @@ class TileSink final : public memory::AccessSink {
       g.bin_cols = static_cast<int>(std::min<int64_t>(g.cols, kTileBins));
       g.offset = bins;
       bins += static_cast<size_t>(g.bin_rows) * static_cast<size_t>(g.bin_cols);
+      std::vector<int64_t> rows_in(size_t(g.bin_rows), 0), cols_in(size_t(g.bin_cols), 0);
+      for (int64_t r = 0; r < g.rows; ++r) ++rows_in[size_t(r * g.bin_rows / g.rows)];
+      for (int64_t c = 0; c < g.cols; ++c) ++cols_in[size_t(c * g.bin_cols / g.cols)];
+      for (int r = 0; r < g.bin_rows; ++r)
+        for (int c = 0; c < g.bin_cols; ++c)
+          g.inv_elems.push_back(
+              1.0 / double(std::max<int64_t>(1, rows_in[size_t(r)] * cols_in[size_t(c)])));
       m_r.grids.push_back(g);
       m_ranges.push_back({layout.tensor_base[i], layout.tensor_base[i] + uint64_t(elems) * 4});
     }
@@ -544,6 +551,10 @@ TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress) {
   r.frame_step.push_back(0);
   const schedule::TraceSummary s = schedule::trace_kernel(k, sink, to);
   sink.finish(s.steps);
+  for (const TileGrid& g : r.grids)
+    for (size_t i = 0; i < g.inv_elems.size(); ++i)
+      r.peak_per_element =
+          std::max(r.peak_per_element, r.frames.back()[g.offset + i] * g.inv_elems[i]);
   size_t bins = 0;
   for (const TileGrid& g : r.grids) bins += size_t(g.bin_rows) * size_t(g.bin_cols);
   r.frames[0].assign(bins, 0);

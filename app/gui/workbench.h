@@ -95,6 +95,10 @@ struct TileGrid {
   int64_t rows = 1, cols = 1;  // elements, memory order
   int bin_rows = 1, bin_cols = 1;
   size_t offset = 0;  // first bin of this grid in a frame
+  // 1 / elements in each bin (row-major over bins). Bins hold unequal numbers of elements when a
+  // side does not divide evenly (256 into 48), so the view colours accesses per element, or an
+  // even access pattern would show as a checkerboard.
+  std::vector<double> inv_elems;
 };
 struct TilesResult {
   std::string kernel;
@@ -103,6 +107,7 @@ struct TilesResult {
   std::vector<uint64_t> frame_step;  // the step each frame was taken at
   std::vector<TileGrid> grids;
   std::vector<std::vector<uint32_t>> frames;  // cumulative accesses per bin
+  double peak_per_element = 1;  // the most accesses per element any bin reaches (≥ 1)
 };
 
 // Below these the verification tolerance is met (fp32 sums in a different order differ).

@@ -102,25 +102,8 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   // [SECTION] Grids, laid out left to right, wrapping
   const std::vector<uint32_t>& now = t.frames[size_t(frame)];
   const std::vector<uint32_t>& before = t.frames[size_t(std::max(frame - 1, 0))];
-  // Bins hold unequal numbers of elements when a side does not divide evenly (256 into 48), so
-  // colour by accesses per element — the bin's count over its element count — or an even access
-  // pattern would show as a checkerboard.
-  std::vector<std::vector<double>> per_element(t.grids.size());
-  double peak = 1;
-  for (size_t gi = 0; gi < t.grids.size(); ++gi) {
-    const TileGrid& g = t.grids[gi];
-    std::vector<int64_t> rows_in(size_t(g.bin_rows), 0), cols_in(size_t(g.bin_cols), 0);
-    for (int64_t r = 0; r < g.rows; ++r) ++rows_in[size_t(r * g.bin_rows / g.rows)];
-    for (int64_t c = 0; c < g.cols; ++c) ++cols_in[size_t(c * g.bin_cols / g.cols)];
-    std::vector<double>& inv = per_element[gi];
-    inv.resize(size_t(g.bin_rows) * size_t(g.bin_cols));
-    for (int r = 0; r < g.bin_rows; ++r)
-      for (int c = 0; c < g.bin_cols; ++c) {
-        const size_t i = size_t(r) * size_t(g.bin_cols) + size_t(c);
-        inv[i] = 1.0 / double(std::max<int64_t>(1, rows_in[size_t(r)] * cols_in[size_t(c)]));
-        peak = std::max(peak, t.frames.back()[g.offset + i] * inv[i]);
-      }
-  }
+  // Colour by accesses per element (TileGrid::inv_elems), scaled to the run's peak.
+  const double peak = t.peak_per_element;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   // Legend: the colour scale from one access to the most any bin gets by the end.
   {
@@ -144,8 +127,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   const float cell = std::clamp(
       std::min(avail_w / (kTileBins * 2.3f), avail_h / (kTileBins * 1.2f)), 3.0f, em * 0.9f);
   float x = start.x, y = start.y, row_h = 0;
-  for (size_t gi = 0; gi < t.grids.size(); ++gi) {
-    const TileGrid& g = t.grids[gi];
+  for (const TileGrid& g : t.grids) {
     const float gw = cell * g.bin_cols, gh = cell * g.bin_rows;
     if (x > start.x && x + gw > start.x + avail_w) {
       x = start.x;
@@ -172,7 +154,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
         bool touched = false;
         if (c < g.bin_cols) {
           const uint32_t v = now[row + size_t(c)];
-          const double per_elem = v * per_element[gi][size_t(r) * size_t(g.bin_cols) + size_t(c)];
+          const double per_elem = v * g.inv_elems[size_t(r) * size_t(g.bin_cols) + size_t(c)];
           // Quantised to the legend's levels: the eye cannot tell more apart, and equal
           // neighbours merge into one run.
           const double heat = v ? std::log1p(per_elem) / std::log1p(peak) : 0.0;
