@@ -35,19 +35,20 @@ std::string today() {
 }
 
 std::string machine_text(const kernels::MemoryProbe& p, const kernels::Peaks& peaks,
-                         const kernels::HostInfo& host) {
+                         const kernels::HostInfo& host, const std::string& caches_source) {
   std::ostringstream o;
   o.precision(4);
   o << "# tilescope machine: this computer (" << host.cpu << "), measured by `tilescope-cli probe`"
     << " on " << today() << ".\n"
-    << "# Caches from sysfs. Per level, measured on one thread: " << p.method << ".\n"
+    << "# Caches from " << caches_source << ".\n# Per level, measured on one thread: " << p.method
+    << ".\n"
     << "# bandwidth = the streaming read rate; strided_line = the time per line of the strided "
        "walk.\n"
     << "# Peak: " << peaks.source << ".\n"
     << "name = host-measured\nkind = cpu\n"
     << "description = This computer, measured on one thread by tilescope-cli probe (" << today()
     << ")\n"
-    << "caches = sysfs\ncores = 1\nclock = cpuinfo\n"
+    << "caches = host\ncores = 1\nclock = cpuinfo\n"
     << "peak fp32 simd = " << peaks.gflops_fp32 << " GFLOP/s\n"
     << "dependent_fma = " << peaks.dependent_fma_ns << " ns\n";
   for (const kernels::LevelProbe& l : p.levels) {
@@ -62,14 +63,11 @@ std::string machine_text(const kernels::MemoryProbe& p, const kernels::Peaks& pe
 }
 
 int run_probe(const ProbeFlags& f) {
+  // The same levels `caches = host` will read back when the written file is loaded.
+  const model::HostCaches caches = model::read_host_caches();
   std::vector<uint64_t> sizes;
-  for (const memory::CacheConfig& c :
-       model::read_sysfs_caches(model::SysfsPaths{}.cache_dir))
-    sizes.push_back(c.size_bytes);
-  if (sizes.empty()) {
-    std::cerr << "probe: sysfs reports no data caches for cpu0\n";
-    return 1;
-  }
+  for (const memory::CacheConfig& c : caches.levels) sizes.push_back(c.size_bytes);
+  std::printf("caches: %s\n", caches.source.c_str());
   // Where the file goes, checked before minutes of measuring rather than after.
   std::string out = f.out;
   if (out.empty()) out = model::user_machine_dir() + "/host-measured.machine";
@@ -98,7 +96,7 @@ int run_probe(const ProbeFlags& f) {
   }
   std::printf("peak fp32 (one thread): %.1f GFLOP/s; one dependent multiply-add: %.2f ns\n",
               peaks.gflops_fp32, peaks.dependent_fma_ns);
-  const std::string text = machine_text(p, peaks, host);
+  const std::string text = machine_text(p, peaks, host, caches.source);
   if (f.no_write) {
     std::printf("\n%s", text.c_str());
     return 0;

@@ -67,12 +67,13 @@ int simulate(const SimulateFlags& f, const std::string& trace_label, const Trace
   ro.tensor_names = tensor_names;
   if (f.json) {
     nlohmann::json j;
-    j["machine"] = {{"name", machine.name}, {"source", machine.source}};
+    j["machine"] = {{"name", machine.name}, {"source", machine.source}, {"notes", machine.notes}};
     j["trace"] = {{"source", trace_label}, {"accesses", n}};
     j["write_back_all"] = f.write_back_all;
     j["report"] = memory::report_json(hierarchy, ro);
     std::cout << j.dump(2) << "\n";
   } else {
+    for (const std::string& note : machine.notes) std::cout << "machine " << note << "\n";
     std::cout << "machine " << machine.name << " (" << machine.source << "), trace " << trace_label
               << ": " << n << " accesses"
               << (f.write_back_all ? ", dirty lines written back at the end" : "") << "\n\n"
@@ -188,7 +189,10 @@ int run_model(const SimulateFlags& f) {
   const std::string steps = schedule::steps_to_string(schedule::parse_steps(f.apply));
   if (f.json) {
     nlohmann::json j;
-    j["machine"] = {{"name", machine.name}, {"source", machine.source}, {"kind", machine.kind}};
+    j["machine"] = {{"name", machine.name},
+                    {"source", machine.source},
+                    {"kind", machine.kind},
+                    {"notes", machine.notes}};
     j["kernel"] = {{"name", k.name},
                    {"summary", k.summary},
                    {"steps", steps},
@@ -248,6 +252,7 @@ int run_model(const SimulateFlags& f) {
     return 0;
   }
 
+  for (const std::string& note : machine.notes) std::cout << "machine " << note << "\n";
   std::cout << "machine " << machine.name << " (" << machine.source << "), kernel " << k.name
             << ": " << k.summary << "\nsteps: " << (steps.empty() ? "(none)" : steps) << "\n"
             << schedule::print_loop_nest(k) << "\n"

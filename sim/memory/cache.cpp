@@ -50,7 +50,16 @@ std::string CacheConfig::check() const {
   if (size_bytes == 0 || size_bytes % line_bytes != 0)
     return fail("size " + std::to_string(size_bytes) + " B is not a whole number of " +
                 std::to_string(line_bytes) + " B lines");
-  if (lines() >= 0xFFFFFFFFull) return fail("more than 2^32 lines is not supported");
+  if (line_bytes > kMaxLineBytes)
+    return fail("line size " + std::to_string(line_bytes) + " B is larger than " +
+                std::to_string(kMaxLineBytes / 1024) + " KiB");
+  if (lines() > kMaxCacheLines)
+    return fail(std::to_string(lines()) + " lines (" + std::to_string(size_bytes) + " B / " +
+                std::to_string(line_bytes) + " B) is more than the simulator's limit of " +
+                std::to_string(kMaxCacheLines) + " lines a level (it keeps ~32 B per line)");
+  if (ways > kMaxWays)
+    return fail(std::to_string(ways) + " ways is more than " + std::to_string(kMaxWays) +
+                " (write `ways = full` for a fully associative level)");
   uint32_t w = effective_ways();
   if (lines() % w != 0)
     return fail(std::to_string(lines()) + " lines do not divide into sets of " + std::to_string(w) +

@@ -59,6 +59,12 @@ class SetIndex {
   uint64_t m_sets, m_mask, m_recip;
 };
 
+// Geometry limits: beyond them a configuration is a typo (`line = 1 B` on a 256 MiB level), and
+// the simulator's per-line arrays (~32 B a line) would take gigabytes.
+inline constexpr uint64_t kMaxCacheLines = uint64_t{1} << 23;
+inline constexpr uint32_t kMaxLineBytes = 64 * 1024;
+inline constexpr uint32_t kMaxWays = 1u << 16;
+
 struct CacheConfig {
   std::string name = "L1";
   uint64_t size_bytes = 32 * 1024;

@@ -32,6 +32,9 @@ Counters& Counters::operator+=(const Counters& o) {
 
 std::string HierarchyConfig::check() const {
   if (levels.empty()) return "a hierarchy needs at least one cache level";
+  if (levels.size() > kMaxLevels)
+    return "a hierarchy of " + std::to_string(levels.size()) + " cache levels is more than " +
+           std::to_string(kMaxLevels) + " (real machines have 1 to 4)";
   for (size_t k = 0; k < levels.size(); ++k) {
     if (std::string err = levels[k].check(); !err.empty()) return err;
     if (k == 0 && levels[k].inclusion == Inclusion::Inclusive)

@@ -40,6 +40,8 @@ struct MemoryConfig {
   double latency_ns = 0;             // 0 = not known
 };
 
+inline constexpr size_t kMaxLevels = 8;  // cache levels a hierarchy may have
+
 struct HierarchyConfig {
   std::vector<CacheConfig> levels;  // closest to the core first
   MemoryConfig memory;

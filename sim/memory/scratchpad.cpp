@@ -10,6 +10,9 @@ std::string ScratchpadConfig::check() const {
   if (banks == 0) return "scratchpad " + name + ": banks must be at least 1";
   if (bank_width == 0) return "scratchpad " + name + ": bank width must be at least 1 byte";
   if (warp_size == 0) return "scratchpad " + name + ": warp size must be at least 1";
+  if (banks > 1024) return "scratchpad " + name + ": more than 1024 banks is not supported";
+  if (bank_width > 1024) return "scratchpad " + name + ": a bank wider than 1 KiB is not supported";
+  if (warp_size > 1024) return "scratchpad " + name + ": a warp of more than 1024 lanes is not supported";
   return "";
 }
 

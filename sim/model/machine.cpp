@@ -2,9 +2,14 @@
 // cpuinfo reader for this computer's caches and peak.
 #include "sim/model/machine.h"
 
+#include "sim/io/input.h"
+
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -56,7 +61,7 @@ bool split_number(std::string_view text, double& value, std::string& unit) {
   const char* b = t.data();
   const char* e = t.data() + t.size();
   auto [p, ec] = std::from_chars(b, e, value);
-  if (ec != std::errc() || !(value >= 0)) return false;
+  if (ec != std::errc() || !(value >= 0) || !std::isfinite(value)) return false;
   unit = trim(std::string_view(p, static_cast<size_t>(e - p)));
   return true;
 }
@@ -203,6 +208,82 @@ std::vector<memory::CacheConfig> read_sysfs_caches(const std::string& cache_dir)
   return out;
 }
 
+std::string host_path(const std::string& absolute) {
+  const char* root = std::getenv("TILESCOPE_SYSFS_ROOT");
+  return root && *root ? std::string(root) + absolute : absolute;
+}
+
+bool host_cpuid_allowed() {
+  const char* off = std::getenv("TILESCOPE_NO_CPUID");
+  return !(off && *off && std::string(off) != "0");
+}
+
+namespace {
+
+// glibc answers _SC_LEVELn_* from CPUID (leaf 4 on Intel, 0x8000001D on AMD); other C libraries
+// and architectures answer 0 or -1, and the caller falls back to the generic default.
+std::vector<memory::CacheConfig> cpuid_caches() {
+  std::vector<memory::CacheConfig> out;
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL3_CACHE_LINESIZE)
+  struct Query {
+    int size, assoc, line;
+  };
+  const Query q[] = {{_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL1_DCACHE_ASSOC, _SC_LEVEL1_DCACHE_LINESIZE},
+                     {_SC_LEVEL2_CACHE_SIZE, _SC_LEVEL2_CACHE_ASSOC, _SC_LEVEL2_CACHE_LINESIZE},
+                     {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL3_CACHE_ASSOC, _SC_LEVEL3_CACHE_LINESIZE}};
+  const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  for (size_t k = 0; k < 3; ++k) {
+    const long size = sysconf(q[k].size), assoc = sysconf(q[k].assoc), line = sysconf(q[k].line);
+    if (size <= 0 || line <= 0) break;
+    memory::CacheConfig c;
+    c.name = "L" + std::to_string(k + 1);
+    c.size_bytes = static_cast<uint64_t>(size);
+    c.line_bytes = static_cast<uint32_t>(line);
+    c.ways = assoc > 0 ? static_cast<uint32_t>(assoc) : 0;
+    // CPUID's sharing count is not exposed by sysconf: private L1/L2, and an L3 shared by every
+    // online CPU, as on most single-socket machines.
+    c.shared_by = k == 2 ? static_cast<int>(cpus) : 1;
+    c.replacement = memory::Replacement::LRU;
+    if (!c.check().empty()) break;  // a level glibc could not describe consistently
+    out.push_back(c);
+  }
+#endif
+  return out;
+}
+
+std::vector<memory::CacheConfig> generic_caches() {
+  auto level = [](const char* name, uint64_t size, uint32_t ways, int shared_by) {
+    memory::CacheConfig c;
+    c.name = name;
+    c.size_bytes = size;
+    c.line_bytes = 64;
+    c.ways = ways;
+    c.shared_by = shared_by;
+    c.replacement = memory::Replacement::LRU;
+    return c;
+  };
+  return {level("L1", 32 << 10, 8, 1), level("L2", 1 << 20, 16, 1), level("L3", 8 << 20, 16, 4)};
+}
+
+}  // namespace
+
+HostCaches read_host_caches(const SysfsPaths& sys) {
+  std::string why;
+  try {
+    return {read_sysfs_caches(sys.cache_dir), "sysfs (" + sys.cache_dir + ")"};
+  } catch (const MachineError& e) {
+    why = e.what();
+  }
+  if (sys.use_cpuid)
+    if (auto levels = cpuid_caches(); !levels.empty())
+      return {std::move(levels), "CPUID, as glibc's sysconf reports it (sysfs: " + why + ")"};
+  return {generic_caches(),
+          "generic default: 32 KiB L1, 1 MiB L2, 8 MiB L3, 64 B lines — not this computer's "
+          "(sysfs: " +
+              why + (sys.use_cpuid ? "; CPUID gave no cache sizes" : "; CPUID not asked") +
+              "). Edit the [level] sections of host.machine with your CPU's figures"};
+}
+
 namespace {
 
 struct CpuInfo {
@@ -210,6 +291,7 @@ struct CpuInfo {
   int simd_fp32_lanes = 4;  // SSE
   std::string model;
   int logical_cpus = 0;
+  bool has_flags = false;
 };
 
 CpuInfo read_cpuinfo(const std::string& path) {
@@ -225,6 +307,7 @@ CpuInfo read_cpuinfo(const std::string& path) {
     if (key == "cpu MHz" && info.mhz == 0) info.mhz = std::atof(value.c_str());
     if (key == "model name" && info.model.empty()) info.model = value;
     if (key == "flags" && info.logical_cpus <= 1) {
+      info.has_flags = true;
       std::set<std::string> flags;
       std::stringstream ss(value);
       std::string f;
@@ -235,8 +318,21 @@ CpuInfo read_cpuinfo(const std::string& path) {
         info.simd_fp32_lanes = 8;
     }
   }
+#if defined(__x86_64__) || defined(__i386__)
+  // No flags line (a container's masked /proc, or none at all): ask the CPU itself.
+  if (!info.has_flags) {
+    __builtin_cpu_init();
+    info.simd_fp32_lanes = __builtin_cpu_supports("avx512f") ? 16
+                           : __builtin_cpu_supports("avx")   ? 8
+                                                             : 4;
+  }
+#endif
   return info;
 }
+
+// When /proc/cpuinfo gives no clock (ARM kernels never do; some containers hide /proc) a peak
+// still needs one: this assumption is labelled in Machine::notes wherever it is used.
+constexpr double kAssumedClockHz = 2.0e9;
 
 }  // namespace
 
@@ -274,20 +370,34 @@ class Parser {
       } else if (e.key == "description")
         m.description = e.value;
       else if (e.key == "cores" || e.key == "sms") {
-        if (e.value == "sysfs")
-          m.cores = std::max(1, read_cpuinfo(m_sys.cpuinfo).logical_cpus);
-        else
-          m.cores = static_cast<int>(number(e, Quantity::Count, 1));
+        if (e.value == "sysfs") {
+          m.cores = read_cpuinfo(m_sys.cpuinfo).logical_cpus;
+          if (m.cores <= 0) {
+            m.cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+            m.notes.push_back("cores: " + std::to_string(m.cores) + " online CPUs (sysconf; " +
+                              m_sys.cpuinfo + " lists no processors)");
+          }
+        } else {
+          m.cores = whole<int>(e, Quantity::Count, 1, 1 << 20);
+        }
       } else if (e.key == "clock") {
-        if (e.value == "cpuinfo")
+        if (e.value == "cpuinfo") {
           m.clock_hz = read_cpuinfo(m_sys.cpuinfo).mhz * 1e6;
-        else
+          if (m.clock_hz <= 0) {
+            m.clock_hz = kAssumedClockHz;
+            m.notes.push_back("clock: assumed 2.0 GHz (" + m_sys.cpuinfo +
+                              " gives no 'cpu MHz'); set 'clock = …' in the machine file");
+          }
+        } else {
           m.clock_hz = number(e, Quantity::Frequency);
+        }
       } else if (e.key == "caches") {
-        if (e.value != "sysfs") fail(e, "caches can only be 'sysfs' (or leave it out)");
+        if (e.value != "sysfs" && e.value != "host")
+          fail(e, "caches can only be 'host' (this computer's; 'sysfs' is the older name) or "
+                  "left out");
         sysfs = true;
       } else if (e.key == "fma_units") {
-        fma_units = number(e, Quantity::Count, 1);
+        fma_units = whole<int>(e, Quantity::Count, 1, 16);
       } else if (e.key == "dependent_fma") {
         auto [cy, ns] = latency(e);
         if (ns == 0 && cy > 0 && m.clock_hz > 0) ns = cy / m.clock_hz * 1e9;
@@ -317,8 +427,15 @@ class Parser {
     if (cpuinfo_peak) {
       // Peak of FMA SIMD: cores × clock × fp32 lanes × 2 (an FMA is two flops) × FMA units.
       CpuInfo info = read_cpuinfo(m_sys.cpuinfo);
-      if (info.mhz <= 0) fail(*cpuinfo_peak, "cpuinfo has no 'cpu MHz' to compute the peak from");
       if (m.clock_hz == 0) m.clock_hz = info.mhz * 1e6;
+      if (m.clock_hz <= 0) {
+        m.clock_hz = kAssumedClockHz;
+        m.notes.push_back("clock: assumed 2.0 GHz for the peak (" + m_sys.cpuinfo +
+                          " gives no 'cpu MHz'); set 'clock = …' in the machine file");
+      }
+      if (!info.has_flags)
+        m.notes.push_back("SIMD width: " + std::to_string(info.simd_fp32_lanes) +
+                          " fp32 lanes, from CPUID (" + m_sys.cpuinfo + " has no flags)");
       for (ComputePeak& p : m.peaks)
         if (p.ops_per_s == 0) {
           int lanes = info.simd_fp32_lanes * (p.dtype == "fp64" ? 1 : 2) / 2;
@@ -331,12 +448,15 @@ class Parser {
     }
 
     if (sysfs) {
-      try {
-        m.levels = read_sysfs_caches(m_sys.cache_dir);
-      } catch (const MachineError& ex) {
-        throw MachineError(m_file, 0, std::string("caches = sysfs: ") + ex.what());
-      }
+      HostCaches host = read_host_caches(m_sys);
+      m.levels = std::move(host.levels);
+      m.notes.insert(m.notes.begin(), "caches: " + host.source);
     }
+    size_t level_sections = 0;
+    for (const Section& s : sections)
+      if (s.kind == "level" && ++level_sections > memory::kMaxLevels)
+        fail_at(s.line, "more than " + std::to_string(memory::kMaxLevels) +
+                            " [level] sections (real machines have 1 to 4 cache levels)");
     std::set<std::string> level_names;
     for (const Section& s : sections) {
       if (s.kind.empty()) continue;
@@ -347,7 +467,9 @@ class Parser {
         if (sysfs) {
           for (auto& l : m.levels)
             if (l.name == s.name) c = &l;
-          if (!c) fail_at(s.line, "level " + s.name + " is not among the caches sysfs reports");
+          if (!c)
+            fail_at(s.line, "level " + s.name + " is not among this computer's caches (" +
+                                m.notes.front().substr(8) + ")");
         } else {
           m.levels.emplace_back();
           c = &m.levels.back();
@@ -361,9 +483,9 @@ class Parser {
         for (const Entry& e : s.entries) {
           if (e.key == "size") {
             if (e.value == "meminfo")
-              m.memory.size_bytes = meminfo_bytes(e);
+              m.memory.size_bytes = meminfo_bytes(m);
             else
-              m.memory.size_bytes = static_cast<uint64_t>(number(e, Quantity::Bytes));
+              m.memory.size_bytes = whole<uint64_t>(e, Quantity::Bytes, 0, uint64_t{1} << 62);
           } else if (e.key == "bandwidth")
             m.memory.bandwidth_bytes_per_s = number(e, Quantity::Bandwidth);
           else if (e.key == "latency") {
@@ -381,13 +503,13 @@ class Parser {
         sp.name = s.name;
         for (const Entry& e : s.entries) {
           if (e.key == "size")
-            sp.size_bytes = static_cast<uint64_t>(number(e, Quantity::Bytes, 1));
+            sp.size_bytes = whole<uint64_t>(e, Quantity::Bytes, 1, uint64_t{1} << 40);
           else if (e.key == "banks")
-            sp.banks = static_cast<uint32_t>(number(e, Quantity::Count, 1));
+            sp.banks = whole<uint32_t>(e, Quantity::Count, 1, 1024);
           else if (e.key == "bank_width")
-            sp.bank_width = static_cast<uint32_t>(number(e, Quantity::Bytes, 1));
+            sp.bank_width = whole<uint32_t>(e, Quantity::Bytes, 1, 1024);
           else if (e.key == "warp_size")
-            sp.warp_size = static_cast<uint32_t>(number(e, Quantity::Count, 1));
+            sp.warp_size = whole<uint32_t>(e, Quantity::Count, 1, 1024);
           else if (e.key == "bandwidth")
             sp.bandwidth_bytes_per_s = number(e, Quantity::Bandwidth);
           else if (e.key == "latency")
@@ -405,7 +527,7 @@ class Parser {
       }
     }
     if (m.levels.empty())
-      fail_at(1, "the machine has no [level …] sections and no 'caches = sysfs'");
+      fail_at(1, "the machine has no [level …] sections and no 'caches = host'");
     memory::HierarchyConfig h = m.hierarchy();
     if (std::string err = h.check(); !err.empty()) {
       int line = 1;
@@ -432,9 +554,20 @@ class Parser {
       fail(e, e.key + ": " + ex.what());
     }
     if (v < minimum) fail(e, e.key + " must be at least " + std::to_string(minimum));
-    if (q == Quantity::Count && v != static_cast<double>(static_cast<int64_t>(v)))
-      fail(e, e.key + " must be a whole number");
+    if (q == Quantity::Count && v != std::floor(v)) fail(e, e.key + " must be a whole number");
     return v;
+  }
+
+  // A count or size that must be a whole number in [minimum, maximum]; checked before the
+  // conversion, so `ways = 4294967296` or `line = 1e20 B` is an error, not a wrapped integer.
+  template <class T>
+  T whole(const Entry& e, Quantity q, double minimum, double maximum) const {
+    const double v = number(e, q, minimum);
+    if (v != std::floor(v)) fail(e, e.key + " must be a whole number (got " + e.value + ")");
+    if (v > maximum)
+      fail(e, e.key + " = " + e.value + " is more than the largest supported, " +
+                  std::to_string(static_cast<uint64_t>(maximum)));
+    return static_cast<T>(v);
   }
 
   // Time per line of a strided (not prefetchable) walk served by this level: "4.4 ns".
@@ -452,14 +585,18 @@ class Parser {
     }
   }
 
-  uint64_t meminfo_bytes(const Entry& e) const {
+  uint64_t meminfo_bytes(Machine& m) const {
     std::ifstream in(m_sys.meminfo);
     std::string key;
     uint64_t kb = 0;
     std::string unit;
     while (in >> key >> kb >> unit)
       if (key == "MemTotal:") return kb * 1024;
-    fail(e, "cannot read MemTotal from " + m_sys.meminfo);
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const uint64_t bytes = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+    m.notes.push_back("memory size: " + std::to_string(bytes >> 20) + " MiB from sysconf (" +
+                      m_sys.meminfo + " has no MemTotal)");
+    return bytes;
   }
 
   static bool yes_no(const std::string& v, bool& out) {
@@ -472,18 +609,18 @@ class Parser {
     bool has_size = sysfs, has_ways = sysfs;
     for (const Entry& e : s.entries) {
       if (e.key == "size") {
-        c.size_bytes = static_cast<uint64_t>(number(e, Quantity::Bytes, 1));
+        c.size_bytes = whole<uint64_t>(e, Quantity::Bytes, 1, uint64_t{1} << 44);
         has_size = true;
       } else if (e.key == "line")
-        c.line_bytes = static_cast<uint32_t>(number(e, Quantity::Bytes, 1));
+        c.line_bytes = whole<uint32_t>(e, Quantity::Bytes, 1, memory::kMaxLineBytes);
       else if (e.key == "sector")
-        c.sector_bytes = static_cast<uint32_t>(number(e, Quantity::Bytes, 1));
+        c.sector_bytes = whole<uint32_t>(e, Quantity::Bytes, 1, memory::kMaxLineBytes);
       else if (e.key == "ways") {
         has_ways = true;
         if (e.value == "full")
           c.ways = 0;
         else
-          c.ways = static_cast<uint32_t>(number(e, Quantity::Count, 1));
+          c.ways = whole<uint32_t>(e, Quantity::Count, 1, memory::kMaxWays);
       } else if (e.key == "replacement") {
         std::string v = lower(e.value);
         if (v == "lru")
@@ -513,13 +650,13 @@ class Parser {
         else
           fail(e, "inclusion must be 'inclusive' or 'non-inclusive'");
       } else if (e.key == "seed")
-        c.seed = static_cast<uint64_t>(number(e, Quantity::Count));
+        c.seed = whole<uint64_t>(e, Quantity::Count, 0, 9007199254740992.0);  // 2^53: exact
       else if (e.key == "bandwidth")
         c.bandwidth_bytes_per_s = number(e, Quantity::Bandwidth);
       else if (e.key == "latency")
         std::tie(c.latency_cycles, c.latency_ns) = latency(e);
       else if (e.key == "shared_by")
-        c.shared_by = static_cast<int>(number(e, Quantity::Count, 1));
+        c.shared_by = whole<int>(e, Quantity::Count, 1, 1 << 20);
       else if (e.key == "strided_line")
         strided_line_s = strided_line(e);
       else if (e.key == "writebacks") {
@@ -587,11 +724,9 @@ Machine parse_machine(std::string_view text, const std::string& file, const Sysf
 }
 
 Machine load_machine_file(const std::string& path, const SysfsPaths& sys) {
-  std::ifstream in(path);
-  if (!in) throw MachineError(path, 0, "cannot open the machine file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_machine(ss.str(), path, sys);
+  io::TextInput in = io::read_text_input(path, io::kMaxMachineBytes, "a machine file");
+  if (!in.ok) throw MachineError(path, 0, in.error);
+  return parse_machine(in.text, path, sys);
 }
 
 std::string user_machine_dir() {

@@ -12,9 +12,12 @@
 //   [memory HBM3]      size, bandwidth, latency
 //   [scratchpad shared] size, banks, bank_width, warp_size, bandwidth, latency
 // Units: B KiB MiB GiB KB MB GB; B/s KB/s GB/s TB/s (and GiB/s…); FLOP/s GFLOP/s TFLOP/s TOP/s;
-// ns us ms s cycles; Hz MHz GHz. `caches = sysfs` fills the levels from
-// /sys/devices/system/cpu/cpu0/cache, and `[level Lk]` sections then only adjust those levels.
-// Every error names file:line.
+// ns us ms s cycles; Hz MHz GHz. `caches = host` (or its older spelling `caches = sysfs`) fills
+// the levels from this computer: /sys/devices/system/cpu/cpu0/cache, else CPUID (as glibc's
+// sysconf answers it), else a labelled generic default; `[level Lk]` sections then only adjust
+// those levels, and `Machine::notes` says which source was used. Every error names file:line.
+// Geometry is bounded (at most 8 levels, 2^23 lines a level, lines of 1 B .. 64 KiB, ways ≤ 2^16)
+// so a typo cannot make the simulator allocate gigabytes.
 #pragma once
 
 #include "sim/memory/hierarchy.h"
@@ -63,6 +66,10 @@ struct Machine {
   // Seconds per line for strided (not prefetchable) reads served by a level or memory, by name;
   // measured by `tilescope-cli probe` (key `strided_line`). Absent = unknown.
   std::map<std::string, double> strided_line_s;
+  // Where figures of a host machine came from when they were not read from a file: "caches:
+  // sysfs (/sys/…)", "caches: CPUID via sysconf (sysfs has no cache information)", "clock:
+  // assumed 2.0 GHz (…)". Empty for machines described wholly by their file.
+  std::vector<std::string> notes;
 
   // Peak for a dtype and unit, 0 when the machine file does not give it.
   double peak(std::string_view dtype, std::string_view unit) const;
@@ -76,16 +83,29 @@ double parse_quantity(std::string_view text, Quantity kind);
 // Latency: "4 cycles" or "80 ns" → (cycles, ns), one of them 0.
 std::pair<double, double> parse_latency(std::string_view text);
 
+// Where this computer's description is read from. The defaults honour $TILESCOPE_SYSFS_ROOT (a
+// folder that stands for `/`: tests and CI point it at a fake or empty tree) and
+// $TILESCOPE_NO_CPUID=1 (skip the CPUID fallback, to reach the generic default).
+std::string host_path(const std::string& absolute);
+bool host_cpuid_allowed();
 struct SysfsPaths {
-  std::string cache_dir = "/sys/devices/system/cpu/cpu0/cache";
-  std::string cpuinfo = "/proc/cpuinfo";
-  std::string meminfo = "/proc/meminfo";
+  std::string cache_dir = host_path("/sys/devices/system/cpu/cpu0/cache");
+  std::string cpuinfo = host_path("/proc/cpuinfo");
+  std::string meminfo = host_path("/proc/meminfo");
+  bool use_cpuid = host_cpuid_allowed();
 };
 
 Machine parse_machine(std::string_view text, const std::string& file, const SysfsPaths& sys = {});
 Machine load_machine_file(const std::string& path, const SysfsPaths& sys = {});
 // Data and unified caches of cpu0, lowest level first (named L1, L2, …). Throws MachineError.
 std::vector<memory::CacheConfig> read_sysfs_caches(const std::string& cache_dir);
+// This computer's data caches from the first source that answers: sysfs, CPUID (glibc's sysconf
+// reads it), or a generic default (32 KiB L1, 1 MiB L2, 8 MiB L3; 64 B lines). Never throws.
+struct HostCaches {
+  std::vector<memory::CacheConfig> levels;
+  std::string source;  // "sysfs (/sys/devices/system/cpu/cpu0/cache)", "CPUID …", "generic default …"
+};
+HostCaches read_host_caches(const SysfsPaths& sys = {});
 
 // Where `tilescope-cli probe` saves measured machines: $XDG_DATA_HOME/tilescope/machines or
 // ~/.local/share/tilescope/machines.

@@ -20,7 +20,7 @@ TEST_CASE("probe --quick writes a loadable machine with every level measured") {
   REQUIRE(r.code == 0);
   CHECK(r.out.find("wrote " + out) != std::string::npos);
   const tilescope::model::Machine m = tilescope::model::load_machine_file(out);
-  const auto sysfs = tilescope::model::read_sysfs_caches(tilescope::model::SysfsPaths{}.cache_dir);
+  const auto sysfs = tilescope::model::read_host_caches().levels;
   REQUIRE(m.levels.size() == sysfs.size());
   for (const auto& level : m.levels) {
     CHECK(level.bandwidth_bytes_per_s > 0);

@@ -1,0 +1,172 @@
+// The host machine on computers that hide their caches: sysfs, then CPUID, then a labelled
+// default; and machine geometry that would make the simulator allocate gigabytes is refused.
+#include <doctest/doctest.h>
+
+#include "sim/model/machine.h"
+#include "tests/support/run_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+using namespace tilescope::model;
+namespace fs = std::filesystem;
+using tilescope::test::scratch_dir;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_machine(text, "m.machine");
+  } catch (const MachineError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A root that stands for `/` with nothing in it: no /sys, no /proc, as a locked-down container.
+SysfsPaths empty_root(bool cpuid) {
+  const fs::path root = scratch_dir() / "empty-root";
+  fs::create_directories(root);
+  SysfsPaths p;
+  p.cache_dir = (root / "sys/devices/system/cpu/cpu0/cache").string();
+  p.cpuinfo = (root / "proc/cpuinfo").string();
+  p.meminfo = (root / "proc/meminfo").string();
+  p.use_cpuid = cpuid;
+  return p;
+}
+
+std::string host_text() {
+  std::ifstream in(std::string(TILESCOPE_SOURCE_DIR) + "/assets/machines/host.machine");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST_CASE("no sysfs and no CPUID: the host machine loads with the generic default, labelled") {
+  const Machine m = parse_machine(host_text(), "host.machine", empty_root(false));
+  // The default written in read_host_caches' contract: 32 KiB, 1 MiB, 8 MiB with 64 B lines.
+  REQUIRE(m.levels.size() == 3);
+  CHECK(m.levels[0].size_bytes == 32 * 1024);
+  CHECK(m.levels[1].size_bytes == 1024 * 1024);
+  CHECK(m.levels[2].size_bytes == 8 * 1024 * 1024);
+  for (const auto& l : m.levels) CHECK(l.line_bytes == 64);
+  REQUIRE(!m.notes.empty());
+  CHECK(m.notes[0].find("caches: generic default") == 0);
+  CHECK(m.notes[0].find("not this computer's") != std::string::npos);
+  // The clock and the memory size were not readable either, and say so.
+  bool clock_note = false, memory_note = false;
+  for (const auto& n : m.notes) {
+    clock_note |= n.find("clock: assumed 2.0 GHz") == 0;
+    memory_note |= n.find("memory size:") == 0;
+  }
+  CHECK(clock_note);
+  CHECK(memory_note);
+  CHECK(m.clock_hz == 2.0e9);
+  CHECK(m.peak("fp32", "simd") > 0);
+  CHECK(m.hierarchy().check() == "");
+}
+
+TEST_CASE("no sysfs: CPUID (through glibc's sysconf) answers where the CPU gives it") {
+  const HostCaches c = read_host_caches(empty_root(true));
+  const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+  if (l1 > 0) {
+    CHECK(c.source.find("CPUID") == 0);
+    REQUIRE(!c.levels.empty());
+    CHECK(c.levels[0].size_bytes == static_cast<uint64_t>(l1));
+    CHECK(c.levels[0].line_bytes == static_cast<uint32_t>(sysconf(_SC_LEVEL1_DCACHE_LINESIZE)));
+  } else {
+    MESSAGE("this C library gives no cache sizes: the generic default is the answer");
+    CHECK(c.source.find("generic default") == 0);
+  }
+  // Either way the source names why sysfs was not used.
+  CHECK(c.source.find("no such directory") != std::string::npos);
+}
+
+TEST_CASE("a fake sysfs tree is read first and named as the source") {
+  const fs::path root = scratch_dir() / "fake-sysfs";
+  const fs::path d = root / "index0";
+  fs::create_directories(d);
+  auto put = [&](const char* name, const char* v) { std::ofstream(d / name) << v << "\n"; };
+  put("level", "1");
+  put("type", "Data");
+  put("size", "16K");
+  put("ways_of_associativity", "4");
+  put("coherency_line_size", "64");
+  put("shared_cpu_list", "0");
+  SysfsPaths p = empty_root(true);
+  p.cache_dir = root.string();
+  const HostCaches c = read_host_caches(p);
+  CHECK(c.source == "sysfs (" + root.string() + ")");
+  REQUIRE(c.levels.size() == 1);
+  CHECK(c.levels[0].size_bytes == 16 * 1024);
+  CHECK(c.levels[0].ways == 4);
+}
+
+TEST_CASE("TILESCOPE_SYSFS_ROOT redirects every default path") {
+  setenv("TILESCOPE_SYSFS_ROOT", "/nowhere", 1);
+  const SysfsPaths p;
+  unsetenv("TILESCOPE_SYSFS_ROOT");
+  CHECK(p.cache_dir == "/nowhere/sys/devices/system/cpu/cpu0/cache");
+  CHECK(p.cpuinfo == "/nowhere/proc/cpuinfo");
+  CHECK(p.meminfo == "/nowhere/proc/meminfo");
+  CHECK(SysfsPaths{}.cpuinfo == "/proc/cpuinfo");
+}
+
+TEST_CASE("the CLI says which source the host machine's caches came from") {
+  const auto r = tilescope::test::run_command(
+      "TILESCOPE_SYSFS_ROOT=" + (scratch_dir() / "empty-root").string() +
+      " TILESCOPE_NO_CPUID=1 " TILESCOPE_CLI_PATH " simulate default --machine host");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("caches: generic default") != std::string::npos);
+}
+
+TEST_CASE("counts and sizes out of range are errors, not wrapped integers") {
+  const std::string head = "name = x\n[level L1]\nsize = 1 KiB\n";
+  // 2^32 ways used to wrap to 0, which means fully associative.
+  CHECK(error_of(head + "ways = 4294967296\n").find("m.machine:4: error: ways = 4294967296 is more") ==
+        0);
+  CHECK(error_of(head + "ways = 2\nline = 64.5 B\n").find("m.machine:5: error: line must be a whole") ==
+        0);
+  CHECK(error_of(head + "ways = 2\nline = 8589934592 B\n").find("m.machine:5: error: line = ") == 0);
+  CHECK(error_of(head + "ways = 2\nline = 1e20 B\n").find("is more than the largest supported") !=
+        std::string::npos);
+  CHECK(error_of("name = x\ncores = 1e300\n[level L1]\nsize = 1 KiB\nways = 2\n")
+            .find("m.machine:2: error: cores") == 0);
+  CHECK(error_of("name = x\nclock = inf GHz\n[level L1]\nsize = 1 KiB\nways = 2\n")
+            .find("m.machine:2: error: clock") == 0);
+  CHECK(error_of("name = x\n[level L1]\nsize = 1 KiB\nways = 2\nseed = 2.5\n")
+            .find("m.machine:5: error: seed must be a whole number") == 0);
+}
+
+TEST_CASE("geometry that would take gigabytes is refused at once") {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  // 256 MiB of 1-byte lines: 2^28 lines, ~32 B of simulator state each = 8 GiB.
+  const std::string huge =
+      error_of("name = x\n[level L1]\nsize = 256 MiB\nline = 1 B\nways = 8\n");
+  CHECK(huge.find("268435456 lines") != std::string::npos);
+  CHECK(huge.find("limit of 8388608 lines") != std::string::npos);
+  // 2,000 levels: refused when the ninth section is seen.
+  std::string many = "name = x\n";
+  for (int i = 0; i < 2000; ++i)
+    many += "[level L" + std::to_string(i) + "]\nsize = 1 KiB\nways = 2\n";
+  CHECK(error_of(many).find("m.machine:26: error: more than 8 [level] sections") == 0);
+  CHECK(error_of("name = x\n[level L1]\nsize = 1 KiB\nways = 2\n[scratchpad s]\nsize = 1 KiB\n"
+                 "banks = 100000\n")
+            .find("m.machine:7: error: banks") == 0);
+  CHECK(clock::now() - start < std::chrono::seconds(2));
+}
+
+TEST_CASE("an endless stream as a machine file is refused with the limit") {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  CHECK_THROWS_WITH_AS(load_machine_file("/dev/zero"), doctest::Contains("more than 1 MiB"),
+                       MachineError);
+  CHECK_THROWS_WITH_AS(load_machine_file("/"), doctest::Contains("is a directory"), MachineError);
+  CHECK(clock::now() - start < std::chrono::seconds(2));
+}
