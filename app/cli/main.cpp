@@ -1,5 +1,6 @@
 // tilescope-cli entry point: builds the CLI11 app from the registered subcommands and runs one.
 #include "commands.h"
+#include "terminal_guard.h"
 
 #include <algorithm>
 #include <exception>
@@ -14,6 +15,13 @@ std::vector<CommandInfo>& command_registry() {
 
 int main(int argc, char** argv) {
   using namespace tilescope::cli;
+  // Everything written to std::cerr passes the guard: errors quote user files.
+  TerminalGuard guard(std::cerr.rdbuf());
+  std::streambuf* const plain_cerr = std::cerr.rdbuf(&guard);
+  struct Restore {
+    std::streambuf* buf;
+    ~Restore() { std::cerr.rdbuf(buf); }
+  } restore{plain_cerr};
   CLI::App app{"tilescope-cli — how model code becomes fast kernels, without a display"};
   app.require_subcommand(1);
   int exit_code = 0;

@@ -1,7 +1,10 @@
 // Dinero IV din reader (streaming, line-numbered errors) and writer.
 #include "sim/memory/din.h"
 
+#include "sim/io/input.h"
+
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <string_view>
 #include <vector>
@@ -28,6 +31,31 @@ std::string_view next_field(std::string_view& s) {
   return f;
 }
 
+// One line of at most `limit` bytes into `text` (without the newline). False at the end of the
+// stream; `too_long` when the line goes on past the limit (a binary file, /dev/zero), so the
+// reader never buffers an endless line.
+bool read_line(std::istream& in, std::string& text, size_t limit, bool& too_long) {
+  text.clear();
+  too_long = false;
+  std::streambuf* buf = in.rdbuf();
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return !text.empty();
+    }
+    if (c == '\n') return true;
+    if (text.size() == limit) {
+      too_long = true;
+      return true;
+    }
+    text.push_back(static_cast<char>(c));
+  }
+}
+
+// A field echoed in an error: control characters escaped, a long token cut.
+std::string shown(std::string_view f) { return io::printable(f, 40); }
+
 bool parse_u64(std::string_view f, int base, uint64_t& out) {
   if (base == 16 && f.size() > 2 && f[0] == '0' && (f[1] == 'x' || f[1] == 'X')) f.remove_prefix(2);
   if (f.empty()) return false;
@@ -43,35 +71,40 @@ uint64_t read_din(std::istream& in, const std::string& name, AccessSink& sink,
   batch.reserve(options.batch == 0 ? 1 : options.batch);
   std::string text;
   uint64_t line_no = 0, count = 0;
-  while (std::getline(in, text)) {
+  bool too_long = false;
+  while (read_line(in, text, io::kMaxStreamLineBytes, too_long)) {
     ++line_no;
+    auto fail = [&](const std::string& msg) { throw TraceError(name, line_no, msg); };
+    if (too_long)
+      fail("the line is longer than " + std::to_string(io::kMaxStreamLineBytes) +
+           " bytes; a din line is 'label address [size]' (is this a din trace? it starts '" +
+           shown(text) + "')");
     std::string_view rest = text;
     std::string_view label = next_field(rest);
     if (label.empty() || label[0] == '#') continue;
-    auto fail = [&](const std::string& msg) { throw TraceError(name, line_no, msg); };
     uint64_t lab = 0;
     if (!parse_u64(label, 16, lab))
-      fail("label '" + std::string(label) + "' is not a number (0 read, 1 write, 2 fetch)");
+      fail("label '" + shown(label) + "' is not a number (0 read, 1 write, 2 fetch)");
     if (lab > 2)
-      fail("label " + std::string(label) +
+      fail("label " + shown(label) +
            " is not supported (0 read, 1 write, 2 instruction fetch; Dinero's escape records 3 "
            "and 4 are not)");
     std::string_view addr_f = next_field(rest);
-    if (addr_f.empty()) fail("missing address after label " + std::string(label));
+    if (addr_f.empty()) fail("missing address after label " + shown(label));
     uint64_t addr = 0;
     if (!parse_u64(addr_f, 16, addr))
-      fail("address '" + std::string(addr_f) + "' is not a hexadecimal number");
+      fail("address '" + shown(addr_f) + "' is not a hexadecimal number");
     uint64_t size = options.default_size;
     std::string_view size_f = next_field(rest);
     if (!size_f.empty()) {
       bool hex = size_f.size() > 2 && size_f[0] == '0' && (size_f[1] == 'x' || size_f[1] == 'X');
       if (!parse_u64(size_f, hex ? 16 : 10, size))
-        fail("size '" + std::string(size_f) + "' is not a number of bytes");
+        fail("size '" + shown(size_f) + "' is not a number of bytes");
       if (size == 0 || size > (1u << 20))
-        fail("size " + std::string(size_f) + " is not 1 .. 1 MiB");
+        fail("size " + shown(size_f) + " is not 1 .. 1 MiB");
     }
     std::string_view extra = next_field(rest);
-    if (!extra.empty()) fail("unexpected '" + std::string(extra) + "' after the size");
+    if (!extra.empty()) fail("unexpected '" + shown(extra) + "' after the size");
     if (addr + size < addr) fail("address + size overflows 64 bits");
     Access a;
     a.addr = addr;
@@ -89,7 +122,10 @@ uint64_t read_din(std::istream& in, const std::string& name, AccessSink& sink,
 }
 
 uint64_t read_din_file(const std::string& path, AccessSink& sink, const DinOptions& options) {
-  std::ifstream in(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw TraceError(path, 0, "is a directory, not a din trace");
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw TraceError(path, 0, "cannot open the trace file");
   return read_din(in, path, sink, options);
 }
