@@ -35,8 +35,14 @@ std::string HierarchyConfig::check() const {
   if (levels.size() > kMaxLevels)
     return "a hierarchy of " + std::to_string(levels.size()) + " cache levels is more than " +
            std::to_string(kMaxLevels) + " (real machines have 1 to 4)";
+  uint64_t total_lines = 0;
   for (size_t k = 0; k < levels.size(); ++k) {
     if (std::string err = levels[k].check(); !err.empty()) return err;
+    total_lines += levels[k].lines();
+    if (total_lines > 2 * kMaxCacheLines)
+      return "the cache levels hold " + std::to_string(total_lines) +
+             " lines together, more than the simulator's limit of " +
+             std::to_string(2 * kMaxCacheLines) + " (it keeps ~32 B per line)";
     if (k == 0 && levels[k].inclusion == Inclusion::Inclusive)
       return "cache level " + levels[k].name +
              ": the first level cannot be inclusive (there is no level above it to include)";

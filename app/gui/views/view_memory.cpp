@@ -183,7 +183,13 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
         ctx.push(command_from("machine " + m));
     ImGui::EndCombo();
   }
-  if (wb.machine) ImGui::TextWrapped("%s", wb.machine->description.c_str());
+  if (wb.machine) {
+    ImGui::TextWrapped("%s", wb.machine->description.c_str());
+    // Where a host machine's figures came from (sysfs, CPUID, or a labelled default).
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    for (const std::string& note : wb.machine->notes) ImGui::TextWrapped("%s", note.c_str());
+    ImGui::PopStyleColor();
+  }
   ImGui::TextDisabled("Results are kept per schedule and machine.");
   section_heading(ctx, "Working set of one tile");
   draw_working_set_meter(ctx);
