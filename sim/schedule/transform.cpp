@@ -1092,7 +1092,7 @@ std::string do_block_order(Kernel& k, const TransformStep& s, const Target& t) {
        std::to_string(c1) + " columns of tiles = " + std::to_string(r1 + c1) +
        " operand panels that must share L2";
   if (next.block_order == BlockOrder::Grouped)
-    e += ", against " + std::to_string(r0) + " × " + std::to_string(c0) + " = " +
+    e += ", against " + std::to_string(r0) + " + " + std::to_string(c0) + " = " +
          std::to_string(r0 + c0) + " in row-major order";
   return e + ". Results are identical; only which data is reused from L2 changes.";
 }

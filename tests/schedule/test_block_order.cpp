@@ -50,7 +50,7 @@ TEST_CASE("block order: the explanation counts the panels the first wave needs i
   // Grouped by 8: columns 0..16 (131 / 8 = 16) × rows 0..7 = 8 + 17 = 25 panels.
   CHECK(r.explanation.find("touch 8 rows × 17 columns of tiles = 25 operand panels") !=
         std::string::npos);
-  CHECK(r.explanation.find("against 5 × 32 = 37 in row-major order") != std::string::npos);
+  CHECK(r.explanation.find("against 5 + 32 = 37 in row-major order") != std::string::npos);
   // A grouped order needs a 2-D grid.
   const Program one = tsfix::apply_all(lower_graph(tsfix::linear_relu(64, 64, 8)),
                                        "fuse(matmul0, add0, relu0); bind(i, block.x)");
