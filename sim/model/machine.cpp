@@ -294,7 +294,7 @@ struct CpuInfo {
   bool has_flags = false;
 };
 
-CpuInfo read_cpuinfo(const std::string& path) {
+CpuInfo read_cpuinfo(const std::string& path, bool ask_cpu = false) {
   CpuInfo info;
   std::ifstream in(path);
   std::string line;
@@ -320,7 +320,7 @@ CpuInfo read_cpuinfo(const std::string& path) {
   }
 #if defined(__x86_64__) || defined(__i386__)
   // No flags line (a container's masked /proc, or none at all): ask the CPU itself.
-  if (!info.has_flags) {
+  if (!info.has_flags && ask_cpu) {
     __builtin_cpu_init();
     info.simd_fp32_lanes = __builtin_cpu_supports("avx512f") ? 16
                            : __builtin_cpu_supports("avx")   ? 8
@@ -426,7 +426,7 @@ class Parser {
     if (m.name.empty()) fail_at(1, "the machine has no 'name = …' line");
     if (cpuinfo_peak) {
       // Peak of FMA SIMD: cores × clock × fp32 lanes × 2 (an FMA is two flops) × FMA units.
-      CpuInfo info = read_cpuinfo(m_sys.cpuinfo);
+      CpuInfo info = read_cpuinfo(m_sys.cpuinfo, m_sys.use_cpuid);
       if (m.clock_hz == 0) m.clock_hz = info.mhz * 1e6;
       if (m.clock_hz <= 0) {
         m.clock_hz = kAssumedClockHz;
@@ -434,8 +434,9 @@ class Parser {
                           " gives no 'cpu MHz'); set 'clock = …' in the machine file");
       }
       if (!info.has_flags)
-        m.notes.push_back("SIMD width: " + std::to_string(info.simd_fp32_lanes) +
-                          " fp32 lanes, from CPUID (" + m_sys.cpuinfo + " has no flags)");
+        m.notes.push_back("SIMD width: " + std::to_string(info.simd_fp32_lanes) + " fp32 lanes, " +
+                          (m_sys.use_cpuid ? "from CPUID" : "assumed (SSE)") + " (" +
+                          m_sys.cpuinfo + " has no flags)");
       for (ComputePeak& p : m.peaks)
         if (p.ops_per_s == 0) {
           int lanes = info.simd_fp32_lanes * (p.dtype == "fp64" ? 1 : 2) / 2;
