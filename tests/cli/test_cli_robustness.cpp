@@ -78,7 +78,8 @@ TEST_CASE("schedule --verify of a 16384² matmul is refused at once, naming the 
 TEST_CASE("simulate of the shipped conv_block on tiny is estimated and refused within seconds") {
   // The current kernel is conv0: 8 images × 64 output channels × 56 × 56 pixels, each the sum
   // of 64 channels × 3 × 3 taps. Reduce reads x and w1 once per tap, the epilogue writes y once:
-  // 2 · 8·64·56·56·64·3·3 + 8·64·56·56 = 1851293696 accesses, more than the default limit of 5·10^8.
+  // 2 · 8·64·56·56·64·3·3 + 8·64·56·56 = 1851293696 accesses, more than the default limit of
+  // 5·10^8.
   const uint64_t accesses = 2ull * 8 * 64 * 56 * 56 * 64 * 3 * 3 + 8ull * 64 * 56 * 56;
   const Timed t = run_cli("simulate assets/models/conv_block.model --machine tiny");
   INFO(t.r.out, t.r.err);
