@@ -1,14 +1,18 @@
 // `tilescope-cli schedule FILE --apply "fuse(...); tile(...)"`: lowers a model, applies schedule
 // steps one by one printing each loop nest and explanation, and emits generated C++ or CUDA.
 #include "commands.h"
+#include "work_limits.h"
 
 #include "sim/graph/eval.h"
 #include "sim/graph/model_parser.h"
+#include "sim/io/input.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/interpreter.h"
 #include "sim/schedule/lower.h"
+#include "sim/schedule/trace_size.h"
 #include "sim/schedule/transform.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -32,12 +36,14 @@ struct ScheduleFlags {
   bool quiet = false;
   bool verify = false;
   bool launch = false;
+  // --verify interprets every element access; beyond this many it is refused up front.
+  double max_accesses = 5e8;
 };
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ScheduleError("cannot open '" + path + "'");
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  io::TextInput in = io::read_text_input(path, io::kMaxModelBytes, "a steps file");
+  if (!in.ok) throw ScheduleError("cannot read '" + path + "': " + in.error);
+  return std::move(in.text);
 }
 
 graph::Graph load_model(const std::string& file) {
@@ -57,8 +63,54 @@ std::string rule(const std::string& title) {
   return s;
 }
 
+// Element accesses per second of verify() (interpreter plus reference), measured on a 256³
+// matmul: 33.6 M accesses in 1.3 s of CPU time. Only for the "about N s" in a refusal.
+constexpr double kInterpreterRate = 20e6;
+
+// Memory verify() holds at its peak, from the graph's shapes: the random feeds in double and
+// their float copy, the reference evaluator's double result for every tensor, the interpreter's
+// float result for every tensor it produces, and one kernel's packed buffers beside them.
+uint64_t verify_bytes(const Program& p) {
+  double fed = 0, all = 0;
+  for (const graph::Tensor& t : p.graph->tensors()) {
+    const double n = double(t.numel());
+    all += n;
+    if (t.producer < 0) fed += n;
+  }
+  double widest_kernel = 0;
+  for (const Kernel& k : p.kernels) {
+    double elems = 0;
+    for (const KernelTensor& t : k.tensors) elems += double(std::max<int64_t>(1, t.alloc_elems()));
+    widest_kernel = std::max(widest_kernel, elems);
+  }
+  return uint64_t(fed * (8 + 4) + all * 8 + (all - fed) * 4 + widest_kernel * 4 * 2);
+}
+
 // Interpreter vs the graph's plain-loop reference on deterministic random inputs.
-int verify(const Program& p, std::ostream& out) {
+int verify(const Program& p, std::ostream& out, double max_accesses) {
+  // Size first, refuse before allocating: a 16384² matmul needs ~19 GiB and ~9·10^12 element
+  // accesses here; running out of memory half way would take the machine's other work with it,
+  // and nobody waits five days for a check. Both figures are printed, whichever is over.
+  const uint64_t need = verify_bytes(p);
+  const MemoryBudget budget = memory_budget();
+  double accesses = 0;
+  for (const Kernel& k : p.kernels) accesses += estimate_trace_size(k).accesses;
+  const bool too_big = need > budget.bytes, too_long = accesses > max_accesses;
+  if (too_big || too_long) {
+    std::cerr << "schedule: --verify refused: comparing this program with the reference needs "
+                 "about "
+              << format_bytes_exact(need) << " of memory ("
+              << (too_big ? "more than the " : "within the ") << format_bytes_exact(budget.bytes)
+              << " available, " << budget.source << ") and about " << format_count(accesses)
+              << " element accesses in the interpreter (" << (too_long ? "more than" : "within")
+              << " --max-accesses " << format_count(max_accesses) << "; about "
+              << uint64_t(std::ceil(accesses / kInterpreterRate)) << " s at about "
+              << format_count(kInterpreterRate)
+              << "/s). Verify the same steps on a smaller model: a schedule that is right at one "
+                 "size is right at another it divides"
+              << (too_big ? "" : ", or raise --max-accesses") << "\n";
+    return 1;
+  }
   auto feeds64 = graph::random_feeds(*p.graph, 1);
   std::map<graph::TensorId, std::vector<float>> feeds;
   for (const auto& [id, v] : feeds64) feeds[id] = std::vector<float>(v.begin(), v.end());
@@ -138,7 +190,7 @@ int run_schedule(const ScheduleFlags& f) {
           << lc.block[0] << "×" << lc.block[1] << "×" << lc.block[2] << ", dynamic shared memory "
           << lc.dynamic_smem_bytes << " B\n";
     }
-    if (f.verify) return verify(p, out);
+    if (f.verify) return verify(p, out, f.max_accesses);
   } catch (const ScheduleError& e) {
     std::cerr << "schedule: " << e.what() << "\n";
     return 1;
@@ -170,6 +222,9 @@ const CommandRegistrar kRegistrar(
       sub.add_flag("--verify", flags->verify,
                    "Run the scheduled program in the interpreter and compare with the reference");
       sub.add_flag("--launch", flags->launch, "Print the CUDA launch configuration");
+      sub.add_option("--max-accesses", flags->max_accesses,
+                     "Refuse a --verify estimated to interpret more element accesses than this")
+          ->capture_default_str();
       sub.callback([flags, &exit_code] { exit_code = run_schedule(*flags); });
     });
 

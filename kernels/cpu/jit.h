@@ -6,8 +6,18 @@
 // where args[i] is the i-th tensor, inputs first, then outputs, fp32, shapes baked in as constants.
 // Nothing here throws to the caller: a missing compiler, a compile error or a missing symbol comes
 // back as a JitResult with ok == false, a one-paragraph `error` and the compiler's own output.
+//
+// The cache is code that this process will run, so it must be private: the folder is created
+// 0700 and used only when it is a real directory (not a symlink) owned by the current user and
+// writable by nobody else; files are created exclusively (O_EXCL | O_NOFOLLOW, a unique temporary
+// renamed into place); a cached object is loaded only when it is a regular file owned by the user
+// and not group/world-writable. Anything else there is refused with a message, never followed.
+// The key covers the source, the compiler's path and --version, the flags and (for -march=native,
+// whose meaning depends on the host) the CPU's model name and feature flags.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -18,8 +28,15 @@ using JitKernelFn = void (*)(float* const* args);
 struct JitOptions {
   std::string compiler;                     // empty: $CXX, else the compiler that built tilescope
   std::string flags = "-O3 -march=native";  // optimisation flags, shown to the user
-  std::string cache_dir;  // empty: $XDG_CACHE_HOME/tilescope/jit or ~/.cache/tilescope/jit
+  // empty: $XDG_CACHE_HOME/tilescope/jit, else ~/.cache/tilescope/jit, else (neither set)
+  // $TMPDIR/tilescope-jit-<uid>
+  std::string cache_dir;
   bool use_cache = true;  // false: always recompile (the new object still replaces the cached one)
+  // After each compile the cache keeps the newest this many objects (and their sources) and at
+  // most max_cache_bytes of objects; older entries, sources of failed compiles and leftovers of
+  // interrupted ones are removed.
+  std::size_t max_entries = 64;
+  std::uint64_t max_cache_bytes = 256ull << 20;
 };
 
 // A loaded shared object; unloads it when the last owner lets go. Keep it alive while calling

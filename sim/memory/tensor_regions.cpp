@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <stdexcept>
 
 namespace tilescope::memory {
@@ -31,6 +32,12 @@ TensorRegion parse_tensor_region(const std::string& text) {
     throw std::invalid_argument("tensor region '" + text + "': base is not a number");
   if (!parse_number(std::string_view(text).substr(plus + 1), r.bytes) || r.bytes == 0)
     throw std::invalid_argument("tensor region '" + text + "': size is not a positive number");
+  // base + bytes would wrap past 2^64 and the region would seem to end before it starts, so the
+  // overlap check and the lookup would accept and mislabel it.
+  if (r.bytes > UINT64_MAX - r.base)
+    throw std::invalid_argument("tensor region '" + text +
+                                "' ends past the top of the 64-bit address space (base + size > "
+                                "0xffffffffffffffff)");
   return r;
 }
 
@@ -41,10 +48,14 @@ TensorRegionSink::TensorRegionSink(std::vector<TensorRegion> regions, AccessSink
   for (size_t i = 0; i < m_order.size(); ++i) m_order[i] = i;
   std::sort(m_order.begin(), m_order.end(),
             [&](size_t a, size_t b) { return m_regions[a].base < m_regions[b].base; });
+  for (const TensorRegion& r : m_regions)
+    if (r.bytes > UINT64_MAX - r.base)
+      throw std::invalid_argument("tensor region " + r.name +
+                                  " ends past the top of the 64-bit address space");
   for (size_t i = 1; i < m_order.size(); ++i) {
     const TensorRegion& p = m_regions[m_order[i - 1]];
     const TensorRegion& q = m_regions[m_order[i]];
-    if (p.base + p.bytes > q.base)
+    if (p.bytes > q.base - p.base)  // p's end passes q's start; q.base >= p.base (sorted)
       throw std::invalid_argument("tensor regions " + p.name + " and " + q.name + " overlap");
   }
 }

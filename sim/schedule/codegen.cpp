@@ -78,8 +78,12 @@ class Writer {
     for (const auto& s : m_k.stages) used.insert(c_ident(s.buffer));
     for (const auto& t : m_k.tensors) {
       std::string n = d == Dialect::Pseudo ? t.name : sanitize(t.name);
-      if (d != Dialect::Pseudo)
-        while (used.count(n) || is_keyword(n) || n.rfind("ts_", 0) == 0) n += "_";
+      if (d != Dialect::Pseudo) {
+        // ts_ names belong to the generated code (ts_kernel, ts_tid, ...); appending would keep
+        // the prefix forever, so a model's ts_x becomes t_ts_x, which no longer starts with it.
+        if (n.rfind("ts_", 0) == 0) n = "t_" + n;
+        while (used.count(n) || is_keyword(n)) n += "_";
+      }
       used.insert(n);
       m_tensor_ident.push_back(n);
     }

@@ -618,6 +618,11 @@ graph::TensorId fused_tensor(const Program& p, const Kernel& prod, const Kernel&
 
 std::string do_fuse(Program& p, const TransformStep& s, const Target& t) {
   if (s.args.size() < 2) refuse("fuse takes a producer op and one or more elementwise consumers");
+  // An op named twice would fuse a kernel into itself: there is nothing to fuse, and saying so is
+  // clearer than a success message about zero saved bytes.
+  for (size_t a = 0; a < s.args.size(); ++a)
+    for (size_t b = a + 1; b < s.args.size(); ++b)
+      if (s.args[a] == s.args[b]) refuse("fuse: " + s.args[a] + " is named twice");
   std::string e;
   int64_t saved = 0;
   std::vector<std::string> fused;
@@ -1246,6 +1251,14 @@ std::string do_pad(Program& p, const TransformStep& s, const Target& t) {
 
 std::string apply_to(Program& p, const TransformStep& s, const Target& t) {
   if (p.kernels.empty()) refuse("the program has no kernels");
+  // option() takes the first of a repeated key; the learner meant one of them, and picking one
+  // silently would schedule something else than what they read in their step.
+  for (size_t a = 0; a < s.options.size(); ++a)
+    for (size_t b = a + 1; b < s.options.size(); ++b)
+      if (s.options[a].first == s.options[b].first)
+        refuse(s.name + ": " + s.options[a].first + "= is given twice (" + s.options[a].first +
+               "=" + s.options[a].second + " and " + s.options[b].first + "=" +
+               s.options[b].second + "); give it once");
   Kernel& k = p.kernels[size_t(p.current)];
   const std::string& n = s.name;
   if (n == "kernel") {

@@ -1,0 +1,119 @@
+// Memory budget, size formatting and terminal progress for the CLI's long-running commands.
+#include "work_limits.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace tilescope::cli {
+
+namespace {
+
+constexpr uint64_t kFallbackBudget = 4ull << 30;
+
+// "4G", "512M", "1000": bytes; 0 when the text is not such a number.
+uint64_t parse_size(const std::string& text) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (end == text.c_str()) return 0;
+  const std::string suffix(end);
+  if (suffix.empty() || suffix == "B") return v;
+  if (suffix == "K" || suffix == "KiB") return v << 10;
+  if (suffix == "M" || suffix == "MiB") return v << 20;
+  if (suffix == "G" || suffix == "GiB") return v << 30;
+  return 0;
+}
+
+}  // namespace
+
+MemoryBudget memory_budget() {
+  if (const char* env = std::getenv("TILESCOPE_MEMORY_LIMIT"); env && *env) {
+    if (const uint64_t v = parse_size(env))
+      return {v, "TILESCOPE_MEMORY_LIMIT=" + std::string(env)};
+  }
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);) {
+    if (line.rfind("MemAvailable:", 0) != 0) continue;
+    std::istringstream in(line.substr(13));
+    uint64_t kib = 0;
+    if (in >> kib && kib > 0) return {kib << 10, "MemAvailable in /proc/meminfo"};
+  }
+  return {kFallbackBudget, "a fixed cap (no MemAvailable in /proc/meminfo)"};
+}
+
+std::string format_bytes_exact(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = double(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 6) {
+    v /= 1024;
+    ++u;
+  }
+  char b[64];
+  if (u == 0)
+    std::snprintf(b, sizeof b, "%llu B", static_cast<unsigned long long>(bytes));
+  else
+    std::snprintf(b, sizeof b, "%.1f %s (%llu bytes)", v, units[u],
+                  static_cast<unsigned long long>(bytes));
+  return b;
+}
+
+std::string format_count(double n) {
+  char b[32];
+  if (n >= 1e12)
+    std::snprintf(b, sizeof b, "%.1f T", n / 1e12);
+  else if (n >= 1e9)
+    std::snprintf(b, sizeof b, "%.1f G", n / 1e9);
+  else if (n >= 1e6)
+    std::snprintf(b, sizeof b, "%.1f M", n / 1e6);
+  else
+    std::snprintf(b, sizeof b, "%.0f", n);
+  return b;
+}
+
+Progress::Progress(std::string what, double total)
+    : m_what(std::move(what)),
+      m_total(total),
+      m_enabled(isatty(STDERR_FILENO) == 1),
+      m_start(std::chrono::steady_clock::now()),
+      m_last(m_start) {}
+
+Progress::~Progress() {
+  if (m_drawn) std::fprintf(stderr, "\n");
+}
+
+void Progress::update(double done) {
+  if (!m_enabled) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - m_last < std::chrono::milliseconds(500)) return;
+  m_last = now;
+  const double seconds = std::chrono::duration<double>(now - m_start).count();
+  const double rate = seconds > 0 ? done / seconds : 0;
+  char b[256];
+  if (m_total > 0 && rate > 0)
+    std::snprintf(b, sizeof b, "\r%s: %s of %s (%.0f%%), %s/s, about %.0f s left   ",
+                  m_what.c_str(), format_count(done).c_str(), format_count(m_total).c_str(),
+                  100.0 * done / m_total, format_count(rate).c_str(),
+                  done < m_total ? (m_total - done) / rate : 0.0);
+  else
+    std::snprintf(b, sizeof b, "\r%s: %s, %s/s   ", m_what.c_str(), format_count(done).c_str(),
+                  format_count(rate).c_str());
+  std::fputs(b, stderr);
+  std::fflush(stderr);
+  m_drawn = true;
+}
+
+void ProgressSink::access_batch(const memory::Access* accesses, size_t count) {
+  m_next.access_batch(accesses, count);
+  m_count += count;
+  // The clock is read once per million accesses, not per batch: progress must cost nothing.
+  if (m_count >= m_next_report) {
+    m_progress.update(double(m_count));
+    m_next_report = m_count + (1u << 20);
+  }
+}
+
+}  // namespace tilescope::cli
