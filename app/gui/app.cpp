@@ -12,6 +12,7 @@
 #include "app/gui/theme.h"
 #include "app/gui/views/views.h"
 #include "sim/graph/model_parser.h"
+#include "sim/io/input.h"
 
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -90,7 +91,8 @@ std::string write_layout_json(const std::string& path, const AppState& state, in
   j["view"] = {{"zoom", state.view.zoom}, {"pan_x", state.view.pan_x}, {"pan_y", state.view.pan_y}};
   std::ofstream out(path);
   if (!out) return "cannot write layout JSON '" + path + "'";
-  out << j.dump(2) << "\n";
+  // Replace, not throw, on invalid UTF-8: model text and its error excerpts are user bytes.
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return out ? std::string() : "cannot write layout JSON '" + path + "'";
 }
 
@@ -125,9 +127,11 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   j["memory_cache_entries"] = wb.memory_cache.size();
   j["recorded_reports"] = wb.recorded.size();
   j["tiles"] = {{"frames", wb.tiles ? wb.tiles->frames.size() : 0}, {"frame", wb.tiles_frame}};
+  j["status"] = {{"message", state.status_message}, {"is_error", state.status_is_error}};
   std::ofstream out(path);
   if (!out) return "cannot write state JSON '" + path + "'";
-  out << j.dump(2) << "\n";
+  // Replace, not throw, on invalid UTF-8: model text and its error excerpts are user bytes.
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return out ? std::string() : "cannot write state JSON '" + path + "'";
 }
 
@@ -215,11 +219,14 @@ int run_app(const AppOptions& options) {
   ScriptRunner script;
   try {
     if (!options.script.empty()) {
-      script = ScriptRunner(parse_script(read_text_file(options.script), options.script),
-                            options.script);
+      // A script is a list of commands written by hand: a model file's cap is plenty.
+      script = ScriptRunner(
+          parse_script(read_text_file(options.script, io::kMaxModelBytes, "a script file"),
+                       options.script),
+          options.script);
     }
     if (!options.model_path.empty()) {
-      state.model.text = read_text_file(options.model_path);
+      state.model.text = read_text_file(options.model_path, io::kMaxModelBytes, "a model file");
       state.model.path = options.model_path;
     } else {
       state.model.text = std::string(graph::default_model_text());
@@ -232,17 +239,24 @@ int run_app(const AppOptions& options) {
   workbench_set_machine(state.bench, state.bench.machine_name);
   // A model with an error still opens: the error is shown next to the text, as when typing.
   reparse_model(state);
-  // The last session comes back unless a model was named or the run is automated (tests).
+  // The last session comes back unless a model was named or the run is automated (tests);
+  // --session FILE names one explicitly, for automated runs too.
   const bool use_session = !options.no_session && options.script.empty() && options.frames == 0 &&
                            options.bench_frames == 0;
-  const std::string session_path = use_session ? default_session_path() : std::string();
+  std::string session_path = options.no_session              ? std::string()
+                             : !options.session_path.empty() ? options.session_path
+                             : use_session                   ? default_session_path()
+                                                             : std::string();
   std::string saved_session;
-  if (!session_path.empty() && options.model_path.empty() &&
-      std::filesystem::exists(session_path)) {
-    if (std::string e = load_session(state, session_path); !e.empty()) {
-      state.status_message = e;
-      state.status_is_error = true;
+  if (!session_path.empty() && options.model_path.empty()) {
+    // Never fatal: whatever the file holds, the app starts (the message says what happened).
+    const SessionRestore restored = restore_session(state, session_path);
+    if (!restored.message.empty()) {
+      std::fprintf(stderr, "tilescope: %s\n", restored.message.c_str());
+      state.status_message = restored.message;
+      state.status_is_error = restored.is_error;
     }
+    if (!restored.autosave_ok) session_path.clear();
   }
 
   glfwSetErrorCallback(glfw_error);
@@ -341,7 +355,7 @@ int run_app(const AppOptions& options) {
     }
     // Autosave when what a session holds changed (cheap: a few strings compared per frame).
     if (!session_path.empty()) {
-      std::string now = session_to_json(state).dump();
+      std::string now = session_text(state);
       if (now != saved_session) {
         if (std::string e = save_session(state, session_path); !e.empty()) {
           state.status_message = e;

@@ -34,6 +34,8 @@ std::string app_usage() {
          "  --theme NAME        light, dark or projector\n"
          "  --no-session        do not restore or autosave ~/.local/state/tilescope/session.json\n"
          "                      (scripted and --frames runs never use the session)\n"
+         "  --session FILE      restore from and autosave to FILE instead (also in scripted and\n"
+         "                      --frames runs)\n"
          "  --help              show this text\n";
 }
 
@@ -67,6 +69,8 @@ AppOptions parse_app_options(const std::vector<std::string>& args) {
     };
     if (name == "--model") {
       o.model_path = take();
+    } else if (name == "--session") {
+      o.session_path = take();
     } else if (name == "--script") {
       o.script = take();
     } else if (name == "--frames") {
@@ -84,8 +88,8 @@ AppOptions parse_app_options(const std::vector<std::string>& args) {
       const size_t x = v.find('x');
       if (x == std::string::npos)
         throw OptionsError("--size: expected WxH such as 1600x1000, got '" + v + "'");
-      o.width = parse_int("--size (width)", v.substr(0, x), 200, 16384);
-      o.height = parse_int("--size (height)", v.substr(x + 1), 150, 16384);
+      o.width = parse_int("--size (width)", v.substr(0, x), 200, kMaxWindowSide);
+      o.height = parse_int("--size (height)", v.substr(x + 1), 150, kMaxWindowSide);
     } else if (name == "--theme") {
       const std::string v = take();
       const auto t = theme_from_name(v);

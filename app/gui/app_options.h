@@ -21,6 +21,7 @@ struct AppOptions {
   std::string layout_json;     // --layout-json FILE: panel and node rects, written at exit
   std::string state_json;      // --state-json FILE: view, schedule history, results, at exit
   bool no_session = false;     // --no-session: neither restore nor autosave the session
+  std::string session_path;    // --session FILE: restore and autosave FILE (scripted runs too)
   bool help = false;
 };
 

@@ -126,6 +126,45 @@ void fit_view(AppState& state) {
   state.view.pan_y = std::round(readable_only ? top : top + (avail_h - sh * zoom) / 2);
 }
 
+namespace {
+
+// Sets the view from values computed in double: each clamped before it becomes a float, since
+// converting a double outside float's range is undefined (and gives inf in practice).
+void set_view(AppState& state, double zoom, double pan_x, double pan_y) {
+  CanvasView& v = state.view;
+  if (!std::isfinite(zoom) || !std::isfinite(pan_x) || !std::isfinite(pan_y)) {
+    v.zoom = 1.0f;
+    v.pan_x = v.pan_y = 0.0f;
+    v.fit_pending = true;  // the next refresh_scene puts the graph back in view
+    return;
+  }
+  const double z = std::clamp(zoom, double(kMinZoom), double(kMaxZoom));
+  const Rect canvas = state.panels().graph;
+  const double gw = state.scene ? double(state.scene->width) * z : 0.0;
+  const double gh = state.scene ? double(state.scene->height) * z : 0.0;
+  const double cw = std::max(double(canvas.w), 1.0), ch = std::max(double(canvas.h), 1.0);
+  v.zoom = static_cast<float>(z);
+  v.pan_x = static_cast<float>(std::clamp(pan_x, -gw - cw, 2 * cw));
+  v.pan_y = static_cast<float>(std::clamp(pan_y, -gh - ch, 2 * ch));
+}
+
+}  // namespace
+
+void pan_view(AppState& state, double dx, double dy) {
+  state.view.fit_pending = false;
+  set_view(state, state.view.zoom, double(state.view.pan_x) + dx, double(state.view.pan_y) + dy);
+}
+
+void zoom_view(AppState& state, double factor, double ax, double ay) {
+  state.view.fit_pending = false;
+  const double old_zoom = state.view.zoom;
+  const double new_zoom = std::clamp(old_zoom * factor, double(kMinZoom), double(kMaxZoom));
+  // Keep the world point under the anchor where it is.
+  const double ratio = new_zoom / old_zoom;
+  set_view(state, new_zoom, ax - (ax - state.view.pan_x) * ratio,
+           ay - (ay - state.view.pan_y) * ratio);
+}
+
 std::string_view line_of(std::string_view text, int line) {
   if (line < 1) return {};
   size_t start = 0;

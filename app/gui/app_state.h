@@ -75,6 +75,11 @@ struct SyntheticInput {
   std::string text;          // characters typed this frame (UTF-8)
 };
 
+// Window sides a resize may ask for. A window of 20000 x 20000 needs a framebuffer and
+// screenshot buffers of gigabytes (20000² × 4 bytes = 1.6 GB, twice) and ended in bad_alloc.
+inline constexpr int kMinWindowSide = 16;
+inline constexpr int kMaxWindowSide = 8192;
+
 struct PlatformRequests {
   std::string screenshot_path;  // save a PNG after this frame renders
   bool quit = false;
@@ -134,6 +139,19 @@ inline constexpr float kReadableZoom = 0.75f;
 // Sets zoom and pan so the scene fits the graph panel, centred. A fit on load (not whole) stops
 // at kReadableZoom and shows the top of a tall graph; fit_whole (key F) always shows everything.
 void fit_view(AppState& state);
+
+// The canvas zoom's range (wheel, zoom command): past these the graph is a dot or one letter.
+inline constexpr float kMinZoom = 0.05f;
+inline constexpr float kMaxZoom = 8.0f;
+
+// Moves the canvas content by (dx, dy) pixels, or zooms it by `factor` about canvas point
+// (ax, ay). Both compute in double, then clamp the zoom to [kMinZoom, kMaxZoom] and the pan so
+// the graph stays within one canvas size of the canvas's edges (pan_x in [-graph width - canvas
+// width, 2 × canvas width], and so for y): always reachable by dragging back, and never
+// coordinates so large that float arithmetic on them gives inf or NaN in the drawing code
+// (`pan 1e308 -1e308` crashed it). A view that is not finite is refitted.
+void pan_view(AppState& state, double dx, double dy);
+void zoom_view(AppState& state, double factor, double ax, double ay);
 
 // The text of a 1-based line of `text` ("" when out of range).
 std::string_view line_of(std::string_view text, int line);

@@ -3,6 +3,7 @@
 
 #include "app/gui/graph_edit.h"
 #include "app/gui/views/memory_model.h"
+#include "sim/io/input.h"
 
 #include <algorithm>
 #include <cctype>
@@ -44,6 +45,20 @@ double parse_number(std::string_view word, std::string_view name, std::string_vi
                        std::string(word) + "'");
   }
   return value;
+}
+
+// A window pixel coordinate (click, drag, scroll): ImGui and the GPU get floats, and a double
+// past float's range (1e308) does not convert to one; no window is this large anyway.
+constexpr double kMaxPixelCoordinate = 1e5;
+
+double parse_pixel(std::string_view word, std::string_view name, std::string_view verb) {
+  const double v = parse_number(word, name, verb);
+  if (std::abs(v) > kMaxPixelCoordinate) {
+    throw CommandError(std::string(verb) + ": " + std::string(name) +
+                       " must be a window pixel from -100000 to 100000, got '" + std::string(word) +
+                       "'");
+  }
+  return v;
 }
 
 int parse_positive_int(std::string_view word, std::string_view name, std::string_view verb) {
@@ -96,6 +111,19 @@ std::string require_rest(std::string_view rest, std::string_view verb, std::stri
   return std::string(rest);
 }
 
+// "" or why a resize to w x h is refused (parse time for scripts, apply time for the rest).
+std::string check_window_size(double w, double h) {
+  for (const double side : {w, h}) {
+    if (!(side >= kMinWindowSide && side <= kMaxWindowSide)) {
+      return "resize: each side must be " + std::to_string(kMinWindowSide) + " to " +
+             std::to_string(kMaxWindowSide) + " pixels, got " +
+             std::to_string(static_cast<long long>(std::clamp(side, -1e18, 1e18))) +
+             " (a larger window needs gigabytes of frame and screenshot buffers)";
+    }
+  }
+  return {};
+}
+
 std::string fmt(double v) {
   std::ostringstream os;
   os << v;
@@ -135,8 +163,8 @@ Command parse_command(std::string_view line) {
     c.a = parse_number(take_word(rest), "factor", verb);
     if (c.a <= 0) throw CommandError("zoom: factor must be > 0, got " + fmt(c.a));
     if (!trim(rest).empty()) {
-      c.c = parse_number(take_word(rest), "anchor x", verb);
-      c.d = parse_number(take_word(rest), "anchor y", verb);
+      c.c = parse_pixel(take_word(rest), "anchor x", verb);
+      c.d = parse_pixel(take_word(rest), "anchor y", verb);
       c.anchored = true;
     }
     expect_end(rest, verb);
@@ -161,8 +189,8 @@ Command parse_command(std::string_view line) {
     expect_end(rest, verb);
   } else if (verb == "click") {
     c.kind = CommandKind::Click;
-    c.a = parse_number(take_word(rest), "x", verb);
-    c.b = parse_number(take_word(rest), "y", verb);
+    c.a = parse_pixel(take_word(rest), "x", verb);
+    c.b = parse_pixel(take_word(rest), "y", verb);
     expect_end(rest, verb);
   } else if (verb == "click-node") {
     c.kind = CommandKind::ClickNode;
@@ -171,16 +199,17 @@ Command parse_command(std::string_view line) {
     expect_end(rest, verb);
   } else if (verb == "drag") {
     c.kind = CommandKind::Drag;
-    c.a = parse_number(take_word(rest), "x1", verb);
-    c.b = parse_number(take_word(rest), "y1", verb);
-    c.c = parse_number(take_word(rest), "x2", verb);
-    c.d = parse_number(take_word(rest), "y2", verb);
+    c.a = parse_pixel(take_word(rest), "x1", verb);
+    c.b = parse_pixel(take_word(rest), "y1", verb);
+    c.c = parse_pixel(take_word(rest), "x2", verb);
+    c.d = parse_pixel(take_word(rest), "y2", verb);
     expect_end(rest, verb);
   } else if (verb == "scroll") {
     c.kind = CommandKind::Scroll;
-    c.a = parse_number(take_word(rest), "x", verb);
-    c.b = parse_number(take_word(rest), "y", verb);
+    c.a = parse_pixel(take_word(rest), "x", verb);
+    c.b = parse_pixel(take_word(rest), "y", verb);
     c.c = parse_number(take_word(rest), "notches", verb);
+    if (std::abs(c.c) > 100) throw CommandError("scroll: notches must be from -100 to 100");
     expect_end(rest, verb);
   } else if (verb == "key") {
     c.kind = CommandKind::Key;
@@ -203,6 +232,7 @@ Command parse_command(std::string_view line) {
     c.kind = CommandKind::Resize;
     c.a = parse_positive_int(take_word(rest), "width", verb);
     c.b = parse_positive_int(take_word(rest), "height", verb);
+    if (std::string e = check_window_size(c.a, c.b); !e.empty()) throw CommandError(e);
     expect_end(rest, verb);
   } else if (verb == "view") {
     c.kind = CommandKind::SetView;
@@ -393,13 +423,10 @@ std::vector<ScriptLine> parse_script(std::string_view text, const std::string& f
   return out;
 }
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CommandError("cannot open '" + path + "': " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw CommandError("cannot read '" + path + "'");
-  return ss.str();
+std::string read_text_file(const std::string& path, uint64_t max_bytes, std::string_view what) {
+  io::TextInput in = io::read_text_input(path, max_bytes, what);
+  if (!in.ok) throw CommandError(in.error);
+  return std::move(in.text);
 }
 
 // [SECTION] Applying
@@ -431,7 +458,7 @@ std::string apply_command(AppState& state, const Command& c) {
     case CommandKind::SetModelFile: {
       std::string text;
       try {
-        text = read_text_file(c.text);
+        text = read_text_file(c.text, io::kMaxModelBytes, "a model file");
       } catch (const CommandError& e) {
         return e.what();
       }
@@ -483,22 +510,15 @@ std::string apply_command(AppState& state, const Command& c) {
       state.selection = {};
       return {};
     case CommandKind::Zoom: {
+      // Views push zooms too (the wheel), so the factor is checked here as well as when parsed.
+      if (!(std::isfinite(c.a) && c.a > 0)) return "zoom: factor must be a finite number > 0";
       const Rect canvas = state.panels().graph;
-      const float ax = c.anchored ? static_cast<float>(c.c) : canvas.w / 2;
-      const float ay = c.anchored ? static_cast<float>(c.d) : canvas.h / 2;
-      const float old_zoom = state.view.zoom;
-      const float new_zoom = std::clamp(old_zoom * static_cast<float>(c.a), 0.05f, 8.0f);
-      // Keep the world point under the anchor where it is.
-      state.view.pan_x = ax - (ax - state.view.pan_x) * new_zoom / old_zoom;
-      state.view.pan_y = ay - (ay - state.view.pan_y) * new_zoom / old_zoom;
-      state.view.zoom = new_zoom;
-      state.view.fit_pending = false;
+      zoom_view(state, c.a, c.anchored ? c.c : canvas.w / 2, c.anchored ? c.d : canvas.h / 2);
       return {};
     }
     case CommandKind::Pan:
-      state.view.pan_x += static_cast<float>(c.a);
-      state.view.pan_y += static_cast<float>(c.b);
-      state.view.fit_pending = false;
+      if (!std::isfinite(c.a) || !std::isfinite(c.b)) return "pan: dx and dy must be finite";
+      pan_view(state, c.a, c.b);
       return {};
     case CommandKind::Fit:
       state.view.fit_pending = true;  // done by refresh_scene, once the scene matches the font
@@ -512,6 +532,7 @@ std::string apply_command(AppState& state, const Command& c) {
       state.requests.screenshot_path = c.text;
       return {};
     case CommandKind::Resize:
+      if (std::string e = check_window_size(c.a, c.b); !e.empty()) return e;
       state.requests.resize_w = static_cast<int>(c.a);
       state.requests.resize_h = static_cast<int>(c.b);
       state.view.fit_pending = true;

@@ -16,7 +16,7 @@
 //   screenshot FILE            save a PNG of the window after the next frame renders
 //   wait-frames N              let N frames pass before the next script line
 //   wait-seconds S             let S seconds pass (e.g. the typing debounce) before the next line
-//   resize W H                 resize the window
+//   resize W H                 resize the window (each side 16 to 8192 pixels)
 //   click X Y                  click the left button at window pixel X Y (as a user would)
 //   click-node NAME            click the centre of a graph node (op or tensor) on the canvas
 //   drag X1 Y1 X2 Y2           drag with the left button from one window pixel to another
@@ -50,6 +50,7 @@
 
 #include "app/gui/app_state.h"
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -133,7 +134,8 @@ std::vector<ScriptLine> parse_script(std::string_view text, const std::string& f
 // WaitFrames, WaitSeconds and WaitJobs are the script runner's business and do nothing here.
 std::string apply_command(AppState& state, const Command& command);
 
-// Reads a whole file; throws CommandError naming the file when it cannot be read.
-std::string read_text_file(const std::string& path);
+// Reads a whole file of at most `max_bytes` through io::read_text_input; throws CommandError
+// naming the file and `what` it should be when it cannot be read (a directory, /dev/zero).
+std::string read_text_file(const std::string& path, uint64_t max_bytes, std::string_view what);
 
 }  // namespace tilescope::gui

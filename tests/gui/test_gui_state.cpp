@@ -204,7 +204,7 @@ TEST_CASE("a selection that vanishes with an edit is dropped") {
 TEST_CASE("set-model-file reports a missing file and leaves the model alone") {
   AppState state = default_state();
   const std::string msg = apply_command(state, cmd("set-model-file /nonexistent/m.model"));
-  CHECK(msg.find("cannot open '/nonexistent/m.model'") != std::string::npos);
+  CHECK(msg.find("cannot open a model file '/nonexistent/m.model'") != std::string::npos);
   CHECK(state.model.path.empty());
   CHECK(state.graph()->ops().size() == 3);
 }
@@ -368,10 +368,10 @@ TEST_CASE("the app rejects bad flags and unreadable files with a message and non
   CHECK(out.find("--frames: expected a whole number") != std::string::npos);
   std::tie(code, out) = run_app_binary("--model /nonexistent/x.model");
   CHECK(code == 1);
-  CHECK(out.find("cannot open '/nonexistent/x.model'") != std::string::npos);
+  CHECK(out.find("cannot open a model file '/nonexistent/x.model'") != std::string::npos);
   std::tie(code, out) = run_app_binary("--script /nonexistent/s.script");
   CHECK(code == 1);
-  CHECK(out.find("cannot open '/nonexistent/s.script'") != std::string::npos);
+  CHECK(out.find("cannot open a script file '/nonexistent/s.script'") != std::string::npos);
   std::tie(code, out) = run_app_binary("--help");
   CHECK(code == 0);
   CHECK(out.find("--layout-json") != std::string::npos);
