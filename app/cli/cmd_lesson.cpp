@@ -4,6 +4,7 @@
 
 #include "sim/lesson/checker.h"
 #include "sim/lesson/lesson.h"
+#include "sim/lesson/mutate.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -21,6 +22,12 @@ struct LessonFlags {
   std::vector<std::string> files;
   std::string dir;
   bool quiet = false;
+  bool mutate = false;
+};
+
+// Counts of a mutation run over one or more lessons.
+struct MutationTotals {
+  size_t checks = 0, mutants = 0, killed = 0, surviving_checks = 0;
 };
 
 // Checks one file; returns the number of failed checks, or -1 when the lesson is malformed.
@@ -78,6 +85,46 @@ std::vector<std::string> lesson_files(const std::string& dir) {
   return files;
 }
 
+// `lesson check --mutate`: every passing check re-judged with its expected side perturbed (see
+// sim/lesson/mutate.h). Prints each surviving mutant with file:line; returns the number of
+// checks with a survivor, or -1 when the lesson is malformed or a check fails outright.
+int mutate_file(const std::string& file, MutationTotals& totals) {
+  std::unique_ptr<LessonSession> session;
+  try {
+    session = std::make_unique<LessonSession>(load_lesson_file(file));
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return -1;
+  }
+  int surviving = 0;
+  bool failing = false;
+  for (const CheckResult& r : session->run_checks()) {
+    ++totals.checks;
+    if (!r.pass) {
+      std::cout << file << ":" << r.check.loc.line << ": FAIL (fix it before mutating): "
+                << r.check.text << "\n";
+      failing = true;
+      continue;
+    }
+    bool survived = false;
+    for (const Mutant& m : mutate_check(r)) {
+      ++totals.mutants;
+      if (m.killed) {
+        ++totals.killed;
+        continue;
+      }
+      if (!survived)
+        std::cout << file << ":" << r.check.loc.line << ": survives: " << r.check.text << "\n";
+      survived = true;
+      std::cout << "    still passes with " << m.what << " (computed " << r.lhs.to_string()
+                << ")\n";
+    }
+    surviving += survived ? 1 : 0;
+  }
+  totals.surviving_checks += size_t(surviving);
+  return failing ? -1 : surviving;
+}
+
 int run_check(const LessonFlags& f) {
   std::vector<std::string> files = f.files;
   if (files.empty()) files = lesson_files(lessons_dir(f.dir));
@@ -86,6 +133,15 @@ int run_check(const LessonFlags& f) {
     return 1;
   }
   int bad = 0;
+  if (f.mutate) {
+    MutationTotals totals;
+    for (const std::string& file : files)
+      if (mutate_file(file, totals) != 0) ++bad;
+    std::cout << totals.mutants << " mutants of " << totals.checks << " checks: " << totals.killed
+              << " killed, " << totals.mutants - totals.killed << " survived ("
+              << totals.surviving_checks << " checks guard less than they claim)\n";
+    return bad ? 1 : 0;
+  }
   for (const std::string& file : files) {
     const int failed = check_file(file, f.quiet, std::cout);
     if (failed != 0) ++bad;
@@ -152,6 +208,10 @@ const CommandRegistrar registrar{
       check->add_option("files", flags->files, "Lesson files (.md)");
       check->add_option("--dir", flags->dir, "Lessons folder when no file is given");
       check->add_flag("--quiet", flags->quiet, "Print only failing checks");
+      check->add_flag("--mutate", flags->mutate,
+                      "Re-judge every passing check with its expected side perturbed (x1.1, -1, "
+                      "flipped comparison, altered string, dropped list item); list the checks "
+                      "that still pass; non-zero exit if any does");
       check->callback([flags, &exit_code] { exit_code = run_check(*flags); });
       CLI::App* list = sub.add_subcommand("list", "List the lessons in lessons/ with titles");
       list->add_option("--dir", flags->dir, "Lessons folder");

@@ -6,6 +6,8 @@
 //        [SECTION] Functions  [SECTION] Validation  [SECTION] Simulation  [SECTION] Evaluation
 #include "sim/lesson/checker.h"
 
+#include "sim/lesson/mutate.h"
+
 #include "sim/graph/autodiff.h"
 #include "sim/graph/model_parser.h"
 #include "sim/memory/hierarchy.h"
@@ -74,25 +76,6 @@ std::string join(const std::vector<std::string>& v, size_t limit = 12) {
   for (size_t i = 0; i < v.size() && i < limit; ++i) s += (i ? ", " : "") + v[i];
   if (v.size() > limit) s += ", ...";
   return s;
-}
-
-bool values_equal(const Value& a, const Value& b, double tol) {
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-    case Value::Kind::Number: {
-      if (tol == 0) return a.number == b.number;
-      const double scale = std::max(std::fabs(a.number), std::fabs(b.number));
-      return std::fabs(a.number - b.number) <= tol * scale;
-    }
-    case Value::Kind::String:
-      return a.text == b.text;
-    case Value::Kind::List:
-      if (a.items.size() != b.items.size()) return false;
-      for (size_t i = 0; i < a.items.size(); ++i)
-        if (!values_equal(a.items[i], b.items[i], tol)) return false;
-      return true;
-  }
-  return false;
 }
 
 // [SECTION] Paths and recorded files
@@ -755,31 +738,7 @@ CheckResult LessonSession::run_check(const Block& block, const Check& check) {
   try {
     r.lhs = eval(check.lhs, c);
     r.rhs = eval(check.rhs, c);
-    if (check.op == Compare::Eq || check.op == Compare::Ne) {
-      const bool eq = values_equal(r.lhs, r.rhs, check.tolerance);
-      r.pass = check.op == Compare::Eq ? eq : !eq;
-    } else {
-      if (r.lhs.kind != Value::Kind::Number || r.rhs.kind != Value::Kind::Number)
-        throw EvalError{std::string("'") + compare_text(check.op) + "' compares numbers; " +
-                        r.lhs.to_string() + " and " + r.rhs.to_string() + " are not both numbers"};
-      const double a = r.lhs.number, b = r.rhs.number;
-      switch (check.op) {
-        case Compare::Lt:
-          r.pass = a < b;
-          break;
-        case Compare::Le:
-          r.pass = a <= b;
-          break;
-        case Compare::Gt:
-          r.pass = a > b;
-          break;
-        case Compare::Ge:
-          r.pass = a >= b;
-          break;
-        default:
-          break;
-      }
-    }
+    r.pass = check_holds(r.lhs, check.op, r.rhs, check.tolerance);
   } catch (const EvalError& e) {
     r.pass = false;
     r.error = e.message;
