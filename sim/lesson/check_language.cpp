@@ -2,6 +2,8 @@
 // check_language.h).
 #include "sim/lesson/check_language.h"
 
+#include "sim/io/input.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -9,11 +11,21 @@
 
 namespace tilescope::lesson {
 
+namespace {
+
+// Messages quote the lesson's own text (a bad character, a name, a path), which may hold NUL, ESC
+// or broken UTF-8: escape it so the message can be printed, and what() (a C string) keeps it all.
+std::string shown(const std::string& text) {
+  return io::printable(text, 2000, /*keep_newlines=*/true);
+}
+
+}  // namespace
+
 LessonError::LessonError(graph::SourceLoc loc, const std::string& message)
-    : std::runtime_error((loc.to_string().empty() ? "" : loc.to_string() + ": ") +
-                         "error: " + message),
+    : std::runtime_error((loc.to_string().empty() ? "" : shown(loc.to_string()) + ": ") +
+                         "error: " + shown(message)),
       m_loc(std::move(loc)),
-      m_message(message) {}
+      m_message(shown(message)) {}
 
 const Expr* Expr::keyword(const std::string& name) const {
   const size_t first = positional();

@@ -27,7 +27,8 @@
 
 namespace tilescope::lesson {
 
-// Anything wrong with a lesson file: what() is "file:line:col: error: message".
+// Anything wrong with a lesson file: what() is "file:line:col: error: message". Control
+// characters and invalid UTF-8 in the message (quoted from the lesson) are escaped as \xNN.
 class LessonError : public std::runtime_error {
  public:
   LessonError(graph::SourceLoc loc, const std::string& message);

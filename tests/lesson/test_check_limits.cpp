@@ -145,3 +145,14 @@ TEST_CASE("check limits: a lesson without checks is an error, not a pass") {
   CHECK(cli.code != 0);
   CHECK(cli.out.find(path.string() + ": error: the lesson has no checks") != std::string::npos);
 }
+
+TEST_CASE("check limits: control bytes a message quotes are escaped, so what() keeps all of it") {
+  // Found by fuzz_lesson: a NUL in a check line was quoted raw, and what() (a C string) ended at
+  // it. The NUL is at offset 9 (column 10) of the line.
+  const std::string line = std::string("flops(a) ") + '\0' + " == 1";
+  const std::string what = error_of(line);
+  CHECK(what == "l.md:7:10: error: unexpected character '\\x00' in a check");
+  // ESC would drive the terminal; in a string token it is quoted as \x1b too.
+  CHECK(error_of("a == b \"\x1b[31m\"") ==
+        "l.md:7:8: error: unexpected string \"\\x1b[31m\" after a complete check");
+}
