@@ -941,14 +941,15 @@ std::vector<TensorId> Graph::graph_outputs() const {
 }
 
 std::string Graph::unique_op_name(const std::string& stem) const {
-  for (int i = 0;; ++i) {
+  // The suffix stays at the name returned: the caller may not use it, and then it is still free.
+  for (int& i = m_next_op_suffix[stem];; ++i) {
     std::string name = stem + std::to_string(i);
     if (!find_op(name)) return name;
   }
 }
 
 std::string Graph::unique_tensor_name(const std::string& stem) const {
-  for (int i = 0;; ++i) {
+  for (int& i = m_next_tensor_suffix[stem];; ++i) {
     std::string name = stem + std::to_string(i);
     if (!find_tensor(name)) return name;
   }

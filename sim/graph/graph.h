@@ -215,6 +215,10 @@ class Graph {
   // entry per tensor and per op.
   std::unordered_map<std::string, TensorId> m_tensor_index;
   std::unordered_map<std::string, OpId> m_op_index;
+  // Per stem, the suffix unique_*_name() tries first. Names are never removed, so every lower
+  // suffix is taken; without it a training graph adding n "grad_add" ops probed O(n^2) names.
+  // (Mutated by const calls: do not call unique_*_name() on one Graph from several threads.)
+  mutable std::unordered_map<std::string, int> m_next_op_suffix, m_next_tensor_suffix;
 };
 
 // Shape inference alone (what add_op uses): the output shape of `op` for these input tensors.

@@ -1,6 +1,7 @@
 // Model texts far larger or deeper than anyone writes by hand: long flat operator chains build,
 // genuine nesting stops at a located limit, many declarations parse in about linear time, and a
 // model "file" that never ends is refused instead of read into memory.
+#include "sim/graph/autodiff.h"
 #include "sim/graph/model_parser.h"
 #include "sim/graph/model_syntax.h"
 
@@ -60,6 +61,20 @@ TEST_CASE("limits: a flat chain of 10,000 multiplications builds one Mul per '*'
 TEST_CASE("limits: 20,000-term chains work too (no term limit, nothing recursive)") {
   const Graph g = parse_model("x: [2]\ny = " + chain("x", "-", 20000) + "\n");
   CHECK(count_ops(g, OpKind::Sub) == 19999);
+}
+
+TEST_CASE("limits: the training graph of a 20,000-term chain builds in about linear time") {
+  // x feeds all 20,000 operands, so its gradient sums 20,000 contributions through "grad_add"
+  // ops. Probing grad_add0, grad_add1, ... from 0 for each made that O(n^2) (minutes); each name
+  // is now found in a step or two.
+  const Graph g = parse_model("x: [2] weight\ny = " + chain("x", "+", 20000) + "\n");
+  const auto start = std::chrono::steady_clock::now();
+  const Graph t = build_training_graph(g, {});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(t.ops().size() > g.ops().size());
+  CHECK(t.find_op("grad_add0"));
+  CHECK(seconds < 30.0);
 }
 
 TEST_CASE("limits: long constant and shape expressions evaluate left to right") {
