@@ -785,7 +785,9 @@ TensorId Graph::add_tensor(Tensor t) {
     throw GraphError(t.loc, "tensor '" + t.name + "' " + shape_to_string(t.shape) + " has " +
                                 std::to_string(t.strides.size()) + " strides; needs one per dim");
   m_tensors.push_back(std::move(t));
-  return static_cast<TensorId>(m_tensors.size() - 1);
+  const TensorId id = static_cast<TensorId>(m_tensors.size() - 1);
+  m_tensor_index.emplace(m_tensors.back().name, id);
+  return id;
 }
 
 namespace {
@@ -892,19 +894,21 @@ TensorId Graph::add_op(Op op, const std::string& out_name, Role out_role) {
     m_tensors.pop_back();
     throw;
   }
+  m_tensor_index.emplace(m_tensors.back().name, out_id);
+  m_op_index.emplace(m_ops.back().name, static_cast<OpId>(m_ops.size() - 1));
   return out_id;
 }
 
 std::optional<TensorId> Graph::find_tensor(const std::string& name) const {
-  for (size_t i = 0; i < m_tensors.size(); ++i)
-    if (m_tensors[i].name == name) return static_cast<TensorId>(i);
-  return std::nullopt;
+  const auto it = m_tensor_index.find(name);
+  if (it == m_tensor_index.end()) return std::nullopt;
+  return it->second;
 }
 
 std::optional<OpId> Graph::find_op(const std::string& name) const {
-  for (size_t i = 0; i < m_ops.size(); ++i)
-    if (m_ops[i].name == name) return static_cast<OpId>(i);
-  return std::nullopt;
+  const auto it = m_op_index.find(name);
+  if (it == m_op_index.end()) return std::nullopt;
+  return it->second;
 }
 
 std::vector<OpId> Graph::consumers(TensorId id) const {
@@ -937,14 +941,15 @@ std::vector<TensorId> Graph::graph_outputs() const {
 }
 
 std::string Graph::unique_op_name(const std::string& stem) const {
-  for (int i = 0;; ++i) {
+  // The suffix stays at the name returned: the caller may not use it, and then it is still free.
+  for (int& i = m_next_op_suffix[stem];; ++i) {
     std::string name = stem + std::to_string(i);
     if (!find_op(name)) return name;
   }
 }
 
 std::string Graph::unique_tensor_name(const std::string& stem) const {
-  for (int i = 0;; ++i) {
+  for (int& i = m_next_tensor_suffix[stem];; ++i) {
     std::string name = stem + std::to_string(i);
     if (!find_tensor(name)) return name;
   }

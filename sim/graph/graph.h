@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tilescope::graph {
@@ -190,9 +191,10 @@ class Graph {
   const std::vector<Tensor>& tensors() const { return m_tensors; }
   const std::vector<Op>& ops() const { return m_ops; }
   const Tensor& tensor(TensorId id) const { return m_tensors.at(static_cast<size_t>(id)); }
+  // Names are indexed: change anything but a tensor's name through this.
   Tensor& tensor(TensorId id) { return m_tensors.at(static_cast<size_t>(id)); }
   const Op& op(OpId id) const { return m_ops.at(static_cast<size_t>(id)); }
-  std::optional<TensorId> find_tensor(const std::string& name) const;
+  std::optional<TensorId> find_tensor(const std::string& name) const;  // O(1): a hash look-up
   std::optional<OpId> find_op(const std::string& name) const;
   std::vector<OpId> consumers(TensorId id) const;
   std::vector<TensorId> graph_inputs() const;   // Input and Weight tensors with no producer
@@ -208,6 +210,15 @@ class Graph {
  private:
   std::vector<Tensor> m_tensors;
   std::vector<Op> m_ops;
+  // Every add checks that its names are new; scanning all earlier tensors for that made a model
+  // of n declarations parse in O(n^2) (200,000 lines: minutes). Names are unique, so one index
+  // entry per tensor and per op.
+  std::unordered_map<std::string, TensorId> m_tensor_index;
+  std::unordered_map<std::string, OpId> m_op_index;
+  // Per stem, the suffix unique_*_name() tries first. Names are never removed, so every lower
+  // suffix is taken; without it a training graph adding n "grad_add" ops probed O(n^2) names.
+  // (Mutated by const calls: do not call unique_*_name() on one Graph from several threads.)
+  mutable std::unordered_map<std::string, int> m_next_op_suffix, m_next_tensor_suffix;
 };
 
 // Shape inference alone (what add_op uses): the output shape of `op` for these input tensors.

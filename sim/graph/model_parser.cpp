@@ -6,14 +6,12 @@
 #include "sim/graph/model_parser.h"
 
 #include "sim/graph/model_syntax.h"
+#include "sim/io/input.h"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -675,18 +673,8 @@ class Builder {
         }
         return v;
       }
-      case ExprKind::Binary: {
-        Value l = eval(*e.children[0], {}, tensors_allowed);
-        Value r = eval(*e.children[1], {}, tensors_allowed);
-        if (l.kind == Value::Kind::Tensor || r.kind == Value::Kind::Tensor) {
-          return tensor_binary(e, l, r, out_name);
-        }
-        if (!l.is_number() || !r.is_number()) {
-          const Value& bad = l.is_number() ? r : l;
-          fail(bad.span, "'" + e.text + "' needs numbers or tensors, got " + kind_name(bad.kind));
-        }
-        return number_binary(e, l, r);
-      }
+      case ExprKind::Binary:
+        return binary_chain(e, out_name, tensors_allowed);
       case ExprKind::Attribute:
         return attribute(e, tensors_allowed);
       case ExprKind::Call:
@@ -698,6 +686,35 @@ class Builder {
         return call(e, out_name);
     }
     fail(e.span, "unsupported expression");
+  }
+
+  // The parser builds `a + b - c + ...` as a left-deep tree, one level per operator, so a long
+  // line is a deep tree. The left spine is walked with a loop and combined on the way back up, in
+  // source order; only right operands recurse, and the parser bounds their nesting.
+  Value binary_chain(const Expr& top, const std::string& out_name, bool tensors_allowed) {
+    std::vector<const Expr*> spine;
+    for (const Expr* n = &top; n->kind == ExprKind::Binary; n = n->children[0].get()) {
+      spine.push_back(n);
+    }
+    Value acc = eval(*spine.back()->children[0], {}, tensors_allowed);
+    for (size_t i = spine.size(); i-- > 0;) {
+      const Expr& e = *spine[i];
+      Value r = eval(*e.children[1], {}, tensors_allowed);
+      acc = binary(e, acc, r, i == 0 ? out_name : std::string());
+    }
+    return acc;
+  }
+
+  // One operator applied to its two evaluated operands; `out_name` names the op it makes.
+  Value binary(const Expr& e, const Value& l, const Value& r, const std::string& out_name) {
+    if (l.kind == Value::Kind::Tensor || r.kind == Value::Kind::Tensor) {
+      return tensor_binary(e, l, r, out_name);
+    }
+    if (!l.is_number() || !r.is_number()) {
+      const Value& bad = l.is_number() ? r : l;
+      fail(bad.span, "'" + e.text + "' needs numbers or tensors, got " + kind_name(bad.kind));
+    }
+    return number_binary(e, l, r);
   }
 
   Value lookup(const Expr& e, bool tensors_allowed) {
@@ -1680,18 +1697,11 @@ Graph parse_model(std::string_view text, const std::string& file) {
 }
 
 Graph parse_model_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw GraphError(SourceLoc{path, 0, 0}, "'" + path + "' is a directory, not a model file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw GraphError(SourceLoc{path, 0, 0},
-                     "cannot open model file '" + path + "': " + std::strerror(errno));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_model(text.str(), path);
+  // Capped: /dev/zero, a FIFO or a 4 GB log named as a model is refused after 8 MiB, not read
+  // until memory runs out.
+  const io::TextInput input = io::read_text_input(path, io::kMaxModelBytes, "a model file");
+  if (!input.ok) throw GraphError(SourceLoc{path, 0, 0}, input.error);
+  return parse_model(input.text, path);
 }
 
 std::string_view default_model_text() {

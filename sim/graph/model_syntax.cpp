@@ -47,16 +47,30 @@ std::string SourceText::excerpt(Span span) const {
   size_t start = m_line_starts[line];
   size_t stop = m_text.find('\n', start);
   if (stop == std::string_view::npos) stop = m_text.size();
+  // A generated line can be megabytes long; show a window of it around the error, cut at
+  // character boundaries, with "..." where text was left out.
+  constexpr size_t kWindow = 120;
+  std::string lead, tail;
+  if (stop - start > kWindow) {
+    size_t from = span.begin > start + kWindow / 2 ? span.begin - kWindow / 2 : start;
+    while (from > start && is_continuation_byte(m_text[from])) --from;
+    size_t to = std::min(stop, from + kWindow);
+    while (to < stop && is_continuation_byte(m_text[to])) ++to;
+    if (from > start) lead = "...";
+    if (to < stop) tail = "...";
+    start = from;
+    stop = to;
+  }
   std::string_view src_line = m_text.substr(start, stop - start);
   if (!src_line.empty() && src_line.back() == '\r') src_line.remove_suffix(1);
 
-  std::string out;
+  std::string out = lead;
   // Control bytes would garble a terminal; show them as '?' (they are errors anyway).
   for (char c : src_line) {
     unsigned char u = static_cast<unsigned char>(c);
     out += (u < 0x20 && c != '\t') || u == 0x7F ? '?' : c;
   }
-  out += "\n";
+  out += tail + "\n" + std::string(lead.size(), ' ');
   size_t begin = std::min(span.begin, start + src_line.size());
   for (size_t i = start; i < begin; ++i) {
     if (m_text[i] == '\t') {
@@ -400,6 +414,28 @@ std::vector<Token> tokenize(const SourceText& src) {
   return Lexer(src).run();
 }
 
+// [SECTION] Syntax tree
+
+Expr::~Expr() {
+  // Children move to a worklist before they die, so each node is destroyed with no children
+  // left and the stack stays flat however deep the tree is.
+  std::vector<ExprPtr> pending;
+  auto adopt = [&pending](Expr& e) {
+    for (ExprPtr& child : e.children) {
+      if (child) pending.push_back(std::move(child));
+    }
+    for (Arg& arg : e.args) {
+      if (arg.value) pending.push_back(std::move(arg.value));
+    }
+  };
+  adopt(*this);
+  while (!pending.empty()) {
+    ExprPtr node = std::move(pending.back());
+    pending.pop_back();
+    adopt(*node);
+  }
+}
+
 // [SECTION] Parser
 
 namespace {
@@ -626,11 +662,15 @@ class Parser {
   }
 
   // [SECTION] expressions
+  static std::string nesting_message() {
+    return "expression nested deeper than " + std::to_string(kMaxNesting) +
+           " levels (brackets, calls, unary signs, '**' and '.' chains count)";
+  }
+
   struct DepthGuard {
     DepthGuard(Parser& p, Span at) : m_p(p) {
       if (++m_p.m_depth > kMaxNesting) {
-        m_p.m_src.fail(at, "expression nested too deeply (more than " +
-                               std::to_string(kMaxNesting) + " levels)");
+        m_p.m_src.fail(at, nesting_message());
       }
     }
     ~DepthGuard() { --m_p.m_depth; }
@@ -702,8 +742,7 @@ class Parser {
     while (at(TokKind::Dot) || at(TokKind::LParen)) {
       // Long chains (x.T.T.T...) nest in the tree too; keep them under the same limit.
       if (++chain > static_cast<size_t>(kMaxNesting)) {
-        m_src.fail(peek().span, "expression nested too deeply (more than " +
-                                    std::to_string(kMaxNesting) + " levels)");
+        m_src.fail(peek().span, nesting_message());
       }
       if (at(TokKind::Dot)) {
         advance();

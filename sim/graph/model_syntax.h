@@ -105,6 +105,13 @@ struct Arg {
 };
 
 struct Expr {
+  Expr() = default;
+  Expr(Expr&&) = default;
+  Expr& operator=(Expr&&) = default;
+  // Frees the subtree without recursion: `x + x + ... + x` is a left-deep chain as long as the
+  // line, and destroying it node by node through ~unique_ptr would overflow the stack.
+  ~Expr();
+
   ExprKind kind = ExprKind::Name;
   Span span;     // the whole expression
   Span op_span;  // Unary/Binary: the operator; Call: the callee's last name; Attribute: the name

@@ -2,6 +2,8 @@
 // check_language.h).
 #include "sim/lesson/check_language.h"
 
+#include "sim/io/input.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -9,11 +11,21 @@
 
 namespace tilescope::lesson {
 
+namespace {
+
+// Messages quote the lesson's own text (a bad character, a name, a path), which may hold NUL, ESC
+// or broken UTF-8: escape it so the message can be printed, and what() (a C string) keeps it all.
+std::string shown(const std::string& text) {
+  return io::printable(text, 2000, /*keep_newlines=*/true);
+}
+
+}  // namespace
+
 LessonError::LessonError(graph::SourceLoc loc, const std::string& message)
-    : std::runtime_error((loc.to_string().empty() ? "" : loc.to_string() + ": ") +
-                         "error: " + message),
+    : std::runtime_error((loc.to_string().empty() ? "" : shown(loc.to_string()) + ": ") +
+                         "error: " + shown(message)),
       m_loc(std::move(loc)),
-      m_message(message) {}
+      m_message(shown(message)) {}
 
 const Expr* Expr::keyword(const std::string& name) const {
   const size_t first = positional();
@@ -63,11 +75,15 @@ std::string Expr::to_string() const {
       return s;
     }
     case Kind::Binary: {
-      std::string s = "(";
-      s.append(args[0].to_string()).append(" ");
-      s += op;
-      s.append(" ");
-      s.append(args[1].to_string()).append(")");
+      // Left-associative, so `a - b + c` reads "((a - b) + c)".
+      std::string s(ops.size(), '(');
+      s.append(args[0].to_string());
+      for (size_t i = 0; i < ops.size(); ++i) {
+        s.append(" ");
+        s += ops[i];
+        s.append(" ");
+        s.append(args[i + 1].to_string()).append(")");
+      }
       return s;
     }
   }
@@ -306,40 +322,46 @@ class Parser {
       fail(peek(), "unexpected " + describe(peek()) + " after a complete check");
   }
 
-  // One node for `lhs op rhs`, located at the operator.
-  Expr binary(const Token& op, Expr lhs, Expr rhs) {
+  // One level of brackets, call, list or unary '-' while it is being parsed; past the limit the
+  // check is refused at `t`, the token that opens the level too many.
+  struct Nesting {
+    Nesting(Parser& p, const Token& t) : m_p(p) {
+      if (m_p.m_depth >= kMaxCheckNesting)
+        m_p.fail(t, "expression nested deeper than " + std::to_string(kMaxCheckNesting) +
+                        " levels (brackets, calls, lists and unary '-' count)");
+      ++m_p.m_depth;
+    }
+    ~Nesting() { --m_p.m_depth; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    Parser& m_p;
+  };
+
+  // `operand {op operand}` for one precedence level, as one Binary node located at its first
+  // operator: a loop, however many terms the line has.
+  template <typename Operand>
+  Expr chain(const char* op1, const char* op2, Operand operand) {
+    Expr first = (this->*operand)();
+    if (!is_symbol(op1) && !is_symbol(op2)) return first;
     Expr b;
     b.kind = Expr::Kind::Binary;
-    b.op = op.text[0];
-    b.loc = loc_of(op);
-    b.args.push_back(std::move(lhs));
-    b.args.push_back(std::move(rhs));
+    b.loc = loc_of(peek());
+    b.args.push_back(std::move(first));
+    while (is_symbol(op1) || is_symbol(op2)) {
+      b.ops += next().text[0];
+      b.args.push_back((this->*operand)());
+    }
     return b;
   }
 
-  Expr expr() {
-    Expr lhs = term();
-    while (is_symbol("+") || is_symbol("-")) {
-      const Token op = next();
-      Expr rhs = term();
-      lhs = binary(op, std::move(lhs), std::move(rhs));
-    }
-    return lhs;
-  }
+  Expr expr() { return chain("+", "-", &Parser::term); }
 
-  Expr term() {
-    Expr lhs = unary();
-    while (is_symbol("*") || is_symbol("/")) {
-      const Token op = next();
-      Expr rhs = unary();
-      lhs = binary(op, std::move(lhs), std::move(rhs));
-    }
-    return lhs;
-  }
+  Expr term() { return chain("*", "/", &Parser::unary); }
 
   Expr unary() {
     if (is_symbol("-")) {
       const Token op = next();
+      const Nesting level(*this, op);
       Expr e;
       e.kind = Expr::Kind::Negate;
       e.loc = loc_of(op);
@@ -368,55 +390,15 @@ class Parser {
           e.kind = Expr::Kind::Name;
           return e;
         }
-        e.kind = Expr::Kind::Call;
-        next();
-        if (is_symbol(")")) {
-          next();
-          return e;
-        }
-        for (;;) {
-          if (peek().kind == Token::Kind::Name && is_symbol("=", 1)) {
-            const Token key = next();
-            next();
-            for (const auto& k : e.keywords)
-              if (k == key.text) fail(key, "keyword argument '" + k + "' is given twice");
-            e.keywords.push_back(key.text);
-            e.args.push_back(expr());
-          } else {
-            if (!e.keywords.empty())
-              fail(peek(),
-                   "a positional argument cannot follow keyword arguments in " + e.text + "(...)");
-            e.args.push_back(expr());
-          }
-          if (is_symbol(",")) {
-            next();
-            continue;
-          }
-          expect_symbol(")", "to close " + e.text + "(");
-          return e;
-        }
+        return call(std::move(e), t);
       case Token::Kind::Symbol:
         if (t.text == "(") {
+          const Nesting level(*this, t);
           Expr inner = expr();
           expect_symbol(")", "to close '('");
           return inner;
         }
-        if (t.text == "[") {
-          e.kind = Expr::Kind::List;
-          if (is_symbol("]")) {
-            next();
-            return e;
-          }
-          for (;;) {
-            e.args.push_back(expr());
-            if (is_symbol(",")) {
-              next();
-              continue;
-            }
-            expect_symbol("]", "to close the list");
-            return e;
-          }
-        }
+        if (t.text == "[") return list(std::move(e), t);
         fail(t, "expected a value (a number, a string, a name, a call or a list), found " +
                     describe(t));
       case Token::Kind::End:
@@ -425,10 +407,62 @@ class Parser {
     fail(t, "expected a value");
   }
 
+  // NAME "(" [arg {"," arg}] ")", the name already read into `e`; the next token is the '('.
+  Expr call(Expr e, const Token& name) {
+    const Nesting level(*this, name);
+    e.kind = Expr::Kind::Call;
+    next();
+    if (is_symbol(")")) {
+      next();
+      return e;
+    }
+    for (;;) {
+      if (peek().kind == Token::Kind::Name && is_symbol("=", 1)) {
+        const Token key = next();
+        next();
+        for (const auto& k : e.keywords)
+          if (k == key.text) fail(key, "keyword argument '" + k + "' is given twice");
+        e.keywords.push_back(key.text);
+        e.args.push_back(expr());
+      } else {
+        if (!e.keywords.empty())
+          fail(peek(),
+               "a positional argument cannot follow keyword arguments in " + e.text + "(...)");
+        e.args.push_back(expr());
+      }
+      if (is_symbol(",")) {
+        next();
+        continue;
+      }
+      expect_symbol(")", "to close " + e.text + "(");
+      return e;
+    }
+  }
+
+  // "[" [expr {"," expr}] "]", the '[' (`open`) already read.
+  Expr list(Expr e, const Token& open) {
+    const Nesting level(*this, open);
+    e.kind = Expr::Kind::List;
+    if (is_symbol("]")) {
+      next();
+      return e;
+    }
+    for (;;) {
+      e.args.push_back(expr());
+      if (is_symbol(",")) {
+        next();
+        continue;
+      }
+      expect_symbol("]", "to close the list");
+      return e;
+    }
+  }
+
   std::string_view m_text;
   graph::SourceLoc m_loc;
   std::vector<Token> m_tokens;
   size_t m_pos = 0;
+  int m_depth = 0;  // levels of Nesting open now
 };
 
 std::string trimmed_without_comment(std::string_view text) {

@@ -12,6 +12,10 @@
 // Numbers are decimal (`1e6`, `0.5`); strings are double-quoted with \" and \\ escapes; names are
 // identifiers (letters, digits, `_`). What a name means (an op, a model or steps id, a machine, a
 // cache level) is decided by the checker, which knows the lesson's models.
+//
+// A chain such as `a + b - c` is one Binary node with every operand, not a tree one level per
+// operator, so the tree is only as deep as the brackets, calls, lists and unary '-' nest; that
+// nesting is capped at kMaxCheckNesting, so nothing that walks a check can run out of stack.
 #pragma once
 
 #include "sim/graph/graph.h"
@@ -23,7 +27,8 @@
 
 namespace tilescope::lesson {
 
-// Anything wrong with a lesson file: what() is "file:line:col: error: message".
+// Anything wrong with a lesson file: what() is "file:line:col: error: message". Control
+// characters and invalid UTF-8 in the message (quoted from the lesson) are escaped as \xNN.
 class LessonError : public std::runtime_error {
  public:
   LessonError(graph::SourceLoc loc, const std::string& message);
@@ -35,17 +40,23 @@ class LessonError : public std::runtime_error {
   std::string m_message;
 };
 
+// Deepest nesting of brackets, calls, lists and unary '-' a check may have; deeper is an error
+// at the column where the limit is crossed, not a stack overflow.
+inline constexpr int kMaxCheckNesting = 64;
+
 struct Expr {
   enum class Kind { Number, String, Name, List, Call, Negate, Binary };
   Kind kind = Kind::Number;
   double number = 0;
   std::string text;  // String: the value; Name: the identifier; Call: the function name
-  char op = 0;       // Binary: '+', '-', '*', '/'
+  // Binary: the operators between the operands, left to right, each '+', '-', '*' or '/'
+  // (`a - b + c` has "-+"); one chain holds operators of one precedence level only.
+  std::string ops;
   // List: items; Call: positional arguments, then keyword arguments (names in `keywords`);
-  // Negate: the operand; Binary: lhs, rhs.
+  // Negate: the operand; Binary: the operands, ops.size() + 1 of them, evaluated left to right.
   std::vector<Expr> args;
   std::vector<std::string> keywords;  // Call: names of the last keywords.size() args
-  graph::SourceLoc loc;
+  graph::SourceLoc loc;               // Binary: its first operator
 
   size_t positional() const { return args.size() - keywords.size(); }
   // The keyword argument `name`, or nullptr.

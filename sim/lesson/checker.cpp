@@ -10,6 +10,7 @@
 
 #include "sim/graph/autodiff.h"
 #include "sim/graph/model_parser.h"
+#include "sim/io/input.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/lower.h"
@@ -22,7 +23,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <set>
 
@@ -83,13 +83,15 @@ std::string join(const std::vector<std::string>& v, size_t limit = 12) {
 // A query step: "key", "3" (an index) or "key=value" (the element of an array whose key equals
 // value, compared as text or as a number).
 Value recorded_value(const std::string& path, const std::string& query) {
-  std::ifstream in(path);
-  if (!in) throw EvalError{"cannot open recorded file '" + path + "'"};
+  // Capped: the path is the lesson author's, and /dev/zero or a huge log must fail the check,
+  // not fill memory.
+  const io::TextInput input = io::read_text_input(path, io::kMaxRecordingBytes, "a recorded file");
+  if (!input.ok) throw EvalError{input.error};
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(input.text);
   } catch (const std::exception& e) {
-    throw EvalError{"'" + path + "' is not JSON: " + e.what()};
+    throw EvalError{"'" + io::printable(path) + "' is not JSON: " + io::printable(e.what())};
   }
   const nlohmann::json* node = &j;
   std::string walked;
@@ -177,6 +179,16 @@ LessonSession::LessonSession(Lesson lesson) : m_lesson(std::move(lesson)) {
       validate(ch.rhs, c);
     }
   }
+  // A lesson with nothing to check would pass `lesson check` while verifying nothing; an empty
+  // check block is already an error, so a lesson without any check block is one too. (Last, so a
+  // broken model or steps block is reported as such first.)
+  const bool has_checks =
+      std::any_of(m_lesson.blocks.begin(), m_lesson.blocks.end(),
+                  [](const Block& b) { return b.kind == BlockKind::Check && !b.checks.empty(); });
+  if (!has_checks)
+    throw LessonError({m_lesson.file, 0, 0},
+                      "the lesson has no checks: add a ```check block with at least one claim "
+                      "(e.g. 'ops(m) == 3') so that `lesson check` verifies something");
 }
 
 void LessonSession::build_model(const Block& b) {
@@ -768,22 +780,35 @@ Value LessonSession::eval(const Expr& e, const Context& c) {
       return Value::of(-v.number);
     }
     case Expr::Kind::Binary: {
-      const Value a = eval(e.args[0], c), b = eval(e.args[1], c);
-      if (a.kind != Value::Kind::Number || b.kind != Value::Kind::Number)
-        throw EvalError{std::string("'") + e.op + "' needs numbers, not " + a.to_string() +
-                        " and " + b.to_string()};
-      switch (e.op) {
-        case '+':
-          return Value::of(a.number + b.number);
-        case '-':
-          return Value::of(a.number - b.number);
-        case '*':
-          return Value::of(a.number * b.number);
-        case '/':
-          if (b.number == 0) throw EvalError{"division by zero in " + e.to_string()};
-          return Value::of(a.number / b.number);
+      // A chain `a - b + c` folds left to right, as ((a - b) + c).
+      Value acc = eval(e.args[0], c);
+      for (size_t i = 0; i < e.ops.size(); ++i) {
+        const char op = e.ops[i];
+        const Value b = eval(e.args[i + 1], c);
+        if (acc.kind != Value::Kind::Number || b.kind != Value::Kind::Number)
+          throw EvalError{std::string("'") + op + "' needs numbers, not " + acc.to_string() +
+                          " and " + b.to_string()};
+        switch (op) {
+          case '+':
+            acc = Value::of(acc.number + b.number);
+            break;
+          case '-':
+            acc = Value::of(acc.number - b.number);
+            break;
+          case '*':
+            acc = Value::of(acc.number * b.number);
+            break;
+          case '/':
+            if (b.number == 0)
+              throw EvalError{"division by zero: " + e.args[i + 1].to_string() + " is 0 in " +
+                              e.to_string()};
+            acc = Value::of(acc.number / b.number);
+            break;
+          default:
+            throw EvalError{"unknown operator"};
+        }
       }
-      throw EvalError{"unknown operator"};
+      return acc;
     }
     case Expr::Kind::Call:
       return call(e, c);

@@ -2,10 +2,10 @@
 // markers.
 #include "sim/lesson/lesson.h"
 
+#include "sim/io/input.h"
+
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <iterator>
 #include <set>
 
 namespace tilescope::lesson {
@@ -353,10 +353,10 @@ Lesson parse_lesson(std::string_view text, const std::string& file) {
 }
 
 Lesson load_lesson_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw LessonError({path, 0, 0}, "cannot open lesson file '" + path + "'");
-  const std::string text(std::istreambuf_iterator<char>(in), {});
-  return parse_lesson(text, path);
+  // Capped, so a directory, a FIFO or /dev/zero given as a lesson is an error, not a hang.
+  const io::TextInput input = io::read_text_input(path, io::kMaxLessonBytes, "a lesson file");
+  if (!input.ok) throw LessonError({path, 0, 0}, input.error);
+  return parse_lesson(input.text, path);
 }
 
 std::string render_for_terminal(const Lesson& lesson) {

@@ -43,7 +43,7 @@ const std::vector<BadModel>& bad_models() {
       {"an assignment without a right-hand side", "x: [4]\ny =\n", 2, 4,
        "expected an expression after '='"},
       {"'.' without a name", "x: [4]\ny = relu(x.)\n", 2, 12, "expected a name after '.'"},
-      {"nesting beyond the limit", deep_parens(100), 2, 69, "nested too deeply"},
+      {"nesting beyond the limit", deep_parens(100), 2, 69, "nested deeper than 64 levels"},
       {"a positional argument after a keyword", "input [1, 10]\nLinear(in_features=10, 5)\n", 2, 24,
        "positional argument cannot follow a keyword argument"},
       {"layers in Sequential without a comma",

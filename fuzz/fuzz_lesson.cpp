@@ -1,0 +1,86 @@
+// libFuzzer harness for lesson files and the check language: any bytes in; a LessonError is a
+// correct answer, anything else (a crash, another exception, a sanitizer report, a hang) is a bug.
+//
+// An input that starts with "---" is a whole lesson: parsed, loaded by the checker (models and
+// steps built, names resolved) and, when its models are small, every check run. Anything else is
+// check lines: each line parsed as a check, the whole text as one expression.
+//
+// Build and run (new inputs go to the first folder, which .gitignore keeps out of the tree):
+//   cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_lesson
+//   build/fuzz/fuzz/fuzz_lesson -dict=fuzz/lesson.dict -max_total_time=600 -timeout=10 \
+//       fuzz/corpus-run/lesson fuzz/corpus-lesson
+#include "sim/lesson/check_language.h"
+#include "sim/lesson/checker.h"
+#include "sim/lesson/lesson.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+using tilescope::lesson::LessonError;
+
+namespace {
+
+// Checks simulate every memory access of a program, so their cost grows with the model; a fuzzed
+// `x: [4096, 4096]` would be a slow input, not a bug. Run checks only on models this small.
+constexpr int64_t kMaxCheckedFlops = int64_t{1} << 22;
+
+// The message must be usable: non-empty, and what() carries it (this reads every byte of both).
+void require_message(const LessonError& e) {
+  const std::string what = e.what();
+  if (e.message().empty() || what.find(e.message()) == std::string::npos) __builtin_trap();
+}
+
+void fuzz_lesson(const std::string& text) {
+  using namespace tilescope::lesson;
+  Lesson lesson = parse_lesson(text, "fuzz.md");
+  (void)render_for_terminal(lesson);
+  LessonSession session(std::move(lesson));
+  for (const Block& b : session.lesson().blocks) {
+    if (b.kind != BlockKind::Model) continue;
+    auto g = session.model(b.attr_value("id"));
+    if (!g || g->total_cost().flops > kMaxCheckedFlops) return;
+  }
+  for (const CheckResult& r : session.run_checks()) {
+    // What `lesson check` prints of a result.
+    (void)r.lhs.to_string();
+    (void)r.rhs.to_string();
+  }
+}
+
+void fuzz_checks(const std::string& text) {
+  using namespace tilescope::lesson;
+  const tilescope::graph::SourceLoc at{"fuzz.md", 1, 1};
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    try {
+      const Check c = parse_check(std::string_view(text).substr(begin, end - begin), at);
+      (void)c.lhs.to_string();
+      (void)c.rhs.to_string();
+    } catch (const LessonError& e) {
+      require_message(e);
+    }
+    begin = end + 1;
+  }
+  const Expr e = parse_expr(text, at);
+  (void)e.to_string();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    if (text.rfind("---", 0) == 0) {
+      fuzz_lesson(text);
+    } else {
+      fuzz_checks(text);
+    }
+  } catch (const LessonError& e) {
+    require_message(e);
+  }
+  return 0;
+}
