@@ -184,6 +184,7 @@ GraphScene build_graph_scene(const graph::Graph& g, const TextMeasure& measure, 
   scene.width = layout.width;
   scene.height = layout.height;
   scene.crossings = layout.crossings;
+  scene.simplified = layout.simplified;
   return scene;
 }
 

@@ -58,6 +58,7 @@ struct GraphScene {
   std::vector<SceneEdge> edges;
   float width = 0.0f, height = 0.0f;
   int crossings = 0;
+  bool simplified = false;  // too large for the full layout: long edges straight, order as given
   float font_px = 0.0f;  // the font size the text was measured with
   int find(std::string_view name, SceneNode::Kind kind) const;  // -1 when absent
 };

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 #include <stdexcept>
 
@@ -157,4 +158,28 @@ TEST_CASE("random DAGs keep every invariant") {
     const DagLayout l = layout_dag(nodes, edges, opt);
     check_invariants(nodes, edges, l, opt);
   }
+}
+
+TEST_CASE("a long chain that shares one input is laid out in linear time, and says so") {
+  // y = x + x + … + x with 5,000 adds: x feeds every add, so its edges span up to 5,000 layers —
+  // 12.5 million dummies for the full layout. Past max_dummies the edges run straight.
+  const int adds = 5000;
+  std::vector<DagNodeSize> nodes(size_t(adds) + 1, DagNodeSize{80.0f, 30.0f});
+  std::vector<DagEdge> edges;
+  for (int i = 1; i <= adds; ++i) {
+    edges.push_back({0, i});                  // x → add
+    if (i > 1) edges.push_back({i - 1, i});  // the chain
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const DagLayout layout = layout_dag(nodes, edges);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  CHECK(layout.simplified);
+  CHECK(layout.crossings == -1);
+  REQUIRE(layout.edge_points.size() == edges.size());
+  for (const auto& pts : layout.edge_points) CHECK(pts.size() == 2);  // no dummies
+  CHECK(layout.layer_count == adds + 1);  // x on top, then one add a layer
+  // A small graph keeps the full layout.
+  const DagLayout small = layout_dag({{80, 30}, {80, 30}, {80, 30}}, {{0, 1}, {1, 2}, {0, 2}});
+  CHECK(!small.simplified);
+  CHECK(small.edge_points[2].size() == 3);  // 0 → 2 passes one dummy in layer 1
 }

@@ -566,8 +566,12 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
   const std::string summary = std::to_string(g->ops().size()) + " ops \xC2\xB7 " +
                               format_flops(total.flops) + " \xC2\xB7 " +
                               format_bytes(total.bytes()) + " moved at minimum";
+  // A very long graph (thousands of ops sharing one input) is laid out cheaply; say so.
+  const std::string title_line =
+      summary + (scene.simplified ? " \xC2\xB7 large graph: long edges straight, layers not reordered"
+                                  : "");
   dl->AddText(ImVec2(rect.x + pad + title_w + lh * 0.6f, rect.y + pad * 0.6f), p.subtext,
-              summary.c_str());
+              title_line.c_str());
   if (state.model.error) {
     const char* msg = "Showing the last graph that parsed: the text has an error.";
     const ImVec2 s = ImGui::CalcTextSize(msg);

@@ -159,6 +159,14 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
   DagLayout out;
   const std::vector<int> real_layer = assign_layers(n, edges);
 
+  // Dummies grow with the square of a long chain's length (a tensor read by every op of a
+  // 20,000-op chain spans up to 20,000 layers), and crossing counts with the square of a layer's
+  // segments: past the budget, long edges are drawn straight and the order is left as it came.
+  uint64_t dummies = 0;
+  for (const DagEdge& e : edges)
+    dummies += uint64_t(std::max(0, real_layer[size_t(e.to)] - real_layer[size_t(e.from)] - 1));
+  out.simplified = dummies > options.max_dummies;
+
   // Build the proper layered graph: dummies split edges that skip layers.
   Layered g;
   g.layer = real_layer;
@@ -167,7 +175,8 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
   g.down.assign(size_t(n), {});
   for (const DagEdge& e : edges) {
     std::vector<int> chain = {e.from};
-    for (int l = real_layer[size_t(e.from)] + 1; l < real_layer[size_t(e.to)]; ++l) {
+    for (int l = real_layer[size_t(e.from)] + 1; !out.simplified && l < real_layer[size_t(e.to)];
+         ++l) {
       g.layer.push_back(l);
       g.width.push_back(options.dummy_width);
       g.up.emplace_back();
@@ -188,7 +197,7 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
   for (size_t v = 0; v < g.layer.size(); ++v) g.rows[size_t(g.layer[v])].push_back(int(v));
 
   std::vector<std::vector<int>> best_rows = g.rows;
-  int best = count_crossings(g, positions_of(g));
+  int best = out.simplified ? 0 : count_crossings(g, positions_of(g));
   for (int sweep = 0; sweep < options.sweeps && best > 0; ++sweep) {
     for (size_t l = 1; l < g.rows.size(); ++l) barycentre_pass(g, l, true);
     for (size_t l = g.rows.size(); l-- > 1;) barycentre_pass(g, l - 1, false);
@@ -310,7 +319,7 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
     std::stable_sort(g.rows[l].begin(), g.rows[l].end(),
                      [&](int a, int b) { return left[size_t(a)] < left[size_t(b)]; });
   }
-  best = count_crossings(g, positions_of(g));
+  best = out.simplified ? -1 : count_crossings(g, positions_of(g));
   double min_x = 0.0, max_x = 0.0;
   bool any = false;
   for (size_t v = 0; v < g.layer.size(); ++v) {

@@ -10,6 +10,7 @@
 // Layers run top to bottom: y grows with the layer index.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 namespace tilescope::gui {
@@ -30,6 +31,8 @@ struct DagLayoutOptions {
   float dummy_width = 16.0f;  // width reserved for an edge passing through a layer
   int sweeps = 12;            // barycentre sweeps (each is one pass down and one pass up)
   int placement_passes = 8;   // coordinate relaxation passes
+  // Above this many dummy nodes the layout is simplified: long edges run straight, no sweeps.
+  uint64_t max_dummies = 20000;
 };
 
 struct DagPoint {
@@ -45,7 +48,9 @@ struct DagLayout {
   // `to`.
   std::vector<std::vector<DagPoint>> edge_points;
   int layer_count = 0;
-  int crossings = 0;  // segment crossings between adjacent layers in the final order
+  int crossings = 0;  // segment crossings between adjacent layers in the final order; -1 when
+                      // the layout was simplified (not counted)
+  bool simplified = false;  // too many long edges for the full layout (see max_dummies)
   float width = 0.0f;
   float height = 0.0f;
 };
