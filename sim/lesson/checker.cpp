@@ -422,6 +422,8 @@ const std::vector<FunctionSpec>& functions() {
       {"miss_rate", {kSubject, kLevel}, 2, false, true},
       {"peak", {kMachine, kString, kString}, 2, false, false},
       {"bandwidth", {kMachine}, 1, false, false},
+      {"cache_bytes", {kMachine, kString}, 2, false, false},
+      {"scratchpad_bytes", {kMachine}, 1, false, false},
       {"recorded", {kString, kString}, 2, false, false},
       {"abs", {kNumber}, 1, false, false},
       {"min", {kNumber, kNumber}, 2, false, false},
@@ -986,6 +988,18 @@ Value LessonSession::call(const Expr& e, const Context& c) {
     if (m.memory.bandwidth_bytes_per_s <= 0)
       throw EvalError{"machine " + arg0 + " gives no memory bandwidth"};
     return Value::of(m.memory.bandwidth_bytes_per_s);
+  }
+  if (f == "cache_bytes") {
+    const model::Machine& m = machine(arg0);
+    const std::string level = str(1);
+    for (const auto& l : m.levels)
+      if (l.name == level) return Value::of(double(l.size_bytes));
+    throw EvalError{"machine " + arg0 + " has no cache level '" + level + "'"};
+  }
+  if (f == "scratchpad_bytes") {
+    const model::Machine& m = machine(arg0);
+    if (!m.scratchpad) throw EvalError{"machine " + arg0 + " has no scratchpad (shared memory)"};
+    return Value::of(double(m.scratchpad->size_bytes));
   }
   if (f == "recorded") return recorded_value(resolve_lesson_path(str(0), m_lesson.file), str(1));
   if (f == "abs") return Value::of(std::fabs(num(0)));

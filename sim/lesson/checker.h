@@ -16,6 +16,7 @@
 //   simulated  dram_bytes(S) dram_reads(S) dram_writes(S) accesses(S, LEVEL) hits(S, LEVEL)
 //              misses(S, LEVEL) miss_rate(S, LEVEL)                      (needs a machine)
 //   machines   peak(MACHINE, "fp32"[, "simt"]) bandwidth(MACHINE)        FLOP/s, bytes/s
+//              cache_bytes(MACHINE, "L2") scratchpad_bytes(MACHINE)       bytes
 //   recorded   recorded("assets/recorded/FILE.json", "suites/name=sgemm/results/name=naive/gflops")
 //   helpers    abs(x) min(a, b) max(a, b) len(list) contains("text", "part")
 // Simulation traces every kernel of the program, in order, through one memory hierarchy of the
