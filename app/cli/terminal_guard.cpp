@@ -51,6 +51,8 @@ TerminalGuard::int_type TerminalGuard::overflow(int_type ch) {
   return ch;
 }
 
-int TerminalGuard::sync() { return m_target->pubsync(); }
+int TerminalGuard::sync() {
+  return m_target->pubsync();
+}
 
 }  // namespace tilescope::cli

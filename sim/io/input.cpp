@@ -47,8 +47,9 @@ TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::stri
   if (fs::is_regular_file(st)) {
     uintmax_t size = fs::file_size(path, ec);
     if (!ec && size > max_bytes) {
-      r.error = join({"'", printable(path), "' is ", format_limit(size), ", larger than ",
-                      format_limit(max_bytes), " (the limit for ", what, "); is it the right file?"});
+      r.error =
+          join({"'", printable(path), "' is ", format_limit(size), ", larger than ",
+                format_limit(max_bytes), " (the limit for ", what, "); is it the right file?"});
       return r;
     }
   }

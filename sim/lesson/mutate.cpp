@@ -104,12 +104,11 @@ std::vector<Mutant> mutate_check(const CheckResult& r) {
       // Move the bound towards the computed side: a bound with more slack than that guards
       // nothing the words claim.
       const bool above = op == Compare::Gt || op == Compare::Ge;  // computed must be above
-      const double toward = x == 0 ? (above ? 0.1 : -0.1)
+      const double toward = x == 0  ? (above ? 0.1 : -0.1)
                             : above ? (x > 0 ? x * 1.1 : x * 0.9)
                                     : (x > 0 ? x * 0.9 : x * 1.1);
       judge(number(toward), Value::of(toward), op);
-      judge(std::string(compare_text(op)) + " became " + compare_text(flipped(op)), v,
-            flipped(op));
+      judge(std::string(compare_text(op)) + " became " + compare_text(flipped(op)), v, flipped(op));
     }
     return out;
   }

@@ -71,8 +71,8 @@ TEST_CASE("strings, lists and != have mutants of their own") {
 }
 
 TEST_CASE("a failing check has no mutants: it is a failure first") {
-  LessonSession s(parse_lesson(kHead + kModel + "```check model=m\nflops(matmul0) == 1\n```\n",
-                               "t.md"));
+  LessonSession s(
+      parse_lesson(kHead + kModel + "```check model=m\nflops(matmul0) == 1\n```\n", "t.md"));
   const auto results = s.run_checks();
   REQUIRE(results.size() == 1);
   CHECK(!results[0].pass);

@@ -119,8 +119,8 @@ TEST_CASE("TILESCOPE_SYSFS_ROOT redirects every default path") {
 TEST_CASE("the CLI says which source the host machine's caches came from") {
   // A small GEMM: the line under test is printed before any simulation, which should be short
   // (the suite also runs under ASan).
-  const auto model =
-      tilescope::test::write_scratch_file("small.model", "x: [8, 8]\nW: [8, 8] weight\ny = x @ W.T\n");
+  const auto model = tilescope::test::write_scratch_file(
+      "small.model", "x: [8, 8]\nW: [8, 8] weight\ny = x @ W.T\n");
   const auto r = tilescope::test::run_command(
       "TILESCOPE_SYSFS_ROOT=" + (scratch_dir() / "empty-root").string() +
       " TILESCOPE_NO_CPUID=1 " TILESCOPE_CLI_PATH " simulate " + model.string() +
@@ -133,11 +133,12 @@ TEST_CASE("the CLI says which source the host machine's caches came from") {
 TEST_CASE("counts and sizes out of range are errors, not wrapped integers") {
   const std::string head = "name = x\n[level L1]\nsize = 1 KiB\n";
   // 2^32 ways used to wrap to 0, which means fully associative.
-  CHECK(error_of(head + "ways = 4294967296\n").find("m.machine:4: error: ways = 4294967296 is more") ==
+  CHECK(error_of(head + "ways = 4294967296\n")
+            .find("m.machine:4: error: ways = 4294967296 is more") == 0);
+  CHECK(error_of(head + "ways = 2\nline = 64.5 B\n")
+            .find("m.machine:5: error: line must be a whole") == 0);
+  CHECK(error_of(head + "ways = 2\nline = 8589934592 B\n").find("m.machine:5: error: line = ") ==
         0);
-  CHECK(error_of(head + "ways = 2\nline = 64.5 B\n").find("m.machine:5: error: line must be a whole") ==
-        0);
-  CHECK(error_of(head + "ways = 2\nline = 8589934592 B\n").find("m.machine:5: error: line = ") == 0);
   CHECK(error_of(head + "ways = 2\nline = 1e20 B\n").find("is more than the largest supported") !=
         std::string::npos);
   CHECK(error_of("name = x\ncores = 1e300\n[level L1]\nsize = 1 KiB\nways = 2\n")
@@ -152,8 +153,7 @@ TEST_CASE("geometry that would take gigabytes is refused at once") {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   // 256 MiB of 1-byte lines: 2^28 lines, ~32 B of simulator state each = 8 GiB.
-  const std::string huge =
-      error_of("name = x\n[level L1]\nsize = 256 MiB\nline = 1 B\nways = 8\n");
+  const std::string huge = error_of("name = x\n[level L1]\nsize = 256 MiB\nline = 1 B\nways = 8\n");
   CHECK(huge.find("268435456 lines") != std::string::npos);
   CHECK(huge.find("limit of 8388608 lines") != std::string::npos);
   // 2,000 levels: refused when the ninth section is seen.
