@@ -66,32 +66,48 @@ std::vector<std::string> split_words(std::string_view s) {
   return out;
 }
 
-void collect_names(const syn::Expr& e, std::vector<std::string>& out) {
-  if (e.kind == syn::ExprKind::Name && std::find(out.begin(), out.end(), e.text) == out.end()) {
-    out.push_back(e.text);
+// Both walks below use an explicit stack: a model line may be a 20,000-term chain, whose syntax
+// tree is 20,000 levels deep on one side.
+void collect_names(const syn::Expr& root, std::vector<std::string>& out) {
+  std::vector<const syn::Expr*> todo = {&root};
+  while (!todo.empty()) {
+    const syn::Expr& e = *todo.back();
+    todo.pop_back();
+    if (e.kind == syn::ExprKind::Name && std::find(out.begin(), out.end(), e.text) == out.end())
+      out.push_back(e.text);
+    // Children are pushed in reverse so names come out in reading order.
+    for (auto a = e.args.rbegin(); a != e.args.rend(); ++a)
+      if (a->value) todo.push_back(a->value.get());
+    for (auto c = e.children.rbegin(); c != e.children.rend(); ++c)
+      if (*c) todo.push_back(c->get());
   }
-  for (const syn::ExprPtr& c : e.children)
-    if (c) collect_names(*c, out);
-  for (const syn::Arg& a : e.args)
-    if (a.value) collect_names(*a.value, out);
 }
 
 // Whether an expression is a number made of numbers and earlier constants (`2 * D`).
-bool is_constant_expr(const syn::Expr& e, const std::set<std::string>& constants) {
-  switch (e.kind) {
-    case syn::ExprKind::Int:
-    case syn::ExprKind::Float:
-      return true;
-    case syn::ExprKind::Name:
-      return constants.count(e.text) > 0;
-    case syn::ExprKind::Unary:
-    case syn::ExprKind::Binary:
-      return std::all_of(e.children.begin(), e.children.end(), [&](const syn::ExprPtr& c) {
-        return c && is_constant_expr(*c, constants);
-      });
-    default:
-      return false;
+bool is_constant_expr(const syn::Expr& root, const std::set<std::string>& constants) {
+  std::vector<const syn::Expr*> todo = {&root};
+  while (!todo.empty()) {
+    const syn::Expr& e = *todo.back();
+    todo.pop_back();
+    switch (e.kind) {
+      case syn::ExprKind::Int:
+      case syn::ExprKind::Float:
+        break;
+      case syn::ExprKind::Name:
+        if (!constants.count(e.text)) return false;
+        break;
+      case syn::ExprKind::Unary:
+      case syn::ExprKind::Binary:
+        for (const syn::ExprPtr& c : e.children) {
+          if (!c) return false;
+          todo.push_back(c.get());
+        }
+        break;
+      default:
+        return false;
+    }
   }
+  return true;
 }
 
 // A model that only declares tensors does not parse ("computes nothing"), but it is where a model
