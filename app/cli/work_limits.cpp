@@ -1,12 +1,15 @@
 // Memory budget, size formatting and terminal progress for the CLI's long-running commands.
 #include "work_limits.h"
 
+#include "sim/model/machine.h"
+
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace tilescope::cli {
 
@@ -14,17 +17,15 @@ namespace {
 
 constexpr uint64_t kFallbackBudget = 4ull << 30;
 
-// "4G", "512M", "1000": bytes; 0 when the text is not such a number.
+// "4G", "512 MiB", "1000": the machine files' byte units (model::parse_quantity); 0 when the
+// text is not such a size.
 uint64_t parse_size(const std::string& text) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (end == text.c_str()) return 0;
-  const std::string suffix(end);
-  if (suffix.empty() || suffix == "B") return v;
-  if (suffix == "K" || suffix == "KiB") return v << 10;
-  if (suffix == "M" || suffix == "MiB") return v << 20;
-  if (suffix == "G" || suffix == "GiB") return v << 30;
-  return 0;
+  try {
+    const double v = model::parse_quantity(text, model::Quantity::Bytes);
+    return v < 9.2e18 ? static_cast<uint64_t>(v) : 0;  // beyond uint64_t: not a usable budget
+  } catch (const std::invalid_argument&) {
+    return 0;
+  }
 }
 
 }  // namespace
@@ -34,7 +35,8 @@ MemoryBudget memory_budget() {
     if (const uint64_t v = parse_size(env))
       return {v, "TILESCOPE_MEMORY_LIMIT=" + std::string(env)};
   }
-  std::ifstream meminfo("/proc/meminfo");
+  // The same /proc the host machine reads (TILESCOPE_SYSFS_ROOT moves it for tests).
+  std::ifstream meminfo(model::host_path("/proc/meminfo"));
   for (std::string line; std::getline(meminfo, line);) {
     if (line.rfind("MemAvailable:", 0) != 0) continue;
     std::istringstream in(line.substr(13));
