@@ -1,9 +1,10 @@
 // Machine files: presets load, units parse, sysfs is read (from a fake tree), errors carry
-// file:line.
+// file:line, and geometry or counts out of range are refused before they reach the simulator.
 #include <doctest/doctest.h>
 
 #include "sim/model/machine.h"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -129,4 +130,41 @@ TEST_CASE("machine file errors name file and line") {
 TEST_CASE("an unknown machine name lists the presets") {
   CHECK_THROWS_WITH_AS(load_machine("no-such-machine"), doctest::Contains("presets: a100"),
                        MachineError);
+}
+
+TEST_CASE("counts and sizes out of range are errors, not wrapped integers") {
+  const std::string head = "name = x\n[level L1]\nsize = 1 KiB\n";
+  // 2^32 ways used to wrap to 0, which means fully associative.
+  CHECK(error_of(head + "ways = 4294967296\n")
+            .find("m.machine:4: error: ways = 4294967296 is more") == 0);
+  CHECK(error_of(head + "ways = 2\nline = 64.5 B\n")
+            .find("m.machine:5: error: line must be a whole") == 0);
+  CHECK(error_of(head + "ways = 2\nline = 8589934592 B\n").find("m.machine:5: error: line = ") ==
+        0);
+  CHECK(error_of(head + "ways = 2\nline = 1e20 B\n").find("is more than the largest supported") !=
+        std::string::npos);
+  CHECK(error_of("name = x\ncores = 1e300\n[level L1]\nsize = 1 KiB\nways = 2\n")
+            .find("m.machine:2: error: cores") == 0);
+  CHECK(error_of("name = x\nclock = inf GHz\n[level L1]\nsize = 1 KiB\nways = 2\n")
+            .find("m.machine:2: error: clock") == 0);
+  CHECK(error_of("name = x\n[level L1]\nsize = 1 KiB\nways = 2\nseed = 2.5\n")
+            .find("m.machine:5: error: seed must be a whole number") == 0);
+}
+
+TEST_CASE("geometry that would take gigabytes is refused at once") {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  // 256 MiB of 1-byte lines: 2^28 lines, ~32 B of simulator state each = 8 GiB.
+  const std::string huge = error_of("name = x\n[level L1]\nsize = 256 MiB\nline = 1 B\nways = 8\n");
+  CHECK(huge.find("268435456 lines") != std::string::npos);
+  CHECK(huge.find("limit of 8388608 lines") != std::string::npos);
+  // 2,000 levels: refused when the ninth section is seen.
+  std::string many = "name = x\n";
+  for (int i = 0; i < 2000; ++i)
+    many += "[level L" + std::to_string(i) + "]\nsize = 1 KiB\nways = 2\n";
+  CHECK(error_of(many).find("m.machine:26: error: more than 8 [level] sections") == 0);
+  CHECK(error_of("name = x\n[level L1]\nsize = 1 KiB\nways = 2\n[scratchpad s]\nsize = 1 KiB\n"
+                 "banks = 100000\n")
+            .find("m.machine:7: error: banks") == 0);
+  CHECK(clock::now() - start < std::chrono::seconds(2));
 }
