@@ -410,14 +410,6 @@ int run_simulate(const SimulateFlags& f) {
     std::cerr << "simulate: give a model FILE (with --apply \"steps\") or --trace FILE.din\n";
     return 1;
   }
-  // A directory opens as an empty stream on Linux, so the reader would report "0 accesses" and
-  // succeed; the din reader is shared, the check is here.
-  std::error_code ec;
-  if (std::filesystem::is_directory(f.trace, ec)) {
-    std::cerr << "simulate: --trace " << io::printable(f.trace)
-              << " is a directory; give a din trace file (label address [size] per line)\n";
-    return 1;
-  }
   std::vector<memory::TensorRegion> regions;
   for (const std::string& t : f.tensors) regions.push_back(memory::parse_tensor_region(t));
   std::vector<std::string> names;

@@ -12,7 +12,8 @@
 namespace tilescope::memory {
 
 TraceError::TraceError(std::string file, uint64_t line, const std::string& message)
-    : std::runtime_error(file + ":" + std::to_string(line) + ": error: " + message),
+    : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) +
+                         ": error: " + message),
       m_file(std::move(file)),
       m_line(line) {}
 
