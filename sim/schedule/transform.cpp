@@ -1027,7 +1027,8 @@ std::string do_stage(Kernel& k, const TransformStep& s, const Target& t) {
     // No reuse inside the tile: staging only adds a copy. Say so, and what would help.
     e += "Each copied element is read only once from the tile, so reads of " + tn + " from " +
          (st.level == MemLevel::Registers ? "memory" : "global memory") + " stay at " +
-         count_text(after) + ": this stage adds a copy and saves nothing. Stage at a loop further " +
+         count_text(after) +
+         ": this stage adds a copy and saves nothing. Stage at a loop further " +
          "out (so the tile is reused across the loops inside it) or tile so that an inner loop " +
          "does not index " + tn + ". ";
   } else if (pl->source < 0) {
@@ -1380,6 +1381,32 @@ bool History::redo() {
 
 const Program& History::current() const {
   return m_cursor == 0 ? m_initial : m_entries[m_cursor - 1].program;
+}
+
+void History::set_target(Target t) {
+  m_target = t;
+  Program p = m_initial;
+  std::vector<Entry> rederived;
+  rederived.reserve(m_entries.size());
+  for (const Entry& e : m_entries) {
+    StepResult r = apply_step(p, e.step, m_target);
+    if (!r.ok) break;
+    rederived.push_back({e.step, r.program, r.explanation});
+    p = std::move(r.program);
+  }
+  // Entries from the first refusal on stay as they were (see the header).
+  for (size_t i = 0; i < rederived.size(); ++i) m_entries[i] = std::move(rederived[i]);
+}
+
+std::optional<StepRefusal> History::first_refused(const Target& t) const {
+  Program p = m_initial;
+  for (size_t i = 0; i < m_cursor; ++i) {
+    const TransformStep& s = m_entries[i].step;
+    StepResult r = apply_step(p, s, t);
+    if (!r.ok) return StepRefusal{i, s.to_string(), r.explanation};
+    p = std::move(r.program);
+  }
+  return std::nullopt;
 }
 
 std::vector<TransformStep> History::steps() const {
