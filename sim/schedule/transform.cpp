@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -167,11 +168,13 @@ std::vector<TransformStep> parse_steps(std::string_view text) {
 
 namespace {
 
-struct Refused {
-  std::string reason;
+// A precondition that does not hold: the learner-facing reason. A ScheduleError, so a step
+// function called through step_table() outside apply_step throws the public error type.
+struct Refused : ScheduleError {
+  using ScheduleError::ScheduleError;
 };
 [[noreturn]] void refuse(const std::string& why) {
-  throw Refused{why};
+  throw Refused(why);
 }
 
 std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {
@@ -200,10 +203,9 @@ int64_t parse_int(const TransformStep& s, const std::string& text, const std::st
   return v;
 }
 
-void need_args(const TransformStep& s, size_t lo, size_t hi, const std::string& usage) {
-  if (s.args.size() < lo || s.args.size() > hi)
-    refuse(s.name + " takes " + usage + "; got " + std::to_string(s.args.size()) + " argument" +
-           (s.args.size() == 1 ? "" : "s"));
+[[noreturn]] void refuse_arg_count(const TransformStep& s, std::string_view args_text) {
+  refuse(s.name + " takes " + std::string(args_text) + "; got " + std::to_string(s.args.size()) +
+         " argument" + (s.args.size() == 1 ? "" : "s"));
 }
 
 int need_loop(const Kernel& k, const TransformStep& s, const std::string& name) {
@@ -328,7 +330,6 @@ std::string do_split(Kernel& k, const TransformStep& s, const std::string& name,
 }
 
 std::string do_reorder(Kernel& k, const TransformStep& s, const Target& t) {
-  if (s.args.size() < 2) refuse("reorder takes two or more loop names");
   std::vector<int> idx;
   std::set<std::string> seen;
   for (const auto& a : s.args) {
@@ -389,7 +390,6 @@ std::string do_reorder(Kernel& k, const TransformStep& s, const Target& t) {
 }
 
 std::string do_kind(Kernel& k, const TransformStep& s, LoopKind kind, const Target& t) {
-  need_args(s, 1, 1, "one loop name");
   const int li = need_loop(k, s, s.args[0]);
   Loop& L = k.loops[size_t(li)];
   if (L.reduce && kind != LoopKind::Unrolled)
@@ -451,7 +451,6 @@ std::string do_kind(Kernel& k, const TransformStep& s, LoopKind kind, const Targ
 }
 
 std::string do_bind(Kernel& k, const TransformStep& s, const Target& t) {
-  need_args(s, 2, 2, "a loop and a GPU dimension, e.g. bind(i.o, block.y)");
   static const std::map<std::string, LoopKind> kinds = {
       {"block.x", LoopKind::BlockX},   {"block.y", LoopKind::BlockY},
       {"block.z", LoopKind::BlockZ},   {"thread.x", LoopKind::ThreadX},
@@ -617,7 +616,6 @@ graph::TensorId fused_tensor(const Program& p, const Kernel& prod, const Kernel&
 }
 
 std::string do_fuse(Program& p, const TransformStep& s, const Target& t) {
-  if (s.args.size() < 2) refuse("fuse takes a producer op and one or more elementwise consumers");
   // An op named twice would fuse a kernel into itself: there is nothing to fuse, and saying so is
   // clearer than a success message about zero saved bytes.
   for (size_t a = 0; a < s.args.size(); ++a)
@@ -710,7 +708,6 @@ std::string do_fuse(Program& p, const TransformStep& s, const Target& t) {
 }
 
 std::string do_compute_at(Program& p, const TransformStep& s, const Target& t) {
-  need_args(s, 2, 2, "a producer op and a consumer op, plus at=LOOP or at=inline");
   const std::string at = s.option("at", "inline");
   const int pi = find_kernel_with_op(p, s.args[0], "compute_at");
   const int ci = find_kernel_with_op(p, s.args[1], "compute_at");
@@ -838,7 +835,6 @@ std::string do_compute_at(Program& p, const TransformStep& s, const Target& t) {
 }
 
 std::string do_im2col(Program& p, const TransformStep& s, const Target& t) {
-  need_args(s, 1, 1, "the conv op");
   const int ki = find_kernel_with_op(p, s.args[0], "im2col");
   Kernel conv = p.kernels[size_t(ki)];
   const graph::Op& op = p.graph->op(conv.ops[0]);
@@ -957,9 +953,6 @@ std::string level_capacity_text(MemLevel l, const Target& t) {
 }
 
 std::string do_stage(Kernel& k, const TransformStep& s, const Target& t) {
-  need_args(s, 2, 3,
-            "a tensor, a level (shared, scratchpad or registers), at=LOOP and optionally "
-            "double");
   const std::string tn = s.args[0];
   static const std::map<std::string, MemLevel> levels = {{"shared", MemLevel::Shared},
                                                          {"scratchpad", MemLevel::Scratchpad},
@@ -1056,7 +1049,6 @@ std::string do_stage(Kernel& k, const TransformStep& s, const Target& t) {
 }
 
 std::string do_block_order(Kernel& k, const TransformStep& s, const Target& t) {
-  need_args(s, 1, 2, "row, or grouped and a group size");
   Kernel next = k;
   if (s.args[0] == "row" || s.args[0] == "rowmajor") {
     next.block_order = BlockOrder::RowMajor;
@@ -1104,7 +1096,6 @@ std::string do_block_order(Kernel& k, const TransformStep& s, const Target& t) {
 }
 
 std::string do_layout(Program& p, const TransformStep& s, const Target& t) {
-  need_args(s, 2, 2, "a tensor and a layout (rowmajor, nchw, nhwc, transposed)");
   static const std::map<std::string, graph::Layout> layouts = {
       {"rowmajor", graph::Layout::RowMajor},
       {"nchw", graph::Layout::NCHW},
@@ -1181,7 +1172,6 @@ std::string do_layout(Program& p, const TransformStep& s, const Target& t) {
 }
 
 std::string do_pad(Program& p, const TransformStep& s, const Target& t) {
-  need_args(s, 3, 3, "a tensor or tile name, a dim and an amount");
   const int64_t dim = parse_int(s, s.args[1], "the dim");
   const int64_t amount = parse_int(s, s.args[2], "the amount");
   if (amount < 0 || amount > 64)
@@ -1250,8 +1240,205 @@ std::string do_pad(Program& p, const TransformStep& s, const Target& t) {
 
 // [SECTION] Dispatch
 
+Kernel& current_kernel(Program& p) {
+  return p.kernels[size_t(p.current)];
+}
+
+std::string do_kernel(Program& p, const TransformStep& s, const Target&) {
+  p.current = find_kernel_with_op(p, s.args[0], "kernel");
+  return "Steps now apply to kernel " + p.kernels[size_t(p.current)].name + ".";
+}
+
+constexpr std::string_view kTileArgs =
+    "a loop and a factor, e.g. tile(i, 64), or tile(i, j, 64, 64)";
+
+// split(L, F), and tile(L, F) for the same; tile(A, B, FA, FB) splits both and orders the tiles.
+std::string do_split_step(Program& p, const TransformStep& s, const Target& t) {
+  Kernel& k = current_kernel(p);
+  if (s.args.size() == 4) {
+    const int64_t fa = parse_int(s, s.args[2], "the first factor");
+    const int64_t fb = parse_int(s, s.args[3], "the second factor");
+    std::string e = do_split(k, s, s.args[0], fa) + " ";
+    e += do_split(k, s, s.args[1], fb) + " ";
+    TransformStep r;
+    r.name = "reorder";
+    r.args = {s.args[0] + ".o", s.args[1] + ".o", s.args[0] + ".i", s.args[1] + ".i"};
+    return e + do_reorder(k, r, t);
+  }
+  if (s.args.size() != 2) refuse_arg_count(s, kTileArgs);
+  const int64_t f = parse_int(s, s.args[1], "the factor");
+  Kernel next = k;
+  std::string e = do_split(next, s, s.args[0], f);
+  check_or_refuse(next, t, s.name + " refused: ");
+  k = next;
+  return e;
+}
+
+// A step that changes only the current kernel.
+template <std::string (*F)(Kernel&, const TransformStep&, const Target&)>
+std::string on_kernel(Program& p, const TransformStep& s, const Target& t) {
+  return F(current_kernel(p), s, t);
+}
+
+template <LoopKind K>
+std::string do_loop_kind(Program& p, const TransformStep& s, const Target& t) {
+  return do_kind(current_kernel(p), s, K, t);
+}
+
+constexpr size_t kMany = std::numeric_limits<size_t>::max();
+
+// In the order refusals and listings name them.
+const std::vector<StepInfo> kSteps = {
+    {"kernel",
+     {},
+     1,
+     1,
+     {},
+     "an op name",
+     "kernel(matmul0)",
+     "apply the following steps to the kernel that computes this op",
+     &do_kernel},
+    {"fuse",
+     {},
+     2,
+     kMany,
+     {},
+     "a producer op and one or more elementwise consumers",
+     "fuse(matmul0, add0, relu0)",
+     "run elementwise consumers in the producer's epilogue: the intermediate never goes to memory",
+     &do_fuse},
+    {"compute_at",
+     {},
+     2,
+     2,
+     {"at"},
+     "a producer op and a consumer op, plus at=LOOP or at=inline",
+     "compute_at(relu0, matmul1, at=inline)",
+     "compute an elementwise producer inside its consumer, per read or per tile of a loop",
+     &do_compute_at},
+    {"split",
+     {},
+     2,
+     2,
+     {},
+     "a loop and a factor, e.g. split(i, 64)",
+     "split(k, 16)",
+     "split loop L into L.o × L.i, F iterations inside (a guarded tail when F does not divide)",
+     &do_split_step},
+    {"tile",
+     {},
+     2,
+     4,
+     {},
+     kTileArgs,
+     "tile(i, j, 32, 32)",
+     "split one loop like split, or two loops and order them A.o, B.o, A.i, B.i",
+     &do_split_step},
+    {"reorder",
+     {},
+     2,
+     kMany,
+     {},
+     "two or more loop names",
+     "reorder(i.o, j.o, k, i.i, j.i)",
+     "these loops take the positions they occupy, in the order given",
+     &on_kernel<do_reorder>},
+    {"unroll",
+     {},
+     1,
+     1,
+     {},
+     "one loop name",
+     "unroll(k.i)",
+     "write a loop's body out once per iteration",
+     &do_loop_kind<LoopKind::Unrolled>},
+    {"vectorize",
+     {},
+     1,
+     1,
+     {},
+     "one loop name",
+     "vectorize(j.i)",
+     "run the innermost loop's iterations as SIMD lanes",
+     &do_loop_kind<LoopKind::Vectorized>},
+    {"parallel",
+     {"parallelize"},
+     1,
+     1,
+     {},
+     "one loop name",
+     "parallel(i.o)",
+     "spread a loop's iterations over CPU threads",
+     &do_loop_kind<LoopKind::Parallel>},
+    {"bind",
+     {},
+     2,
+     2,
+     {},
+     "a loop and a GPU dimension, e.g. bind(i.o, block.y)",
+     "bind(i.o, block.y)",
+     "map a loop to a GPU grid or block dimension (block.x ... thread.z)",
+     &on_kernel<do_bind>},
+    {"stage",
+     {},
+     2,
+     3,
+     {"at"},
+     "a tensor, a level (shared, scratchpad or registers), at=LOOP and optionally double",
+     "stage(W, shared, at=k.o, double)",
+     "copy the tile of a tensor one iteration of a loop reads into a closer memory",
+     &on_kernel<do_stage>},
+    {"block_order",
+     {},
+     1,
+     2,
+     {},
+     "row, or grouped and a group size",
+     "block_order(grouped, 8)",
+     "launch GPU blocks row-major or in groups of rows of tiles (L2 reuse)",
+     &on_kernel<do_block_order>},
+    {"layout",
+     {},
+     2,
+     2,
+     {},
+     "a tensor and a layout (rowmajor, nchw, nhwc, transposed)",
+     "layout(x, nhwc)",
+     "store a tensor in another memory order",
+     &do_layout},
+    {"pad",
+     {},
+     3,
+     3,
+     {},
+     "a tensor or tile name, a dim and an amount",
+     "pad(W_shared, 1, 1)",
+     "add unused elements to a dim's pitch (bank or cache-set conflicts)",
+     &do_pad},
+    {"im2col",
+     {},
+     1,
+     1,
+     {},
+     "the conv op",
+     "im2col(conv0)",
+     "unfold a convolution's input windows into a matrix and run it as a GEMM",
+     &do_im2col},
+};
+
+std::string step_names() {
+  std::string s;
+  for (const StepInfo& i : kSteps) s += (s.empty() ? "" : ", ") + std::string(i.name);
+  return s;
+}
+
 std::string apply_to(Program& p, const TransformStep& s, const Target& t) {
   if (p.kernels.empty()) refuse("the program has no kernels");
+  const StepInfo* info = find_step(s.name);
+  if (!info)
+    refuse("unknown step '" + s.name + "'" +
+           (s.line > 0 ? " at " + std::to_string(s.line) + ":" + std::to_string(s.col) : "") +
+           "; steps are " + step_names());
   // option() takes the first of a repeated key; the learner meant one of them, and picking one
   // silently would schedule something else than what they read in their step.
   for (size_t a = 0; a < s.options.size(); ++a)
@@ -1260,47 +1447,19 @@ std::string apply_to(Program& p, const TransformStep& s, const Target& t) {
         refuse(s.name + ": " + s.options[a].first + "= is given twice (" + s.options[a].first +
                "=" + s.options[a].second + " and " + s.options[b].first + "=" +
                s.options[b].second + "); give it once");
-  Kernel& k = p.kernels[size_t(p.current)];
-  const std::string& n = s.name;
-  if (n == "kernel") {
-    need_args(s, 1, 1, "an op name");
-    p.current = find_kernel_with_op(p, s.args[0], "kernel");
-    return "Steps now apply to kernel " + p.kernels[size_t(p.current)].name + ".";
+  // An option the step does not read would be silently ignored: what ran is not what was written.
+  for (const auto& [key, value] : s.options) {
+    if (std::find(info->keys.begin(), info->keys.end(), key) != info->keys.end()) continue;
+    std::string known;
+    for (std::string_view k : info->keys)
+      known += (known.empty() ? "" : ", ") + std::string(k) + "=";
+    refuse(s.name + ": unknown option '" + key + "=" + value + "'; " +
+           (info->keys.empty() ? s.name + " takes no key=value options"
+                               : "the options of " + s.name + " are " + known));
   }
-  if (n == "split" || n == "tile") {
-    if (n == "tile" && s.args.size() == 4) {
-      const int64_t fa = parse_int(s, s.args[2], "the first factor");
-      const int64_t fb = parse_int(s, s.args[3], "the second factor");
-      std::string e = do_split(k, s, s.args[0], fa) + " ";
-      e += do_split(k, s, s.args[1], fb) + " ";
-      TransformStep r;
-      r.name = "reorder";
-      r.args = {s.args[0] + ".o", s.args[1] + ".o", s.args[0] + ".i", s.args[1] + ".i"};
-      return e + do_reorder(k, r, t);
-    }
-    need_args(s, 2, 2, "a loop and a factor, e.g. tile(i, 64), or tile(i, j, 64, 64)");
-    const int64_t f = parse_int(s, s.args[1], "the factor");
-    Kernel next = k;
-    std::string e = do_split(next, s, s.args[0], f);
-    check_or_refuse(next, t, n + " refused: ");
-    k = next;
-    return e;
-  }
-  if (n == "reorder") return do_reorder(k, s, t);
-  if (n == "unroll") return do_kind(k, s, LoopKind::Unrolled, t);
-  if (n == "vectorize") return do_kind(k, s, LoopKind::Vectorized, t);
-  if (n == "parallel" || n == "parallelize") return do_kind(k, s, LoopKind::Parallel, t);
-  if (n == "bind") return do_bind(k, s, t);
-  if (n == "stage") return do_stage(k, s, t);
-  if (n == "block_order") return do_block_order(k, s, t);
-  if (n == "fuse") return do_fuse(p, s, t);
-  if (n == "compute_at") return do_compute_at(p, s, t);
-  if (n == "im2col") return do_im2col(p, s, t);
-  if (n == "layout") return do_layout(p, s, t);
-  if (n == "pad") return do_pad(p, s, t);
-  refuse("unknown step '" + n +
-         "'; steps are kernel, fuse, compute_at, split, tile, reorder, "
-         "unroll, vectorize, parallel, bind, stage, block_order, layout, pad, im2col");
+  if (s.args.size() < info->min_args || s.args.size() > info->max_args)
+    refuse_arg_count(s, info->args_text);
+  return info->apply(p, s, t);
 }
 
 }  // namespace
@@ -1336,6 +1495,17 @@ int64_t shared_read_conflict_degree(const Kernel& k, const std::string& buffer, 
   return worst;
 }
 
+const std::vector<StepInfo>& step_table() {
+  return kSteps;
+}
+
+const StepInfo* find_step(std::string_view name) {
+  for (const StepInfo& i : kSteps)
+    if (i.name == name || std::find(i.aliases.begin(), i.aliases.end(), name) != i.aliases.end())
+      return &i;
+  return nullptr;
+}
+
 StepResult apply_step(const Program& p, const TransformStep& step, const Target& target) {
   StepResult r;
   Program next = p;
@@ -1343,10 +1513,7 @@ StepResult apply_step(const Program& p, const TransformStep& step, const Target&
     r.explanation = apply_to(next, step, target);
     r.ok = true;
     r.program = std::move(next);
-  } catch (const Refused& f) {
-    r.ok = false;
-    r.explanation = f.reason;
-  } catch (const ScheduleError& e) {
+  } catch (const ScheduleError& e) {  // a Refused, or bad input found further down
     r.ok = false;
     r.explanation = e.what();
   }
