@@ -75,11 +75,11 @@ int64_t parse_int(const TransformStep& s, const std::string& text, const std::st
   return v;
 }
 
-int need_loop(const Kernel& k, const TransformStep& s, const std::string& name) {
+int need_loop(const Kernel& k, std::string_view step, const std::string& name) {
   const int l = k.find_loop(name);
   if (l < 0)
-    refuse(s.name + ": kernel " + k.name + " has no loop named '" + name + "'; its loops are " +
-           loop_names(k));
+    refuse(std::string(step) + ": kernel " + k.name + " has no loop named '" + name +
+           "'; its loops are " + loop_names(k));
   return l;
 }
 
@@ -121,209 +121,240 @@ void check_or_refuse(const Kernel& k, const Target& t, const std::string& prefix
   if (auto why = check_kernel(k, t)) refuse(prefix + *why);
 }
 
+void refuse_arg_count(std::string_view step, size_t args, std::string_view args_text) {
+  refuse(std::string(step) + " takes " + std::string(args_text) + "; got " + std::to_string(args) +
+         " argument" + (args == 1 ? "" : "s"));
+}
+
 // [SECTION] Dispatch
 
 namespace {
-
-[[noreturn]] void refuse_arg_count(const TransformStep& s, std::string_view args_text) {
-  refuse(s.name + " takes " + std::string(args_text) + "; got " + std::to_string(s.args.size()) +
-         " argument" + (s.args.size() == 1 ? "" : "s"));
-}
 
 Kernel& current_kernel(Program& p) {
   return p.kernels[size_t(p.current)];
 }
 
-std::string do_kernel(Program& p, const TransformStep& s, const Target&) {
-  p.current = find_kernel_with_op(p, s.args[0], "kernel");
+std::string do_kernel(Program& p, const KernelStep& s, const Target&) {
+  p.current = find_kernel_with_op(p, s.op, "kernel");
   return "Steps now apply to kernel " + p.kernels[size_t(p.current)].name + ".";
+}
+
+// split(L, F) and tile(L, F): L → L.o × L.i.
+std::string split_one(Program& p, std::string_view step, const std::string& loop, int64_t f,
+                      const Target& t) {
+  Kernel& k = current_kernel(p);
+  Kernel next = k;
+  std::string e = do_split(next, step, loop, f);
+  check_or_refuse(next, t, std::string(step) + " refused: ");
+  k = next;
+  return e;
+}
+
+std::string do_split_step(Program& p, const SplitStep& s, const Target& t) {
+  return split_one(p, s.kName, s.loop, s.factor, t);
 }
 
 constexpr std::string_view kTileArgs =
     "a loop and a factor, e.g. tile(i, 64), or tile(i, j, 64, 64)";
 
-// split(L, F), and tile(L, F) for the same; tile(A, B, FA, FB) splits both and orders the tiles.
-std::string do_split_step(Program& p, const TransformStep& s, const Target& t) {
+// tile(A, B, FA, FB) splits both and orders the tiles A.o, B.o, A.i, B.i.
+std::string do_tile(Program& p, const TileStep& s, const Target& t) {
+  if (s.loops.size() != s.factors.size() || s.loops.empty() || s.loops.size() > 2)
+    refuse_arg_count(s.kName, s.loops.size() + s.factors.size(), kTileArgs);
+  if (s.loops.size() == 1) return split_one(p, s.kName, s.loops[0], s.factors[0], t);
   Kernel& k = current_kernel(p);
-  if (s.args.size() == 4) {
-    const int64_t fa = parse_int(s, s.args[2], "the first factor");
-    const int64_t fb = parse_int(s, s.args[3], "the second factor");
-    std::string e = do_split(k, s, s.args[0], fa) + " ";
-    e += do_split(k, s, s.args[1], fb) + " ";
-    TransformStep r;
-    r.name = "reorder";
-    r.args = {s.args[0] + ".o", s.args[1] + ".o", s.args[0] + ".i", s.args[1] + ".i"};
-    return e + do_reorder(k, r, t);
-  }
-  if (s.args.size() != 2) refuse_arg_count(s, kTileArgs);
-  const int64_t f = parse_int(s, s.args[1], "the factor");
-  Kernel next = k;
-  std::string e = do_split(next, s, s.args[0], f);
-  check_or_refuse(next, t, s.name + " refused: ");
-  k = next;
-  return e;
+  const std::string& a = s.loops[0];
+  const std::string& b = s.loops[1];
+  std::string e = do_split(k, s.kName, a, s.factors[0]) + " ";
+  e += do_split(k, s.kName, b, s.factors[1]) + " ";
+  return e + do_reorder(k, ReorderStep{{a + ".o", b + ".o", a + ".i", b + ".i"}}, t);
 }
 
 // A step that changes only the current kernel.
-template <std::string (*F)(Kernel&, const TransformStep&, const Target&)>
-std::string on_kernel(Program& p, const TransformStep& s, const Target& t) {
+template <class S, std::string (*F)(Kernel&, const S&, const Target&)>
+std::string on_kernel(Program& p, const S& s, const Target& t) {
   return F(current_kernel(p), s, t);
 }
 
-template <LoopKind K>
-std::string do_loop_kind(Program& p, const TransformStep& s, const Target& t) {
-  return do_kind(current_kernel(p), s, K, t);
+template <class S, LoopKind K>
+std::string do_loop_kind(Program& p, const S& s, const Target& t) {
+  return do_kind(current_kernel(p), s.kName, s.loop, K, t);
+}
+
+// A row's function: the primitive for the row's typed step.
+template <class S, std::string (*F)(Program&, const S&, const Target&)>
+std::string run(Program& p, const StepSpec& s, const Target& t) {
+  return F(p, std::get<S>(s), t);
 }
 
 constexpr size_t kMany = std::numeric_limits<size_t>::max();
 
 // In the order refusals and listings name them.
-const std::vector<StepInfo> kSteps = {
-    {"kernel",
-     {},
-     1,
-     1,
-     {},
-     "an op name",
-     "kernel(matmul0)",
-     "apply the following steps to the kernel that computes this op",
-     &do_kernel},
-    {"fuse",
-     {},
-     2,
-     kMany,
-     {},
-     "a producer op and one or more elementwise consumers",
-     "fuse(matmul0, add0, relu0)",
-     "run elementwise consumers in the producer's epilogue: the intermediate never goes to memory",
-     &do_fuse},
-    {"compute_at",
-     {},
-     2,
-     2,
-     {"at"},
-     "a producer op and a consumer op, plus at=LOOP or at=inline",
-     "compute_at(relu0, matmul1, at=inline)",
-     "compute an elementwise producer inside its consumer, per read or per tile of a loop",
-     &do_compute_at},
-    {"split",
-     {},
-     2,
-     2,
-     {},
-     "a loop and a factor, e.g. split(i, 64)",
-     "split(k, 16)",
-     "split loop L into L.o × L.i, F iterations inside (a guarded tail when F does not divide)",
-     &do_split_step},
-    {"tile",
-     {},
-     2,
-     4,
-     {},
-     kTileArgs,
-     "tile(i, j, 32, 32)",
-     "split one loop like split, or two loops and order them A.o, B.o, A.i, B.i",
-     &do_split_step},
-    {"reorder",
-     {},
-     2,
-     kMany,
-     {},
-     "two or more loop names",
-     "reorder(i.o, j.o, k, i.i, j.i)",
-     "these loops take the positions they occupy, in the order given",
-     &on_kernel<do_reorder>},
-    {"unroll",
-     {},
-     1,
-     1,
-     {},
-     "one loop name",
-     "unroll(k.i)",
-     "write a loop's body out once per iteration",
-     &do_loop_kind<LoopKind::Unrolled>},
-    {"vectorize",
-     {},
-     1,
-     1,
-     {},
-     "one loop name",
-     "vectorize(j.i)",
-     "run the innermost loop's iterations as SIMD lanes",
-     &do_loop_kind<LoopKind::Vectorized>},
-    {"parallel",
-     {"parallelize"},
-     1,
-     1,
-     {},
-     "one loop name",
-     "parallel(i.o)",
-     "spread a loop's iterations over CPU threads",
-     &do_loop_kind<LoopKind::Parallel>},
-    {"bind",
-     {},
-     2,
-     2,
-     {},
-     "a loop and a GPU dimension, e.g. bind(i.o, block.y)",
-     "bind(i.o, block.y)",
-     "map a loop to a GPU grid or block dimension (block.x ... thread.z)",
-     &on_kernel<do_bind>},
-    {"stage",
-     {},
-     2,
-     3,
-     {"at"},
-     "a tensor, a level (shared, scratchpad or registers), at=LOOP and optionally double",
-     "stage(W, shared, at=k.o, double)",
-     "copy the tile of a tensor one iteration of a loop reads into a closer memory",
-     &on_kernel<do_stage>},
-    {"block_order",
-     {},
-     1,
-     2,
-     {},
-     "row, or grouped and a group size",
-     "block_order(grouped, 8)",
-     "launch GPU blocks row-major or in groups of rows of tiles (L2 reuse)",
-     &on_kernel<do_block_order>},
-    {"layout",
-     {},
-     2,
-     2,
-     {},
-     "a tensor and a layout (rowmajor, nchw, nhwc, transposed)",
-     "layout(x, nhwc)",
-     "store a tensor in another memory order",
-     &do_layout},
-    {"pad",
-     {},
-     3,
-     3,
-     {},
-     "a tensor or tile name, a dim and an amount",
-     "pad(W_shared, 1, 1)",
-     "add unused elements to a dim's pitch (bank or cache-set conflicts)",
-     &do_pad},
-    {"im2col",
-     {},
-     1,
-     1,
-     {},
-     "the conv op",
-     "im2col(conv0)",
-     "unfold a convolution's input windows into a matrix and run it as a GEMM",
-     &do_im2col},
-};
+const std::vector<StepInfo>& steps() {
+  static const std::vector<StepInfo> table = {
+      {"kernel",
+       {},
+       1,
+       1,
+       {},
+       "an op name",
+       "kernel(matmul0)",
+       "apply the following steps to the kernel that computes this op",
+       &parse_kernel,
+       &run<KernelStep, do_kernel>},
+      {"fuse",
+       {},
+       2,
+       kMany,
+       {},
+       "a producer op and one or more elementwise consumers",
+       "fuse(matmul0, add0, relu0)",
+       "run elementwise consumers in the producer's epilogue: the intermediate never goes to "
+       "memory",
+       &parse_fuse,
+       &run<FuseStep, do_fuse>},
+      {"compute_at",
+       {},
+       2,
+       2,
+       {"at"},
+       "a producer op and a consumer op, plus at=LOOP or at=inline",
+       "compute_at(relu0, matmul1, at=inline)",
+       "compute an elementwise producer inside its consumer, per read or per tile of a loop",
+       &parse_compute_at,
+       &run<ComputeAtStep, do_compute_at>},
+      {"split",
+       {},
+       2,
+       2,
+       {},
+       "a loop and a factor, e.g. split(i, 64)",
+       "split(k, 16)",
+       "split loop L into L.o × L.i, F iterations inside (a guarded tail when F does not divide)",
+       &parse_split,
+       &run<SplitStep, do_split_step>},
+      {"tile",
+       {},
+       2,
+       4,
+       {},
+       kTileArgs,
+       "tile(i, j, 32, 32)",
+       "split one loop like split, or two loops and order them A.o, B.o, A.i, B.i",
+       &parse_tile,
+       &run<TileStep, do_tile>},
+      {"reorder",
+       {},
+       2,
+       kMany,
+       {},
+       "two or more loop names",
+       "reorder(i.o, j.o, k, i.i, j.i)",
+       "these loops take the positions they occupy, in the order given",
+       &parse_reorder,
+       &run<ReorderStep, on_kernel<ReorderStep, do_reorder>>},
+      {"unroll",
+       {},
+       1,
+       1,
+       {},
+       "one loop name",
+       "unroll(k.i)",
+       "write a loop's body out once per iteration",
+       &parse_unroll,
+       &run<UnrollStep, do_loop_kind<UnrollStep, LoopKind::Unrolled>>},
+      {"vectorize",
+       {},
+       1,
+       1,
+       {},
+       "one loop name",
+       "vectorize(j.i)",
+       "run the innermost loop's iterations as SIMD lanes",
+       &parse_vectorize,
+       &run<VectorizeStep, do_loop_kind<VectorizeStep, LoopKind::Vectorized>>},
+      {"parallel",
+       {"parallelize"},
+       1,
+       1,
+       {},
+       "one loop name",
+       "parallel(i.o)",
+       "spread a loop's iterations over CPU threads",
+       &parse_parallel,
+       &run<ParallelStep, do_loop_kind<ParallelStep, LoopKind::Parallel>>},
+      {"bind",
+       {},
+       2,
+       2,
+       {},
+       "a loop and a GPU dimension, e.g. bind(i.o, block.y)",
+       "bind(i.o, block.y)",
+       "map a loop to a GPU grid or block dimension (block.x ... thread.z)",
+       &parse_bind,
+       &run<BindStep, on_kernel<BindStep, do_bind>>},
+      {"stage",
+       {},
+       2,
+       3,
+       {"at"},
+       "a tensor, a level (shared, scratchpad or registers), at=LOOP and optionally double",
+       "stage(W, shared, at=k.o, double)",
+       "copy the tile of a tensor one iteration of a loop reads into a closer memory",
+       &parse_stage,
+       &run<StageStep, on_kernel<StageStep, do_stage>>},
+      {"block_order",
+       {},
+       1,
+       2,
+       {},
+       "row, or grouped and a group size",
+       "block_order(grouped, 8)",
+       "launch GPU blocks row-major or in groups of rows of tiles (L2 reuse)",
+       &parse_block_order,
+       &run<BlockOrderStep, on_kernel<BlockOrderStep, do_block_order>>},
+      {"layout",
+       {},
+       2,
+       2,
+       {},
+       "a tensor and a layout (rowmajor, nchw, nhwc, transposed)",
+       "layout(x, nhwc)",
+       "store a tensor in another memory order",
+       &parse_layout,
+       &run<LayoutStep, do_layout>},
+      {"pad",
+       {},
+       3,
+       3,
+       {},
+       "a tensor or tile name, a dim and an amount",
+       "pad(W_shared, 1, 1)",
+       "add unused elements to a dim's pitch (bank or cache-set conflicts)",
+       &parse_pad,
+       &run<PadStep, do_pad>},
+      {"im2col",
+       {},
+       1,
+       1,
+       {},
+       "the conv op",
+       "im2col(conv0)",
+       "unfold a convolution's input windows into a matrix and run it as a GEMM",
+       &parse_im2col,
+       &run<Im2colStep, do_im2col>},
+  };
+  return table;
+}
 
 std::string step_names() {
   std::string s;
-  for (const StepInfo& i : kSteps) s += (s.empty() ? "" : ", ") + std::string(i.name);
+  for (const StepInfo& i : steps()) s += (s.empty() ? "" : ", ") + std::string(i.name);
   return s;
 }
 
-std::string apply_to(Program& p, const TransformStep& s, const Target& t) {
-  if (p.kernels.empty()) refuse("the program has no kernels");
+// The row of a text step, after the checks the table makes: the name, the options, the count.
+const StepInfo& checked_row(const TransformStep& s) {
   const StepInfo* info = find_step(s.name);
   if (!info)
     refuse("unknown step '" + s.name + "'" +
@@ -348,8 +379,39 @@ std::string apply_to(Program& p, const TransformStep& s, const Target& t) {
                                : "the options of " + s.name + " are " + known));
   }
   if (s.args.size() < info->min_args || s.args.size() > info->max_args)
-    refuse_arg_count(s, info->args_text);
-  return info->apply(p, s, t);
+    refuse_arg_count(s.name, s.args.size(), info->args_text);
+  return *info;
+}
+
+std::string apply_text(Program& p, const TransformStep& s, const Target& t) {
+  if (p.kernels.empty()) refuse("the program has no kernels");
+  const StepInfo& row = checked_row(s);
+  return row.apply(p, row.parse(s), t);
+}
+
+std::string apply_spec(Program& p, const StepSpec& s, const Target& t) {
+  if (p.kernels.empty()) refuse("the program has no kernels");
+  const StepInfo& row = *find_step(step_name(s));
+  // A list field (fuse's consumers, reorder's loops) can hold too few: the text form's count.
+  const size_t args = to_step(s).args.size();
+  if (args < row.min_args || args > row.max_args) refuse_arg_count(row.name, args, row.args_text);
+  return row.apply(p, s, t);
+}
+
+// Runs `apply` on a copy of `p`: the new program, or the refusal with `p` unchanged.
+template <class F>
+StepResult attempt(const Program& p, F apply) {
+  StepResult r;
+  Program next = p;
+  try {
+    r.explanation = apply(next);
+    r.ok = true;
+    r.program = std::move(next);
+  } catch (const ScheduleError& e) {  // a Refused, or bad input found further down
+    r.ok = false;
+    r.explanation = e.what();
+  }
+  return r;
 }
 
 }  // namespace
@@ -359,28 +421,26 @@ std::string apply_to(Program& p, const TransformStep& s, const Target& t) {
 namespace tilescope::schedule {
 
 const std::vector<StepInfo>& step_table() {
-  return detail::kSteps;
+  return detail::steps();
 }
 
 const StepInfo* find_step(std::string_view name) {
-  for (const StepInfo& i : detail::kSteps)
+  for (const StepInfo& i : detail::steps())
     if (i.name == name || std::find(i.aliases.begin(), i.aliases.end(), name) != i.aliases.end())
       return &i;
   return nullptr;
 }
 
+StepSpec to_spec(const TransformStep& step) {
+  return detail::checked_row(step).parse(step);
+}
+
 StepResult apply_step(const Program& p, const TransformStep& step, const Target& target) {
-  StepResult r;
-  Program next = p;
-  try {
-    r.explanation = detail::apply_to(next, step, target);
-    r.ok = true;
-    r.program = std::move(next);
-  } catch (const ScheduleError& e) {  // a Refused, or bad input found further down
-    r.ok = false;
-    r.explanation = e.what();
-  }
-  return r;
+  return detail::attempt(p, [&](Program& next) { return detail::apply_text(next, step, target); });
+}
+
+StepResult apply_step(const Program& p, const StepSpec& step, const Target& target) {
+  return detail::attempt(p, [&](Program& next) { return detail::apply_spec(next, step, target); });
 }
 
 }  // namespace tilescope::schedule

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "sim/schedule/kernel.h"
+#include "sim/schedule/steps.h"
 
 #include <optional>
 #include <string>
@@ -49,6 +50,17 @@ struct StepResult {
 };
 
 StepResult apply_step(const Program& p, const TransformStep& step, const Target& target = {});
+// A typed step built in code (steps.h): the same checks and primitives as its text form.
+StepResult apply_step(const Program& p, const StepSpec& step, const Target& target = {});
+
+// The typed step a parsed text step stands for; throws ScheduleError with the refusal apply_step
+// gives for text that is not a step (an unknown name or option, a wrong count, a factor that is
+// not a number). Refusals that need the program (no loop named 'q') come only from apply_step.
+StepSpec to_spec(const TransformStep& step);
+// The canonical text of a typed step: to_step(to_spec(s)).to_string() == s.to_string() for text
+// in canonical spelling ("registers", not "reg"; "parallel", not "parallelize").
+TransformStep to_step(const StepSpec& step);
+std::string to_string(const StepSpec& step);
 
 // One row per step kind: apply_step dispatches through this table, checks a step's argument
 // count and options against it, and lists it when a step is unknown; docs and the CLI print it.
@@ -60,9 +72,12 @@ struct StepInfo {
   std::string_view args_text;             // "a loop and a factor": what the refusal says it takes
   std::string_view example;               // "tile(i, j, 32, 32)"
   std::string_view help;                  // one line
-  // Applies the step to `p` in place and returns the explanation. A refusal throws ScheduleError
-  // and may leave `p` half changed, and the argument count is not checked here: call apply_step.
-  std::string (*apply)(Program& p, const TransformStep& s, const Target& t) = nullptr;
+  // The typed step of a text step whose count and options the table accepted; throws
+  // ScheduleError for a word that is not a value of the step (a factor that is not a number).
+  StepSpec (*parse)(const TransformStep& s) = nullptr;
+  // The primitive: applies this row's typed step to `p` in place and returns the explanation. A
+  // refusal throws ScheduleError and may leave `p` half changed: call apply_step.
+  std::string (*apply)(Program& p, const StepSpec& s, const Target& t) = nullptr;
 };
 const std::vector<StepInfo>& step_table();         // in the order refusals list them
 const StepInfo* find_step(std::string_view name);  // by name or alias; nullptr when unknown
@@ -84,6 +99,7 @@ class History {
  public:
   explicit History(Program initial, Target target = {});
   StepResult apply(const TransformStep& step);  // on refusal nothing changes
+  StepResult apply(const StepSpec& step);       // recorded as to_step(step)
   // The capacities new steps are checked against (from the chosen machine).
   const Target& target() const { return m_target; }
   // Re-targets the history: later steps are checked against `t`, and every recorded step (undone
@@ -108,6 +124,8 @@ class History {
   static History replay(Program initial, std::string_view text, Target target = {});
 
  private:
+  void record(TransformStep step,
+              const StepResult& r);  // after the cursor, dropping the redo stack
   struct Entry {
     TransformStep step;
     Program program;

@@ -154,23 +154,26 @@ int find_kernel_with_op(const Program& p, const std::string& op, const std::stri
   refuse(step + ": there is no op named '" + op + "'; the ops are " + join(names));
 }
 
-std::string do_fuse(Program& p, const TransformStep& s, const Target& t) {
+std::string do_fuse(Program& p, const FuseStep& s, const Target& t) {
+  // The producer, then the consumers in the order given.
+  std::vector<std::string> ops = {s.producer};
+  ops.insert(ops.end(), s.consumers.begin(), s.consumers.end());
   // An op named twice would fuse a kernel into itself: there is nothing to fuse, and saying so is
   // clearer than a success message about zero saved bytes.
-  for (size_t a = 0; a < s.args.size(); ++a)
-    for (size_t b = a + 1; b < s.args.size(); ++b)
-      if (s.args[a] == s.args[b]) refuse("fuse: " + s.args[a] + " is named twice");
+  for (size_t a = 0; a < ops.size(); ++a)
+    for (size_t b = a + 1; b < ops.size(); ++b)
+      if (ops[a] == ops[b]) refuse("fuse: " + ops[a] + " is named twice");
   std::string e;
   int64_t saved = 0;
   std::vector<std::string> fused;
-  int pi = find_kernel_with_op(p, s.args[0], "fuse");
-  for (size_t a = 1; a < s.args.size(); ++a) {
-    const int ci = find_kernel_with_op(p, s.args[a], "fuse");
+  int pi = find_kernel_with_op(p, ops[0], "fuse");
+  for (size_t a = 1; a < ops.size(); ++a) {
+    const int ci = find_kernel_with_op(p, ops[a], "fuse");
     if (ci == pi) continue;  // already fused
     Kernel prod = p.kernels[size_t(pi)];
     const Kernel& cons = p.kernels[size_t(ci)];
     if (!is_elementwise_kernel(cons))
-      refuse("fuse(" + prod.name + ", " + s.args[a] + ") refused: " + why_not_elementwise(cons));
+      refuse("fuse(" + prod.name + ", " + ops[a] + ") refused: " + why_not_elementwise(cons));
     const graph::TensorId tid = fused_tensor(p, prod, cons, "fuse");
     Phase& pm = prod.phases.back();
     const KernelTensor tt = prod.tensors[size_t(pm.out_tensor)];
@@ -246,12 +249,12 @@ std::string do_fuse(Program& p, const TransformStep& s, const Target& t) {
   return e;
 }
 
-std::string do_compute_at(Program& p, const TransformStep& s, const Target& t) {
-  const std::string at = s.option("at", "inline");
-  const int pi = find_kernel_with_op(p, s.args[0], "compute_at");
-  const int ci = find_kernel_with_op(p, s.args[1], "compute_at");
+std::string do_compute_at(Program& p, const ComputeAtStep& s, const Target& t) {
+  const std::string at = s.at.value_or("inline");
+  const int pi = find_kernel_with_op(p, s.producer, "compute_at");
+  const int ci = find_kernel_with_op(p, s.consumer, "compute_at");
   if (pi == ci)
-    refuse("compute_at: " + s.args[0] + " and " + s.args[1] + " are already one kernel");
+    refuse("compute_at: " + s.producer + " and " + s.consumer + " are already one kernel");
   const Kernel& prod = p.kernels[size_t(pi)];
   Kernel cons = p.kernels[size_t(ci)];
   if (!is_elementwise_kernel(prod))
@@ -301,7 +304,7 @@ std::string do_compute_at(Program& p, const TransformStep& s, const Target& t) {
   std::string e;
   // How often the producer is evaluated: once per read (inline) or once per tile element.
   if (at != "inline") {
-    const int li = need_loop(cons, s, at);
+    const int li = need_loop(cons, ComputeAtStep::kName, at);
     StageSpec st;
     st.tensor = cslot;
     st.computed = true;
@@ -373,8 +376,8 @@ std::string do_compute_at(Program& p, const TransformStep& s, const Target& t) {
   return e;
 }
 
-std::string do_im2col(Program& p, const TransformStep& s, const Target& t) {
-  const int ki = find_kernel_with_op(p, s.args[0], "im2col");
+std::string do_im2col(Program& p, const Im2colStep& s, const Target& t) {
+  const int ki = find_kernel_with_op(p, s.op, "im2col");
   Kernel conv = p.kernels[size_t(ki)];
   const graph::Op& op = p.graph->op(conv.ops[0]);
   if (op.kind != graph::OpKind::Conv2D)

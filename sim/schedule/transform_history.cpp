@@ -10,11 +10,20 @@ History::History(Program initial, Target target)
 
 StepResult History::apply(const TransformStep& step) {
   StepResult r = apply_step(current(), step, m_target);
-  if (!r.ok) return r;
-  m_entries.resize(m_cursor);
-  m_entries.push_back({step, r.program, r.explanation});
-  ++m_cursor;
+  if (r.ok) record(step, r);
   return r;
+}
+
+StepResult History::apply(const StepSpec& step) {
+  StepResult r = apply_step(current(), step, m_target);
+  if (r.ok) record(to_step(step), r);
+  return r;
+}
+
+void History::record(TransformStep step, const StepResult& r) {
+  m_entries.resize(m_cursor);
+  m_entries.push_back({std::move(step), r.program, r.explanation});
+  ++m_cursor;
 }
 
 bool History::undo() {

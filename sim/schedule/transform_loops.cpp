@@ -15,23 +15,24 @@ namespace tilescope::schedule::detail {
 
 // [SECTION] Loop primitives
 
-std::string do_split(Kernel& k, const TransformStep& s, const std::string& name, int64_t f) {
-  const int li = need_loop(k, s, name);
+std::string do_split(Kernel& k, std::string_view step, const std::string& name, int64_t f) {
+  const std::string sn(step);
+  const int li = need_loop(k, step, name);
   const Loop L = k.loops[size_t(li)];
   if (f <= 0)
-    refuse(s.name + "(" + name + ", " + std::to_string(f) +
+    refuse(sn + "(" + name + ", " + std::to_string(f) +
            "): a tile must have at least one "
            "iteration; the factor must be 1 or more");
   if (f > L.extent)
-    refuse(s.name + "(" + name + ", " + std::to_string(f) + "): loop " + name + " has only " +
+    refuse(sn + "(" + name + ", " + std::to_string(f) + "): loop " + name + " has only " +
            std::to_string(L.extent) + " iterations, so a tile of " + std::to_string(f) +
            " would be mostly empty; use a factor of at most " + std::to_string(L.extent));
   if (L.kind != LoopKind::Serial)
-    refuse(s.name + ": loop " + name + " is already " + loop_kind_name(L.kind) +
+    refuse(sn + ": loop " + name + " is already " + loop_kind_name(L.kind) +
            "; split loops before mapping them");
   const std::string o = name + ".o", i = name + ".i";
   if (k.find_loop(o) >= 0 || k.find_loop(i) >= 0)
-    refuse(s.name + ": loops named " + o + " / " + i + " already exist");
+    refuse(sn + ": loops named " + o + " / " + i + " already exist");
   const int64_t outer = (L.extent + f - 1) / f;
   Loop lo = L, lin = L;
   lo.name = o;
@@ -63,12 +64,12 @@ std::string do_split(Kernel& k, const TransformStep& s, const std::string& name,
   return e;
 }
 
-std::string do_reorder(Kernel& k, const TransformStep& s, const Target& t) {
+std::string do_reorder(Kernel& k, const ReorderStep& s, const Target& t) {
   std::vector<int> idx;
   std::set<std::string> seen;
-  for (const auto& a : s.args) {
+  for (const auto& a : s.loops) {
     if (!seen.insert(a).second) refuse("reorder: loop " + a + " is listed twice");
-    idx.push_back(need_loop(k, s, a));
+    idx.push_back(need_loop(k, ReorderStep::kName, a));
   }
   std::vector<int> slots = idx;
   std::sort(slots.begin(), slots.end());
@@ -123,11 +124,13 @@ std::string do_reorder(Kernel& k, const TransformStep& s, const Target& t) {
   return e;
 }
 
-std::string do_kind(Kernel& k, const TransformStep& s, LoopKind kind, const Target& t) {
-  const int li = need_loop(k, s, s.args[0]);
+std::string do_kind(Kernel& k, std::string_view step, const std::string& loop, LoopKind kind,
+                    const Target& t) {
+  const std::string sn(step);
+  const int li = need_loop(k, step, loop);
   Loop& L = k.loops[size_t(li)];
   if (L.reduce && kind != LoopKind::Unrolled)
-    refuse(s.name + "(" + L.name + ") refused: " + L.name +
+    refuse(sn + "(" + L.name + ") refused: " + L.name +
            " is a reduction loop; it carries a dependence (each iteration adds to the sum the "
            "previous one left), so its iterations cannot run side by side on " +
            (kind == LoopKind::Vectorized ? "vector lanes"
@@ -135,10 +138,10 @@ std::string do_kind(Kernel& k, const TransformStep& s, LoopKind kind, const Targ
                                          : "GPU threads or blocks") +
            ". Map a spatial loop instead");
   if (L.kind != LoopKind::Serial)
-    refuse(s.name + ": loop " + L.name + " is already " + loop_kind_name(L.kind));
+    refuse(sn + ": loop " + L.name + " is already " + loop_kind_name(L.kind));
   Kernel next = k;
   next.loops[size_t(li)].kind = kind;
-  check_or_refuse(next, t, s.name + "(" + L.name + ") refused: ");
+  check_or_refuse(next, t, sn + "(" + L.name + ") refused: ");
   k = next;
   const Loop& N = k.loops[size_t(li)];
   const std::string ext = std::to_string(N.extent);
@@ -184,19 +187,9 @@ std::string do_kind(Kernel& k, const TransformStep& s, LoopKind kind, const Targ
   }
 }
 
-std::string do_bind(Kernel& k, const TransformStep& s, const Target& t) {
-  static const std::map<std::string, LoopKind> kinds = {
-      {"block.x", LoopKind::BlockX},   {"block.y", LoopKind::BlockY},
-      {"block.z", LoopKind::BlockZ},   {"thread.x", LoopKind::ThreadX},
-      {"thread.y", LoopKind::ThreadY}, {"thread.z", LoopKind::ThreadZ}};
-  auto it = kinds.find(s.args[1]);
-  if (it == kinds.end())
-    refuse("bind: '" + s.args[1] +
-           "' is not a GPU dimension; use block.x, block.y, block.z, "
-           "thread.x, thread.y or thread.z");
-  TransformStep one = s;
-  one.args = {s.args[0]};
-  return do_kind(k, one, it->second, t);
+std::string do_bind(Kernel& k, const BindStep& s, const Target& t) {
+  if (!is_block(s.dim) && !is_thread(s.dim)) refuse_gpu_dim(loop_kind_name(s.dim));
+  return do_kind(k, BindStep::kName, s.loop, s.dim, t);
 }
 
 }  // namespace tilescope::schedule::detail

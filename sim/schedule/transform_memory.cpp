@@ -34,23 +34,15 @@ std::string level_capacity_text(MemLevel l, const Target& t) {
 
 }  // namespace
 
-std::string do_stage(Kernel& k, const TransformStep& s, const Target& t) {
-  const std::string tn = s.args[0];
-  static const std::map<std::string, MemLevel> levels = {{"shared", MemLevel::Shared},
-                                                         {"scratchpad", MemLevel::Scratchpad},
-                                                         {"registers", MemLevel::Registers},
-                                                         {"reg", MemLevel::Registers}};
-  auto lv = levels.find(s.args[1]);
-  if (lv == levels.end())
-    refuse("stage: '" + s.args[1] + "' is not a memory level; use shared, scratchpad or registers");
-  const bool dbl = s.args.size() == 3 && (s.args[2] == "double" || s.args[2] == "double_buffer");
-  if (s.args.size() == 3 && !dbl)
-    refuse("stage: unknown flag '" + s.args[2] + "'; the only flag is double");
-  const std::string at = s.option("at");
+std::string do_stage(Kernel& k, const StageStep& s, const Target& t) {
+  const std::string tn = s.tensor;
+  if (s.level == MemLevel::Global) refuse_mem_level(mem_level_name(s.level));
+  const bool dbl = s.double_buffer;
+  const std::string at = s.at;
   if (at.empty()) refuse("stage: say where the tile is loaded, e.g. at=k.o");
-  need_loop(k, s, at);
+  need_loop(k, StageStep::kName, at);
   StageSpec st;
-  st.level = lv->second;
+  st.level = s.level;
   st.at = at;
   st.double_buffer = dbl;
   int ti = k.find_tensor(tn);
@@ -86,7 +78,8 @@ std::string do_stage(Kernel& k, const TransformStep& s, const Target& t) {
     st.buffer = c_ident(tn) + suffix + std::to_string(n);
   Kernel next = k;
   next.stages.push_back(st);
-  check_or_refuse(next, t, "stage(" + tn + ", " + s.args[1] + ", at=" + at + ") refused: ");
+  check_or_refuse(next, t,
+                  "stage(" + tn + ", " + mem_level_name(s.level) + ", at=" + at + ") refused: ");
   k = next;
   const LoweredKernel lk = build_loop_tree(k);
   const StagePlacement* pl = nullptr;
@@ -130,17 +123,15 @@ std::string do_stage(Kernel& k, const TransformStep& s, const Target& t) {
   return e;
 }
 
-std::string do_block_order(Kernel& k, const TransformStep& s, const Target& t) {
+std::string do_block_order(Kernel& k, const BlockOrderStep& s, const Target& t) {
   Kernel next = k;
-  if (s.args[0] == "row" || s.args[0] == "rowmajor") {
+  if (s.order == BlockOrder::RowMajor) {
     next.block_order = BlockOrder::RowMajor;
-  } else if (s.args[0] == "grouped") {
-    const int64_t g = s.args.size() == 2 ? parse_int(s, s.args[1], "the group size") : 8;
+  } else {
+    const int64_t g = s.group.value_or(8);
     if (g < 1) refuse("block_order: a group must hold at least one row of tiles");
     next.block_order = BlockOrder::Grouped;
     next.group = g;
-  } else {
-    refuse("block_order: '" + s.args[0] + "' is not an order; use row or grouped");
   }
   check_or_refuse(next, t, "block_order refused: ");
   // What the first wave of blocks touches in each order: distinct rows and columns of tiles.
@@ -177,26 +168,20 @@ std::string do_block_order(Kernel& k, const TransformStep& s, const Target& t) {
   return e + ". Results are identical; only which data is reused from L2 changes.";
 }
 
-std::string do_layout(Program& p, const TransformStep& s, const Target& t) {
-  static const std::map<std::string, graph::Layout> layouts = {
-      {"rowmajor", graph::Layout::RowMajor},
-      {"nchw", graph::Layout::NCHW},
-      {"nhwc", graph::Layout::NHWC},
-      {"transposed", graph::Layout::Transposed}};
-  auto it = layouts.find(s.args[1]);
-  if (it == layouts.end())
-    refuse("layout: '" + s.args[1] + "' is not a layout; use rowmajor, nchw, nhwc or transposed");
-  const auto tid = p.graph->find_tensor(s.args[0]);
-  if (!tid) refuse("layout: there is no tensor named '" + s.args[0] + "'");
+std::string do_layout(Program& p, const LayoutStep& s, const Target& t) {
+  const graph::Layout layout = s.layout;
+  if (layout == graph::Layout::Strided) refuse_layout("strided");
+  const auto tid = p.graph->find_tensor(s.tensor);
+  if (!tid) refuse("layout: there is no tensor named '" + s.tensor + "'");
   const graph::Tensor& gt = p.graph->tensor(*tid);
-  if ((it->second == graph::Layout::NCHW || it->second == graph::Layout::NHWC) && gt.rank() != 4)
+  if ((layout == graph::Layout::NCHW || layout == graph::Layout::NHWC) && gt.rank() != 4)
     refuse("layout: " + gt.name + " is " + graph::shape_to_string(gt.shape) +
            "; NCHW and NHWC "
            "describe 4-D images [N, C, H, W]");
-  if (it->second == graph::Layout::Transposed && gt.rank() < 2)
+  if (layout == graph::Layout::Transposed && gt.rank() < 2)
     refuse("layout: " + gt.name + " has fewer than two dims, so there is nothing to transpose");
-  const std::vector<int64_t> strides = graph::layout_strides(gt.shape, it->second);
-  std::string e = gt.name + " is now stored " + graph::layout_name(it->second) + " (strides [";
+  const std::vector<int64_t> strides = graph::layout_strides(gt.shape, layout);
+  std::string e = gt.name + " is now stored " + graph::layout_name(layout) + " (strides [";
   for (size_t d = 0; d < strides.size(); ++d) e += (d ? ", " : "") + std::to_string(strides[d]);
   e += "]). ";
   Program next = p;
@@ -230,7 +215,7 @@ std::string do_layout(Program& p, const TransformStep& s, const Target& t) {
         return {"", 0};
       };
       auto [loop_before, before] = inner_stride(kt.strides);
-      kt.layout = it->second;
+      kt.layout = layout;
       kt.strides = repack_strides(kt.shape, strides, kt.pad);
       auto [loop_after, after] = inner_stride(kt.strides);
       if (!loop_after.empty())
@@ -253,14 +238,14 @@ std::string do_layout(Program& p, const TransformStep& s, const Target& t) {
   return e;
 }
 
-std::string do_pad(Program& p, const TransformStep& s, const Target& t) {
-  const int64_t dim = parse_int(s, s.args[1], "the dim");
-  const int64_t amount = parse_int(s, s.args[2], "the amount");
+std::string do_pad(Program& p, const PadStep& s, const Target& t) {
+  const int64_t dim = s.dim;
+  const int64_t amount = s.amount;
   if (amount < 0 || amount > 64)
     refuse("pad: the amount must be between 0 and 64 elements, got " + std::to_string(amount));
   Kernel& k = p.kernels[size_t(p.current)];
   for (auto& st : k.stages) {
-    if (st.buffer != s.args[0]) continue;
+    if (st.buffer != s.target) continue;
     const LoweredKernel before_lk = build_loop_tree(k);
     size_t rank = 0;
     for (const auto& pl : before_lk.stages)
@@ -295,8 +280,8 @@ std::string do_pad(Program& p, const TransformStep& s, const Target& t) {
     return e;
   }
   // A tensor in memory: every kernel that touches it sees the larger pitch.
-  const auto tid = p.graph->find_tensor(s.args[0]);
-  if (!tid) refuse("pad: there is no tile or tensor named '" + s.args[0] + "'");
+  const auto tid = p.graph->find_tensor(s.target);
+  if (!tid) refuse("pad: there is no tile or tensor named '" + s.target + "'");
   const graph::Tensor& gt = p.graph->tensor(*tid);
   if (dim < 0 || dim >= gt.rank())
     refuse("pad: " + gt.name + " has " + std::to_string(gt.rank()) + " dims; dim " +

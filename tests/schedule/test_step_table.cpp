@@ -113,14 +113,16 @@ TEST_CASE("step table: a wrong number of positional arguments says what the step
         0);
 }
 
-TEST_CASE("step table: a row's function refuses by throwing ScheduleError") {
+TEST_CASE("step table: a row's functions read the text and refuse by throwing ScheduleError") {
   // Called outside apply_step (as a tool listing the table might), a refusal is the public error.
-  Program p = fused();
   const StepInfo* tile = find_step("tile");
   REQUIRE(tile != nullptr);
-  CHECK_THROWS_AS(tile->apply(p, parse_steps("tile(i, 0)")[0], Target{}), ScheduleError);
+  CHECK_THROWS_AS(tile->parse(parse_steps("tile(i, four)")[0]), ScheduleError);
+  const StepSpec zero = tile->parse(parse_steps("tile(i, 0)")[0]);
+  Program p = fused();
+  CHECK_THROWS_AS(tile->apply(p, zero, Target{}), ScheduleError);
   Program q = fused();
-  const std::string e = tile->apply(q, parse_steps("tile(i, 16)")[0], Target{});
+  const std::string e = tile->apply(q, tile->parse(parse_steps("tile(i, 16)")[0]), Target{});
   CHECK(e.find("i.o (4) × i.i (16)") != std::string::npos);
   CHECK(q.kernels[size_t(q.current)].loops[0].name == "i.o");
 }
