@@ -1027,7 +1027,8 @@ std::string do_stage(Kernel& k, const TransformStep& s, const Target& t) {
     // No reuse inside the tile: staging only adds a copy. Say so, and what would help.
     e += "Each copied element is read only once from the tile, so reads of " + tn + " from " +
          (st.level == MemLevel::Registers ? "memory" : "global memory") + " stay at " +
-         count_text(after) + ": this stage adds a copy and saves nothing. Stage at a loop further " +
+         count_text(after) +
+         ": this stage adds a copy and saves nothing. Stage at a loop further " +
          "out (so the tile is reused across the loops inside it) or tile so that an inner loop " +
          "does not index " + tn + ". ";
   } else if (pl->source < 0) {
@@ -1386,6 +1387,16 @@ std::vector<TransformStep> History::steps() const {
   std::vector<TransformStep> v;
   for (size_t i = 0; i < m_cursor; ++i) v.push_back(m_entries[i].step);
   return v;
+}
+
+std::optional<StepRefusal> History::first_refused(const Target& t) const {
+  Program p = m_initial;
+  for (size_t i = 0; i < m_cursor; ++i) {
+    StepResult r = apply_step(p, m_entries[i].step, t);
+    if (!r.ok) return StepRefusal{i, m_entries[i].step.to_string(), r.explanation};
+    p = std::move(r.program);
+  }
+  return std::nullopt;
 }
 
 History History::replay(Program initial, std::string_view text, Target target) {

@@ -20,6 +20,7 @@
 
 #include "sim/schedule/kernel.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,6 +54,13 @@ StepResult apply_step(const Program& p, const TransformStep& step, const Target&
 // (1 = conflict-free), for the tile named `buffer`; 0 when no thread-bound loop indexes it.
 int64_t shared_read_conflict_degree(const Kernel& k, const std::string& buffer, const Target& t);
 
+// A step of a history that a target refuses: its index, its text and the refusal.
+struct StepRefusal {
+  size_t index = 0;
+  std::string step;
+  std::string message;
+};
+
 // History of applied steps with undo / redo; applying after an undo drops the undone steps.
 class History {
  public:
@@ -68,6 +76,11 @@ class History {
   const std::string& explanation(size_t i) const { return m_entries.at(i).explanation; }
   size_t size() const { return m_cursor; }
   std::string to_text() const { return steps_to_string(steps()); }
+  // The target new steps are checked against; changing it keeps every entry.
+  const Target& target() const { return m_target; }
+  void set_target(Target t) { m_target = t; }
+  // Replays the applied steps (not the redo stack) under `t`: the first it refuses, if any.
+  std::optional<StepRefusal> first_refused(const Target& t) const;
   // Replays `text` onto `initial`; throws ScheduleError naming the step that was refused.
   static History replay(Program initial, std::string_view text, Target target = {});
 
