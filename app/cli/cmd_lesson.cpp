@@ -77,8 +77,8 @@ std::string lesson_by_name(const std::string& name, const std::string& dir, cons
   if (found.size() == 1) return found[0];
   std::cerr << "lesson " << command << ": "
             << (found.empty() ? "no lesson " + name + " in '" + folder + "' (no " + prefix + "*.md)"
-                              : "lesson " + name + " is ambiguous in '" + folder + "': " +
-                                    found[0] + ", " + found[1])
+                              : "lesson " + name + " is ambiguous in '" + folder +
+                                    "': " + found[0] + ", " + found[1])
             << "\n";
   return "";
 }
@@ -123,7 +123,8 @@ void print_predict(const PredictResult& r, bool answers, const std::string& inde
                    std::ostream& out) {
   const PredictBlock& p = r.block->predict;
   out << indent << (r.pass ? "PASS" : "FAIL") << "  " << r.block->loc.line << ": predict " << p.id;
-  if (r.pass) out << (answers ? ": answer computed" : ": answer computed (hidden; --answers shows it)");
+  if (r.pass)
+    out << (answers ? ": answer computed" : ": answer computed (hidden; --answers shows it)");
   out << "\n";
   if (!r.pass)
     out << indent << "      error: " << r.error << "\n";
@@ -189,8 +190,8 @@ int mutate_file(const std::string& file, MutationTotals& totals) {
   for (const CheckResult& r : session->run_checks()) {
     ++totals.checks;
     if (!r.pass) {
-      std::cout << file << ":" << r.check.loc.line << ": FAIL (fix it before mutating): "
-                << r.check.text << "\n";
+      std::cout << file << ":" << r.check.loc.line
+                << ": FAIL (fix it before mutating): " << r.check.text << "\n";
       failing = true;
       continue;
     }
@@ -329,7 +330,8 @@ void print_block_numbers(LessonSession& session, const Block& b, std::ostream& o
   if (b.kind == BlockKind::Model) {
     const auto g = session.model(id);
     const graph::OpCost cost = g->total_cost();
-    out << "  model " << id << ": " << g->ops().size() << " ops, "
+    out << "  model " << id << ": " << g->ops().size()
+        << (g->ops().size() == 1 ? " op, " : " ops, ")
         << format_quantity(double(cost.flops), "FLOP") << ", at least "
         << format_quantity(double(cost.bytes()), "bytes") << " moved ("
         << Value::of(double(cost.bytes())).to_string() << " bytes)\n";
@@ -361,13 +363,9 @@ bool play_predict(LessonSession& session, const Block& b, const LessonFlags& f,
   const Answer a = evaluate_predict(session, b);
   if (input != inputs.end()) {
     const Grade g = grade(p, a, input->second);
-    if (!g.understood) {
-      std::cerr << "lesson run: --predict " << p.id << "=" << input->second << ": " << g.message
-                << "\n";
-      return false;
-    }
     if (!g.graded) {
-      out << "    your prediction " << g.learner_shown << " cannot be graded: " << g.message << "\n";
+      out << "    your prediction " << g.learner_shown << " cannot be graded: " << g.message
+          << "\n";
       return false;
     }
     progress.record_prediction(p.id, input->second, g);
@@ -415,6 +413,15 @@ int run_run(const LessonFlags& f) {
       return 1;
     }
     inputs[id] = given.substr(eq + 1);
+    // An input that is no prediction is refused before anything is played (or revealed).
+    for (const Block& b : lesson.blocks)
+      if (b.kind == BlockKind::Predict && b.predict.id == id) {
+        const Grade g = grade(b.predict, Answer{}, inputs[id]);
+        if (!g.understood) {
+          std::cerr << "lesson run: --predict " << given << ": " << g.message << "\n";
+          return 1;
+        }
+      }
   }
   LessonProgress progress(lesson);
   std::vector<CheckResult> results;
@@ -423,17 +430,17 @@ int run_run(const LessonFlags& f) {
   // Blocks before the first step first, then each step's blocks in file order.
   std::vector<std::string> order{""};
   for (const LessonStep& s : lesson.steps) order.push_back(s.id);
+  auto step_heading = [&](size_t s) {
+    const LessonStep& step = lesson.steps[s - 1];
+    return "[" + std::to_string(s) + "/" + std::to_string(lesson.steps.size()) + "] " + step.title +
+           "  (" + step.id + ")\n";
+  };
   for (size_t s = 0; s < order.size(); ++s) {
     bool any = false;
     for (const Block& b : lesson.blocks) {
       if (b.step != order[s]) continue;
-      if (!any) {
-        if (s == 0)
-          std::cout << "\nBefore the first step\n";
-        else
-          std::cout << "\nStep " << s << " of " << lesson.steps.size() << ": "
-                    << lesson.steps[s - 1].title << "  [" << order[s] << "]\n";
-      }
+      if (!any)
+        std::cout << "\n" << (s == 0 ? std::string("Before the first step\n") : step_heading(s));
       any = true;
       if (b.kind == BlockKind::Model || b.kind == BlockKind::Steps) {
         print_block_numbers(*session, b, std::cout);
@@ -447,14 +454,13 @@ int run_run(const LessonFlags& f) {
         ok = play_predict(*session, b, f, inputs, progress, std::cout) && ok;
       }
     }
-    if (!any && s > 0)
-      std::cout << "\nStep " << s << " of " << lesson.steps.size() << ": "
-                << lesson.steps[s - 1].title << "  [" << order[s] << "]\n  (reading only)\n";
+    if (!any && s > 0) std::cout << "\n" << step_heading(s) << "  (reading only)\n";
   }
   progress.apply_results(results);
-  const size_t passed = size_t(std::count_if(results.begin(), results.end(),
-                                             [](const CheckResult& r) { return r.pass; }));
-  std::cout << "\n" << passed << " of " << results.size() << " checks pass; "
+  const size_t passed = size_t(
+      std::count_if(results.begin(), results.end(), [](const CheckResult& r) { return r.pass; }));
+  std::cout << "\n"
+            << passed << " of " << results.size() << " checks pass; "
             << progress.predictions().size() << " predictions made, "
             << progress.passed_predictions() << " right; " << progress.done_count() << " of "
             << progress.step_count() << " steps done by their checks and predictions\n";
@@ -493,8 +499,9 @@ const CommandRegistrar registrar{
       list->add_option("--dir", flags->dir, "Lessons folder");
       list->callback([flags, &exit_code] { exit_code = run_list(*flags); });
       CLI::App* show = sub.add_subcommand(
-          "show", "Print a lesson for a terminal: its steps, then its text with blocks and checks "
-                  "(predict answers hidden unless --answers)");
+          "show",
+          "Print a lesson for a terminal: its steps, then its text with blocks and checks "
+          "(predict answers hidden unless --answers)");
       show->add_option("lesson", flags->files, "Lesson number (2 = lessons/02-*.md) or file")
           ->required()
           ->expected(1);
@@ -503,9 +510,10 @@ const CommandRegistrar registrar{
                      "Show predict answers and explanations, with the computed values");
       show->callback([flags, &exit_code] { exit_code = run_show(*flags); });
       CLI::App* run = sub.add_subcommand(
-          "run", "Play a lesson headless, step by step: each model's and schedule's numbers, "
-                 "each check with its values, each prediction graded (--predict) or revealed "
-                 "(--answers); non-zero exit when a check fails or a prediction cannot be graded");
+          "run",
+          "Play a lesson headless, step by step: each model's and schedule's numbers, "
+          "each check with its values, each prediction graded (--predict) or revealed "
+          "(--answers); non-zero exit when a check fails or a prediction cannot be graded");
       run->add_option("lesson", flags->files, "Lesson number (2 = lessons/02-*.md) or file")
           ->required()
           ->expected(1);

@@ -328,10 +328,11 @@ class LessonParser {
     if (b.kind != BlockKind::Check) {
       const Attribute* id = b.attr("id");
       if (!id)
-        throw LessonError(where, std::string("a ") + block_kind_name(b.kind) + " block needs id=NAME " +
-                                     (b.kind == BlockKind::Predict
-                                          ? "so the learner's progress can record the answer"
-                                          : "so checks can refer to it"));
+        throw LessonError(
+            where,
+            std::string("a ") + block_kind_name(b.kind) + " block needs id=NAME " +
+                (b.kind == BlockKind::Predict ? "so the learner's progress can record the answer"
+                                              : "so checks can refer to it"));
       if (!is_id(id->value))
         throw LessonError(id->loc, "id '" + id->value + "' must be letters, digits, '-' or '_'");
       for (const Block& other : m_lesson.blocks) {
@@ -356,7 +357,7 @@ class LessonParser {
   void predict(size_t open, size_t close, Block& b) {
     PredictBlock& p = b.predict;
     p.id = b.attr_value("id");
-    static const std::vector<std::string> kKeys = {"question", "answer", "within",
+    static const std::vector<std::string> kKeys = {"question", "answer",  "within",
                                                    "unit",     "choices", "explain"};
     std::map<std::string, graph::SourceLoc> seen;  // key → where its line starts
     graph::SourceLoc tolerance_loc;
@@ -378,7 +379,8 @@ class LessonParser {
         if (!is_id(key) || key.find('-') != std::string::npos)
           fail(line, static_cast<int>(indent) + 1,
                "a predict line reads 'key: value' (question, answer, choices, unit, explain) or "
-               "'within 10%', not '" + t + "'");
+               "'within 10%', not '" +
+                   t + "'");
         value_at = colon + 1;
       }
       const graph::SourceLoc key_loc = loc(line, static_cast<int>(indent) + 1);
@@ -392,7 +394,8 @@ class LessonParser {
                                        "' is given twice in this predict block (first at line " +
                                        std::to_string(it->second.line) + ")");
       seen[key] = key_loc;
-      while (value_at < line.text.size() && (line.text[value_at] == ' ' || line.text[value_at] == '\t'))
+      while (value_at < line.text.size() &&
+             (line.text[value_at] == ' ' || line.text[value_at] == '\t'))
         ++value_at;
       const std::string value = trim(line.text.substr(std::min(value_at, line.text.size())));
       const graph::SourceLoc value_loc = loc(line, static_cast<int>(value_at) + 1);
@@ -404,12 +407,12 @@ class LessonParser {
         while (!lines.empty() && lines.front().empty()) lines.erase(lines.begin());
         for (size_t k = 0; k < lines.size(); ++k) p.explain += (k ? "\n" : "") + lines[k];
         if (p.explain.empty())
-          throw LessonError(value_loc, "the explanation is empty: after 'explain:' say why the "
-                                       "answer is what it is");
+          throw LessonError(value_loc,
+                            "the explanation is empty: after 'explain:' say why the "
+                            "answer is what it is");
         break;  // the explanation runs to the end of the block
       }
-      if (value.empty() && key != "within")
-        throw LessonError(value_loc, "'" + key + ":' is empty");
+      if (value.empty() && key != "within") throw LessonError(value_loc, "'" + key + ":' is empty");
       if (key == "question") {
         p.question = value;
       } else if (key == "answer") {
@@ -422,9 +425,9 @@ class LessonParser {
         if (!is_predict_unit(value)) {
           std::string known;
           for (const std::string& u : predict_units()) known += (known.empty() ? "" : ", ") + u;
-          throw LessonError(value_loc, "unknown unit '" + value + "'" +
-                                           suggestion(value, predict_units()) + " (known: " +
-                                           known + "; leave unit: out for a plain number)");
+          throw LessonError(value_loc,
+                            "unknown unit '" + value + "'" + suggestion(value, predict_units()) +
+                                " (known: " + known + "; leave unit: out for a plain number)");
         }
         p.unit = value;
       } else if (key == "choices") {
@@ -439,11 +442,13 @@ class LessonParser {
       throw LessonError(b.loc, what + "an 'explain:' line: what the learner reads after answering");
     if (p.is_choice()) {
       if (seen.count("within"))
-        throw LessonError(seen.at("within"), "'within' is for numeric answers; a multiple-choice "
-                                             "answer is right or wrong");
+        throw LessonError(seen.at("within"),
+                          "'within' is for numeric answers; a multiple-choice "
+                          "answer is right or wrong");
       if (seen.count("unit"))
-        throw LessonError(seen.at("unit"), "'unit:' is for numeric answers, not for a "
-                                           "multiple-choice one");
+        throw LessonError(seen.at("unit"),
+                          "'unit:' is for numeric answers, not for a "
+                          "multiple-choice one");
       choice_answer(p);
       return;
     }
@@ -455,8 +460,9 @@ class LessonParser {
                             "evaluates (e.g. bytes(a) / bytes(b)), so the revealed number is "
                             "checked");
     if (!seen.count("within"))
-      throw LessonError(b.loc, what + "a tolerance line for its numeric answer: 'within 10%' "
-                                      "(relative) or 'within 0.5' (absolute, in the unit)");
+      throw LessonError(b.loc, what +
+                                   "a tolerance line for its numeric answer: 'within 10%' "
+                                   "(relative) or 'within 0.5' (absolute, in the unit)");
     tolerance(tolerance_loc, p);
   }
 
@@ -469,15 +475,17 @@ class LessonParser {
       if (end == std::string_view::npos) end = t.size();
       const std::string choice = trim(t.substr(begin, end - begin));
       const size_t first = t.find_first_not_of(" \t", begin);
-      const int col = static_cast<int>(first == std::string_view::npos || first >= end ? begin : first) + 1;
+      const int col =
+          static_cast<int>(first == std::string_view::npos || first >= end ? begin : first) + 1;
       const std::string number = std::to_string(p.choices.size() + 1);
       if (choice.empty())
         fail(line, col, "choice " + number + " is empty (choices read 'A | B | C')");
       for (size_t k = 0; k < p.choices.size(); ++k)
         if (p.choices[k] == choice)
-          fail(line, col, "choice " + number + " '" + choice + "' repeats choice " +
-                              std::to_string(k + 1));
-      if (p.choices.size() == 26) fail(line, col, "a predict block has at most 26 choices (A to Z)");
+          fail(line, col,
+               "choice " + number + " '" + choice + "' repeats choice " + std::to_string(k + 1));
+      if (p.choices.size() == 26)
+        fail(line, col, "a predict block has at most 26 choices (A to Z)");
       p.choices.push_back(choice);
       if (end == t.size()) break;
       begin = end + 1;
@@ -494,16 +502,18 @@ class LessonParser {
     const std::string last(1, static_cast<char>('A' + n - 1));
     if (a.size() == 1 && a[0] >= 'A' && a[0] <= 'Z') {
       if (a[0] - 'A' >= n)
-        throw LessonError(p.answer_loc, "answer " + a + " is out of range: the choices are A to " +
-                                            last);
+        throw LessonError(p.answer_loc,
+                          "answer " + a + " is out of range: the choices are A to " + last);
       p.answer_choice = a[0] - 'A';
       return;
     }
     if (std::all_of(a.begin(), a.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       const int k = a.size() > 3 ? 1000 : std::stoi(a);
       if (k < 1 || k > n)
-        throw LessonError(p.answer_loc, "answer " + a + " is out of range: the choices are "
-                                            "numbered 1 to " + std::to_string(n));
+        throw LessonError(p.answer_loc, "answer " + a +
+                                            " is out of range: the choices are "
+                                            "numbered 1 to " +
+                                            std::to_string(n));
       p.answer_choice = k - 1;
       return;
     }
@@ -514,8 +524,9 @@ class LessonParser {
   void tolerance(const graph::SourceLoc& at, PredictBlock& p) {
     const std::string& t = p.tolerance_text;
     if (t.empty())
-      throw LessonError(at, "expected a tolerance after 'within': 'within 10%' (relative) or "
-                            "'within 0.5' (absolute, in the unit)");
+      throw LessonError(at,
+                        "expected a tolerance after 'within': 'within 10%' (relative) or "
+                        "'within 0.5' (absolute, in the unit)");
     if (t.back() == '%') {
       const Quantity q = parse_quantity(trim(t.substr(0, t.size() - 1)), "");
       const std::string digits = trim(t.substr(0, t.size() - 1));
@@ -531,8 +542,10 @@ class LessonParser {
     }
     const Quantity q = parse_quantity(t, p.unit);
     if (!q.ok)
-      throw LessonError(at, "bad tolerance '" + t + "': write 'within 10%' (relative) or an "
-                            "absolute amount: " + q.error);
+      throw LessonError(at, "bad tolerance '" + t +
+                                "': write 'within 10%' (relative) or an "
+                                "absolute amount: " +
+                                q.error);
     if (q.value < 0) throw LessonError(at, "a tolerance cannot be negative, as '" + t + "' is");
     p.relative = false;
     p.tolerance = q.value;
@@ -586,7 +599,8 @@ std::string render_for_terminal(const Lesson& lesson, const RenderOptions& optio
     }
     out += "  " + std::to_string(s + 1) + ". " + step.title + "  [" + step.id + "] " +
            std::to_string(checks) + (checks == 1 ? " check" : " checks");
-    if (predicts) out += ", " + std::to_string(predicts) + (predicts == 1 ? " prediction" : " predictions");
+    if (predicts)
+      out += ", " + std::to_string(predicts) + (predicts == 1 ? " prediction" : " predictions");
     out += "\n";
   }
   std::map<int, const Block*> predict_at;  // opening fence line → predict block
@@ -631,6 +645,15 @@ std::string render_for_terminal(const Lesson& lesson, const RenderOptions& optio
         continue;
       }
       if (!options.answers && lines[i].number >= p.explain_line) continue;
+      if (p.is_choice() && t.rfind("choices:", 0) == 0) {
+        // Lettered, as the learner answers them.
+        out += "    │ choices:";
+        for (size_t k = 0; k < p.choices.size(); ++k)
+          out +=
+              (k ? " | " : " ") + std::string(1, static_cast<char>('A' + k)) + ") " + p.choices[k];
+        out += "\n";
+        continue;
+      }
     }
     out += (in_fence ? "    │ " : "") + l + "\n";
   }

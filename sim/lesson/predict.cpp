@@ -77,8 +77,8 @@ Answer evaluate_predict(LessonSession& session, const Block& block) {
     if (v.kind == Value::Kind::String) {
       for (int k = 0; k < n && a.choice < 0; ++k)
         if (p.choices[static_cast<size_t>(k)] == v.text) a.choice = k;
-    } else if (v.kind == Value::Kind::Number && v.number == std::floor(v.number) &&
-               v.number >= 1 && v.number <= n) {
+    } else if (v.kind == Value::Kind::Number && v.number == std::floor(v.number) && v.number >= 1 &&
+               v.number <= n) {
       a.choice = static_cast<int>(v.number) - 1;
     }
     if (a.choice < 0) {
@@ -132,8 +132,8 @@ Grade grade(const PredictBlock& p, const Answer& answer, std::string_view learne
     g.learner_shown = format_quantity(q.value, p.unit);
   }
   if (!answer.ok) {
-    g.message = "this prediction cannot be graded: its answer could not be computed (" +
-                answer.error + ")";
+    g.message =
+        "this prediction cannot be graded: its answer could not be computed (" + answer.error + ")";
     return g;
   }
   g.graded = true;
@@ -162,17 +162,18 @@ PredictResult check_predict(LessonSession& session, const Block& block) {
     return r;
   }
   // A learner who types exactly what the reveal will show must pass.
-  const std::string typed =
-      block.predict.is_choice() ? std::string(1, static_cast<char>('A' + r.answer.choice))
+  const std::string typed = block.predict.is_choice()
+                                ? std::string(1, static_cast<char>('A' + r.answer.choice))
                                 : r.answer.shown;
   const Grade g = grade(block.predict, r.answer, typed);
   r.pass = g.pass;
   if (!g.understood)
     r.error = "the answer as shown to the learner does not read back as a prediction: " + g.message;
   else if (!g.pass)
-    r.error = "the answer as shown to the learner (4 significant digits) fails its own tolerance "
-              "(within " + block.predict.tolerance_text +
-              "); widen the tolerance to at least the rounding";
+    r.error =
+        "the answer as shown to the learner (4 significant digits) fails its own tolerance "
+        "(within " +
+        block.predict.tolerance_text + "); widen the tolerance to at least the rounding";
   return r;
 }
 

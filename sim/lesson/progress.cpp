@@ -13,7 +13,9 @@
 
 namespace tilescope::lesson {
 
-Timestamp now_timestamp() { return static_cast<Timestamp>(std::time(nullptr)); }
+Timestamp now_timestamp() {
+  return static_cast<Timestamp>(std::time(nullptr));
+}
 
 std::string timestamp_text(Timestamp t) {
   const std::time_t tt = static_cast<std::time_t>(t);
@@ -275,8 +277,7 @@ void LessonProgress::restore_json(const nlohmann::json& j) {
       else
         bad(where + "/relative_error", "expected a number of at least 0, or null");
     }
-    if (!seen.insert(r.id).second)
-      bad(where + "/id", "prediction '" + r.id + "' is given twice");
+    if (!seen.insert(r.id).second) bad(where + "/id", "prediction '" + r.id + "' is given twice");
     if (m_predict_step.count(r.id)) made[r.id] = std::move(r);  // else: no longer in the lesson
   }
   m_done = std::move(done);

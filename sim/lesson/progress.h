@@ -31,11 +31,11 @@ std::string timestamp_text(Timestamp t);
 std::optional<Timestamp> parse_timestamp(std::string_view text);  // the form timestamp_text writes
 
 struct PredictionRecord {
-  std::string id;           // the predict block
-  std::string input;        // as the learner typed it
-  bool choice = false;      // a multiple-choice prediction
-  double value = 0;         // numeric: the learner's value in the unit's base
-  double answer = 0;        // numeric: the computed answer
+  std::string id;             // the predict block
+  std::string input;          // as the learner typed it
+  bool choice = false;        // a multiple-choice prediction
+  double value = 0;           // numeric: the learner's value in the unit's base
+  double answer = 0;          // numeric: the computed answer
   double relative_error = 0;  // numeric: as Grade has it (+inf when the answer is 0 and the
                               // value is not)
   int learner_choice = -1, answer_choice = -1;  // multiple choice, 0-based
@@ -101,8 +101,8 @@ class LessonProgress {
   std::string m_lesson_id;
   std::vector<std::string> m_ids;
   std::vector<std::optional<Timestamp>> m_done;
-  std::vector<std::string> m_predict_ids;                  // lesson order
-  std::map<std::string, std::string> m_predict_step;       // predict id → its step ("" none)
+  std::vector<std::string> m_predict_ids;                 // lesson order
+  std::map<std::string, std::string> m_predict_step;      // predict id → its step ("" none)
   std::map<std::string, PredictionRecord> m_predictions;  // made, by predict id
 };
 

@@ -19,19 +19,26 @@ struct Scale {
 
 struct UnitSpec {
   const char* name;
+  const char* noun;      // "'ms' is not a unit of <noun>"
   const char* expected;  // "a number of bytes, such as ..."
   std::vector<Scale> prefixes;
   std::vector<const char*> bases;  // lower case
   double bare;                     // factor of a number typed without a suffix
 };
 
-const std::vector<Scale> kBytePrefixes = {
-    {"", 1},      {"k", 1e3},          {"m", 1e6},
-    {"g", 1e9},   {"t", 1e12},         {"p", 1e15},
-    {"ki", 1024}, {"mi", 1048576.0},   {"gi", 1073741824.0},
-    {"ti", 1099511627776.0}, {"pi", 1125899906842624.0}};
-const std::vector<Scale> kDecimalPrefixes = {{"", 1},     {"k", 1e3},  {"m", 1e6},
-                                             {"g", 1e9},  {"t", 1e12}, {"p", 1e15}};
+const std::vector<Scale> kBytePrefixes = {{"", 1},
+                                          {"k", 1e3},
+                                          {"m", 1e6},
+                                          {"g", 1e9},
+                                          {"t", 1e12},
+                                          {"p", 1e15},
+                                          {"ki", 1024},
+                                          {"mi", 1048576.0},
+                                          {"gi", 1073741824.0},
+                                          {"ti", 1099511627776.0},
+                                          {"pi", 1125899906842624.0}};
+const std::vector<Scale> kDecimalPrefixes = {{"", 1},    {"k", 1e3},  {"m", 1e6},
+                                             {"g", 1e9}, {"t", 1e12}, {"p", 1e15}};
 // U+00B5 MICRO SIGN and U+03BC GREEK SMALL LETTER MU both read as micro.
 const std::vector<Scale> kTimePrefixes = {
     {"", 1}, {"m", 1e-3}, {"u", 1e-6}, {"\xC2\xB5", 1e-6}, {"\xCE\xBC", 1e-6}, {"n", 1e-9}};
@@ -40,19 +47,49 @@ const std::vector<Scale> kPercent = {{"", 0.01}};
 
 const std::vector<UnitSpec>& units() {
   static const std::vector<UnitSpec> kUnits = {
-      {"", "a number, such as '2.5', '4e6' or '37%'", kNoPrefix, {"x", "\xC3\x97"}, 1},
-      {"bytes", "a number of bytes, such as '2.5 MiB', '4e6' or '512 KB'", kBytePrefixes,
-       {"b", "byte", "bytes"}, 1},
-      {"B/s", "a bandwidth, such as '4.8 TB/s', '900 GB/s' or '5e12'", kBytePrefixes,
-       {"b/s", "byte/s", "bytes/s"}, 1},
-      {"s", "a time, such as '1.2 ms', '350 us' or '0.004' (seconds)", kTimePrefixes, {"s"}, 1},
-      {"FLOP", "a number of FLOPs, such as '1.5 GFLOP', '67e6' or '2e9'", kDecimalPrefixes,
-       {"flop", "flops"}, 1},
-      {"FLOP/s", "a rate, such as '67 TFLOP/s', '900 GFLOPS' or '5e13'", kDecimalPrefixes,
-       {"flop/s", "flops"}, 1},
-      {"x", "a ratio, such as '3x', '2.5' or '4\xC3\x97'", kNoPrefix, {"x", "\xC3\x97", "times"},
+      {"",
+       "plain numbers",
+       "a number, such as '2.5', '4e6', '3k' or '37%'",
+       kDecimalPrefixes,
+       {"", "x", "\xC3\x97"},
        1},
-      {"%", "a percentage, such as '37%' or '37'", kPercent, {"%"}, 0.01},
+      {"bytes",
+       "bytes",
+       "a number of bytes, such as '2.5 MiB', '4e6' or '512 KB'",
+       kBytePrefixes,
+       {"", "b", "byte", "bytes"},
+       1},
+      {"B/s",
+       "bandwidth",
+       "a bandwidth, such as '4.8 TB/s', '900 GB/s' or '5e12'",
+       kBytePrefixes,
+       {"", "b/s", "byte/s", "bytes/s"},
+       1},
+      {"s",
+       "time",
+       "a time, such as '1.2 ms', '350 us' or '0.004' (seconds)",
+       kTimePrefixes,
+       {"s"},
+       1},
+      {"FLOP",
+       "FLOPs",
+       "a number of FLOPs, such as '1.5 GFLOP', '67e6' or '2G'",
+       kDecimalPrefixes,
+       {"", "flop", "flops"},
+       1},
+      {"FLOP/s",
+       "FLOP rate",
+       "a rate, such as '67 TFLOP/s', '900 GFLOPS' or '5e13'",
+       kDecimalPrefixes,
+       {"", "flop/s", "flops"},
+       1},
+      {"x",
+       "ratio",
+       "a ratio, such as '3x', '2.5' or '4\xC3\x97'",
+       kNoPrefix,
+       {"x", "\xC3\x97", "times"},
+       1},
+      {"%", "percent", "a percentage, such as '37%' or '37'", kPercent, {"%"}, 0.01},
   };
   return kUnits;
 }
@@ -77,7 +114,9 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(a, b - a));
 }
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
+bool digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // The number at the start of `s` without its thousands commas; `used` is how many bytes it took.
 // Empty when `s` does not start with a number.
@@ -177,10 +216,10 @@ Quantity parse_quantity(std::string_view text, const std::string& unit) {
         q.value = v * p.factor;
         return q;
       }
-  q.error = "'" + trim(std::string_view(s).substr(used)) + "' is not " +
-            (*u->name ? "a unit of " + std::string(unit == "%" ? "percent" : unit)
-                      : std::string("a suffix of a plain number")) +
-            ": " + expected;
+  q.error =
+      "'" + trim(std::string_view(s).substr(used)) + "' is not " +
+      (*u->name ? std::string("a unit of ") + u->noun : std::string("a suffix of a plain number")) +
+      ": " + expected;
   return q;
 }
 

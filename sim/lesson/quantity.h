@@ -9,7 +9,9 @@
 //   FLOP/s   FLOP/s           FLOP/s or FLOPS with k M G T P
 //   x        times            x, ×
 //   %        a fraction       %; a bare number is in percent too (37 → 0.37)
-//   (none)   a plain number   % (37% → 0.37); x
+//   (none)   a plain number   % (37% → 0.37); x; k M G T P
+// Except for s, x and %, a prefix alone is the unit with that prefix: "120k" FLOP, "4M" bytes
+// (decimal: 4e6; type MiB for 2^20).
 // Numbers are decimal with an optional exponent (4e6) and optional thousands commas (1,048,576).
 #pragma once
 

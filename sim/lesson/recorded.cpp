@@ -58,7 +58,7 @@ Value recorded_value(const std::string& path, const std::string& query) {
     if (eq != std::string::npos) {
       if (!node->is_array())
         throw RecordedError("in " + path + ", '" + walked + "' is not a list to select '" + part +
-                        "' from");
+                            "' from");
       const std::string key = part.substr(0, eq), want = part.substr(eq + 1);
       const nlohmann::json* found = nullptr;
       std::vector<std::string> seen;
@@ -73,22 +73,23 @@ Value recorded_value(const std::string& path, const std::string& query) {
         }
       }
       if (!found)
-        throw RecordedError("in " + path + ", no element of '" + walked + "' has " + key + "=" + want +
-                        " (there are: " + join(seen) + ")");
+        throw RecordedError("in " + path + ", no element of '" + walked + "' has " + key + "=" +
+                            want + " (there are: " + join(seen) + ")");
       node = found;
     } else if (node->is_array()) {
       const bool digits =
           std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
       if (!digits || std::stoul(part) >= node->size())
         throw RecordedError("in " + path + ", '" + walked + "' is a list of " +
-                        std::to_string(node->size()) + "; '" + part + "' is not an index in it");
+                            std::to_string(node->size()) + "; '" + part +
+                            "' is not an index in it");
       node = &(*node)[std::stoul(part)];
     } else if (node->is_object()) {
       if (!node->contains(part)) {
         std::vector<std::string> keys;
         for (auto it = node->begin(); it != node->end(); ++it) keys.push_back(it.key());
         throw RecordedError("in " + path + ", '" + (walked.empty() ? "(top)" : walked) +
-                        "' has no key '" + part + "' (keys: " + join(keys) + ")");
+                            "' has no key '" + part + "' (keys: " + join(keys) + ")");
       }
       node = &(*node)[part];
     } else {

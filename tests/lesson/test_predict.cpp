@@ -25,8 +25,8 @@ const std::string kModels =
 // A session over a lesson with one predict block (id p, default model m) holding `body`.
 struct OnePredict {
   explicit OnePredict(const std::string& body)
-      : session(parse_lesson(kHead + kModels + "```predict id=p model=m\n" + body + "```\n",
-                             "p.md")) {
+      : session(
+            parse_lesson(kHead + kModels + "```predict id=p model=m\n" + body + "```\n", "p.md")) {
     for (const Block& b : session.lesson().blocks)
       if (b.kind == BlockKind::Predict) block = &b;
     REQUIRE(block != nullptr);
@@ -67,6 +67,10 @@ TEST_CASE("quantities: a learner's number with units, in the unit's base") {
   CHECK(value("67 TFLOP/s", "FLOP/s") == 67e12);
   CHECK(value("900 GB/s", "B/s") == 900e9);
   CHECK(value("-2", "") == -2);
+  // A prefix alone: decimal multiples of the unit.
+  CHECK(value("120k", "FLOP") == 120e3);
+  CHECK(value("4M", "bytes") == 4e6);
+  CHECK(value("3k", "") == 3000);
 }
 
 TEST_CASE("quantities: input that is not a quantity says what was expected") {
@@ -78,13 +82,17 @@ TEST_CASE("quantities: input that is not a quantity says what was expected") {
   CHECK(error("lots", "bytes") ==
         "'lots' does not start with a number: type a number of bytes, such as '2.5 MiB', '4e6' or "
         "'512 KB'");
-  CHECK(error("3 ms", "bytes") ==
-        "'ms' is not a unit of bytes: type a number of bytes, such as '2.5 MiB', '4e6' or '512 KB'");
+  CHECK(
+      error("3 ms", "bytes") ==
+      "'ms' is not a unit of bytes: type a number of bytes, such as '2.5 MiB', '4e6' or '512 KB'");
   CHECK(error("", "x") == "nothing typed: type a ratio, such as '3x', '2.5' or '4\xC3\x97'");
   CHECK(error("2 MiB", "") ==
-        "'MiB' is not a suffix of a plain number: type a number, such as '2.5', '4e6' or '37%'");
+        "'MiB' is not a suffix of a plain number: type a number, such as "
+        "'2.5', '4e6', '3k' or '37%'");
   CHECK(error("1,00", "") ==
-        "',00' is not a suffix of a plain number: type a number, such as '2.5', '4e6' or '37%'");
+        "',00' is not a suffix of a plain number: type a number, such as '2.5', '4e6', '3k' or "
+        "'37%'");
+  CHECK(error("2 m", "s").find("is not a unit of time") != std::string::npos);  // milli or minutes?
   CHECK(error("1.2 ms", "%").find("type a percentage") != std::string::npos);
 }
 
@@ -109,8 +117,9 @@ TEST_CASE("quantities: formatted as a learner writes them, and read back") {
 }
 
 TEST_CASE("grade: a numeric answer within a relative tolerance") {
-  const OnePredict p("question: FLOPs of the MatMul?\nanswer: flops(matmul0)\nwithin 10%\n"
-                     "unit: FLOP\nexplain: 2 per multiply-add.\n");
+  const OnePredict p(
+      "question: FLOPs of the MatMul?\nanswer: flops(matmul0)\nwithin 10%\n"
+      "unit: FLOP\nexplain: 2 per multiply-add.\n");
   REQUIRE(p.answer.ok);
   CHECK(p.answer.value == 2 * 2 * 4 * 3);
   CHECK(p.answer.shown == "48 FLOP");
@@ -143,7 +152,7 @@ TEST_CASE("grade: a numeric answer within a relative tolerance") {
 
 TEST_CASE("grade: absolute tolerances, bytes, and percent") {
   const OnePredict abs("question: q\nanswer: flops(matmul0)\nwithin 5\nexplain: e\n");
-  CHECK(abs("53").pass);        // |53 − 48| = 5
+  CHECK(abs("53").pass);  // |53 − 48| = 5
   CHECK_FALSE(abs("53.5").pass);
   const OnePredict bytes(
       "question: q\nanswer: tensor_bytes(x, model=big)\nwithin 5%\nunit: bytes\nexplain: e\n");
@@ -151,8 +160,8 @@ TEST_CASE("grade: absolute tolerances, bytes, and percent") {
   CHECK(bytes.answer.value == 4.0 * 1024 * 1024);
   CHECK(bytes.answer.shown == "4 MiB");
   CHECK(bytes("4 MiB").pass);
-  CHECK(bytes("4.2 MB").pass);   // 4 200 000 against 4 194 304: 0.14% off
-  CHECK(bytes("4e6").pass);      // 4.6% off
+  CHECK(bytes("4.2 MB").pass);       // 4 200 000 against 4 194 304: 0.14% off
+  CHECK(bytes("4e6").pass);          // 4.6% off
   CHECK_FALSE(bytes("3.9e6").pass);  // 7.0% off
   CHECK(bytes("3.9e6").relative_error == doctest::Approx((4194304.0 - 3.9e6) / 4194304.0));
   // share(matmul0) = 48 / (48 + 8) = 85.71%; within 2 points.
@@ -166,8 +175,9 @@ TEST_CASE("grade: absolute tolerances, bytes, and percent") {
 }
 
 TEST_CASE("grade: multiple choice by letter, number or text") {
-  const OnePredict p("question: Which op does the arithmetic?\nchoices: MatMul | ReLU | Add\n"
-                     "answer: kind(matmul0)\nexplain: 48 of the 56 FLOPs.\n");
+  const OnePredict p(
+      "question: Which op does the arithmetic?\nchoices: MatMul | ReLU | Add\n"
+      "answer: kind(matmul0)\nexplain: 48 of the 56 FLOPs.\n");
   REQUIRE(p.answer.ok);
   CHECK(p.answer.choice == 0);
   CHECK(p.answer.shown == "A) MatMul");
@@ -184,8 +194,9 @@ TEST_CASE("grade: multiple choice by letter, number or text") {
   CHECK(b.explanation == "48 of the 56 FLOPs.");
   const Grade d = p("D");
   CHECK_FALSE(d.understood);
-  CHECK(d.message ==
-        "there is no choice D: type a choice: a letter A to C, a number 1 to 3, or a choice's text");
+  CHECK(
+      d.message ==
+      "there is no choice D: type a choice: a letter A to C, a number 1 to 3, or a choice's text");
   CHECK_FALSE(p("conv").understood);
   // A number picks the choice with that number: ops(m) is 2, so B.
   const OnePredict by_number(
@@ -197,28 +208,29 @@ TEST_CASE("grade: multiple choice by letter, number or text") {
 }
 
 TEST_CASE("check_predict: an answer that is computed and passes its own grading") {
-  const OnePredict ok("question: q\nanswer: flops(matmul0)\nwithin 1%\nexplain: e\n");
+  OnePredict ok("question: q\nanswer: flops(matmul0)\nwithin 1%\nexplain: e\n");
   const PredictResult r = check_predict(ok.session, *ok.block);
   CHECK(r.pass);
   CHECK(r.error.empty());
   // 48 / 7 = 6.857142…, shown as 6.857: an exact tolerance fails the learner who types it.
-  const OnePredict exact("question: q\nanswer: flops(matmul0) / 7\nwithin 0\nexplain: e\n");
+  OnePredict exact("question: q\nanswer: flops(matmul0) / 7\nwithin 0\nexplain: e\n");
   const PredictResult e = check_predict(exact.session, *exact.block);
   CHECK_FALSE(e.pass);
   CHECK(e.error.find("fails its own tolerance (within 0)") != std::string::npos);
   CHECK(e.error.find("6.857") == std::string::npos);  // the answer stays hidden
   // A value that picks no choice.
-  const OnePredict none("question: q\nchoices: MatMul | Add\nanswer: kind(relu0)\nexplain: e\n");
+  OnePredict none("question: q\nchoices: MatMul | Add\nanswer: kind(relu0)\nexplain: e\n");
   const PredictResult n = check_predict(none.session, *none.block);
   CHECK_FALSE(n.pass);
-  CHECK(n.error == "the answer kind(relu0) is \"ReLU\", which picks no choice: it must be a "
-                   "choice's text or a number from 1 to 2");
+  CHECK(n.error ==
+        "the answer kind(relu0) is \"ReLU\", which picks no choice: it must be a "
+        "choice's text or a number from 1 to 2");
   // A string where a number was asked.
-  const OnePredict text("question: q\nanswer: kind(matmul0)\nwithin 1%\nexplain: e\n");
+  OnePredict text("question: q\nanswer: kind(matmul0)\nwithin 1%\nexplain: e\n");
   CHECK(check_predict(text.session, *text.block).error ==
         "the answer kind(matmul0) is not a number");
   // Failing evaluation: division by zero (flops(relu0) − 8 is 0).
-  const OnePredict zero("question: q\nanswer: 1 / (flops(relu0) - 8)\nwithin 1%\nexplain: e\n");
+  OnePredict zero("question: q\nanswer: 1 / (flops(relu0) - 8)\nwithin 1%\nexplain: e\n");
   CHECK(check_predict(zero.session, *zero.block).error.find("division by zero") == 0);
   CHECK_FALSE(zero("1").graded);
 }

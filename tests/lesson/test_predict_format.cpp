@@ -18,8 +18,8 @@ const std::string kModel =
     "x: [4, 8]\n"
     "W: [2, 8] weight\n"
     "y = relu(x @ W.T)\n"
-    "```\n"            // line 10
-    "```check\n"       // line 11
+    "```\n"       // line 10
+    "```check\n"  // line 11
     "ops(m) == 2\n"
     "```\n";  // line 13
 
@@ -44,11 +44,11 @@ bool starts_with(const std::string& s, const std::string& prefix) {
 
 const std::string kNumeric =
     "question: How many FLOPs does the MatMul do?\n"  // 15
-    "answer: flops(matmul0)\n"                          // 16
-    "within 10%\n"                                      // 17
-    "unit: FLOP\n"                                      // 18
-    "explain: 2 per multiply-add,\n"                    // 19
-    "  4 x 2 outputs of 8 each.\n";                     // 20
+    "answer: flops(matmul0)\n"                        // 16
+    "within 10%\n"                                    // 17
+    "unit: FLOP\n"                                    // 18
+    "explain: 2 per multiply-add,\n"                  // 19
+    "  4 x 2 outputs of 8 each.\n";                   // 20
 
 }  // namespace
 
@@ -111,9 +111,9 @@ TEST_CASE("predict malformed: block attributes") {
   CHECK(starts_with(load_error(lesson_with("id=m", kNumeric)),
                     "bad.md:14:12: error: id 'm' is already used by the model block at line 6"));
   // 4. Two predict blocks with one id.
-  CHECK(starts_with(load_error(lesson_with("id=p", kNumeric) + "```predict id=p\n" + kNumeric +
-                               "```\n"),
-                    "bad.md:22:12: error: id 'p' is already used by the predict block at line 14"));
+  CHECK(starts_with(
+      load_error(lesson_with("id=p", kNumeric) + "```predict id=p\n" + kNumeric + "```\n"),
+      "bad.md:22:12: error: id 'p' is already used by the predict block at line 14"));
   // 5. A machine the presets do not have.
   CHECK(starts_with(load_error(lesson_with("id=p machine=nosuch", kNumeric)),
                     "bad.md:14:17: error: machine=nosuch"));
@@ -122,7 +122,8 @@ TEST_CASE("predict malformed: block attributes") {
 TEST_CASE("predict malformed: keys") {
   // 6. A misspelt key, with the key it was meant to be.
   CHECK(starts_with(
-      load_error(lesson_with("id=p", "question: q\nanwser: flops(matmul0)\nwithin 5%\nexplain: e\n")),
+      load_error(
+          lesson_with("id=p", "question: q\nanwser: flops(matmul0)\nwithin 5%\nexplain: e\n")),
       "bad.md:16:1: error: unknown key 'anwser' in a predict block; did you mean 'answer'?"));
   // 7. A line that is not `key: value`.
   CHECK(starts_with(
@@ -133,8 +134,9 @@ TEST_CASE("predict malformed: keys") {
                     "bad.md:16:1: error: 'question:' is given twice in this predict block (first "
                     "at line 15)"));
   // 9. Two tolerance lines.
-  CHECK(starts_with(load_error(lesson_with("id=p", "question: q\nanswer: flops(matmul0)\nwithin "
-                                                   "5%\nwithin 6%\nexplain: e\n")),
+  CHECK(starts_with(load_error(lesson_with("id=p",
+                                           "question: q\nanswer: flops(matmul0)\nwithin "
+                                           "5%\nwithin 6%\nexplain: e\n")),
                     "bad.md:18:1: error: 'within' is given twice"));
   // 10. An empty value.
   CHECK(starts_with(load_error(lesson_with("id=p", "question:\nexplain: e\n")),
@@ -154,9 +156,9 @@ TEST_CASE("predict malformed: missing parts") {
       load_error(lesson_with("id=p", "question: q\nanswer: flops(matmul0)\nwithin 5%\n")),
       "bad.md:14:1: error: a predict block needs an 'explain:' line"));
   // 14. An explanation with nothing in it.
-  CHECK(starts_with(
-      load_error(lesson_with("id=p", "question: q\nanswer: flops(matmul0)\nwithin 5%\nexplain:\n\n")),
-      "bad.md:18:9: error: the explanation is empty"));
+  CHECK(starts_with(load_error(lesson_with(
+                        "id=p", "question: q\nanswer: flops(matmul0)\nwithin 5%\nexplain:\n\n")),
+                    "bad.md:18:9: error: the explanation is empty"));
   // 15. A numeric answer without a tolerance.
   CHECK(starts_with(
       load_error(lesson_with("id=p", "question: q\nanswer: flops(matmul0)\nexplain: e\n")),
@@ -169,17 +171,17 @@ TEST_CASE("predict malformed: answers") {
       load_error(lesson_with("id=p", "question: q\nanswer: 2 * 64\nwithin 5%\nexplain: e\n")),
       "bad.md:16:9: error: the answer '2 * 64' is typed, not computed"));
   // 17. An answer that does not parse, at its column.
-  CHECK(starts_with(
-      load_error(lesson_with("id=p", "question: q\nanswer: flops(matmul0\nwithin 5%\nexplain: e\n")),
-      "bad.md:16:22: error: expected ')' to close flops("));
+  CHECK(starts_with(load_error(lesson_with(
+                        "id=p", "question: q\nanswer: flops(matmul0\nwithin 5%\nexplain: e\n")),
+                    "bad.md:16:22: error: expected ')' to close flops("));
   // 18. An answer naming an op the model does not have (found when the checker loads).
-  CHECK(starts_with(
-      load_error(lesson_with("id=p", "question: q\nanswer: flops(matmul9)\nwithin 5%\nexplain: e\n")),
-      "bad.md:16:15: error: model m has no op 'matmul9'; did you mean 'matmul0'?"));
+  CHECK(starts_with(load_error(lesson_with(
+                        "id=p", "question: q\nanswer: flops(matmul9)\nwithin 5%\nexplain: e\n")),
+                    "bad.md:16:15: error: model m has no op 'matmul9'; did you mean 'matmul0'?"));
   // 19. An answer that simulates, in a block without a machine.
-  CHECK(starts_with(
-      load_error(lesson_with("id=p", "question: q\nanswer: dram_bytes(m)\nwithin 5%\nexplain: e\n")),
-      "bad.md:16:9: error: dram_bytes() simulates on a machine"));
+  CHECK(starts_with(load_error(lesson_with(
+                        "id=p", "question: q\nanswer: dram_bytes(m)\nwithin 5%\nexplain: e\n")),
+                    "bad.md:16:9: error: dram_bytes() simulates on a machine"));
 }
 
 TEST_CASE("predict malformed: tolerances and units") {
@@ -207,20 +209,23 @@ TEST_CASE("predict malformed: tolerances and units") {
 TEST_CASE("predict malformed: multiple choice") {
   const std::string q = "question: Which?\n";  // 15
   // 26. An empty choice, at its column.
-  CHECK(starts_with(load_error(lesson_with("id=p", q + "choices: A |  | C\nanswer: A\nexplain: e\n")),
-                    "bad.md:16:13: error: choice 2 is empty"));
+  CHECK(
+      starts_with(load_error(lesson_with("id=p", q + "choices: A |  | C\nanswer: A\nexplain: e\n")),
+                  "bad.md:16:13: error: choice 2 is empty"));
   // 27. One choice is no choice.
   CHECK(starts_with(load_error(lesson_with("id=p", q + "choices: only\nanswer: A\nexplain: e\n")),
                     "bad.md:16:10: error: a multiple-choice question needs at least two choices"));
   // 28. The same choice twice.
-  CHECK(starts_with(load_error(lesson_with("id=p", q + "choices: x | y | x\nanswer: A\nexplain: e\n")),
-                    "bad.md:16:18: error: choice 3 'x' repeats choice 1"));
+  CHECK(starts_with(
+      load_error(lesson_with("id=p", q + "choices: x | y | x\nanswer: A\nexplain: e\n")),
+      "bad.md:16:18: error: choice 3 'x' repeats choice 1"));
   // 29. A letter past the last choice.
   CHECK(starts_with(load_error(lesson_with("id=p", q + "choices: x | y\nanswer: C\nexplain: e\n")),
                     "bad.md:17:9: error: answer C is out of range: the choices are A to B"));
   // 30. A number past the last choice.
-  CHECK(starts_with(load_error(lesson_with("id=p", q + "choices: x | y\nanswer: 3\nexplain: e\n")),
-                    "bad.md:17:9: error: answer 3 is out of range: the choices are numbered 1 to 2"));
+  CHECK(
+      starts_with(load_error(lesson_with("id=p", q + "choices: x | y\nanswer: 3\nexplain: e\n")),
+                  "bad.md:17:9: error: answer 3 is out of range: the choices are numbered 1 to 2"));
   // 31. A tolerance on a right-or-wrong answer.
   CHECK(starts_with(
       load_error(lesson_with("id=p", q + "choices: x | y\nanswer: A\nwithin 5%\nexplain: e\n")),

@@ -166,7 +166,8 @@ TEST_CASE("progress: JSON round trip of steps and predictions, then reset") {
                                       {"predictions", nlohmann::json::array()}});
 }
 
-TEST_CASE("progress: restoring JSON drops what the lesson no longer has, rejects what is malformed") {
+TEST_CASE(
+    "progress: restoring JSON drops what the lesson no longer has, rejects what is malformed") {
   const Lesson l = parse_lesson(kPredictLesson, "p.md");
   LessonProgress p(l);
   p.restore_json(nlohmann::json::parse(R"({"lesson": "p", "steps": [
