@@ -373,7 +373,7 @@ bool play_predict(LessonSession& session, const Block& b, const LessonFlags& f,
     if (!p.is_choice()) {
       out << " — ";
       if (std::isfinite(g.relative_error))
-        out << Value::of(std::round(g.relative_error * 1000) / 10).to_string() << "% off";
+        out << format_quantity(g.relative_error, "%") << " off";
       else
         out << "the answer is 0";
       out << (g.pass ? ", within " : ", not within ") << p.tolerance_text;
