@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 
 namespace tilescope::lesson {
@@ -34,6 +35,24 @@ const Attribute* Block::attr(const std::string& key) const {
 std::string Block::attr_value(const std::string& key, const std::string& fallback) const {
   const Attribute* a = attr(key);
   return a ? a->value : fallback;
+}
+
+bool PredictBlock::numeric_choices() const {
+  return !choices.empty() && std::all_of(choices.begin(), choices.end(), [](const std::string& c) {
+    return parse_quantity(c, "").ok;
+  });
+}
+
+int PredictBlock::choice_for_number(double v) const {
+  const int n = static_cast<int>(choices.size());
+  if (numeric_choices()) {
+    for (int k = 0; k < n; ++k) {
+      const double c = parse_quantity(choices[static_cast<size_t>(k)], "").value;
+      if (std::fabs(c - v) <= 1e-9 * std::max(std::fabs(c), std::fabs(v))) return k;
+    }
+    return -1;
+  }
+  return v == std::floor(v) && v >= 1 && v <= n ? static_cast<int>(v) - 1 : -1;
 }
 
 namespace {
@@ -507,17 +526,18 @@ class LessonParser {
       p.answer_choice = a[0] - 'A';
       return;
     }
-    if (std::all_of(a.begin(), a.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      const int k = a.size() > 3 ? 1000 : std::stoi(a);
-      if (k < 1 || k > n)
-        throw LessonError(p.answer_loc, "answer " + a +
-                                            " is out of range: the choices are "
-                                            "numbered 1 to " +
-                                            std::to_string(n));
-      p.answer_choice = k - 1;
-      return;
-    }
     p.answer = parse_expr(a, p.answer_loc);
+    if (p.answer.kind != Expr::Kind::Number) return;
+    // A number written in the block: checked here, where its place in the file is known.
+    p.answer_choice = p.choice_for_number(p.answer.number);
+    if (p.answer_choice >= 0) return;
+    if (p.numeric_choices())
+      throw LessonError(p.answer_loc, "answer " + a +
+                                          " is none of the choices: they are numbers, so a "
+                                          "number answer names the choice of that value");
+    throw LessonError(
+        p.answer_loc,
+        "answer " + a + " is out of range: the choices are numbered 1 to " + std::to_string(n));
   }
 
   // `within 10%` (relative), `within 0.5` or `within 1 MiB` (absolute, in the unit).

@@ -52,14 +52,16 @@ struct Attribute {
 //   question: TEXT          required, one line
 //   answer: EXPR            required: a check-language expression (check_language.h) that calls
 //                           at least one function, so the revealed number is computed, never typed;
-//                           for multiple choice also a letter (B) or a 1-based number (2)
+//                           for multiple choice also a letter (B) or a number (see choices)
 //   within 10% | within 0.5 numeric: required; N% is relative to the answer, a plain N is
 //                           absolute, in the unit as shown (bytes, s, x; percentage points for %);
 //                           `within 1 MiB`, `within 0.2 ms` take the unit's suffixes
 //   unit: bytes             numeric, optional: bytes, B/s, s, FLOP, FLOP/s, x or %
 //                           (% answers are fractions, shown ×100)
 //   choices: A | B | C      multiple choice: 2 to 26 distinct, non-empty choices; the answer's
-//                           value picks one by its text (a string) or its 1-based number
+//                           value picks one by its text (a string), or a number picks the
+//                           choice of that value when the choices are numbers (1 | 2 | 16),
+//                           else the choice of that 1-based number
 //   explain: TEXT           required; may continue on the following lines
 struct PredictBlock {
   std::string id;
@@ -77,6 +79,10 @@ struct PredictBlock {
   int explain_line = 0;  // the `explain:` line (the explanation runs from it to the block's end)
 
   bool is_choice() const { return !choices.empty(); }
+  // Whether every choice reads as a plain number ("16", "2.5", "37%"): then a number names the
+  // choice with that value; otherwise it names the choice with that 1-based number.
+  bool numeric_choices() const;
+  int choice_for_number(double v) const;  // 0-based; -1 when no choice is named
 };
 
 struct Block {

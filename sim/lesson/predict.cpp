@@ -30,30 +30,33 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(a, b - a));
 }
 
-// The choice a learner means by `input`, or -1 with `message` set.
+// The choice a learner means by `input`: a choice's text, a letter, or a number (see
+// PredictBlock::choice_for_number); -1 with `message` set when none.
 int learner_choice(const PredictBlock& p, const std::string& input, std::string& message) {
   const int n = static_cast<int>(p.choices.size());
   const std::string last(1, static_cast<char>('A' + n - 1));
-  const std::string expected = "type a choice: a letter A to " + last + ", a number 1 to " +
-                               std::to_string(n) + ", or a choice's text";
+  const std::string expected =
+      "type a choice: a letter A to " + last +
+      (p.numeric_choices() ? ", or one of the numbers"
+                           : ", a number 1 to " + std::to_string(n) + ", or a choice's text");
   if (input.empty()) {
     message = "nothing typed: " + expected;
     return -1;
   }
+  for (int k = 0; k < n; ++k)
+    if (lower(p.choices[static_cast<size_t>(k)]) == lower(input)) return k;
   if (input.size() == 1 && std::isalpha(static_cast<unsigned char>(input[0]))) {
     const int k = std::toupper(static_cast<unsigned char>(input[0])) - 'A';
     if (k < n) return k;
     message = "there is no choice " + input + ": " + expected;
     return -1;
   }
-  if (input.find_first_not_of("0123456789") == std::string::npos) {
-    const int k = input.size() > 3 ? 0 : std::stoi(input);
-    if (k >= 1 && k <= n) return k - 1;
+  if (const Quantity q = parse_quantity(input, ""); q.ok) {
+    const int k = p.choice_for_number(q.value);
+    if (k >= 0) return k;
     message = "there is no choice " + input + ": " + expected;
     return -1;
   }
-  for (int k = 0; k < n; ++k)
-    if (lower(p.choices[static_cast<size_t>(k)]) == lower(input)) return k;
   message = "'" + input + "' is none of the choices: " + expected;
   return -1;
 }
@@ -77,14 +80,14 @@ Answer evaluate_predict(LessonSession& session, const Block& block) {
     if (v.kind == Value::Kind::String) {
       for (int k = 0; k < n && a.choice < 0; ++k)
         if (p.choices[static_cast<size_t>(k)] == v.text) a.choice = k;
-    } else if (v.kind == Value::Kind::Number && v.number == std::floor(v.number) && v.number >= 1 &&
-               v.number <= n) {
-      a.choice = static_cast<int>(v.number) - 1;
+    } else if (v.kind == Value::Kind::Number) {
+      a.choice = p.choice_for_number(v.number);
     }
     if (a.choice < 0) {
       a.error = "the answer " + p.answer_text + " is " + v.to_string() +
-                ", which picks no choice: it must be a choice's text or a number from 1 to " +
-                std::to_string(n);
+                ", which picks no choice: it must be a choice's text or " +
+                (p.numeric_choices() ? std::string("one of the numbers")
+                                     : "a number from 1 to " + std::to_string(n));
       return a;
     }
     a.ok = true;

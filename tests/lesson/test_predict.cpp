@@ -202,6 +202,15 @@ TEST_CASE("grade: multiple choice by letter, number or text") {
   const OnePredict by_number(
       "question: q\nchoices: one | two | three\nanswer: ops(m)\nexplain: e\n");
   CHECK(by_number.answer.choice == 1);
+  // When the choices are numbers, a number picks the choice of that value: ops(m) = 2 is the
+  // first choice here, not the second; the learner types a value too.
+  const OnePredict by_value("question: q\nchoices: 2 | 1 | 16\nanswer: ops(m)\nexplain: e\n");
+  CHECK(by_value.answer.choice == 0);
+  CHECK(by_value("2").learner_choice == 0);
+  CHECK(by_value("16").learner_choice == 2);
+  CHECK(by_value("b").learner_choice == 1);
+  CHECK(by_value("3").message ==
+        "there is no choice 3: type a choice: a letter A to C, or one of the numbers");
   // A letter in the block.
   const OnePredict by_letter("question: q\nchoices: one | two | three\nanswer: C\nexplain: e\n");
   CHECK(by_letter("three").pass);

@@ -91,6 +91,9 @@ TEST_CASE("predict format: multiple choice by letter, by number, or by an expres
   CHECK(l1.blocks[2].predict.answer_choice == 0);
   const Lesson l2 = parse_lesson(lesson_with("id=c", q + "answer: 3\nexplain: e\n"), "ok.md");
   CHECK(l2.blocks[2].predict.answer_choice == 2);
+  const Lesson l4 = parse_lesson(
+      lesson_with("id=c", "question: q\nchoices: 1 | 2 | 16\nanswer: 16\nexplain: e\n"), "ok.md");
+  CHECK(l4.blocks[2].predict.answer_choice == 2);
   const Lesson l3 =
       parse_lesson(lesson_with("id=c", q + "answer: kind(matmul0)\nexplain: e\n"), "ok.md");
   CHECK(l3.blocks[2].predict.answer_choice == -1);
@@ -226,6 +229,10 @@ TEST_CASE("predict malformed: multiple choice") {
   CHECK(
       starts_with(load_error(lesson_with("id=p", q + "choices: x | y\nanswer: 3\nexplain: e\n")),
                   "bad.md:17:9: error: answer 3 is out of range: the choices are numbered 1 to 2"));
+  // 30b. With numeric choices a number names a choice by its value.
+  CHECK(starts_with(
+      load_error(lesson_with("id=p", q + "choices: 1 | 2 | 16\nanswer: 4\nexplain: e\n")),
+      "bad.md:17:9: error: answer 4 is none of the choices: they are numbers"));
   // 31. A tolerance on a right-or-wrong answer.
   CHECK(starts_with(
       load_error(lesson_with("id=p", q + "choices: x | y\nanswer: A\nwithin 5%\nexplain: e\n")),
