@@ -2,6 +2,8 @@
 // predictions marking steps, predictions recorded once, and the JSON the app session embeds.
 #include "sim/lesson/progress.h"
 
+#include "sim/io/input.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -42,7 +44,9 @@ std::optional<Timestamp> parse_timestamp(std::string_view text) {
   return static_cast<Timestamp>(timegm(&tm));
 }
 
-LessonProgress::LessonProgress(const Lesson& lesson) : m_lesson_id(lesson.id) {
+// JSON holds valid UTF-8 only: the id (a file stem, when the front matter gives none) and the
+// learner's input are kept printable, invalid bytes and control characters as \xNN.
+LessonProgress::LessonProgress(const Lesson& lesson) : m_lesson_id(io::printable(lesson.id, 200)) {
   for (const LessonStep& s : lesson.steps) m_ids.push_back(s.id);
   m_done.assign(m_ids.size(), std::nullopt);
   for (const Block& b : lesson.blocks)
@@ -117,7 +121,7 @@ bool LessonProgress::record_prediction(const std::string& predict_id, std::strin
     return false;
   PredictionRecord r;
   r.id = predict_id;
-  r.input = std::string(input);
+  r.input = io::printable(input, kMaxPredictionInput);
   r.choice = grade.learner_choice >= 0;
   r.value = grade.learner;
   r.answer = grade.answer;

@@ -30,9 +30,12 @@ Timestamp now_timestamp();
 std::string timestamp_text(Timestamp t);
 std::optional<Timestamp> parse_timestamp(std::string_view text);  // the form timestamp_text writes
 
+// The learner's input is kept up to this many characters (more is cut, as io::printable cuts).
+inline constexpr size_t kMaxPredictionInput = 200;
+
 struct PredictionRecord {
   std::string id;             // the predict block
-  std::string input;          // as the learner typed it
+  std::string input;          // as the learner typed it, made printable (control bytes as \xNN)
   bool choice = false;        // a multiple-choice prediction
   double value = 0;           // numeric: the learner's value in the unit's base
   double answer = 0;          // numeric: the computed answer

@@ -198,28 +198,30 @@ Quantity parse_quantity(std::string_view text, const std::string& unit) {
     return q;
   }
   const std::string suffix = lower_ascii(trim(std::string_view(s).substr(used)));
+  double factor = 0;  // 0: the suffix is not one of the unit's
   if (suffix.empty()) {
-    q.ok = true;
-    q.value = v * u->bare;
+    factor = u->bare;
+  } else if (!*u->name && suffix == "%") {
+    factor = 0.01;  // plain numbers accept "%" as hundredths
+  } else {
+    for (const Scale& p : u->prefixes)
+      for (const char* base : u->bases)
+        if (factor == 0 && suffix == std::string(p.prefix) + base) factor = p.factor;
+  }
+  if (factor == 0) {
+    q.error = "'" + trim(std::string_view(s).substr(used)) + "' is not " +
+              (*u->name ? std::string("a unit of ") + u->noun
+                        : std::string("a suffix of a plain number")) +
+              ": " + expected;
     return q;
   }
-  // Plain numbers accept "%" as hundredths, whatever their bare factor.
-  if (!*u->name && suffix == "%") {
-    q.ok = true;
-    q.value = v * 0.01;
+  // "1e300 PiB" is finite as typed, not once scaled.
+  if (!std::isfinite(v * factor)) {
+    q.error = "'" + s + "' is too large: " + expected;
     return q;
   }
-  for (const Scale& p : u->prefixes)
-    for (const char* base : u->bases)
-      if (suffix == std::string(p.prefix) + base) {
-        q.ok = true;
-        q.value = v * p.factor;
-        return q;
-      }
-  q.error =
-      "'" + trim(std::string_view(s).substr(used)) + "' is not " +
-      (*u->name ? std::string("a unit of ") + u->noun : std::string("a suffix of a plain number")) +
-      ": " + expected;
+  q.ok = true;
+  q.value = v * factor;
   return q;
 }
 

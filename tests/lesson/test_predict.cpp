@@ -94,6 +94,9 @@ TEST_CASE("quantities: input that is not a quantity says what was expected") {
         "'37%'");
   CHECK(error("2 m", "s").find("is not a unit of time") != std::string::npos);  // milli or minutes?
   CHECK(error("1.2 ms", "%").find("type a percentage") != std::string::npos);
+  // Finite as typed, infinite once scaled: refused, not stored as infinity.
+  CHECK(error("1e300 PiB", "bytes").rfind("'1e300 PiB' is too large", 0) == 0);
+  CHECK(error("1e999", "").rfind("'1e999' is too large", 0) == 0);
 }
 
 TEST_CASE("quantities: formatted as a learner writes them, and read back") {

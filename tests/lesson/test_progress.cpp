@@ -124,6 +124,11 @@ TEST_CASE("progress: a step is done when its checks pass and its predictions are
   LessonProgress q(l);
   CHECK_FALSE(q.record_prediction("flops", "lots", graded(s, "flops", "lots"), 150));
   CHECK(q.prediction("flops") == nullptr);
+  // Bytes that are not UTF-8 are kept printable, so the progress can be written as JSON.
+  const std::string odd = std::string("48\xff");
+  CHECK(q.record_prediction("flops", odd, graded(s, "flops", "48"), 150));
+  CHECK(q.prediction("flops")->input == "48\\xff");
+  CHECK_NOTHROW((void)q.to_json().dump());
 }
 
 TEST_CASE("progress: JSON round trip of steps and predictions, then reset") {
