@@ -23,6 +23,7 @@ struct UnitSpec {
   const char* expected;  // "a number of bytes, such as ..."
   std::vector<Scale> prefixes;
   std::vector<const char*> bases;  // lower case
+  std::vector<Scale> alone;        // prefixes that stand for the unit on their own ("120k")
   double bare;                     // factor of a number typed without a suffix
 };
 
@@ -43,6 +44,14 @@ const std::vector<Scale> kDecimalPrefixes = {{"", 1},    {"k", 1e3},  {"m", 1e6}
 const std::vector<Scale> kTimePrefixes = {
     {"", 1}, {"m", 1e-3}, {"u", 1e-6}, {"\xC2\xB5", 1e-6}, {"\xCE\xBC", 1e-6}, {"n", 1e-9}};
 const std::vector<Scale> kNoPrefix = {{"", 1}};
+// "48K" is 48 KiB, as machine files and sysfs write sizes (sim/model's parser reads them so).
+const std::vector<Scale> kByteAlone = {{"k", 1024.0},
+                                       {"m", 1048576.0},
+                                       {"g", 1073741824.0},
+                                       {"t", 1099511627776.0},
+                                       {"p", 1125899906842624.0}};
+const std::vector<Scale> kDecimalAlone = {
+    {"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12}, {"p", 1e15}};
 const std::vector<Scale> kPercent = {{"", 0.01}};
 
 const std::vector<UnitSpec>& units() {
@@ -50,46 +59,53 @@ const std::vector<UnitSpec>& units() {
       {"",
        "plain numbers",
        "a number, such as '2.5', '4e6', '3k' or '37%'",
-       kDecimalPrefixes,
-       {"", "x", "\xC3\x97"},
+       kNoPrefix,
+       {"x", "\xC3\x97"},
+       kDecimalAlone,
        1},
       {"bytes",
        "bytes",
        "a number of bytes, such as '2.5 MiB', '4e6' or '512 KB'",
        kBytePrefixes,
-       {"", "b", "byte", "bytes"},
+       {"b", "byte", "bytes"},
+       kByteAlone,
        1},
       {"B/s",
        "bandwidth",
        "a bandwidth, such as '4.8 TB/s', '900 GB/s' or '5e12'",
        kBytePrefixes,
-       {"", "b/s", "byte/s", "bytes/s"},
+       {"b/s", "byte/s", "bytes/s"},
+       {},
        1},
       {"s",
        "time",
        "a time, such as '1.2 ms', '350 us' or '0.004' (seconds)",
        kTimePrefixes,
        {"s"},
+       {},
        1},
       {"FLOP",
        "FLOPs",
        "a number of FLOPs, such as '1.5 GFLOP', '67e6' or '2G'",
        kDecimalPrefixes,
-       {"", "flop", "flops"},
+       {"flop", "flops"},
+       kDecimalAlone,
        1},
       {"FLOP/s",
        "FLOP rate",
        "a rate, such as '67 TFLOP/s', '900 GFLOPS' or '5e13'",
        kDecimalPrefixes,
-       {"", "flop/s", "flops"},
+       {"flop/s", "flops"},
+       kDecimalAlone,
        1},
       {"x",
        "ratio",
        "a ratio, such as '3x', '2.5' or '4\xC3\x97'",
        kNoPrefix,
        {"x", "\xC3\x97", "times"},
+       {},
        1},
-      {"%", "percent", "a percentage, such as '37%' or '37'", kPercent, {"%"}, 0.01},
+      {"%", "percent", "a percentage, such as '37%' or '37'", kPercent, {"%"}, {}, 0.01},
   };
   return kUnits;
 }
@@ -207,6 +223,8 @@ Quantity parse_quantity(std::string_view text, const std::string& unit) {
     for (const Scale& p : u->prefixes)
       for (const char* base : u->bases)
         if (factor == 0 && suffix == std::string(p.prefix) + base) factor = p.factor;
+    for (const Scale& p : u->alone)
+      if (factor == 0 && suffix == p.prefix) factor = p.factor;
   }
   if (factor == 0) {
     q.error = "'" + trim(std::string_view(s).substr(used)) + "' is not " +

@@ -10,8 +10,10 @@
 //   x        times            x, ×
 //   %        a fraction       %; a bare number is in percent too (37 → 0.37)
 //   (none)   a plain number   % (37% → 0.37); x; k M G T P
-// Except for s, x and %, a prefix alone is the unit with that prefix: "120k" FLOP, "4M" bytes
-// (decimal: 4e6; type MiB for 2^20).
+// A prefix alone stands for the unit with it: "120k" FLOP and "3k" are decimal; "4M" bytes is
+// 4 MiB, as machine files write "48K" for 48 KiB (type "4 MB" for 4e6). Not for B/s, s, x or %.
+// (sim/model's parse_quantity reads machine files; this one adds what a learner types: signs,
+// thousands commas, percent, times, ratios and FLOP counts.)
 // Numbers are decimal with an optional exponent (4e6) and optional thousands commas (1,048,576).
 #pragma once
 
