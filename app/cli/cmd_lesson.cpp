@@ -345,8 +345,9 @@ void print_block_numbers(LessonSession& session, const Block& b, std::ostream& o
   if (p->refused) out << "    the last step is refused: " << p->refusal << "\n";
 }
 
-// Grades --predict inputs (ID=INPUT) and records them; false when one is not a prediction of
-// this lesson or does not parse.
+// Asks a predict block's question; grades and records the learner's --predict input for it (run_run
+// has checked that it parses), then reveals the answer; with --answers alone, reveals it. False
+// when the answer could not be computed.
 bool play_predict(LessonSession& session, const Block& b, const LessonFlags& f,
                   const std::map<std::string, std::string>& inputs, LessonProgress& progress,
                   std::ostream& out) {
