@@ -6,9 +6,9 @@
 //   [SECTION] Frame loop: poll → apply commands → update → views → render → screenshot → swap
 #include "app/gui/app.h"
 
-#include "app/gui/commands.h"
-#include "app/gui/script_runner.h"
-#include "app/gui/session.h"
+#include "app/core/commands.h"
+#include "app/core/script_runner.h"
+#include "app/core/session.h"
 #include "app/gui/theme.h"
 #include "app/gui/views/views.h"
 #include "sim/graph/model_parser.h"
@@ -29,6 +29,9 @@
 #include <vector>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 // [SECTION] Screenshot and layout JSON

@@ -4,6 +4,9 @@
 #include <charconv>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 int parse_int(const std::string& flag, const std::string& value, int min, int max) {

@@ -2,8 +2,8 @@
 // fused kernels outlined; and the palette, which builds and edits the model by editing its text.
 #include "app/gui/views/views.h"
 
-#include "app/gui/format.h"
-#include "app/gui/graph_edit.h"
+#include "app/core/format.h"
+#include "app/core/graph_edit.h"
 #include "app/gui/widgets/graph_canvas.h"
 
 #include <imgui.h>
@@ -16,6 +16,9 @@
 #include <vector>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 void centred_text(const Rect& rect, const char* line1, const char* line2, ImU32 col, ImU32 col2) {

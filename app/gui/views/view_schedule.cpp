@@ -1,8 +1,8 @@
 // The Schedule view: the step history (click to go back; applying after going back branches), the
 // last step's explanation or refusal, and the current kernel as loop nest, C++ and CUDA. Its side
 // panel (draw_schedule_inspector) holds the kernel list and the transformation controls.
-#include "app/gui/views/views.h"
 #include "app/gui/views/memory_views.h"
+#include "app/gui/views/views.h"
 
 #include "app/gui/widgets/code_view.h"
 #include "sim/schedule/codegen.h"
@@ -15,6 +15,9 @@
 #include <vector>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 void push_apply(ViewContext& ctx, const std::string& step) {

@@ -8,6 +8,8 @@
 
 namespace tilescope::gui {
 
+using namespace tilescope::core;
+
 Command command_from(const std::string& line) {
   return parse_command(line);
 }

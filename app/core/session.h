@@ -9,7 +9,7 @@
 // nothing that happens while restoring can stop the app from starting.
 #pragma once
 
-#include "app/gui/app_state.h"
+#include "app/core/app_state.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 inline constexpr const char* kSessionSchema = "tilescope-session/1";
 
@@ -68,4 +68,4 @@ SessionRestore restore_session(AppState& state, const std::string& path);
 // `path.bad-YYYYMMDDTHHMMSSZ` (with -2, -3, … when taken): where a bad session is moved.
 std::string bad_session_path(const std::string& path);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

@@ -1,12 +1,12 @@
 // The app's state and the state-level operations the commands build on (parse, fit, scene).
-#include "app/gui/app_state.h"
+#include "app/core/app_state.h"
 
 #include "sim/graph/model_parser.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 const char* theme_name(Theme theme) {
   switch (theme) {
@@ -178,4 +178,4 @@ std::string_view line_of(std::string_view text, int line) {
   return text.substr(start, end - start);
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

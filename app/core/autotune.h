@@ -6,7 +6,7 @@
 // Pure C++ (no ImGui): tests drive the sweep through functions and script commands.
 #pragma once
 
-#include "app/gui/jobs.h"
+#include "app/core/jobs.h"
 #include "sim/model/machine.h"
 #include "sim/schedule/kernel.h"
 
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 struct Workbench;
 
@@ -120,4 +120,4 @@ std::string autotune_command(Workbench& wb, const std::string& args);
 void autotune_poll(AutotuneState& s);
 void autotune_cancel(AutotuneState& s);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

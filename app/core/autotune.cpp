@@ -1,8 +1,8 @@
 // Autotune sweeps: tile-size grids of the current kernel, predicted (analytic model + roofline,
 // or the trace simulation where the model does not apply) and measured (JIT-compiled on this CPU).
-#include "app/gui/autotune.h"
+#include "app/core/autotune.h"
 
-#include "app/gui/workbench.h"
+#include "app/core/workbench.h"
 #include "kernels/cpu/harness.h"
 #include "kernels/cpu/jit.h"
 #include "sim/memory/hierarchy.h"
@@ -21,7 +21,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // [SECTION] Grid shape and loop choice
 
@@ -587,4 +587,4 @@ void autotune_cancel(AutotuneState& s) {
   s.cpu_job.cancel();
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

@@ -4,9 +4,9 @@
 // Pure C++ (no ImGui): the tests drive it with commands and no display.
 #pragma once
 
-#include "app/gui/graph_scene.h"
-#include "app/gui/panel_layout.h"
-#include "app/gui/workbench.h"
+#include "app/core/graph_scene.h"
+#include "app/core/panel_layout.h"
+#include "app/core/workbench.h"
 #include "sim/graph/graph.h"
 
 #include <memory>
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // [SECTION] Theme
 
@@ -156,4 +156,4 @@ void zoom_view(AppState& state, double factor, double ax, double ay);
 // The text of a 1-based line of `text` ("" when out of range).
 std::string_view line_of(std::string_view text, int line);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

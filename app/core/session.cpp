@@ -4,7 +4,7 @@
 //   [SECTION] Fields: type checks before anything is applied
 //   [SECTION] Writing: fresh temp file, fsync, rename
 //   [SECTION] Start-up restore: moving bad sessions aside, surviving what restoring throws
-#include "app/gui/session.h"
+#include "app/core/session.h"
 
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
@@ -21,7 +21,7 @@
 #include <ctime>
 #include <filesystem>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 namespace fs = std::filesystem;
 
@@ -313,4 +313,4 @@ SessionRestore restore_session(AppState& state, const std::string& path) {
   return r;
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

@@ -48,7 +48,7 @@
 //   palette pick NAME / unpick        choose operands B, C after the selection (Shift+click)
 #pragma once
 
-#include "app/gui/app_state.h"
+#include "app/core/app_state.h"
 
 #include <cstdint>
 #include <stdexcept>
@@ -56,7 +56,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 enum class CommandKind {
   SetModelFile,
@@ -138,4 +138,4 @@ std::string apply_command(AppState& state, const Command& command);
 // naming the file and `what` it should be when it cannot be read (a directory, /dev/zero).
 std::string read_text_file(const std::string& path, uint64_t max_bytes, std::string_view what);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

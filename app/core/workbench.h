@@ -6,9 +6,9 @@
 // Pure C++ (no ImGui): tests drive it through commands without a display.
 #pragma once
 
-#include "app/gui/autotune.h"
-#include "app/gui/jobs.h"
-#include "app/gui/views/memory_grid.h"
+#include "app/core/autotune.h"
+#include "app/core/jobs.h"
+#include "app/core/memory_grid.h"
 #include "sim/graph/graph.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/model/analytic.h"
@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // [SECTION] Centre views
 
@@ -221,4 +221,4 @@ CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProg
 TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress);
 int64_t kernel_flops(const schedule::Kernel& k, const graph::Graph& g);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

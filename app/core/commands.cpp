@@ -1,8 +1,8 @@
 // Named commands: parsing script lines, printing them back, and applying them to the AppState.
-#include "app/gui/commands.h"
+#include "app/core/commands.h"
 
-#include "app/gui/graph_edit.h"
-#include "app/gui/views/memory_model.h"
+#include "app/core/graph_edit.h"
+#include "app/core/memory_model.h"
 #include "sim/io/input.h"
 
 #include <algorithm>
@@ -14,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 namespace {
 
 // [SECTION] Lexing helpers
@@ -675,4 +675,4 @@ std::string apply_command(AppState& state, const Command& c) {
   return {};
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core
