@@ -1,6 +1,7 @@
 // Named commands: parsing script lines, printing them back, and applying them to the AppState.
 #include "app/core/commands.h"
 
+#include "app/core/autotune_jobs.h"
 #include "app/core/graph_edit.h"
 #include "app/core/memory_model.h"
 #include "sim/io/input.h"

@@ -229,12 +229,6 @@ double machine_fp32_peak(const model::Machine& m) {
 
 }  // namespace
 
-int64_t kernel_flops(const schedule::Kernel& k, const graph::Graph& g) {
-  int64_t flops = 0;
-  for (graph::OpId op : k.ops) flops += g.op_cost(op).flops;
-  return flops;
-}
-
 MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
                              const model::Machine& m, JobProgress& progress) {
   const auto t0 = std::chrono::steady_clock::now();

@@ -8,6 +8,7 @@
 
 #include "app/core/autotune.h"
 #include "app/core/jobs.h"
+#include "app/core/kernel_facts.h"
 #include "app/core/memory_grid.h"
 #include "sim/graph/graph.h"
 #include "sim/memory/hierarchy.h"
@@ -109,9 +110,6 @@ struct TilesResult {
   std::vector<std::vector<uint32_t>> frames;  // cumulative accesses per bin
   double peak_per_element = 1;  // the most accesses per element any bin reaches (≥ 1)
 };
-
-// Below these the verification tolerance is met (fp32 sums in a different order differ).
-inline constexpr double kVerifyTolerance = 1e-4;
 
 // The predicted time of a kernel: max(bytes / bandwidth, flops / peak), the roofline bound.
 struct Prediction {
@@ -219,6 +217,5 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
                              const model::Machine& m, JobProgress& progress);
 CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProgress& progress);
 TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress);
-int64_t kernel_flops(const schedule::Kernel& k, const graph::Graph& g);
 
 }  // namespace tilescope::core

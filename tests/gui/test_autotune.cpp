@@ -3,7 +3,7 @@
 // hand count of the traffic, best-point selection, the rank correlation, and the script commands
 // that drive both sweeps (the CPU one JIT-compiles a tiny kernel).
 #include "app/core/app_state.h"
-#include "app/core/autotune.h"
+#include "app/core/autotune_jobs.h"
 #include "app/core/commands.h"
 #include "app/core/workbench.h"
 #include "sim/model/machine.h"

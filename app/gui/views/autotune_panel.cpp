@@ -5,7 +5,7 @@
 
 #include "app/core/format.h"
 
-#include "app/core/autotune.h"
+#include "app/core/autotune_jobs.h"
 #include "sim/model/machine.h"
 
 #include <imgui.h>
