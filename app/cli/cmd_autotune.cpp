@@ -343,7 +343,8 @@ int run_autotune(const AutotuneFlags& f) {
     out << "rank agreement: Spearman's rho " << rho << " over " << agree->common
         << " points timed by both (1: the same order, -1: reversed); the fastest predicted of "
            "them, "
-        << agree->sim_best << ", is number " << agree->sim_best_hw_rank << " measured\n";
+        << agree->sim_best << ", is number " << agree->sim_best_hw_rank << " of " << agree->common
+        << " by measured time\n";
   }
   return 0;
 }
