@@ -72,6 +72,10 @@ void update_state(AppState& state) {
                       state.model.generation);
   workbench_poll(state.bench);
   workbench_tick(state.bench, state.now);
+  if (!state.outline_text || *state.outline_text != state.model.text) {
+    state.outline = outline_model(state.model.text);
+    state.outline_text = state.model.text;
+  }
   // A selection whose op or tensor vanished in the new graph is dropped, not left dangling.
   const graph::Graph* g = state.graph();
   if (state.selection.kind == Selection::Kind::Op && (!g || !g->find_op(state.selection.name))) {

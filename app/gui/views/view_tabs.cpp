@@ -14,6 +14,13 @@ Command command_from(const std::string& line) {
   return parse_command(line);
 }
 
+void push_control(ViewContext& ctx, const char* name, const std::string& value) {
+  Command c;
+  c.kind = CommandKind::Control;
+  c.text = std::string(name) + " " + value;
+  ctx.push(std::move(c));
+}
+
 void job_progress_line(ViewContext& ctx, const char* what, double fraction,
                        const std::string& phase) {
   ImGui::TextUnformatted(what);

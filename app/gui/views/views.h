@@ -45,6 +45,9 @@ void draw_tiles_view(ViewContext& ctx, const core::Rect& rect);
 
 // Shared by the workbench views: a command from its script text (views push what a user did).
 core::Command command_from(const std::string& line);
+// A panel control changed in its widget: pushes `control NAME VALUE` (panel_controls.h), which
+// the next frame's state shows.
+void push_control(ViewContext& ctx, const char* name, const std::string& value);
 // The Memory and Roofline views' state before a result exists (drawn; true when there is none).
 bool memory_empty_state(ViewContext& ctx);
 // A progress bar with a Cancel button for a running job; returns true when it was drawn.
