@@ -9,7 +9,7 @@
 
 #include "app/core/autotune.h"
 #include "app/core/jobs.h"
-#include "app/core/kernel_facts.h"
+#include "app/core/verify_tolerance.h"
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 #include "sim/model/machine.h"

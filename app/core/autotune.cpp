@@ -2,12 +2,13 @@
 // or the trace simulation where the model does not apply) and measured (JIT-compiled on this CPU).
 #include "app/core/autotune.h"
 
-#include "app/core/kernel_facts.h"
+#include "app/core/verify_tolerance.h"
 #include "kernels/cpu/harness.h"
 #include "kernels/cpu/jit.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/model/analytic.h"
 #include "sim/model/roofline.h"
+#include "sim/model/run.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/interpreter.h"
 #include "sim/schedule/trace.h"
@@ -225,11 +226,12 @@ AutotuneGrid empty_grid(AutotuneMode mode, const schedule::Program& base,
 }
 
 // Applies the point's step to a copy of `base`; on refusal marks the point and returns nullopt.
-std::optional<schedule::Program> apply_point(const schedule::Program& base, AutotunePoint& p) {
+std::optional<schedule::Program> apply_point(const schedule::Program& base, AutotunePoint& p,
+                                             const schedule::Target& target) {
   schedule::StepResult r;
   try {
     const std::vector<schedule::TransformStep> steps = schedule::parse_steps(p.step);
-    r = schedule::apply_step(base, steps.at(0));
+    r = schedule::apply_step(base, steps.at(0), target);
   } catch (const std::exception& e) {
     r.ok = false;
     r.explanation = e.what();
@@ -245,7 +247,7 @@ std::optional<schedule::Program> apply_point(const schedule::Program& base, Auto
 // Hands the trace to the hierarchy and stops it (by throwing) when the user cancels.
 class CancelSink final : public memory::AccessSink {
  public:
-  CancelSink(memory::Hierarchy& h, JobProgress& p) : m_h(h), m_p(p) {}
+  CancelSink(memory::AccessSink& next, JobProgress& p) : m_h(next), m_p(p) {}
   void access(const memory::Access& a) override { access_batch(&a, 1); }
   void access_batch(const memory::Access* a, size_t n) override {
     if (m_p.cancel) throw JobCancelled();
@@ -254,7 +256,7 @@ class CancelSink final : public memory::AccessSink {
   void step_boundary(uint64_t step) override { m_h.step_boundary(step); }
 
  private:
-  memory::Hierarchy& m_h;
+  memory::AccessSink& m_h;
   JobProgress& m_p;
 };
 
@@ -289,14 +291,7 @@ AutotuneGrid autotune_sweep_simulator(const schedule::Program& base, const Autot
     progress.set_phase("measuring this CPU's single-thread peaks");
     const kernels::Peaks pk = kernels::measure_peaks(true);
     if (progress.cancel) throw JobCancelled();
-    m.memory.bandwidth_bytes_per_s = pk.gbps * 1e9;
-    bool set = false;
-    for (model::ComputePeak& cp : m.peaks)
-      if (cp.dtype == "fp32") {
-        cp.ops_per_s = pk.gflops_fp32 * 1e9;
-        set = true;
-      }
-    if (!set) m.peaks.push_back({"fp32", "simd", pk.gflops_fp32 * 1e9, pk.source});
+    m = model::with_measured_peaks(std::move(m), pk.gflops_fp32 * 1e9, pk.gbps * 1e9, 0, pk.source);
     std::ostringstream note;
     note.precision(3);
     note << m.name << " states no memory bandwidth: using this CPU's measured single-thread peaks ("
@@ -309,33 +304,29 @@ AutotuneGrid autotune_sweep_simulator(const schedule::Program& base, const Autot
     AutotunePoint& p = g.points[i];
     progress.set_phase("point " + std::to_string(i + 1) + " of " + std::to_string(g.points.size()) +
                        ": " + p.step);
-    std::optional<schedule::Program> prog = apply_point(base, p);
+    // Legal on the machine predicted on: a tile that needs more than its registers is refused.
+    std::optional<schedule::Program> prog = apply_point(base, p, model::target_for(m));
     if (prog) {
       const schedule::Kernel& k = prog->kernels[size_t(prog->current)];
-      const double flops = double(kernel_flops(k, *prog->graph));
       std::optional<model::Roofline> roof;
-      // The analytic model describes CPU loop nests; GPU traces (warps, sectors) and nests too
-      // large to enumerate go through the trace simulation instead.
-      if (!gpu) {
-        try {
-          const model::AnalyticResult an = model::analyze_kernel(k, m.hierarchy());
-          roof = model::roofline(m, flops, model::level_bytes(m, an));
-          p.detail = binding_text(*roof) + " (analytic model)";
-          for (const std::string& n : an.notes)
-            if (std::find(g.notes.begin(), g.notes.end(), n) == g.notes.end()) g.notes.push_back(n);
-        } catch (const std::invalid_argument&) {
-        }
-      }
-      if (!roof) {
-        memory::Hierarchy h(m.hierarchy());
-        CancelSink sink(h, progress);
-        schedule::TraceOptions to;
-        to.gpu = gpu;
-        if (gpu) to.resident_blocks = std::max(1, m.cores);
-        schedule::trace_kernel(k, sink, to);
-        h.finish();
-        h.write_back_all();
-        roof = model::roofline(m, flops, model::level_bytes(m, h));
+      // The analytic model describes CPU loop nests and answers in a moment; GPU traces (warps,
+      // sectors) and nests too large to enumerate go through the trace simulation instead.
+      model::RunOptions quick;
+      quick.simulate = false;
+      model::KernelRun run = model::run_kernel(k, *prog->graph, m, quick);
+      if (run.analytic_roofline) {
+        roof = *run.analytic_roofline;
+        p.detail = binding_text(*roof) + " (analytic model)";
+        for (const std::string& n : run.analytic->notes)
+          if (std::find(g.notes.begin(), g.notes.end(), n) == g.notes.end()) g.notes.push_back(n);
+      } else {
+        model::RunOptions full;
+        full.analytic = false;
+        full.wrap = [&](memory::AccessSink& next) {
+          return std::make_unique<CancelSink>(next, progress);
+        };
+        run = model::run_kernel(k, *prog->graph, m, full);
+        roof = run.roofline;
         p.detail = binding_text(*roof) + " (trace simulation)";
         if (!noted_trace) {
           g.notes.push_back(gpu ? "GPU machine: times come from the trace simulation"
@@ -384,7 +375,7 @@ AutotuneGrid autotune_sweep_cpu(const schedule::Program& base, const AutotuneLoo
     const std::string head = "point " + std::to_string(i + 1) + " of " +
                              std::to_string(g.points.size()) + " (" +
                              remaining_text(seconds_since(t0), done, g.points.size()) + "): ";
-    std::optional<schedule::Program> prog = apply_point(base, p);
+    std::optional<schedule::Program> prog = apply_point(base, p, schedule::Target{});
     if (prog) {
       const schedule::Kernel& k = prog->kernels[size_t(prog->current)];
       bool same_tensors = k.tensors.size() == base_kernel.tensors.size();

@@ -4,6 +4,7 @@
 #include "kernels/cpu/bench_report.h"
 #include "kernels/cpu/harness.h"
 #include "kernels/cpu/jit.h"
+#include "sim/model/run.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/interpreter.h"
 #include "sim/schedule/lower.h"
@@ -73,13 +74,6 @@ double MemoryResult::intensity() const {
   return b ? static_cast<double>(flops) / static_cast<double>(b) : 0.0;
 }
 
-Prediction predict(uint64_t bytes, double bandwidth, int64_t flops, double peak_flops) {
-  Prediction p;
-  if (bandwidth > 0) p.memory_s = static_cast<double>(bytes) / bandwidth;
-  if (peak_flops > 0) p.compute_s = static_cast<double>(flops) / peak_flops;
-  return p;
-}
-
 // [SECTION] Workbench state
 
 const schedule::Kernel* Workbench::kernel() const {
@@ -117,8 +111,9 @@ void workbench_set_graph(Workbench& wb, std::shared_ptr<const graph::Graph> grap
   wb.lower_error.clear();
   wb.last.reset();
   if (!graph) return;
+  if (!wb.machine) workbench_set_machine(wb, wb.machine_name);  // its target checks the steps
   try {
-    wb.history.emplace(schedule::lower_graph(graph));
+    wb.history.emplace(schedule::lower_graph(graph), workbench_target(wb));
   } catch (const std::exception& e) {
     wb.lower_error = e.what();
     return;
@@ -128,6 +123,26 @@ void workbench_set_graph(Workbench& wb, std::shared_ptr<const graph::Graph> grap
   for (const std::string& s : old_steps) {
     if (!workbench_apply(wb, s).empty() || (wb.last && !wb.last->ok)) break;
   }
+}
+
+namespace {
+
+// Names the first step of the history the current machine refuses, or clears the note.
+void recheck_machine(Workbench& wb) {
+  wb.machine_refusal.clear();
+  if (!wb.history || !wb.machine) return;
+  if (std::optional<schedule::StepRefusal> r = wb.history->first_refused(workbench_target(wb))) {
+    wb.machine_refusal_step = r->index;
+    wb.machine_refusal = "step " + std::to_string(r->index + 1) + " " + r->step +
+                         " is not legal on " + wb.machine->name + ": " + r->message +
+                         " Undo it, or choose a machine it fits.";
+  }
+}
+
+}  // namespace
+
+schedule::Target workbench_target(const Workbench& wb) {
+  return wb.machine ? model::target_for(*wb.machine) : schedule::Target{};
 }
 
 std::string workbench_apply(Workbench& wb, std::string_view text) {
@@ -156,18 +171,21 @@ std::string workbench_apply(Workbench& wb, std::string_view text) {
     wb.step_texts.resize(wb.history->size() - 1);
     wb.step_texts.push_back(step.to_string());
   }
+  if (!wb.machine_refusal.empty()) recheck_machine(wb);
   return {};
 }
 
 bool workbench_undo(Workbench& wb) {
   if (!wb.history || !wb.history->undo()) return false;
   wb.last.reset();
+  if (!wb.machine_refusal.empty()) recheck_machine(wb);
   return true;
 }
 
 bool workbench_redo(Workbench& wb) {
   if (!wb.history || !wb.history->redo()) return false;
   wb.last.reset();
+  recheck_machine(wb);  // a redone step was checked against the machine of its time
   return true;
 }
 
@@ -181,6 +199,7 @@ std::string workbench_go_to(Workbench& wb, size_t n) {
   while (wb.history->size() < n && wb.history->redo()) {
   }
   wb.last.reset();
+  recheck_machine(wb);
   return {};
 }
 
@@ -193,6 +212,9 @@ std::string workbench_set_machine(Workbench& wb, const std::string& name) {
   } catch (const std::exception& e) {
     return "machine: " + std::string(e.what());
   }
+  // New steps are checked against this machine; the history is kept and re-checked.
+  if (wb.history) wb.history->set_target(workbench_target(wb));
+  recheck_machine(wb);
   return {};
 }
 
@@ -200,12 +222,12 @@ std::string workbench_set_machine(Workbench& wb, const std::string& name) {
 
 namespace {
 
-// Forwards the trace to the hierarchy, reports progress per outermost-loop step and stops the
+// Forwards the trace to the pipeline's sink, reports progress per outermost-loop step and stops the
 // trace (by throwing) when the user cancels.
 class ProgressSink final : public memory::AccessSink {
  public:
-  ProgressSink(memory::Hierarchy& h, JobProgress& p, double steps)
-      : m_h(h), m_p(p), m_steps(std::max(steps, 1.0)) {}
+  ProgressSink(memory::AccessSink& next, JobProgress& p, double steps)
+      : m_h(next), m_p(p), m_steps(std::max(steps, 1.0)) {}
   void access(const memory::Access& a) override { access_batch(&a, 1); }
   void access_batch(const memory::Access* a, size_t n) override {
     if (m_p.cancel) throw JobCancelled();
@@ -217,45 +239,39 @@ class ProgressSink final : public memory::AccessSink {
   }
 
  private:
-  memory::Hierarchy& m_h;
+  memory::AccessSink& m_h;
   JobProgress& m_p;
   double m_steps;
 };
-
-double machine_fp32_peak(const model::Machine& m) {
-  const double simt = m.peak("fp32", "simt");
-  return simt > 0 ? simt : m.peak("fp32", "simd");
-}
 
 }  // namespace
 
 MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
                              const model::Machine& m, JobProgress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
-  memory::HierarchyOptions options;
-  options.classify_misses = true;
-  memory::Hierarchy h(m.hierarchy(), options);
-  schedule::TraceOptions to;
-  to.gpu = m.kind == "gpu";
-  if (to.gpu) to.resident_blocks = std::max(1, m.cores);
+  MemoryResult r;
+  model::RunOptions o;
+  o.classify_misses = true;
   // Progress counts iterations of the outermost loop (the trace's default step loop).
   const double steps = k.loops.empty() ? 1.0 : static_cast<double>(k.loops.front().extent);
-  ProgressSink sink(h, progress, steps);
-  MemoryResult r;
-  for (const graph::Tensor& t : g.tensors()) r.tensor_names.push_back(t.name);
-  schedule::name_accumulator_buffer(to, r.tensor_names);  // a stack accumulator tile's row
-  r.summary = schedule::trace_kernel(k, sink, to);
-  h.finish();
+  o.wrap = [&](memory::AccessSink& next) {
+    return std::make_unique<ProgressSink>(next, progress, steps);
+  };
   // The set × way grids before the final write-back, so dirty lines still show as dirty.
-  for (int level = 0; level < h.level_count(); ++level)
-    if (std::optional<CacheGrid> grid = snapshot_cache_grid(h, level))
-      r.grids.push_back(std::move(*grid));
-  // The kernel's results must reach memory: dirty lines still cached at the end are written back
-  // (counted), so main-memory traffic includes the outputs.
-  h.write_back_all();
+  o.before_write_back = [&](const memory::Hierarchy& h) {
+    for (int level = 0; level < h.level_count(); ++level)
+      if (std::optional<CacheGrid> grid = snapshot_cache_grid(h, level))
+        r.grids.push_back(std::move(*grid));
+  };
+  o.phase = [&](const std::string& phase) { progress.set_phase(phase); };
+  model::KernelRun run = model::run_kernel(k, g, m, o);
+  const memory::Hierarchy& h = *run.hierarchy;
   r.machine = m.name;
-  r.gpu = to.gpu;
+  r.machine_model = m;
+  r.gpu = run.gpu;
   r.kernel = k.name;
+  r.tensor_names = run.tensor_names;
+  r.summary = run.summary;
   for (int level = 0; level <= h.level_count(); ++level) {
     LevelResult lr;
     if (level < h.level_count()) {
@@ -273,25 +289,14 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
     r.levels.push_back(std::move(lr));
   }
   r.trace_accesses = h.trace_accesses();
-  r.flops = kernel_flops(k, g);
-  r.peak_flops = machine_fp32_peak(m);
+  r.flops = static_cast<int64_t>(run.flops);
+  r.peak_flops = model::fp32_peak(m);
+  r.bytes = run.bytes;
+  r.roofline = run.roofline;
+  r.analytic = std::move(run.analytic);
+  r.analytic_roofline = std::move(run.analytic_roofline);
+  r.analytic_error = run.analytic_error;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // The analytic model beside the simulation ("why this number"): milliseconds for CPU nests.
-  if (to.gpu) {
-    r.analytic_error =
-        "it covers CPU loop nests only; a GPU trace interleaves warps and coalesces their "
-        "accesses, which its per-loop footprints do not describe";
-  } else {
-    progress.set_phase("analytic model");
-    model::AnalyticOptions ao;
-    ao.alignment = to.alignment;
-    ao.acc_tensor = to.acc_tensor;
-    try {
-      r.analytic = model::analyze_kernel(k, m.hierarchy(), ao);
-    } catch (const std::exception& e) {  // too large to enumerate, or not a nest it models
-      r.analytic_error = e.what();
-    }
-  }
   progress.fraction = 1.0;
   return r;
 }
@@ -302,6 +307,7 @@ std::string workbench_simulate(Workbench& wb) {
   if (!wb.machine) {
     if (std::string e = workbench_set_machine(wb, wb.machine_name); !e.empty()) return e;
   }
+  if (!wb.machine_refusal.empty()) return "simulate: " + wb.machine_refusal;
   const std::string key = wb.memory_key();
   if (wb.memory_cache.count(key)) return {};
   if (wb.memory_job.running() && wb.memory_job.key() == key) return {};
@@ -395,7 +401,7 @@ std::string workbench_run_cpu(Workbench& wb) {
   if (wb.cpu_cache.count(key)) return {};
   if (wb.cpu_job.running() && wb.cpu_job.key() == key) return {};
   wb.cpu_errors.erase(key);
-  const int64_t flops = kernel_flops(*k, *wb.program()->graph);
+  const auto flops = static_cast<int64_t>(model::kernel_flops(*k, *wb.program()->graph));
   wb.cpu_job.start(
       key, [kernel = *k, flops](JobProgress& p) { return run_kernel_on_cpu(kernel, flops, p); });
   return {};
@@ -441,8 +447,10 @@ class TileSink final : public memory::AccessSink {
  public:
   TileSink(TilesResult& r, const schedule::TraceLayout& layout, const schedule::Kernel& k,
            uint64_t every, uint64_t expected_steps, JobProgress& p)
-      : m_r(r), m_every(std::max<uint64_t>(every, 1)),
-        m_expected(std::max<uint64_t>(expected_steps, 1)), m_p(p) {
+      : m_r(r),
+        m_every(std::max<uint64_t>(every, 1)),
+        m_expected(std::max<uint64_t>(expected_steps, 1)),
+        m_p(p) {
     size_t bins = 0;
     for (size_t i = 0; i < k.tensors.size(); ++i) {
       const schedule::KernelTensor& t = k.tensors[i];
@@ -539,8 +547,7 @@ TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress) {
   schedule::TraceOptions to;
   to.step_loop = r.step_loop;
   const schedule::TraceLayout layout = schedule::trace_layout(k, to);
-  TileSink sink(r, layout, k, (expected + kMaxTileFrames - 1) / kMaxTileFrames, expected,
-                progress);
+  TileSink sink(r, layout, k, (expected + kMaxTileFrames - 1) / kMaxTileFrames, expected, progress);
   r.frames.push_back(std::vector<uint32_t>());  // frame 0: nothing touched yet (filled below)
   r.frame_step.push_back(0);
   const schedule::TraceSummary s = schedule::trace_kernel(k, sink, to);

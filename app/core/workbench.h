@@ -8,12 +8,13 @@
 
 #include "app/core/autotune.h"
 #include "app/core/jobs.h"
-#include "app/core/kernel_facts.h"
+#include "app/core/verify_tolerance.h"
 #include "app/core/memory_grid.h"
 #include "sim/graph/graph.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/model/analytic.h"
 #include "sim/model/machine.h"
+#include "sim/model/roofline.h"
 #include "sim/schedule/trace.h"
 #include "sim/schedule/transform.h"
 
@@ -66,6 +67,12 @@ struct MemoryResult {
   std::optional<model::AnalyticResult> analytic;
   std::string analytic_error;
   std::vector<CacheGrid> grids;
+  // From the shared pipeline (sim/model/run.h): the machine simulated on, the bytes each level
+  // served, the predicted time on them with its binding bound, and the analytic model's.
+  model::Machine machine_model;
+  model::LevelBytes bytes;
+  model::Roofline roofline;
+  std::optional<model::Roofline> analytic_roofline;
   uint64_t dram_bytes() const;
   double intensity() const;  // FLOP per main-memory byte
 };
@@ -111,13 +118,6 @@ struct TilesResult {
   double peak_per_element = 1;  // the most accesses per element any bin reaches (≥ 1)
 };
 
-// The predicted time of a kernel: max(bytes / bandwidth, flops / peak), the roofline bound.
-struct Prediction {
-  double memory_s = 0, compute_s = 0;
-  double seconds() const { return memory_s > compute_s ? memory_s : compute_s; }
-  bool memory_bound() const { return memory_s >= compute_s; }
-};
-Prediction predict(uint64_t bytes, double bandwidth, int64_t flops, double peak_flops);
 
 // [SECTION] Workbench
 
@@ -143,6 +143,12 @@ struct Workbench {
   std::string machine_name = "host";
   std::optional<model::Machine> machine;
   std::string machine_error;
+  // The machine is the schedule's target (model::target_for): when it changes under a history,
+  // the history is kept and re-checked, and the first step the new machine refuses is named here
+  // ("" = every step is legal on it). The Memory view shows it; simulating refuses until the step
+  // is undone or another machine is chosen.
+  std::string machine_refusal;
+  size_t machine_refusal_step = 0;  // its index (0-based) in the history
 
   // Results, cached by key; the job slots.
   std::map<std::string, MemoryResult> memory_cache;
@@ -196,7 +202,10 @@ bool workbench_undo(Workbench& wb);
 bool workbench_redo(Workbench& wb);
 // Moves the cursor to entry n (0 = the default lowering) by undo/redo.
 std::string workbench_go_to(Workbench& wb, size_t n);
+// Loads a machine and makes it the schedule's target; re-checks the history (machine_refusal).
 std::string workbench_set_machine(Workbench& wb, const std::string& name);
+// The legality target of the current machine (schedule::Target's defaults while none is loaded).
+schedule::Target workbench_target(const Workbench& wb);
 
 // Starts the background jobs for the current kernel (no-op when the result is cached or running).
 std::string workbench_simulate(Workbench& wb);

@@ -12,6 +12,7 @@
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 #include "sim/memory/hierarchy.h"
+#include "sim/model/run.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/trace.h"
@@ -643,59 +644,6 @@ void LessonSession::validate_arg(const Expr& call, const Expr& arg, int kind,
 
 // [SECTION] Simulation
 
-namespace {
-
-// Gives every graph tensor one address for the whole program. The trace walker lays out each
-// kernel's tensors on its own; without this, kernel 2's input would sit where kernel 1's first
-// input was, and a cache would "hit" data it never held.
-class ProgramAddressSink final : public memory::AccessSink {
- public:
-  ProgramAddressSink(memory::AccessSink& out, uint64_t scratch_base)
-      : m_out(out), m_scratch(scratch_base) {}
-
-  void set_kernel(const schedule::Kernel& k, const schedule::TraceLayout& local,
-                  const std::map<graph::TensorId, uint64_t>& global) {
-    m_ranges.clear();
-    for (size_t i = 0; i < k.tensors.size(); ++i) {
-      const uint64_t bytes = uint64_t(std::max<int64_t>(1, k.tensors[i].alloc_elems())) * 4;
-      const auto g = global.find(k.tensors[i].id);
-      m_ranges.push_back(
-          {local.tensor_base[i], bytes, g == global.end() ? ~uint64_t{0} : g->second});
-    }
-    m_local_first = local.tensor_base.empty() ? 0 : local.tensor_base[0];
-  }
-  void access(const memory::Access& a) override { access_batch(&a, 1); }
-  void access_batch(const memory::Access* as, size_t n) override {
-    m_buf.assign(as, as + n);
-    for (memory::Access& a : m_buf) {
-      if (a.space != memory::AddressSpace::Global) continue;
-      bool mapped = false;
-      for (const Range& r : m_ranges)
-        if (r.global != ~uint64_t{0} && a.addr >= r.local && a.addr < r.local + r.bytes) {
-          a.addr = r.global + (a.addr - r.local);
-          mapped = true;
-          break;
-        }
-      // Scratch buffers (an im2col matrix, a packing tile) live after every graph tensor.
-      if (!mapped) a.addr = m_scratch + (a.addr - m_local_first);
-    }
-    m_out.access_batch(m_buf.data(), m_buf.size());
-  }
-  void step_boundary(uint64_t step) override { m_out.step_boundary(step); }
-
- private:
-  struct Range {
-    uint64_t local, bytes, global;
-  };
-  memory::AccessSink& m_out;
-  uint64_t m_scratch;
-  uint64_t m_local_first = 0;
-  std::vector<Range> m_ranges;
-  std::vector<memory::Access> m_buf;
-};
-
-}  // namespace
-
 const SimResult& LessonSession::simulate(const std::string& program_id,
                                          const std::string& machine_name) {
   const std::string key = program_id + "@" + machine_name;
@@ -703,31 +651,9 @@ const SimResult& LessonSession::simulate(const std::string& program_id,
   const LessonProgram* lp = program(program_id);
   if (!lp) throw EvalError{"unknown program '" + program_id + "'"};
   const model::Machine& m = machine(machine_name);
-  memory::Hierarchy h(m.hierarchy());
-  schedule::TraceOptions o;
-  o.gpu = m.kind == "gpu";
-  if (o.gpu) o.resident_blocks = std::max(1, m.cores);
-  // One global address per graph tensor, sized for the largest layout any kernel gives it.
-  std::map<graph::TensorId, uint64_t> size;
-  for (const auto& k : lp->program.kernels)
-    for (const auto& t : k.tensors)
-      if (t.id >= 0)
-        size[t.id] =
-            std::max<uint64_t>(size[t.id], uint64_t(std::max<int64_t>(1, t.alloc_elems())) * 4);
-  std::map<graph::TensorId, uint64_t> global;
-  uint64_t next = uint64_t(1) << 20;
-  for (const auto& [id, bytes] : size) {
-    next = (next + 4095) / 4096 * 4096;
-    global[id] = next;
-    next += bytes;
-  }
-  ProgramAddressSink sink(h, (next + 4095) / 4096 * 4096);
-  for (const auto& k : lp->program.kernels) {
-    sink.set_kernel(k, schedule::trace_layout(k, o), global);
-    schedule::trace_kernel(k, sink, o);
-  }
-  h.finish();
-  h.write_back_all();
+  // The shared pipeline: every kernel of the program in one hierarchy, outputs written back.
+  const model::ProgramRun run = model::run_program(lp->program, m);
+  const memory::Hierarchy& h = *run.hierarchy;
   SimResult r;
   r.level_names = level_names(m);
   for (int l = 0; l <= h.level_count(); ++l) r.levels.push_back(h.counters(l));
