@@ -1,7 +1,7 @@
 // Replays a --script file one frame at a time.
-#include "app/gui/script_runner.h"
+#include "app/core/script_runner.h"
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 std::string ScriptRunner::run_frame(AppState& state) {
   if (m_wait > 0) {
@@ -43,4 +43,4 @@ std::string ScriptRunner::run_frame(AppState& state) {
   return {};
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

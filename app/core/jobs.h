@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // Shared between a job's thread and the frame loop.
 struct JobProgress {
@@ -125,4 +125,4 @@ class Job {
   std::unique_ptr<Slot> m_slot;
 };
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

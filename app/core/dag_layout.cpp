@@ -1,5 +1,5 @@
 // Layered layout of a directed acyclic graph (Sugiyama style), pure C++ so it can be unit-tested.
-#include "app/gui/widgets/dag_layout.h"
+#include "app/core/dag_layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 namespace {
 
 // [SECTION] Layering
@@ -358,4 +358,4 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
   return out;
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

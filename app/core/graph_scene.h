@@ -5,7 +5,7 @@
 // measure and the app uses the real font.
 #pragma once
 
-#include "app/gui/widgets/dag_layout.h"
+#include "app/core/dag_layout.h"
 #include "sim/graph/graph.h"
 
 #include <functional>
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // Colour classes for nodes; the theme maps each to a colour-blind-safe colour.
 enum class NodeCategory {
@@ -80,4 +80,4 @@ struct NodeMetrics {
 
 GraphScene build_graph_scene(const graph::Graph& g, const TextMeasure& measure, float font_px);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

@@ -6,9 +6,10 @@
 // Pure C++ (no ImGui): tests drive it through commands without a display.
 #pragma once
 
-#include "app/gui/autotune.h"
-#include "app/gui/jobs.h"
-#include "app/gui/views/memory_grid.h"
+#include "app/core/autotune.h"
+#include "app/core/jobs.h"
+#include "app/core/verify_tolerance.h"
+#include "app/core/memory_grid.h"
 #include "sim/graph/graph.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/model/analytic.h"
@@ -26,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // [SECTION] Centre views
 
@@ -117,8 +118,6 @@ struct TilesResult {
   double peak_per_element = 1;  // the most accesses per element any bin reaches (≥ 1)
 };
 
-// Below these the verification tolerance is met (fp32 sums in a different order differ).
-inline constexpr double kVerifyTolerance = 1e-4;
 
 // [SECTION] Workbench
 
@@ -228,4 +227,4 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
 CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProgress& progress);
 TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

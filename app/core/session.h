@@ -1,6 +1,7 @@
-// Sessions: the model text, the schedule steps, the machine and the view, autosaved to
-// ~/.local/state/tilescope/session.json (or $XDG_STATE_HOME/tilescope) and restored on start, so
-// closing the app loses nothing. Scripted and --frames runs and --no-session never touch it
+// Sessions: the model text, the schedule steps, the machine, the view and the side panels'
+// controls (panel_controls.h), autosaved to ~/.local/state/tilescope/session.json (or
+// $XDG_STATE_HOME/tilescope) and restored on start, so closing the app loses nothing. Scripted and
+// --frames runs and --no-session never touch it
 // (--session FILE names one explicitly, also for scripted runs).
 //
 // A session file is user data the app did not necessarily write (an older or newer version, a
@@ -9,7 +10,7 @@
 // nothing that happens while restoring can stop the app from starting.
 #pragma once
 
-#include "app/gui/app_state.h"
+#include "app/core/app_state.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 inline constexpr const char* kSessionSchema = "tilescope-session/1";
 
@@ -36,6 +37,9 @@ struct SessionFields {
   std::string unreadable;            // why nothing can be restored; "" for a session to restore
   std::vector<std::string> skipped;  // fields of the wrong type, by name ("steps is an array, …")
   std::optional<std::string> model_text, model_path, steps, machine, view, theme;
+  // The panel controls' (name, script text), checked against the controls' table only when
+  // applied; empty when the document has none (a session older than them).
+  std::vector<std::pair<std::string, std::string>> controls;
 };
 SessionFields check_session_fields(const nlohmann::json& j);
 
@@ -68,4 +72,4 @@ SessionRestore restore_session(AppState& state, const std::string& path);
 // `path.bad-YYYYMMDDTHHMMSSZ` (with -2, -3, … when taken): where a bad session is moved.
 std::string bad_session_path(const std::string& path);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

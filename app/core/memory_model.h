@@ -5,7 +5,7 @@
 // Pure C++ (no ImGui): tests check both against hand counts.
 #pragma once
 
-#include "app/gui/workbench.h"
+#include "app/core/workbench.h"
 #include "sim/model/analytic.h"
 #include "sim/schedule/kernel.h"
 
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // [SECTION] Working set
 
@@ -70,4 +70,4 @@ double relative_difference(double simulated, double analytic);
 // or why the target names no level / tensor of the current machine and kernel.
 std::string workbench_memory_formula(Workbench& wb, const std::string& target);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

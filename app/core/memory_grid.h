@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // Levels up to this many sets × ways are drawn cell by cell; larger ones would be unreadable.
 inline constexpr uint64_t kMaxGridSets = 64;
@@ -40,4 +40,4 @@ struct CacheGrid {
 // kMaxGridWays ways (fully associative levels count all their lines as ways).
 std::optional<CacheGrid> snapshot_cache_grid(const memory::Hierarchy& h, int level);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

@@ -1,6 +1,6 @@
 // The palette's text edits: outline the model's named lines, add declarations and op lines, delete
 // unused lines; every edit re-parsed by the model parser before it is accepted.
-#include "app/gui/graph_edit.h"
+#include "app/core/graph_edit.h"
 
 #include "sim/graph/model_parser.h"
 #include "sim/graph/model_syntax.h"
@@ -11,7 +11,7 @@
 #include <optional>
 #include <set>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 namespace {
 
 namespace syn = graph::syntax;
@@ -422,4 +422,4 @@ TextEdit apply_palette_command(std::string_view text, std::string_view args) {
   return refuse(text, "palette: expected input, weight, add or delete, got '" + verb + "'");
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

@@ -1,10 +1,11 @@
-// Saving and restoring a session (model text, steps, machine, view) as JSON, defensively.
+// Saving and restoring a session (model text, steps, machine, view, panel controls) as JSON,
+// defensively.
 //
 // Index:
 //   [SECTION] Fields: type checks before anything is applied
 //   [SECTION] Writing: fresh temp file, fsync, rename
 //   [SECTION] Start-up restore: moving bad sessions aside, surviving what restoring throws
-#include "app/gui/session.h"
+#include "app/core/session.h"
 
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
@@ -21,7 +22,7 @@
 #include <ctime>
 #include <filesystem>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 namespace fs = std::filesystem;
 
@@ -33,6 +34,18 @@ std::string default_session_path() {
   return {};
 }
 
+namespace {
+
+// The panel controls as {"schedule.tile-log2": "4", ...}: their script text, which
+// set_panel_control reads back.
+nlohmann::json controls_json(const PanelControls& controls) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : panel_control_values(controls)) j[name] = value;
+  return j;
+}
+
+}  // namespace
+
 nlohmann::json session_to_json(const AppState& state) {
   return {{"schema", kSessionSchema},
           {"model_text", state.model.text},
@@ -40,7 +53,8 @@ nlohmann::json session_to_json(const AppState& state) {
           {"steps", state.bench.steps_text()},
           {"machine", state.bench.machine_name},
           {"view", view_tab_name(state.bench.tab)},
-          {"theme", theme_name(state.theme)}};
+          {"theme", theme_name(state.theme)},
+          {"controls", controls_json(state.controls)}};
 }
 
 std::string session_text(const AppState& state) {
@@ -94,6 +108,21 @@ SessionFields check_session_fields(const nlohmann::json& j) {
   string_field(j, "machine", f.machine, f.skipped);
   string_field(j, "view", f.view, f.skipped);
   string_field(j, "theme", f.theme, f.skipped);
+  if (const auto it = j.find("controls"); it != j.end()) {
+    if (!it->is_object()) {
+      f.skipped.push_back(std::string("controls is ") + (it->is_array() ? "an " : "a ") +
+                          it->type_name() + ", not an object");
+    } else {
+      for (const auto& [name, value] : it->items()) {
+        if (value.is_string())
+          f.controls.emplace_back(name, value.get<std::string>());
+        else
+          f.skipped.push_back("control " + io::printable(name, 40) + " is " +
+                              (value.is_array() || value.is_object() ? "an " : "a ") +
+                              value.type_name() + ", not a string");
+      }
+    }
+  }
   return f;
 }
 
@@ -125,6 +154,10 @@ std::string session_from_json(AppState& state, const nlohmann::json& j) {
     else
       problems += "skipped theme '" + io::printable(*f.theme, 40) + "' (not a theme); ";
   }
+  // Each control on its own: one out of range (or from a newer version) is skipped, not all.
+  for (const auto& [name, value] : f.controls)
+    if (std::string e = set_panel_control(state.controls, name, value); !e.empty())
+      problems += "skipped " + io::printable(e, 200) + "; ";
   if (problems.size() >= 2) problems.resize(problems.size() - 2);  // the last "; "
   return problems;
 }
@@ -245,6 +278,7 @@ void start_with_default_model(AppState& state) {
   workbench_set_machine(state.bench, "host");
   state.bench.tab = ViewTab::Graph;
   state.selection = {};
+  state.controls = {};
 }
 
 // Renames the session out of the autosave's way and says so.
@@ -313,4 +347,4 @@ SessionRestore restore_session(AppState& state, const std::string& path) {
   return r;
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // 43352064 → "43,352,064".
 std::string format_thousands(int64_t value);
@@ -30,4 +30,4 @@ std::string format_percent(double fraction);
 // A duration in milliseconds: "120 ms", "1.94 ms", "310.5 µs".
 std::string format_ms(double ms);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

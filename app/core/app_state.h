@@ -4,9 +4,11 @@
 // Pure C++ (no ImGui): the tests drive it with commands and no display.
 #pragma once
 
-#include "app/gui/graph_scene.h"
-#include "app/gui/panel_layout.h"
-#include "app/gui/workbench.h"
+#include "app/core/graph_edit.h"
+#include "app/core/graph_scene.h"
+#include "app/core/panel_controls.h"
+#include "app/core/panel_layout.h"
+#include "app/core/workbench.h"
 #include "sim/graph/graph.h"
 
 #include <memory>
@@ -15,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // [SECTION] Theme
 
@@ -108,6 +110,11 @@ struct AppState {
   std::string palette_note;  // the graph palette's last outcome: what it added, or why not
   bool palette_note_ok = false;
   std::vector<std::string> palette_picks;  // the palette's operands B, C (Shift+click a node)
+  PanelControls controls;  // the side panels' widget choices: tile factor, palette form, ...
+  // The outline of model.text (its named lines, identifiers) the palette draws from; update_state
+  // remakes it when the text has changed since `outline_text`.
+  ModelOutline outline;
+  std::optional<std::string> outline_text;
   PlatformRequests requests;
   Workbench bench;            // centre view, schedule history, machine, background jobs
   bool presentation = false;  // F5: the centre view fills the window (projector)
@@ -127,7 +134,8 @@ inline constexpr double kReparseDebounceSeconds = 0.35;
 // the last good graph on screen. Returns true on success.
 bool reparse_model(AppState& state);
 
-// Called once per frame before the views: runs a due debounced parse.
+// Called once per frame before the views: runs a due debounced parse, brings the workbench and
+// the outline up to date with the model, takes finished jobs' results.
 void update_state(AppState& state);
 
 // Rebuilds the scene when stale (new graph, new font size); fits the view when asked.
@@ -156,4 +164,4 @@ void zoom_view(AppState& state, double factor, double ax, double ay);
 // The text of a 1-based line of `text` ("" when out of range).
 std::string_view line_of(std::string_view text, int line);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

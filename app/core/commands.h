@@ -46,9 +46,12 @@
 //   palette add OP A [B [C]] [key=value ...] [as NAME]   append `t1 = OP(A, ...)` (graph_edit.h)
 //   palette delete NAME               remove the line defining NAME when nothing uses it
 //   palette pick NAME / unpick        choose operands B, C after the selection (Shift+click)
+//   control NAME [VALUE]              set a side panel's control (panel_controls.h), e.g.
+//                                     control schedule.tile-log2 5, control palette.open on,
+//                                     control palette.name x2; a text VALUE may be empty
 #pragma once
 
-#include "app/gui/app_state.h"
+#include "app/core/app_state.h"
 
 #include <cstdint>
 #include <stdexcept>
@@ -56,7 +59,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 enum class CommandKind {
   SetModelFile,
@@ -97,11 +100,12 @@ enum class CommandKind {
   MemoryFormula,
   Palette,
   Autotune,
+  Control,
 };
 
 struct Command {
   CommandKind kind = CommandKind::Quit;
-  std::string text;  // path, model text, name, theme
+  std::string text;  // path, model text, name, theme; Control: "NAME VALUE"
   double a = 0.0;    // zoom factor / dx / width / line / frame count
   double b = 0.0;    // dy / height
   double c = 0.0;    // zoom anchor x
@@ -138,4 +142,4 @@ std::string apply_command(AppState& state, const Command& command);
 // naming the file and `what` it should be when it cannot be read (a directory, /dev/zero).
 std::string read_text_file(const std::string& path, uint64_t max_bytes, std::string_view what);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

@@ -1,8 +1,8 @@
 // Autotune sweeps: tile-size grids of the current kernel, predicted (analytic model + roofline,
 // or the trace simulation where the model does not apply) and measured (JIT-compiled on this CPU).
-#include "app/gui/autotune.h"
+#include "app/core/autotune.h"
 
-#include "app/gui/workbench.h"
+#include "app/core/verify_tolerance.h"
 #include "kernels/cpu/harness.h"
 #include "kernels/cpu/jit.h"
 #include "sim/memory/hierarchy.h"
@@ -22,7 +22,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // [SECTION] Grid shape and loop choice
 
@@ -434,126 +434,27 @@ AutotuneGrid autotune_sweep_cpu(const schedule::Program& base, const AutotuneLoo
   return g;
 }
 
-// [SECTION] Workbench glue
-
-AutotuneLoops autotune_loops(const Workbench& wb) {
-  const schedule::Kernel* k = wb.kernel();
-  if (!k) {
-    AutotuneLoops r;
-    r.error = "autotune: there is no kernel to sweep";
-    return r;
-  }
-  return choose_autotune_loops(*k, wb.autotune.want_a, wb.autotune.want_b);
-}
-
-std::string autotune_cpu_key(const Workbench& wb) {
-  const AutotuneLoops l = autotune_loops(wb);
-  return wb.schedule_key() + "\n~" + l.a + "," + l.b;
-}
-
-std::string autotune_sim_key(const Workbench& wb) {
-  return autotune_cpu_key(wb) + "\n@" + wb.machine_name;
-}
-
-const AutotuneGrid* autotune_sim_result(const Workbench& wb) {
-  auto it = wb.autotune.sim_cache.find(autotune_sim_key(wb));
-  return it == wb.autotune.sim_cache.end() ? nullptr : &it->second;
-}
-
-const AutotuneGrid* autotune_cpu_result(const Workbench& wb) {
-  auto it = wb.autotune.cpu_cache.find(autotune_cpu_key(wb));
-  return it == wb.autotune.cpu_cache.end() ? nullptr : &it->second;
-}
-
-namespace {
-
-std::string start_sim(Workbench& wb) {
-  if (!wb.program() || !wb.kernel()) return "autotune sim: there is no kernel to sweep";
-  const AutotuneLoops loops = autotune_loops(wb);
-  if (!loops.error.empty()) return loops.error;
-  if (!wb.machine) {
-    if (std::string e = workbench_set_machine(wb, wb.machine_name); !e.empty()) return e;
-  }
-  AutotuneState& s = wb.autotune;
-  const std::string key = autotune_sim_key(wb);
-  if (s.sim_cache.count(key) || (s.sim_job.running() && s.sim_job.key() == key)) return {};
-  s.sim_errors.erase(key);
+PredictionMachine autotune_prediction_machine(const std::string& name,
+                                              const model::Machine& chosen) {
+  PredictionMachine r{chosen, {}};
+  if (name != "host") return r;
   // "host" knows its caches but no bandwidths, so only compute and DRAM would bound the
   // prediction and every tiling whose data fits the caches would look alike. When
   // `tilescope-cli probe` has measured this computer, predict with that machine instead.
-  model::Machine machine = *wb.machine;
-  std::string note;
-  if (wb.machine_name == "host") {
-    const std::vector<std::string> presets = model::preset_names();
-    if (std::find(presets.begin(), presets.end(), "host-measured") != presets.end()) {
-      try {
-        machine = model::load_machine("host-measured");
-        note =
-            "host states no bandwidths: predicted with host-measured (this computer, measured "
-            "by tilescope-cli probe) instead";
-      } catch (const std::exception& e) {
-        note = std::string("host-measured could not be read: ") + e.what();
-      }
-    }
+  const std::vector<std::string> presets = model::preset_names();
+  if (std::find(presets.begin(), presets.end(), "host-measured") == presets.end()) return r;
+  try {
+    r.machine = model::load_machine("host-measured");
+    r.note =
+        "host states no bandwidths: predicted with host-measured (this computer, measured "
+        "by tilescope-cli probe) instead";
+  } catch (const std::exception& e) {
+    r.note = std::string("host-measured could not be read: ") + e.what();
   }
-  s.sim_job.start(key, [base = *wb.program(), loops, machine, note](JobProgress& p) {
-    AutotuneGrid g = autotune_sweep_simulator(base, loops, machine, p);
-    if (!note.empty()) g.notes.insert(g.notes.begin(), note);
-    return g;
-  });
-  return {};
+  return r;
 }
 
-std::string start_cpu(Workbench& wb) {
-  if (!wb.program() || !wb.kernel()) return "autotune cpu: there is no kernel to sweep";
-  const AutotuneLoops loops = autotune_loops(wb);
-  if (!loops.error.empty()) return loops.error;
-  AutotuneState& s = wb.autotune;
-  const std::string key = autotune_cpu_key(wb);
-  if (s.cpu_cache.count(key) || (s.cpu_job.running() && s.cpu_job.key() == key)) return {};
-  s.cpu_errors.erase(key);
-  s.cpu_job.start(key, [base = *wb.program(), loops](JobProgress& p) {
-    return autotune_sweep_cpu(base, loops, p, kAutotuneCpuPerAxis);
-  });
-  return {};
-}
-
-}  // namespace
-
-std::string autotune_command(Workbench& wb, const std::string& args) {
-  std::istringstream in(args);
-  std::string verb, a, b, extra;
-  in >> verb >> a >> b >> extra;
-  AutotuneState& s = wb.autotune;
-  if (verb == "show" || verb == "hide") {
-    if (!a.empty()) return "autotune " + verb + ": takes no arguments";
-    s.show = verb == "show";
-    return {};
-  }
-  if (verb == "sim" || verb == "cpu") {
-    if (!a.empty()) return "autotune " + verb + ": takes no arguments";
-    s.show = true;
-    return verb == "sim" ? start_sim(wb) : start_cpu(wb);
-  }
-  if (verb == "loops") {
-    if (a == "auto" && b.empty()) {
-      s.want_a.clear();
-      s.want_b.clear();
-      return {};
-    }
-    if (a.empty() || b.empty() || !extra.empty())
-      return "autotune loops: expected two loop names (e.g. autotune loops i j) or auto";
-    const schedule::Kernel* k = wb.kernel();
-    if (!k) return "autotune loops: there is no kernel";
-    const AutotuneLoops l = choose_autotune_loops(*k, a, b);
-    if (!l.error.empty()) return l.error;
-    s.want_a = a;
-    s.want_b = b;
-    s.show = true;
-    return {};
-  }
-  return "autotune: expected sim, cpu, loops A B, loops auto, show or hide, got '" + verb + "'";
-}
+// [SECTION] Job state
 
 void autotune_poll(AutotuneState& s) {
   std::optional<AutotuneGrid> grid;
@@ -578,4 +479,4 @@ void autotune_cancel(AutotuneState& s) {
   s.cpu_job.cancel();
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

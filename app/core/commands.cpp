@@ -1,8 +1,9 @@
 // Named commands: parsing script lines, printing them back, and applying them to the AppState.
-#include "app/gui/commands.h"
+#include "app/core/commands.h"
 
-#include "app/gui/graph_edit.h"
-#include "app/gui/views/memory_model.h"
+#include "app/core/autotune_jobs.h"
+#include "app/core/graph_edit.h"
+#include "app/core/memory_model.h"
 #include "sim/io/input.h"
 
 #include <algorithm>
@@ -14,7 +15,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 namespace {
 
 // [SECTION] Lexing helpers
@@ -286,6 +287,15 @@ Command parse_command(std::string_view line) {
   } else if (verb == "palette") {
     c.kind = CommandKind::Palette;
     c.text = require_rest(rest, verb, "input, weight, add or delete and their arguments");
+  } else if (verb == "control") {
+    // Checked now against scratch controls, so a script's bad line fails before it runs.
+    c.kind = CommandKind::Control;
+    const std::string name(take_word(rest));
+    if (name.empty()) throw CommandError("control: needs a name (" + panel_control_names() + ")");
+    const std::string value = unescape(trim(rest));
+    PanelControls scratch;
+    if (std::string e = set_panel_control(scratch, name, value); !e.empty()) throw CommandError(e);
+    c.text = name + " " + value;
   } else if (verb == "autotune") {
     c.kind = CommandKind::Autotune;
     c.text = require_rest(rest, verb, "sim, cpu, show, hide or loops A B");
@@ -316,7 +326,8 @@ Command parse_command(std::string_view line) {
                        "select-op, select-tensor, clear-selection, zoom, pan, fit, theme, "
                        "screenshot, wait-frames, wait-seconds, resize, click, click-node, drag, "
                        "scroll, key, type, quit, view, apply, undo, redo, goto-step, "
-                       "machine, simulate, run-cpu, cancel, wait-jobs, palette, autotune)");
+                       "machine, simulate, run-cpu, cancel, wait-jobs, palette, autotune, "
+                       "control)");
   }
   return c;
 }
@@ -397,6 +408,11 @@ std::string command_to_string(const Command& c) {
       return "palette " + c.text;
     case CommandKind::Autotune:
       return "autotune " + c.text;
+    case CommandKind::Control: {
+      const size_t space = c.text.find(' ');
+      const std::string value = space == std::string::npos ? "" : c.text.substr(space + 1);
+      return "control " + c.text.substr(0, space) + (value.empty() ? "" : " " + escape(value));
+    }
     case CommandKind::Tiles:
       return "tiles " + c.text + (c.text == "seek" || c.text == "speed" ? " " + fmt(c.a) : "");
   }
@@ -662,6 +678,13 @@ std::string apply_command(AppState& state, const Command& c) {
     }
     case CommandKind::Autotune:
       return autotune_command(state.bench, c.text);
+    case CommandKind::Control: {
+      const size_t space = c.text.find(' ');
+      return set_panel_control(state.controls, std::string_view(c.text).substr(0, space),
+                               space == std::string::npos
+                                   ? std::string_view()
+                                   : std::string_view(c.text).substr(space + 1));
+    }
     case CommandKind::MemoryFormula:
       return workbench_memory_formula(state.bench, c.text);
     case CommandKind::Tiles:
@@ -675,4 +698,4 @@ std::string apply_command(AppState& state, const Command& c) {
   return {};
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // One op the palette offers: its palette name, how many tensor operands it takes, and the
 // expression it writes (operands $0 $1 $2; extra `key=value` arguments go where $k is).
@@ -76,4 +76,4 @@ TextEdit palette_delete(std::string_view text, const std::string& name);
 //   add OP A [B [C]] [key=value ...] [as NAME]      delete NAME
 TextEdit apply_palette_command(std::string_view text, std::string_view args);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

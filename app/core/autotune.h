@@ -6,7 +6,7 @@
 // Pure C++ (no ImGui): tests drive the sweep through functions and script commands.
 #pragma once
 
-#include "app/gui/jobs.h"
+#include "app/core/jobs.h"
 #include "sim/model/machine.h"
 #include "sim/schedule/kernel.h"
 
@@ -15,9 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace tilescope::gui {
-
-struct Workbench;
+namespace tilescope::core {
 
 enum class AutotuneMode { Simulator, Cpu };
 
@@ -86,7 +84,8 @@ struct AutotuneAgreement {
 };
 AutotuneAgreement autotune_agreement(const AutotuneGrid& sim, const AutotuneGrid& hw);
 
-// The sweeps themselves (no thread; the workbench runs them as jobs). `base` is the program the
+// The sweeps themselves (no thread; the workbench runs them as jobs, tilescope-cli autotune calls
+// them directly). `base` is the program the
 // steps are applied to (copied per point); its current kernel is swept.
 AutotuneGrid autotune_sweep_simulator(const schedule::Program& base, const AutotuneLoops& loops,
                                       const model::Machine& machine, JobProgress& progress,
@@ -108,16 +107,19 @@ struct AutotuneState {
 // Grid sizes: the simulator sweeps every power of two; each hardware point costs a compile.
 inline constexpr int kAutotuneCpuPerAxis = 4;
 
-// The loops the current kernel would be swept over (error set when there are none).
-AutotuneLoops autotune_loops(const Workbench& wb);
-std::string autotune_sim_key(const Workbench& wb);
-std::string autotune_cpu_key(const Workbench& wb);
-const AutotuneGrid* autotune_sim_result(const Workbench& wb);
-const AutotuneGrid* autotune_cpu_result(const Workbench& wb);
+// The machine a simulator sweep predicts on when the user chose `name` (loaded as `chosen`): the
+// same machine, except that "host", which states its caches but no bandwidths, is replaced by
+// "host-measured" when `tilescope-cli probe` has written one. `note` says so, or why
+// host-measured could not be read; "" when the machine is the chosen one.
+struct PredictionMachine {
+  model::Machine machine;
+  std::string note;
+};
+PredictionMachine autotune_prediction_machine(const std::string& name,
+                                              const model::Machine& chosen);
 
-// Script command `autotune sim | cpu | loops A B | loops auto | show | hide`; "" or why not.
-std::string autotune_command(Workbench& wb, const std::string& args);
+// Takes finished sweeps into the caches (called by workbench_poll); cancels both.
 void autotune_poll(AutotuneState& s);
 void autotune_cancel(AutotuneState& s);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 struct Rect {
   float x = 0.0f, y = 0.0f, w = 0.0f, h = 0.0f;
@@ -34,4 +34,4 @@ PanelLayout compute_panel_layout(float window_w, float window_h, float font_px);
 // panels and the tabs have zero width.
 PanelLayout compute_presentation_layout(float window_w, float window_h, float font_px);
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

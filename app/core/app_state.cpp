@@ -1,12 +1,12 @@
 // The app's state and the state-level operations the commands build on (parse, fit, scene).
-#include "app/gui/app_state.h"
+#include "app/core/app_state.h"
 
 #include "sim/graph/model_parser.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 const char* theme_name(Theme theme) {
   switch (theme) {
@@ -72,6 +72,10 @@ void update_state(AppState& state) {
                       state.model.generation);
   workbench_poll(state.bench);
   workbench_tick(state.bench, state.now);
+  if (!state.outline_text || *state.outline_text != state.model.text) {
+    state.outline = outline_model(state.model.text);
+    state.outline_text = state.model.text;
+  }
   // A selection whose op or tensor vanished in the new graph is dropped, not left dangling.
   const graph::Graph* g = state.graph();
   if (state.selection.kind == Selection::Kind::Op && (!g || !g->find_op(state.selection.name))) {
@@ -178,4 +182,4 @@ std::string_view line_of(std::string_view text, int line) {
   return text.substr(start, end - start);
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

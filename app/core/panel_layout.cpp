@@ -1,11 +1,11 @@
 // Where the fixed panels go (model text, graph canvas, inspector, status bar), from the window
 // size.
-#include "app/gui/panel_layout.h"
+#include "app/core/panel_layout.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 std::vector<std::pair<std::string, Rect>> PanelLayout::named() const {
   return {{"model_text", model_text},
@@ -54,4 +54,4 @@ PanelLayout compute_presentation_layout(float window_w, float window_h, float fo
   return layout;
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

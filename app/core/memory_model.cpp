@@ -1,8 +1,8 @@
 // The Memory view's explanations: working sets of the schedule's tiles, the analytic formula
 // behind a clicked number, and the end-state set × way grid of small cache levels.
-#include "app/gui/views/memory_model.h"
+#include "app/core/memory_model.h"
 
-#include "app/gui/views/memory_grid.h"
+#include "app/core/memory_grid.h"
 #include "sim/schedule/loop_tree.h"
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 namespace {
 
 struct IndexAccess {
@@ -292,4 +292,4 @@ std::optional<CacheGrid> snapshot_cache_grid(const memory::Hierarchy& h, int lev
   return g;
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

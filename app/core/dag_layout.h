@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 struct DagNodeSize {
   float width = 0.0f;
@@ -59,4 +59,4 @@ struct DagLayout {
 DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<DagEdge>& edges,
                      const DagLayoutOptions& options = {});
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

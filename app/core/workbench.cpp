@@ -1,5 +1,5 @@
 // The workbench: schedule history, machine choice, and the simulation / CPU-run jobs with caches.
-#include "app/gui/workbench.h"
+#include "app/core/workbench.h"
 
 #include "kernels/cpu/bench_report.h"
 #include "kernels/cpu/harness.h"
@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 // [SECTION] Views
 
@@ -637,4 +637,4 @@ void workbench_load_recorded(Workbench& wb, const std::string& dir) {
   }
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

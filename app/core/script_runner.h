@@ -2,12 +2,12 @@
 // wait-frames, and stops after a screenshot or resize so that frame renders what came before.
 #pragma once
 
-#include "app/gui/commands.h"
+#include "app/core/commands.h"
 
 #include <string>
 #include <vector>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 class ScriptRunner {
  public:
@@ -30,4 +30,4 @@ class ScriptRunner {
   bool m_wait_jobs = false;   // wait-jobs: no line runs while a background job is running
 };
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

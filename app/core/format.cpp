@@ -1,11 +1,11 @@
 // Number formatting for the app: exact counts with thousands separators and short SI / binary
 // forms.
-#include "app/gui/format.h"
+#include "app/core/format.h"
 
 #include <cmath>
 #include <cstdio>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 std::string format_thousands(int64_t value) {
   // Work on the magnitude as unsigned so INT64_MIN does not overflow when negated.
@@ -91,4 +91,4 @@ std::string format_ms(double ms) {
   return buf;
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core

@@ -1,12 +1,12 @@
 // Builds the graph canvas's scene from a Graph: node text, sizes, layered positions, edge labels.
-#include "app/gui/graph_scene.h"
+#include "app/core/graph_scene.h"
 
-#include "app/gui/format.h"
+#include "app/core/format.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace tilescope::gui {
+namespace tilescope::core {
 
 using graph::OpKind;
 
@@ -188,4 +188,4 @@ GraphScene build_graph_scene(const graph::Graph& g, const TextMeasure& measure, 
   return scene;
 }
 
-}  // namespace tilescope::gui
+}  // namespace tilescope::core
