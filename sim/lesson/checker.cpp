@@ -2,15 +2,15 @@
 // computed from graph costs, schedules, the memory simulator, machine presets and recorded
 // measurements.
 //
-// Index: [SECTION] Values  [SECTION] Paths and recorded files  [SECTION] Building
-//        [SECTION] Functions  [SECTION] Validation  [SECTION] Simulation  [SECTION] Evaluation
+// Index: [SECTION] Building  [SECTION] Functions  [SECTION] Validation  [SECTION] Simulation
+//        [SECTION] Evaluation
+// Values are in value.cpp; recorded() and lesson paths in recorded.cpp.
 #include "sim/lesson/checker.h"
 
 #include "sim/lesson/mutate.h"
 
 #include "sim/graph/autodiff.h"
 #include "sim/graph/model_parser.h"
-#include "sim/io/input.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/model/run.h"
 #include "sim/schedule/codegen.h"
@@ -18,52 +18,13 @@
 #include "sim/schedule/trace.h"
 #include "sim/schedule/transform.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <set>
 
 namespace tilescope::lesson {
-
-// [SECTION] Values
-
-Value Value::of(double v) {
-  Value x;
-  x.number = v;
-  return x;
-}
-
-Value Value::of(std::string s) {
-  Value x;
-  x.kind = Kind::String;
-  x.text = std::move(s);
-  return x;
-}
-
-std::string Value::to_string() const {
-  switch (kind) {
-    case Kind::Number: {
-      char buf[64];
-      if (std::fabs(number) < 1e15 && number == std::floor(number))
-        std::snprintf(buf, sizeof buf, "%.0f", number);
-      else
-        std::snprintf(buf, sizeof buf, "%.4g", number);
-      return buf;
-    }
-    case Kind::String:
-      return "\"" + text + "\"";
-    case Kind::List: {
-      std::string s = "[";
-      for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i].to_string();
-      return s + "]";
-    }
-  }
-  return "?";
-}
 
 namespace {
 
@@ -79,91 +40,7 @@ std::string join(const std::vector<std::string>& v, size_t limit = 12) {
   return s;
 }
 
-// [SECTION] Paths and recorded files
-
-// A query step: "key", "3" (an index) or "key=value" (the element of an array whose key equals
-// value, compared as text or as a number).
-Value recorded_value(const std::string& path, const std::string& query) {
-  // Capped: the path is the lesson author's, and /dev/zero or a huge log must fail the check,
-  // not fill memory.
-  const io::TextInput input = io::read_text_input(path, io::kMaxRecordingBytes, "a recorded file");
-  if (!input.ok) throw EvalError{input.error};
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(input.text);
-  } catch (const std::exception& e) {
-    throw EvalError{"'" + io::printable(path) + "' is not JSON: " + io::printable(e.what())};
-  }
-  const nlohmann::json* node = &j;
-  std::string walked;
-  size_t begin = 0;
-  while (begin <= query.size()) {
-    size_t end = query.find('/', begin);
-    if (end == std::string::npos) end = query.size();
-    const std::string part = query.substr(begin, end - begin);
-    begin = end + 1;
-    if (part.empty()) continue;
-    const size_t eq = part.find('=');
-    if (eq != std::string::npos) {
-      if (!node->is_array())
-        throw EvalError{"in " + path + ", '" + walked + "' is not a list to select '" + part +
-                        "' from"};
-      const std::string key = part.substr(0, eq), want = part.substr(eq + 1);
-      const nlohmann::json* found = nullptr;
-      std::vector<std::string> seen;
-      for (const auto& item : *node) {
-        if (!item.is_object() || !item.contains(key)) continue;
-        const auto& v = item[key];
-        std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-        seen.push_back(text);
-        if (text == want) {
-          found = &item;
-          break;
-        }
-      }
-      if (!found)
-        throw EvalError{"in " + path + ", no element of '" + walked + "' has " + key + "=" + want +
-                        " (there are: " + join(seen) + ")"};
-      node = found;
-    } else if (node->is_array()) {
-      const bool digits =
-          std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-      if (!digits || std::stoul(part) >= node->size())
-        throw EvalError{"in " + path + ", '" + walked + "' is a list of " +
-                        std::to_string(node->size()) + "; '" + part + "' is not an index in it"};
-      node = &(*node)[std::stoul(part)];
-    } else if (node->is_object()) {
-      if (!node->contains(part)) {
-        std::vector<std::string> keys;
-        for (auto it = node->begin(); it != node->end(); ++it) keys.push_back(it.key());
-        throw EvalError{"in " + path + ", '" + (walked.empty() ? "(top)" : walked) +
-                        "' has no key '" + part + "' (keys: " + join(keys) + ")"};
-      }
-      node = &(*node)[part];
-    } else {
-      throw EvalError{"in " + path + ", '" + walked + "' is a plain value, not a container"};
-    }
-    walked += (walked.empty() ? "" : "/") + part;
-  }
-  if (node->is_number()) return Value::of(node->get<double>());
-  if (node->is_string()) return Value::of(node->get<std::string>());
-  if (node->is_boolean()) return Value::of(node->get<bool>() ? 1.0 : 0.0);
-  throw EvalError{"in " + path + ", '" + walked + "' is not a number or a string"};
-}
-
 }  // namespace
-
-std::string resolve_lesson_path(const std::string& path, const std::string& lesson_file) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(path, ec)) return path;
-  const fs::path dir = fs::path(lesson_file).parent_path();
-  for (const fs::path& base : {dir, dir / "..", fs::path(TILESCOPE_SOURCE_DIR)}) {
-    const fs::path p = base / path;
-    if (fs::exists(p, ec)) return p.lexically_normal().string();
-  }
-  return path;
-}
 
 // [SECTION] Building
 
@@ -173,12 +50,14 @@ LessonSession::LessonSession(Lesson lesson) : m_lesson(std::move(lesson)) {
     if (b.kind == BlockKind::Steps) build_steps(b);
   }
   for (const Block& b : m_lesson.blocks) {
-    if (b.kind != BlockKind::Check) continue;
+    if (b.kind != BlockKind::Check && b.kind != BlockKind::Predict) continue;
     const Context c = context_of(b);
     for (const Check& ch : b.checks) {
       validate(ch.lhs, c);
       validate(ch.rhs, c);
     }
+    // A predict answer given as a letter or a number is no expression.
+    if (b.kind == BlockKind::Predict && b.predict.answer_choice < 0) validate(b.predict.answer, c);
   }
   // A lesson with nothing to check would pass `lesson check` while verifying nothing; an empty
   // check block is already an error, so a lesson without any check block is one too. (Last, so a
@@ -441,35 +320,6 @@ const FunctionSpec* find_function(const std::string& name) {
   return nullptr;
 }
 
-// Levenshtein distance, for "did you mean" hints.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t prev = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t cur = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      prev = cur;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string suggestion(const std::string& name, const std::vector<std::string>& known) {
-  std::string best;
-  size_t best_d = 3;
-  for (const auto& k : known) {
-    const size_t d = edit_distance(name, k);
-    if (d < best_d) {
-      best_d = d;
-      best = k;
-    }
-  }
-  return best.empty() ? "" : "; did you mean '" + best + "'?";
-}
-
 std::vector<std::string> op_names(const graph::Graph& g) {
   std::vector<std::string> v;
   for (const auto& op : g.ops()) v.push_back(op.name);
@@ -674,19 +524,26 @@ CheckResult LessonSession::run_check(const Block& block, const Check& check) {
   CheckResult r;
   r.check = check;
   r.step = block.step;
-  const Context c = context_of(block);
+  if (!evaluate(block, check.lhs, r.lhs, r.error) || !evaluate(block, check.rhs, r.rhs, r.error))
+    return r;
   try {
-    r.lhs = eval(check.lhs, c);
-    r.rhs = eval(check.rhs, c);
     r.pass = check_holds(r.lhs, check.op, r.rhs, check.tolerance);
-  } catch (const EvalError& e) {
-    r.pass = false;
-    r.error = e.message;
   } catch (const std::exception& e) {
-    r.pass = false;
     r.error = e.what();
   }
   return r;
+}
+
+bool LessonSession::evaluate(const Block& block, const Expr& e, Value& out, std::string& error) {
+  try {
+    out = eval(e, context_of(block));
+    return true;
+  } catch (const EvalError& x) {
+    error = x.message;
+  } catch (const std::exception& x) {
+    error = x.what();
+  }
+  return false;
 }
 
 Value LessonSession::eval(const Expr& e, const Context& c) {

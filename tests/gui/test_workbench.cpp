@@ -1,10 +1,10 @@
 // Rules of the workbench (issue #7) without a display: view and schedule commands, the history
 // (undo, redo, go back, branch), refusals kept as state, result caches invalidated by schedule,
 // machine and model changes, and the background jobs' numbers checked against hand counts.
-#include "app/gui/app_state.h"
-#include "app/gui/commands.h"
-#include "app/gui/session.h"
-#include "app/gui/workbench.h"
+#include "app/core/app_state.h"
+#include "app/core/commands.h"
+#include "app/core/session.h"
+#include "app/core/workbench.h"
 #include "sim/lesson/checker.h"
 #include "sim/lesson/lesson.h"
 #include "sim/model/machine.h"
@@ -22,7 +22,7 @@
 #include <numeric>
 #include <thread>
 
-using namespace tilescope::gui;
+using namespace tilescope::core;
 namespace schedule = tilescope::schedule;
 namespace model = tilescope::model;
 
@@ -120,7 +120,7 @@ TEST_CASE("an edit to the model keeps the steps that still apply") {
 TEST_CASE("main-memory traffic of a fused small matmul equals the hand count with a big cache") {
   AppState state = small_state();
   REQUIRE(run(state, "apply \"fuse(matmul0, add0, relu0)\"") == "");
-  tilescope::gui::JobProgress progress;
+  tilescope::core::JobProgress progress;
   const MemoryResult r =
       simulate_kernel(*state.bench.kernel(), *state.graph(), big_cache_machine(), progress);
   // Reads: x, W, b once each, and y's lines once (4-byte writes do not cover a 64-byte line, so

@@ -6,7 +6,7 @@
 // are drawn set by set, way by way, as the simulation left them.
 #include "app/gui/views/views.h"
 
-#include "app/gui/format.h"
+#include "app/core/format.h"
 #include "app/gui/views/memory_views.h"
 #include "app/gui/widgets/bars.h"
 
@@ -17,6 +17,9 @@
 #include <string>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 double hit_rate(const memory::Counters& c) {

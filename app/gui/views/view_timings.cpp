@@ -6,7 +6,7 @@
 #include "app/gui/views/autotune_panel.h"
 #include "app/gui/views/views.h"
 
-#include "app/gui/format.h"
+#include "app/core/format.h"
 #include "app/gui/widgets/bars.h"
 
 #include "sim/model/roofline.h"
@@ -19,6 +19,9 @@
 #include <string>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 std::string json_str(const nlohmann::json& j, const char* key) {
