@@ -104,6 +104,7 @@ void derive_rates(SuiteResult& suite, int reference_version, const PeakRates* pe
   const double reference_ms = reference && reference->timing ? reference->timing->median_ms : 0.0;
   const bool memory_bound = suite.bound.value_or("compute") == "memory";
   for (VersionResult& r : suite.results) {
+    r.gflops = r.gbps = r.pct_of_peak = r.pct_of_reference = std::nullopt;  // derived afresh
     if (!r.timing || r.timing->median_ms <= 0.0) continue;
     const double ms = r.timing->median_ms;
     r.gflops = suite.flops / (ms * 1e6);

@@ -138,6 +138,9 @@ TEST_CASE("tilescope-cli bench --suite jit with CXX=/nonexistent reports the mis
   CHECK(jit["verified"] == false);
   CHECK(jit["compiled"] == "jit");
   CHECK(report["suites"][0]["results"][1]["verified"] == true);  // the rest still ran
+  // MatMul version 3 at 100³ adds the bias and then applies the ReLU: two passes over Y beyond the
+  // compulsory A, B, bias and Y (4 · (10000 + 10000 + 100 + 10000) bytes), each 2 · 4 · 10000.
+  CHECK(report["suites"][0]["results"][1]["bytes"].get<double>() == 120400.0 + 2 * 80000.0);
   std::filesystem::remove(out);
 }
 
