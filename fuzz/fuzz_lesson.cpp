@@ -2,8 +2,10 @@
 // correct answer, anything else (a crash, another exception, a sanitizer report, a hang) is a bug.
 //
 // An input that starts with "---" is a whole lesson: parsed, loaded by the checker (models and
-// steps built, names resolved) and, when its models are small, every check run. Anything else is
-// check lines: each line parsed as a check, the whole text as one expression.
+// steps built, names resolved) and, when its models are small, every check run and every predict
+// block's answer computed, graded against inputs taken from the block itself, mutated, and
+// recorded in a progress that goes through JSON and back. Anything else is check lines: each line
+// parsed as a check and as a learner's quantity in every unit, the whole text as one expression.
 //
 // Build and run (new inputs go to the first folder, which .gitignore keeps out of the tree):
 //   cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_lesson
@@ -12,6 +14,14 @@
 #include "sim/lesson/check_language.h"
 #include "sim/lesson/checker.h"
 #include "sim/lesson/lesson.h"
+#include "sim/lesson/mutate.h"
+#include "sim/lesson/predict.h"
+#include "sim/lesson/progress.h"
+#include "sim/lesson/quantity.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
 
 #include <cstddef>
 #include <cstdint>
@@ -36,17 +46,37 @@ void fuzz_lesson(const std::string& text) {
   using namespace tilescope::lesson;
   Lesson lesson = parse_lesson(text, "fuzz.md");
   (void)render_for_terminal(lesson);
+  RenderOptions shown;
+  shown.answers = true;
+  (void)render_for_terminal(lesson, shown);
   LessonSession session(std::move(lesson));
   for (const Block& b : session.lesson().blocks) {
     if (b.kind != BlockKind::Model) continue;
     auto g = session.model(b.attr_value("id"));
     if (!g || g->total_cost().flops > kMaxCheckedFlops) return;
   }
-  for (const CheckResult& r : session.run_checks()) {
+  const std::vector<CheckResult> results = session.run_checks();
+  for (const CheckResult& r : results) {
     // What `lesson check` prints of a result.
     (void)r.lhs.to_string();
     (void)r.rhs.to_string();
   }
+  LessonProgress progress(session.lesson());
+  for (const PredictResult& r : run_predicts(session)) {
+    const PredictBlock& p = r.block->predict;
+    (void)mutate_predict(p, r.answer);
+    for (const std::string& input : {r.answer.shown, p.question, p.answer_text, p.explain,
+                                     p.tolerance_text, std::string("B"), std::string("2")}) {
+      const Grade g = grade(p, r.answer, input);
+      // An input that parsed is graded exactly when the answer was computed.
+      if (g.understood && g.graded != r.answer.ok) __builtin_trap();
+      (void)progress.record_prediction(p.id, input, g);
+    }
+  }
+  progress.apply_results(results);
+  LessonProgress back(session.lesson());
+  back.restore_json(nlohmann::json::parse(progress.to_json().dump()));
+  if (back.to_json() != progress.to_json()) __builtin_trap();
 }
 
 void fuzz_checks(const std::string& text) {
@@ -56,8 +86,16 @@ void fuzz_checks(const std::string& text) {
   while (begin <= text.size()) {
     size_t end = text.find('\n', begin);
     if (end == std::string::npos) end = text.size();
+    const std::string_view line = std::string_view(text).substr(begin, end - begin);
+    for (const std::string& unit : predict_units()) {
+      const Quantity q = parse_quantity(line, unit);
+      // What a quantity is shown as reads back, short of the doubles' edge.
+      if (q.ok && std::fabs(q.value) < 1e300 &&
+          !parse_quantity(format_quantity(q.value, unit), unit).ok)
+        __builtin_trap();
+    }
     try {
-      const Check c = parse_check(std::string_view(text).substr(begin, end - begin), at);
+      const Check c = parse_check(line, at);
       (void)c.lhs.to_string();
       (void)c.rhs.to_string();
     } catch (const LessonError& e) {

@@ -7,15 +7,15 @@
 //   cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_session
 //   build/fuzz/fuzz/fuzz_session -max_total_time=600 -rss_limit_mb=2048 -timeout=10 \
 //       fuzz/corpus-run/session fuzz/corpus-session
-#include "app/gui/app_state.h"
-#include "app/gui/session.h"
+#include "app/core/app_state.h"
+#include "app/core/session.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
 
-using namespace tilescope::gui;
+using namespace tilescope::core;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // As restore_session reads it: no exceptions from the parser, a bad document is discarded.

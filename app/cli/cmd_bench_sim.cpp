@@ -6,6 +6,7 @@
 #include "sim/memory/access.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/model/machine.h"
+#include "sim/model/run.h"
 
 #include <algorithm>
 #include <chrono>
@@ -173,17 +174,33 @@ int run_bench_sim(const BenchSimFlags& f) {
   l1.size_bytes = 32 * 1024;
   l1.ways = 8;
   l1.line_bytes = 64;
+  // Through the shared pipeline's raw-trace entry (model::run_trace), as `simulate --trace`
+  // runs a din file: a machine of that one level, no write-back at the end.
+  model::Machine one_level;
+  one_level.name = "one 32 KiB level";
+  one_level.levels = {l1};
+  model::RunOptions raw;
+  raw.write_back_all = false;
   for (uint64_t stride : {uint64_t{4}, uint64_t{64}}) {
     std::vector<Rate> rates;
     uint64_t misses = 0, hits = 0, n = 0;
     for (int r = 0; r < f.runs; ++r) {
-      memory::Hierarchy h(memory::HierarchyConfig{{l1}, {}, std::nullopt});
-      sweep_trace(h, 16 * 1024, stride, 16 * 1024 / stride);  // warm-up: compulsory misses
-      memory::Counters warm = h.counters(0);
-      rates.push_back(accesses_per_second(
-          [&] { return sweep_trace(h, 16 * 1024, stride, f.hit_accesses); }, n));
-      misses = h.counters(0).misses - warm.misses;
-      hits = h.counters(0).hits - warm.hits;
+      const model::TraceRun run = model::run_trace(
+          one_level,
+          [&](memory::AccessSink& sink) {
+            sweep_trace(sink, 16 * 1024, stride, 16 * 1024 / stride);  // warm-up: compulsory misses
+            rates.push_back(accesses_per_second(
+                [&] { return sweep_trace(sink, 16 * 1024, stride, f.hit_accesses); }, n));
+            return n;
+          },
+          raw);
+      // Of the timed sweep: the warm-up made every miss (compulsory) and the rest of its
+      // accesses hit.
+      const uint64_t warm = 16 * 1024 / stride;
+      misses =
+          run.hierarchy->counters(0).misses - std::min(warm, run.hierarchy->counters(0).misses);
+      hits = run.hierarchy->counters(0).hits -
+             (warm - std::min(warm, run.hierarchy->counters(0).misses));
     }
     std::string note = "(" + std::to_string(hits) + " hits, " + std::to_string(misses) + " misses)";
     print_rate(
@@ -198,9 +215,16 @@ int run_bench_sim(const BenchSimFlags& f) {
   std::string summary;
   size_t cache_bytes = 0;
   for (int r = 0; r < f.runs; ++r) {
-    memory::Hierarchy h(machine.hierarchy());
+    const model::TraceRun run = model::run_trace(
+        machine,
+        [&](memory::AccessSink& sink) {
+          rates.push_back(
+              accesses_per_second([&] { return tiled_gemm_trace(sink, f.n, f.tile); }, n));
+          return n;
+        },
+        raw);
+    const memory::Hierarchy& h = *run.hierarchy;
     cache_bytes = h.cache_memory_bytes();
-    rates.push_back(accesses_per_second([&] { return tiled_gemm_trace(h, f.n, f.tile); }, n));
     summary.clear();
     for (int k = 0; k < h.level_count(); ++k) {
       memory::Counters c = h.counters(k);

@@ -6,6 +6,8 @@
 #include "sim/graph/eval.h"
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
+#include "sim/model/machine.h"
+#include "sim/model/run.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/interpreter.h"
 #include "sim/schedule/lower.h"
@@ -36,6 +38,9 @@ struct ScheduleFlags {
   bool quiet = false;
   bool verify = false;
   bool launch = false;
+  // The machine whose limits decide which steps are legal (shared memory, registers, vector
+  // width). The H200 by default: the CUDA code printed here is for a GPU of its class.
+  std::string machine = "h200";
   // --verify interprets every element access; beyond this many it is refused up front.
   double max_accesses = 5e8;
 };
@@ -139,7 +144,8 @@ int run_schedule(const ScheduleFlags& f) {
     return 1;
   }
   try {
-    History h(lower_graph(g));
+    const model::Machine machine = model::load_machine(f.machine);
+    History h(lower_graph(g), model::target_for(machine));
     std::string text = f.apply;
     if (!f.steps_file.empty()) text = read_text(f.steps_file) + (text.empty() ? "" : ";" + text);
     const auto steps = parse_steps(text);
@@ -154,7 +160,8 @@ int run_schedule(const ScheduleFlags& f) {
       const StepResult r = h.apply(steps[i]);
       if (!r.ok) {
         std::cerr << "schedule: " << steps[i].line << ":" << steps[i].col << ": "
-                  << steps[i].to_string() << " refused: " << r.explanation << "\n";
+                  << steps[i].to_string() << " refused on machine " << machine.name << ": "
+                  << r.explanation << "\n";
         return 1;
       }
       if (!show) continue;
@@ -194,6 +201,9 @@ int run_schedule(const ScheduleFlags& f) {
   } catch (const ScheduleError& e) {
     std::cerr << "schedule: " << e.what() << "\n";
     return 1;
+  } catch (const model::MachineError& e) {
+    std::cerr << "schedule: " << e.what() << "\n";
+    return 1;
   } catch (const graph::GraphError& e) {
     std::cerr << "schedule: " << e.what() << "\n";
     return 1;
@@ -222,6 +232,10 @@ const CommandRegistrar kRegistrar(
       sub.add_flag("--verify", flags->verify,
                    "Run the scheduled program in the interpreter and compare with the reference");
       sub.add_flag("--launch", flags->launch, "Print the CUDA launch configuration");
+      sub.add_option("--machine", flags->machine,
+                     "Machine whose limits (shared memory, registers, vector width) decide which "
+                     "steps are legal: a preset or a .machine file")
+          ->capture_default_str();
       sub.add_option("--max-accesses", flags->max_accesses,
                      "Refuse a --verify estimated to interpret more element accesses than this")
           ->capture_default_str();

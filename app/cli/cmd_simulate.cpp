@@ -16,6 +16,7 @@
 #include "sim/model/analytic.h"
 #include "sim/model/machine.h"
 #include "sim/model/roofline.h"
+#include "sim/model/run.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/trace.h"
@@ -66,16 +67,22 @@ using TraceSource = std::function<uint64_t(memory::AccessSink&)>;
 int simulate(const SimulateFlags& f, const std::string& trace_label, const TraceSource& source,
              const std::vector<std::string>& tensor_names) {
   model::Machine machine = model::load_machine(f.machine);
-  memory::HierarchyOptions options;
+  model::RunOptions options;
   options.classify_misses = !f.no_3c;
   options.reuse_distance = !f.no_reuse;
-  memory::Hierarchy hierarchy(machine.hierarchy(), options);
-  // A din file's length is known only when it ends: progress shows the count and rate.
-  Progress progress("simulate: " + trace_label, 0);
-  ProgressSink counted(hierarchy, progress);
-  uint64_t n = source(counted);
-  hierarchy.finish();
-  if (f.write_back_all) hierarchy.write_back_all();
+  // A raw trace's end is not a kernel's end: dirty lines stay cached unless asked.
+  options.write_back_all = f.write_back_all;
+  model::TraceRun run;
+  {
+    // A din file's length is known only when it ends: progress shows the count and rate.
+    Progress progress("simulate: " + trace_label, 0);
+    options.wrap = [&](memory::AccessSink& next) {
+      return std::make_unique<ProgressSink>(next, progress);
+    };
+    run = model::run_trace(machine, source, options);
+  }
+  const memory::Hierarchy& hierarchy = *run.hierarchy;
+  const uint64_t n = run.accesses;
 
   memory::ReportOptions ro;
   ro.tensor_names = tensor_names;
@@ -182,10 +189,17 @@ int run_model(const SimulateFlags& f) {
   auto g = std::make_shared<const graph::Graph>(
       f.file == "default" ? graph::parse_model(graph::default_model_text(), "<default>")
                           : graph::parse_model(read_all(f.file), f.file));
-  const schedule::Program p =
-      schedule::History::replay(schedule::lower_graph(g), f.apply).current();
-  const schedule::Kernel& k = p.kernels.at(size_t(p.current));
+  // The machine is the schedule's target: its shared memory, registers and vector width decide
+  // which steps are legal, so a schedule made for the H200 may be refused on `tiny`.
   const model::Machine machine = model::load_machine(f.machine);
+  schedule::Program p;
+  try {
+    p = schedule::History::replay(schedule::lower_graph(g), f.apply, model::target_for(machine))
+            .current();
+  } catch (const schedule::ScheduleError& e) {
+    throw schedule::ScheduleError("on machine " + machine.name + ": " + e.what());
+  }
+  const schedule::Kernel& k = p.kernels.at(size_t(p.current));
   const bool gpu = machine.kind == "gpu";
 
   memory::HierarchyOptions options;
@@ -237,50 +251,28 @@ int run_model(const SimulateFlags& f) {
               << " accesses; at about " << format_count(rate) << " accesses/s that is about "
               << num(std::ceil(size.accesses / rate)) << " s\n";
 
-  memory::Hierarchy hierarchy(machine.hierarchy(), options);
-  schedule::TraceOptions to;
-  to.gpu = gpu;
-  if (gpu && machine.cores > 0) to.resident_blocks = machine.cores;
-  if (gpu && machine.scratchpad) to.warp_size = uint32_t(machine.scratchpad->warp_size);
-  memory::ReportOptions ro;
-  for (const auto& t : g->tensors()) ro.tensor_names.push_back(t.name);
-  schedule::name_accumulator_buffer(to, ro.tensor_names);
-  // The pattern sink passes every access on unchanged and notes which line moves a prefetcher
-  // could follow; the roofline charges the others at the machine's strided-line time.
-  model::AccessPatternSink pattern(hierarchy);
-  schedule::TraceSummary ts;
+  // The shared pipeline: trace, hierarchy, write-back, level bytes, analytic model, rooflines.
+  model::KernelRun run;
   {
     Progress progress("simulate: kernel " + k.name, size.accesses);
-    ProgressSink counted(pattern, progress);
-    ts = schedule::trace_kernel(k, counted, to);
+    model::RunOptions ro_run;
+    ro_run.classify_misses = options.classify_misses;
+    ro_run.reuse_distance = options.reuse_distance;
+    ro_run.wrap = [&](memory::AccessSink& next) {
+      return std::make_unique<ProgressSink>(next, progress);
+    };
+    run = model::run_kernel(k, *g, machine, ro_run);
   }
-  hierarchy.finish();
-  if (f.write_back_all) hierarchy.write_back_all();
-
-  double flops = 0;
-  for (graph::OpId op : k.ops) flops += double(g->op_cost(op).flops);
-  const model::Roofline sim_roof =
-      model::roofline(machine, flops, model::level_bytes(machine, hierarchy, pattern), "fp32", "",
-                      model::reduction_chain(k));
-
-  // The analytic model describes CPU loop nests (element accesses); GPU traces are coalesced into
-  // sectors per warp, which it does not model.
-  std::optional<model::AnalyticResult> an;
-  std::optional<model::Roofline> an_roof;
-  std::string an_error;
-  if (gpu) {
-    an_error = "the analytic model covers CPU loop nests only (GPU traces coalesce warps)";
-  } else {
-    try {
-      model::AnalyticOptions ao;
-      ao.acc_tensor = to.acc_tensor;
-      an = model::analyze_kernel(k, machine.hierarchy(), ao);
-      an_roof = model::roofline(machine, flops, model::level_bytes(machine, *an), "fp32", "",
-                                model::reduction_chain(k));
-    } catch (const std::invalid_argument& e) {
-      an_error = e.what();
-    }
-  }
+  const memory::Hierarchy& hierarchy = *run.hierarchy;
+  const schedule::TraceOptions& to = run.trace;
+  const schedule::TraceSummary& ts = run.summary;
+  const double flops = run.flops;
+  const model::Roofline& sim_roof = run.roofline;
+  const std::optional<model::AnalyticResult>& an = run.analytic;
+  const std::optional<model::Roofline>& an_roof = run.analytic_roofline;
+  const std::string& an_error = run.analytic_error;
+  memory::ReportOptions ro;
+  ro.tensor_names = run.tensor_names;
 
   const std::string steps = schedule::steps_to_string(schedule::parse_steps(f.apply));
   if (f.json) {
@@ -313,7 +305,7 @@ int run_model(const SimulateFlags& f) {
                              {"alloc_elems", k.tensors[t].alloc_elems()}});
     // A stack accumulator tile's area (bytes 0: the accumulators are registers).
     j["accumulator"] = {{"base", layout.acc_base}, {"bytes", layout.acc_bytes}};
-    j["write_back_all"] = f.write_back_all;
+    j["write_back_all"] = true;
     j["report"] = memory::report_json(hierarchy, ro);
     j["roofline_simulated"] = roofline_json(sim_roof);
     if (an) {
@@ -352,8 +344,8 @@ int run_model(const SimulateFlags& f) {
   std::cout << "machine " << machine.name << " (" << machine.source << "), kernel " << k.name
             << ": " << k.summary << "\nsteps: " << (steps.empty() ? "(none)" : steps) << "\n"
             << schedule::print_loop_nest(k) << "\n"
-            << (gpu ? "GPU" : "CPU") << " trace: " << hierarchy.trace_accesses() << " accesses"
-            << (f.write_back_all ? ", dirty lines written back at the end" : "") << "\n\n"
+            << (gpu ? "GPU" : "CPU") << " trace: " << hierarchy.trace_accesses()
+            << " accesses, dirty lines written back at the end (the outputs reach memory)\n\n"
             << memory::format_report(hierarchy, ro);
   if (an) {
     std::cout << "\nanalytic model vs simulation (misses in lines)\n";
@@ -381,7 +373,7 @@ int run_model(const SimulateFlags& f) {
   std::cout << "\naccess pattern (moves to another line; strided = to another 4 KiB page, which "
                "no prefetcher follows)\n";
   for (int t = 0; t <= hierarchy.max_tensor(); ++t) {
-    const model::TensorPattern tp = pattern.pattern(t);
+    const model::TensorPattern tp = run.pattern(t);
     if (tp.line_moves == 0) continue;
     const std::string name =
         size_t(t) < ro.tensor_names.size() ? ro.tensor_names[size_t(t)] : "#" + std::to_string(t);

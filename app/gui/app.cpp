@@ -6,9 +6,9 @@
 //   [SECTION] Frame loop: poll → apply commands → update → views → render → screenshot → swap
 #include "app/gui/app.h"
 
-#include "app/gui/commands.h"
-#include "app/gui/script_runner.h"
-#include "app/gui/session.h"
+#include "app/core/commands.h"
+#include "app/core/script_runner.h"
+#include "app/core/session.h"
 #include "app/gui/theme.h"
 #include "app/gui/views/views.h"
 #include "sim/graph/model_parser.h"
@@ -29,6 +29,9 @@
 #include <vector>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 // [SECTION] Screenshot and layout JSON
@@ -128,6 +131,9 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   j["recorded_reports"] = wb.recorded.size();
   j["tiles"] = {{"frames", wb.tiles ? wb.tiles->frames.size() : 0}, {"frame", wb.tiles_frame}};
   j["status"] = {{"message", state.status_message}, {"is_error", state.status_is_error}};
+  j["controls"] = nlohmann::json::object();
+  for (const auto& [name, value] : panel_control_values(state.controls))
+    j["controls"][name] = value;
   std::ofstream out(path);
   if (!out) return "cannot write state JSON '" + path + "'";
   // Replace, not throw, on invalid UTF-8: model text and its error excerpts are user bytes.
@@ -160,9 +166,12 @@ static double covered_pixels(const ImDrawData* dd) {
     for (const ImDrawCmd& cmd : list->CmdBuffer) {
       if (cmd.UserCallback) continue;
       for (unsigned i = 0; i + 2 < cmd.ElemCount; i += 3) {
-        const ImVec2 a = list->VtxBuffer[int(cmd.VtxOffset + list->IdxBuffer[int(cmd.IdxOffset + i)])].pos;
-        const ImVec2 b = list->VtxBuffer[int(cmd.VtxOffset + list->IdxBuffer[int(cmd.IdxOffset + i + 1)])].pos;
-        const ImVec2 c = list->VtxBuffer[int(cmd.VtxOffset + list->IdxBuffer[int(cmd.IdxOffset + i + 2)])].pos;
+        const ImVec2 a =
+            list->VtxBuffer[int(cmd.VtxOffset + list->IdxBuffer[int(cmd.IdxOffset + i)])].pos;
+        const ImVec2 b =
+            list->VtxBuffer[int(cmd.VtxOffset + list->IdxBuffer[int(cmd.IdxOffset + i + 1)])].pos;
+        const ImVec2 c =
+            list->VtxBuffer[int(cmd.VtxOffset + list->IdxBuffer[int(cmd.IdxOffset + i + 2)])].pos;
         area += std::abs((b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y)) * 0.5;
       }
     }
@@ -316,6 +325,9 @@ int run_app(const AppOptions& options) {
     // Commands: last frame's UI actions first, then whatever the script has due now.
     for (const Command& c : queue) {
       const std::string error = apply_command(state, c);
+      // A panel control is a setting, not an action: moving the tile slider leaves the status bar
+      // saying what the last action did.
+      if (c.kind == CommandKind::Control && error.empty()) continue;
       state.status_message = error;
       state.status_is_error = !error.empty();
     }

@@ -4,6 +4,9 @@
 #include <charconv>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 int parse_int(const std::string& flag, const std::string& value, int min, int max) {
@@ -22,7 +25,7 @@ int parse_int(const std::string& flag, const std::string& value, int min, int ma
 std::string app_usage() {
   return "usage: tilescope [options]\n"
          "  --model FILE        open a model file (default: the built-in y = relu(x @ W.T + b))\n"
-         "  --script FILE       replay commands from FILE, one per line (see app/gui/commands.h)\n"
+         "  --script FILE       replay commands from FILE, one per line (see app/core/commands.h)\n"
          "  --frames N          run N frames, then exit\n"
          "  --bench-frames N    after the script (if any) has run, time N frames and print\n"
          "                      the median, p95 and worst frame time and the time to the\n"

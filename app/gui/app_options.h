@@ -1,7 +1,7 @@
 // Command-line flags of the desktop app, parsed without touching the display (testable).
 #pragma once
 
-#include "app/gui/app_state.h"
+#include "app/core/app_state.h"
 
 #include <stdexcept>
 #include <string>
@@ -17,11 +17,11 @@ struct AppOptions {
   std::string script;      // --script FILE: commands to replay
   int width = 1440;        // --size WxH
   int height = 900;
-  Theme theme = Theme::Light;  // --theme NAME
-  std::string layout_json;     // --layout-json FILE: panel and node rects, written at exit
-  std::string state_json;      // --state-json FILE: view, schedule history, results, at exit
-  bool no_session = false;     // --no-session: neither restore nor autosave the session
-  std::string session_path;    // --session FILE: restore and autosave FILE (scripted runs too)
+  core::Theme theme = core::Theme::Light;  // --theme NAME
+  std::string layout_json;   // --layout-json FILE: panel and node rects, written at exit
+  std::string state_json;    // --state-json FILE: view, schedule history, results, at exit
+  bool no_session = false;   // --no-session: neither restore nor autosave the session
+  std::string session_path;  // --session FILE: restore and autosave FILE (scripted runs too)
   bool help = false;
 };
 

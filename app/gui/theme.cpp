@@ -5,6 +5,9 @@
 #include <filesystem>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 constexpr ImU32 rgb(unsigned hex, unsigned alpha = 255) {

@@ -2,7 +2,7 @@
 // Okabe-Ito palette, which stays distinguishable under the common colour-vision deficiencies.
 #pragma once
 
-#include "app/gui/app_state.h"
+#include "app/core/app_state.h"
 
 #include <imgui.h>
 
@@ -15,12 +15,12 @@ struct Palette {
   float line_scale;    // thicker lines for the projector
 };
 
-const Palette& palette(Theme theme);
-ImU32 category_colour(const Palette& p, NodeCategory c);
-const char* category_name(NodeCategory c);  // legend text
+const Palette& palette(core::Theme theme);
+ImU32 category_colour(const Palette& p, core::NodeCategory c);
+const char* category_name(core::NodeCategory c);  // legend text
 
 // Sets ImGui's style colours and sizes for a theme (call between frames).
-void apply_imgui_style(Theme theme, float content_scale);
+void apply_imgui_style(core::Theme theme, float content_scale);
 
 // Fonts loaded once at start, one set per type size (desk and projector).
 struct FontSet {
@@ -33,7 +33,9 @@ struct FontSet {
 struct Fonts {
   FontSet desk;
   FontSet projector;
-  const FontSet& for_theme(Theme t) const { return t == Theme::Projector ? projector : desk; }
+  const FontSet& for_theme(core::Theme t) const {
+    return t == core::Theme::Projector ? projector : desk;
+  }
 };
 
 // Loads Inter and JetBrains Mono at both sizes into the ImGui atlas; when a font file is missing,

@@ -489,6 +489,39 @@ std::string trimmed_without_comment(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+// Levenshtein distance, for "did you mean" hints.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t prev = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t cur = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      prev = cur;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string suggestion(const std::string& name, const std::vector<std::string>& known) {
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& k : known) {
+    const size_t d = edit_distance(name, k);
+    if (d < best_d) {
+      best_d = d;
+      best = k;
+    }
+  }
+  return best.empty() ? "" : "; did you mean '" + best + "'?";
+}
+
 Check parse_check(std::string_view text, const graph::SourceLoc& loc) {
   Check c = Parser(text, loc).check();
   c.text = trimmed_without_comment(text);

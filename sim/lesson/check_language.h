@@ -80,6 +80,10 @@ struct Check {
 // Throws LessonError at the offending column.
 Check parse_check(std::string_view text, const graph::SourceLoc& loc);
 
+// "; did you mean 'flops'?" when one of `known` is within two edits of `name`, else "" — for
+// messages about a misspelt function, op, predict key or unit.
+std::string suggestion(const std::string& name, const std::vector<std::string>& known);
+
 // Parses a single expression (the whole text); used by tests and the player's "evaluate" box.
 Expr parse_expr(std::string_view text, const graph::SourceLoc& loc);
 

@@ -2,67 +2,29 @@
 // computed from graph costs, schedules, the memory simulator, machine presets and recorded
 // measurements.
 //
-// Index: [SECTION] Values  [SECTION] Paths and recorded files  [SECTION] Building
-//        [SECTION] Functions  [SECTION] Validation  [SECTION] Simulation  [SECTION] Evaluation
+// Index: [SECTION] Building  [SECTION] Functions  [SECTION] Validation  [SECTION] Simulation
+//        [SECTION] Evaluation
+// Values are in value.cpp; recorded() and lesson paths in recorded.cpp.
 #include "sim/lesson/checker.h"
 
 #include "sim/lesson/mutate.h"
 
 #include "sim/graph/autodiff.h"
 #include "sim/graph/model_parser.h"
-#include "sim/io/input.h"
 #include "sim/memory/hierarchy.h"
+#include "sim/model/run.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/trace.h"
 #include "sim/schedule/transform.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <set>
 
 namespace tilescope::lesson {
-
-// [SECTION] Values
-
-Value Value::of(double v) {
-  Value x;
-  x.number = v;
-  return x;
-}
-
-Value Value::of(std::string s) {
-  Value x;
-  x.kind = Kind::String;
-  x.text = std::move(s);
-  return x;
-}
-
-std::string Value::to_string() const {
-  switch (kind) {
-    case Kind::Number: {
-      char buf[64];
-      if (std::fabs(number) < 1e15 && number == std::floor(number))
-        std::snprintf(buf, sizeof buf, "%.0f", number);
-      else
-        std::snprintf(buf, sizeof buf, "%.4g", number);
-      return buf;
-    }
-    case Kind::String:
-      return "\"" + text + "\"";
-    case Kind::List: {
-      std::string s = "[";
-      for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i].to_string();
-      return s + "]";
-    }
-  }
-  return "?";
-}
 
 namespace {
 
@@ -78,91 +40,7 @@ std::string join(const std::vector<std::string>& v, size_t limit = 12) {
   return s;
 }
 
-// [SECTION] Paths and recorded files
-
-// A query step: "key", "3" (an index) or "key=value" (the element of an array whose key equals
-// value, compared as text or as a number).
-Value recorded_value(const std::string& path, const std::string& query) {
-  // Capped: the path is the lesson author's, and /dev/zero or a huge log must fail the check,
-  // not fill memory.
-  const io::TextInput input = io::read_text_input(path, io::kMaxRecordingBytes, "a recorded file");
-  if (!input.ok) throw EvalError{input.error};
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(input.text);
-  } catch (const std::exception& e) {
-    throw EvalError{"'" + io::printable(path) + "' is not JSON: " + io::printable(e.what())};
-  }
-  const nlohmann::json* node = &j;
-  std::string walked;
-  size_t begin = 0;
-  while (begin <= query.size()) {
-    size_t end = query.find('/', begin);
-    if (end == std::string::npos) end = query.size();
-    const std::string part = query.substr(begin, end - begin);
-    begin = end + 1;
-    if (part.empty()) continue;
-    const size_t eq = part.find('=');
-    if (eq != std::string::npos) {
-      if (!node->is_array())
-        throw EvalError{"in " + path + ", '" + walked + "' is not a list to select '" + part +
-                        "' from"};
-      const std::string key = part.substr(0, eq), want = part.substr(eq + 1);
-      const nlohmann::json* found = nullptr;
-      std::vector<std::string> seen;
-      for (const auto& item : *node) {
-        if (!item.is_object() || !item.contains(key)) continue;
-        const auto& v = item[key];
-        std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-        seen.push_back(text);
-        if (text == want) {
-          found = &item;
-          break;
-        }
-      }
-      if (!found)
-        throw EvalError{"in " + path + ", no element of '" + walked + "' has " + key + "=" + want +
-                        " (there are: " + join(seen) + ")"};
-      node = found;
-    } else if (node->is_array()) {
-      const bool digits =
-          std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-      if (!digits || std::stoul(part) >= node->size())
-        throw EvalError{"in " + path + ", '" + walked + "' is a list of " +
-                        std::to_string(node->size()) + "; '" + part + "' is not an index in it"};
-      node = &(*node)[std::stoul(part)];
-    } else if (node->is_object()) {
-      if (!node->contains(part)) {
-        std::vector<std::string> keys;
-        for (auto it = node->begin(); it != node->end(); ++it) keys.push_back(it.key());
-        throw EvalError{"in " + path + ", '" + (walked.empty() ? "(top)" : walked) +
-                        "' has no key '" + part + "' (keys: " + join(keys) + ")"};
-      }
-      node = &(*node)[part];
-    } else {
-      throw EvalError{"in " + path + ", '" + walked + "' is a plain value, not a container"};
-    }
-    walked += (walked.empty() ? "" : "/") + part;
-  }
-  if (node->is_number()) return Value::of(node->get<double>());
-  if (node->is_string()) return Value::of(node->get<std::string>());
-  if (node->is_boolean()) return Value::of(node->get<bool>() ? 1.0 : 0.0);
-  throw EvalError{"in " + path + ", '" + walked + "' is not a number or a string"};
-}
-
 }  // namespace
-
-std::string resolve_lesson_path(const std::string& path, const std::string& lesson_file) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(path, ec)) return path;
-  const fs::path dir = fs::path(lesson_file).parent_path();
-  for (const fs::path& base : {dir, dir / "..", fs::path(TILESCOPE_SOURCE_DIR)}) {
-    const fs::path p = base / path;
-    if (fs::exists(p, ec)) return p.lexically_normal().string();
-  }
-  return path;
-}
 
 // [SECTION] Building
 
@@ -172,12 +50,14 @@ LessonSession::LessonSession(Lesson lesson) : m_lesson(std::move(lesson)) {
     if (b.kind == BlockKind::Steps) build_steps(b);
   }
   for (const Block& b : m_lesson.blocks) {
-    if (b.kind != BlockKind::Check) continue;
+    if (b.kind != BlockKind::Check && b.kind != BlockKind::Predict) continue;
     const Context c = context_of(b);
     for (const Check& ch : b.checks) {
       validate(ch.lhs, c);
       validate(ch.rhs, c);
     }
+    // A predict answer given as a letter or a number is no expression.
+    if (b.kind == BlockKind::Predict && b.predict.answer_choice < 0) validate(b.predict.answer, c);
   }
   // A lesson with nothing to check would pass `lesson check` while verifying nothing; an empty
   // check block is already an error, so a lesson without any check block is one too. (Last, so a
@@ -440,35 +320,6 @@ const FunctionSpec* find_function(const std::string& name) {
   return nullptr;
 }
 
-// Levenshtein distance, for "did you mean" hints.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t prev = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t cur = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      prev = cur;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string suggestion(const std::string& name, const std::vector<std::string>& known) {
-  std::string best;
-  size_t best_d = 3;
-  for (const auto& k : known) {
-    const size_t d = edit_distance(name, k);
-    if (d < best_d) {
-      best_d = d;
-      best = k;
-    }
-  }
-  return best.empty() ? "" : "; did you mean '" + best + "'?";
-}
-
 std::vector<std::string> op_names(const graph::Graph& g) {
   std::vector<std::string> v;
   for (const auto& op : g.ops()) v.push_back(op.name);
@@ -643,59 +494,6 @@ void LessonSession::validate_arg(const Expr& call, const Expr& arg, int kind,
 
 // [SECTION] Simulation
 
-namespace {
-
-// Gives every graph tensor one address for the whole program. The trace walker lays out each
-// kernel's tensors on its own; without this, kernel 2's input would sit where kernel 1's first
-// input was, and a cache would "hit" data it never held.
-class ProgramAddressSink final : public memory::AccessSink {
- public:
-  ProgramAddressSink(memory::AccessSink& out, uint64_t scratch_base)
-      : m_out(out), m_scratch(scratch_base) {}
-
-  void set_kernel(const schedule::Kernel& k, const schedule::TraceLayout& local,
-                  const std::map<graph::TensorId, uint64_t>& global) {
-    m_ranges.clear();
-    for (size_t i = 0; i < k.tensors.size(); ++i) {
-      const uint64_t bytes = uint64_t(std::max<int64_t>(1, k.tensors[i].alloc_elems())) * 4;
-      const auto g = global.find(k.tensors[i].id);
-      m_ranges.push_back(
-          {local.tensor_base[i], bytes, g == global.end() ? ~uint64_t{0} : g->second});
-    }
-    m_local_first = local.tensor_base.empty() ? 0 : local.tensor_base[0];
-  }
-  void access(const memory::Access& a) override { access_batch(&a, 1); }
-  void access_batch(const memory::Access* as, size_t n) override {
-    m_buf.assign(as, as + n);
-    for (memory::Access& a : m_buf) {
-      if (a.space != memory::AddressSpace::Global) continue;
-      bool mapped = false;
-      for (const Range& r : m_ranges)
-        if (r.global != ~uint64_t{0} && a.addr >= r.local && a.addr < r.local + r.bytes) {
-          a.addr = r.global + (a.addr - r.local);
-          mapped = true;
-          break;
-        }
-      // Scratch buffers (an im2col matrix, a packing tile) live after every graph tensor.
-      if (!mapped) a.addr = m_scratch + (a.addr - m_local_first);
-    }
-    m_out.access_batch(m_buf.data(), m_buf.size());
-  }
-  void step_boundary(uint64_t step) override { m_out.step_boundary(step); }
-
- private:
-  struct Range {
-    uint64_t local, bytes, global;
-  };
-  memory::AccessSink& m_out;
-  uint64_t m_scratch;
-  uint64_t m_local_first = 0;
-  std::vector<Range> m_ranges;
-  std::vector<memory::Access> m_buf;
-};
-
-}  // namespace
-
 const SimResult& LessonSession::simulate(const std::string& program_id,
                                          const std::string& machine_name) {
   const std::string key = program_id + "@" + machine_name;
@@ -703,31 +501,9 @@ const SimResult& LessonSession::simulate(const std::string& program_id,
   const LessonProgram* lp = program(program_id);
   if (!lp) throw EvalError{"unknown program '" + program_id + "'"};
   const model::Machine& m = machine(machine_name);
-  memory::Hierarchy h(m.hierarchy());
-  schedule::TraceOptions o;
-  o.gpu = m.kind == "gpu";
-  if (o.gpu) o.resident_blocks = std::max(1, m.cores);
-  // One global address per graph tensor, sized for the largest layout any kernel gives it.
-  std::map<graph::TensorId, uint64_t> size;
-  for (const auto& k : lp->program.kernels)
-    for (const auto& t : k.tensors)
-      if (t.id >= 0)
-        size[t.id] =
-            std::max<uint64_t>(size[t.id], uint64_t(std::max<int64_t>(1, t.alloc_elems())) * 4);
-  std::map<graph::TensorId, uint64_t> global;
-  uint64_t next = uint64_t(1) << 20;
-  for (const auto& [id, bytes] : size) {
-    next = (next + 4095) / 4096 * 4096;
-    global[id] = next;
-    next += bytes;
-  }
-  ProgramAddressSink sink(h, (next + 4095) / 4096 * 4096);
-  for (const auto& k : lp->program.kernels) {
-    sink.set_kernel(k, schedule::trace_layout(k, o), global);
-    schedule::trace_kernel(k, sink, o);
-  }
-  h.finish();
-  h.write_back_all();
+  // The shared pipeline: every kernel of the program in one hierarchy, outputs written back.
+  const model::ProgramRun run = model::run_program(lp->program, m);
+  const memory::Hierarchy& h = *run.hierarchy;
   SimResult r;
   r.level_names = level_names(m);
   for (int l = 0; l <= h.level_count(); ++l) r.levels.push_back(h.counters(l));
@@ -748,19 +524,26 @@ CheckResult LessonSession::run_check(const Block& block, const Check& check) {
   CheckResult r;
   r.check = check;
   r.step = block.step;
-  const Context c = context_of(block);
+  if (!evaluate(block, check.lhs, r.lhs, r.error) || !evaluate(block, check.rhs, r.rhs, r.error))
+    return r;
   try {
-    r.lhs = eval(check.lhs, c);
-    r.rhs = eval(check.rhs, c);
     r.pass = check_holds(r.lhs, check.op, r.rhs, check.tolerance);
-  } catch (const EvalError& e) {
-    r.pass = false;
-    r.error = e.message;
   } catch (const std::exception& e) {
-    r.pass = false;
     r.error = e.what();
   }
   return r;
+}
+
+bool LessonSession::evaluate(const Block& block, const Expr& e, Value& out, std::string& error) {
+  try {
+    out = eval(e, context_of(block));
+    return true;
+  } catch (const EvalError& x) {
+    error = x.message;
+  } catch (const std::exception& x) {
+    error = x.what();
+  }
+  return false;
 }
 
 Value LessonSession::eval(const Expr& e, const Context& c) {

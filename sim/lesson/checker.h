@@ -2,8 +2,9 @@
 // its checks, then evaluates the checks against the numbers tilescope computes.
 //
 // Loading (the constructor) is where a malformed lesson is rejected with file:line:col: a model
-// that does not parse, a steps block refused where nobody expected it, a check naming an op the
-// model does not have, an unknown function or machine. Evaluation then only computes.
+// that does not parse, a steps block refused where nobody expected it, a check (or a predict
+// block's answer) naming an op the model does not have, an unknown function or machine.
+// Evaluation then only computes.
 //
 // Values a check can read (names in CAPS; `model=` and `machine=` keywords override the block's):
 //   graph      flops(X) bytes(X) bytes_read(X) bytes_written(X) intensity(X)   X = op, model or
@@ -26,6 +27,8 @@
 
 #include "sim/graph/graph.h"
 #include "sim/lesson/lesson.h"
+#include "sim/lesson/recorded.h"
+#include "sim/lesson/value.h"
 #include "sim/model/machine.h"
 #include "sim/schedule/kernel.h"
 
@@ -35,18 +38,6 @@
 #include <vector>
 
 namespace tilescope::lesson {
-
-struct Value {
-  enum class Kind { Number, String, List };
-  Kind kind = Kind::Number;
-  double number = 0;
-  std::string text;
-  std::vector<Value> items;
-
-  static Value of(double v);
-  static Value of(std::string s);
-  std::string to_string() const;  // integers exactly, others with 4 significant digits
-};
 
 struct CheckResult {
   Check check;
@@ -82,6 +73,10 @@ class LessonSession {
   std::vector<CheckResult> run_checks();
   // Evaluates one check in the context of `block` (its model= and machine= defaults).
   CheckResult run_check(const Block& block, const Check& check);
+  // Evaluates an expression in the context of `block` (a check or predict block: its model= and
+  // machine= defaults). The names in `e` must have been validated (a predict block's answer is,
+  // at load); false with the reason in `error` when evaluation fails.
+  bool evaluate(const Block& block, const Expr& e, Value& out, std::string& error);
 
   std::shared_ptr<const graph::Graph> model(const std::string& id) const;  // nullptr if unknown
   const LessonProgram* program(const std::string& id);  // model or steps id; nullptr if unknown
@@ -111,9 +106,5 @@ class LessonSession {
   mutable std::map<std::string, model::Machine> m_machines;
   std::map<std::string, SimResult> m_sims;  // "program@machine"
 };
-
-// Path of a file a lesson names (recorded measurements, models): as given when it exists, else
-// relative to the lesson's folder, else relative to the source tree.
-std::string resolve_lesson_path(const std::string& path, const std::string& lesson_file);
 
 }  // namespace tilescope::lesson

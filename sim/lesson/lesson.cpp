@@ -3,9 +3,11 @@
 #include "sim/lesson/lesson.h"
 
 #include "sim/io/input.h"
+#include "sim/lesson/quantity.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 
 namespace tilescope::lesson {
@@ -18,6 +20,8 @@ const char* block_kind_name(BlockKind k) {
       return "steps";
     case BlockKind::Check:
       return "check";
+    case BlockKind::Predict:
+      return "predict";
   }
   return "?";
 }
@@ -31,6 +35,24 @@ const Attribute* Block::attr(const std::string& key) const {
 std::string Block::attr_value(const std::string& key, const std::string& fallback) const {
   const Attribute* a = attr(key);
   return a ? a->value : fallback;
+}
+
+bool PredictBlock::numeric_choices() const {
+  return !choices.empty() && std::all_of(choices.begin(), choices.end(), [](const std::string& c) {
+    return parse_quantity(c, "").ok;
+  });
+}
+
+int PredictBlock::choice_for_number(double v) const {
+  const int n = static_cast<int>(choices.size());
+  if (numeric_choices()) {
+    for (int k = 0; k < n; ++k) {
+      const double c = parse_quantity(choices[static_cast<size_t>(k)], "").value;
+      if (std::fabs(c - v) <= 1e-9 * std::max(std::fabs(c), std::fabs(v))) return k;
+    }
+    return -1;
+  }
+  return v == std::floor(v) && v >= 1 && v <= n ? static_cast<int>(v) - 1 : -1;
 }
 
 namespace {
@@ -261,11 +283,14 @@ class LessonParser {
       b.kind = BlockKind::Steps;
     } else if (kind == "check") {
       b.kind = BlockKind::Check;
+    } else if (kind == "predict") {
+      b.kind = BlockKind::Predict;
     } else {
       if (is_display_language(kind) && info.find('=') == std::string::npos) return close;
       fail(open, static_cast<int>(start + ticks) + 1,
            "unknown block kind '" + kind +
-               "': the checker reads model, steps and check blocks; a block shown as code "
+               "': the checker reads model, steps, check and predict blocks; a block shown as "
+               "code "
                "uses a language such as text, python or cpp");
     }
     b.loc = loc(open, static_cast<int>(start) + 1);
@@ -281,6 +306,7 @@ class LessonParser {
       }
       if (b.checks.empty()) fail(open, static_cast<int>(start) + 1, "this check block is empty");
     }
+    if (b.kind == BlockKind::Predict) predict(i, close, b);
     m_lesson.blocks.push_back(std::move(b));
     return close;
   }
@@ -289,7 +315,8 @@ class LessonParser {
     static const std::map<BlockKind, std::vector<std::string>> kKnown = {
         {BlockKind::Model, {"id", "file", "train", "loss", "lr"}},
         {BlockKind::Steps, {"id", "model", "from", "expect"}},
-        {BlockKind::Check, {"model", "machine"}}};
+        {BlockKind::Check, {"model", "machine"}},
+        {BlockKind::Predict, {"id", "model", "machine"}}};
     size_t p = from;
     const std::string_view t = open.text;
     while (p < t.size()) {
@@ -320,8 +347,11 @@ class LessonParser {
     if (b.kind != BlockKind::Check) {
       const Attribute* id = b.attr("id");
       if (!id)
-        throw LessonError(where, std::string("a ") + block_kind_name(b.kind) +
-                                     " block needs id=NAME so checks can refer to it");
+        throw LessonError(
+            where,
+            std::string("a ") + block_kind_name(b.kind) + " block needs id=NAME " +
+                (b.kind == BlockKind::Predict ? "so the learner's progress can record the answer"
+                                              : "so checks can refer to it"));
       if (!is_id(id->value))
         throw LessonError(id->loc, "id '" + id->value + "' must be letters, digits, '-' or '_'");
       for (const Block& other : m_lesson.blocks) {
@@ -338,6 +368,212 @@ class LessonParser {
                         "schedules");
     if (b.kind == BlockKind::Steps && b.attr("expect") && b.attr_value("expect") != "refused")
       throw LessonError(b.attr("expect")->loc, "expect= takes only 'refused'");
+  }
+
+  // [SECTION] Predict blocks
+
+  // The body of the predict block whose fences are lines `open` and `close` (see lesson.h).
+  void predict(size_t open, size_t close, Block& b) {
+    PredictBlock& p = b.predict;
+    p.id = b.attr_value("id");
+    static const std::vector<std::string> kKeys = {"question", "answer",  "within",
+                                                   "unit",     "choices", "explain"};
+    std::map<std::string, graph::SourceLoc> seen;  // key → where its line starts
+    graph::SourceLoc tolerance_loc;
+    for (size_t j = open + 1; j < close; ++j) {
+      const Line& line = m_lines[j];
+      const std::string t = trim(line.text);
+      if (t.empty() || t[0] == '#') continue;
+      const size_t indent = line.text.find_first_not_of(" \t");
+      std::string key;
+      size_t value_at = 0;  // offset in line.text where the value starts
+      const bool within = t.rfind("within", 0) == 0 &&
+                          (t.size() == 6 || t[6] == ' ' || t[6] == '\t' || t[6] == ':');
+      if (within) {
+        key = "within";
+        value_at = indent + 6 + (t.size() > 6 && t[6] == ':' ? 1 : 0);
+      } else {
+        const size_t colon = line.text.find(':');
+        key = colon == std::string_view::npos ? "" : trim(line.text.substr(0, colon));
+        if (!is_id(key) || key.find('-') != std::string::npos)
+          fail(line, static_cast<int>(indent) + 1,
+               "a predict line reads 'key: value' (question, answer, choices, unit, explain) or "
+               "'within 10%', not '" +
+                   t + "'");
+        value_at = colon + 1;
+      }
+      const graph::SourceLoc key_loc = loc(line, static_cast<int>(indent) + 1);
+      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
+        throw LessonError(key_loc, "unknown key '" + key + "' in a predict block" +
+                                       suggestion(key, kKeys) +
+                                       " (known: question, answer, choices, unit, explain, and a "
+                                       "'within 10%' line)");
+      if (const auto it = seen.find(key); it != seen.end())
+        throw LessonError(key_loc, "'" + key + (key == "within" ? "" : ":") +
+                                       "' is given twice in this predict block (first at line " +
+                                       std::to_string(it->second.line) + ")");
+      seen[key] = key_loc;
+      while (value_at < line.text.size() &&
+             (line.text[value_at] == ' ' || line.text[value_at] == '\t'))
+        ++value_at;
+      const std::string value = trim(line.text.substr(std::min(value_at, line.text.size())));
+      const graph::SourceLoc value_loc = loc(line, static_cast<int>(value_at) + 1);
+      if (key == "explain") {
+        p.explain_line = line.number;
+        std::vector<std::string> lines{value};
+        for (size_t k = j + 1; k < close; ++k) lines.push_back(trim(m_lines[k].text));
+        while (!lines.empty() && lines.back().empty()) lines.pop_back();
+        while (!lines.empty() && lines.front().empty()) lines.erase(lines.begin());
+        for (size_t k = 0; k < lines.size(); ++k) p.explain += (k ? "\n" : "") + lines[k];
+        if (p.explain.empty())
+          throw LessonError(value_loc,
+                            "the explanation is empty: after 'explain:' say why the "
+                            "answer is what it is");
+        break;  // the explanation runs to the end of the block
+      }
+      if (value.empty() && key != "within") throw LessonError(value_loc, "'" + key + ":' is empty");
+      if (key == "question") {
+        p.question = value;
+      } else if (key == "answer") {
+        p.answer_text = value;
+        p.answer_loc = value_loc;
+      } else if (key == "within") {
+        p.tolerance_text = value;
+        tolerance_loc = value_loc;
+      } else if (key == "unit") {
+        if (!is_predict_unit(value)) {
+          std::string known;
+          for (const std::string& u : predict_units()) known += (known.empty() ? "" : ", ") + u;
+          throw LessonError(value_loc,
+                            "unknown unit '" + value + "'" + suggestion(value, predict_units()) +
+                                " (known: " + known + "; leave unit: out for a plain number)");
+        }
+        p.unit = value;
+      } else if (key == "choices") {
+        choices(line, value_at, p);
+      }
+    }
+    const std::string what = "a predict block needs ";
+    if (p.question.empty()) throw LessonError(b.loc, what + "a 'question:' line");
+    if (p.answer_text.empty())
+      throw LessonError(b.loc, what + "an 'answer:' line: the expression tilescope computes");
+    if (p.explain.empty())
+      throw LessonError(b.loc, what + "an 'explain:' line: what the learner reads after answering");
+    if (p.is_choice()) {
+      if (seen.count("within"))
+        throw LessonError(seen.at("within"),
+                          "'within' is for numeric answers; a multiple-choice "
+                          "answer is right or wrong");
+      if (seen.count("unit"))
+        throw LessonError(seen.at("unit"),
+                          "'unit:' is for numeric answers, not for a "
+                          "multiple-choice one");
+      choice_answer(p);
+      return;
+    }
+    p.answer = parse_expr(p.answer_text, p.answer_loc);
+    if (!calls_a_function(p.answer))
+      throw LessonError(p.answer_loc,
+                        "the answer '" + p.answer_text +
+                            "' is typed, not computed: write the expression tilescope "
+                            "evaluates (e.g. bytes(a) / bytes(b)), so the revealed number is "
+                            "checked");
+    if (!seen.count("within"))
+      throw LessonError(b.loc, what +
+                                   "a tolerance line for its numeric answer: 'within 10%' "
+                                   "(relative) or 'within 0.5' (absolute, in the unit)");
+    tolerance(tolerance_loc, p);
+  }
+
+  // `choices: A | B | C`, the value starting at line.text[at].
+  void choices(const Line& line, size_t at, PredictBlock& p) {
+    const std::string_view t = line.text;
+    size_t begin = at;
+    for (;;) {
+      size_t end = t.find('|', begin);
+      if (end == std::string_view::npos) end = t.size();
+      const std::string choice = trim(t.substr(begin, end - begin));
+      const size_t first = t.find_first_not_of(" \t", begin);
+      const int col =
+          static_cast<int>(first == std::string_view::npos || first >= end ? begin : first) + 1;
+      const std::string number = std::to_string(p.choices.size() + 1);
+      if (choice.empty())
+        fail(line, col, "choice " + number + " is empty (choices read 'A | B | C')");
+      for (size_t k = 0; k < p.choices.size(); ++k)
+        if (p.choices[k] == choice)
+          fail(line, col,
+               "choice " + number + " '" + choice + "' repeats choice " + std::to_string(k + 1));
+      if (p.choices.size() == 26)
+        fail(line, col, "a predict block has at most 26 choices (A to Z)");
+      p.choices.push_back(choice);
+      if (end == t.size()) break;
+      begin = end + 1;
+    }
+    if (p.choices.size() < 2)
+      fail(line, static_cast<int>(at) + 1,
+           "a multiple-choice question needs at least two choices, separated by '|'");
+  }
+
+  // A multiple-choice answer: a letter, a 1-based number, or an expression evaluated later.
+  void choice_answer(PredictBlock& p) {
+    const std::string& a = p.answer_text;
+    const int n = static_cast<int>(p.choices.size());
+    const std::string last(1, static_cast<char>('A' + n - 1));
+    if (a.size() == 1 && a[0] >= 'A' && a[0] <= 'Z') {
+      if (a[0] - 'A' >= n)
+        throw LessonError(p.answer_loc,
+                          "answer " + a + " is out of range: the choices are A to " + last);
+      p.answer_choice = a[0] - 'A';
+      return;
+    }
+    p.answer = parse_expr(a, p.answer_loc);
+    if (p.answer.kind != Expr::Kind::Number) return;
+    // A number written in the block: checked here, where its place in the file is known.
+    p.answer_choice = p.choice_for_number(p.answer.number);
+    if (p.answer_choice >= 0) return;
+    if (p.numeric_choices())
+      throw LessonError(p.answer_loc, "answer " + a +
+                                          " is none of the choices: they are numbers, so a "
+                                          "number answer names the choice of that value");
+    throw LessonError(
+        p.answer_loc,
+        "answer " + a + " is out of range: the choices are numbered 1 to " + std::to_string(n));
+  }
+
+  // `within 10%` (relative), `within 0.5` or `within 1 MiB` (absolute, in the unit).
+  void tolerance(const graph::SourceLoc& at, PredictBlock& p) {
+    const std::string& t = p.tolerance_text;
+    if (t.empty())
+      throw LessonError(at,
+                        "expected a tolerance after 'within': 'within 10%' (relative) or "
+                        "'within 0.5' (absolute, in the unit)");
+    if (t.back() == '%') {
+      const Quantity q = parse_quantity(trim(t.substr(0, t.size() - 1)), "");
+      const std::string digits = trim(t.substr(0, t.size() - 1));
+      if (!q.ok || digits.find_first_not_of("0123456789.eE+-") != std::string::npos)
+        throw LessonError(at, "bad tolerance '" + t + "': a relative tolerance reads 'within 10%'");
+      if (q.value < 0) throw LessonError(at, "a tolerance cannot be negative, as '" + t + "' is");
+      if (q.value >= 100)
+        throw LessonError(at, "a relative tolerance of " + t +
+                                  " would pass any guess of the right sign; keep it below 100%");
+      p.relative = true;
+      p.tolerance = q.value / 100;
+      return;
+    }
+    const Quantity q = parse_quantity(t, p.unit);
+    if (!q.ok)
+      throw LessonError(at, "bad tolerance '" + t +
+                                "': write 'within 10%' (relative) or an "
+                                "absolute amount: " +
+                                q.error);
+    if (q.value < 0) throw LessonError(at, "a tolerance cannot be negative, as '" + t + "' is");
+    p.relative = false;
+    p.tolerance = q.value;
+  }
+
+  static bool calls_a_function(const Expr& e) {
+    if (e.kind == Expr::Kind::Call) return true;
+    return std::any_of(e.args.begin(), e.args.end(), calls_a_function);
   }
 
   std::string m_file;
@@ -359,7 +595,7 @@ Lesson load_lesson_file(const std::string& path) {
   return parse_lesson(input.text, path);
 }
 
-std::string render_for_terminal(const Lesson& lesson) {
+std::string render_for_terminal(const Lesson& lesson, const RenderOptions& options) {
   std::string out = lesson.title + "\n";
   size_t columns = 0;  // code points, so a title with "—" gets a rule of its own width
   for (unsigned char c : lesson.title) columns += (c & 0xC0) != 0x80 ? 1 : 0;
@@ -371,11 +607,31 @@ std::string render_for_terminal(const Lesson& lesson) {
       out += (i ? ", " : "") + lesson.prerequisites[i];
   }
   out += "\n";
+  // The steps, as the player lists them: id, heading, what the learner will be asked.
+  if (!lesson.steps.empty()) out += "\nSteps:\n";
+  for (size_t s = 0; s < lesson.steps.size(); ++s) {
+    const LessonStep& step = lesson.steps[s];
+    size_t checks = 0, predicts = 0;
+    for (const Block& b : lesson.blocks) {
+      if (b.step != step.id) continue;
+      checks += b.checks.size();
+      predicts += b.kind == BlockKind::Predict ? 1 : 0;
+    }
+    out += "  " + std::to_string(s + 1) + ". " + step.title + "  [" + step.id + "] " +
+           std::to_string(checks) + (checks == 1 ? " check" : " checks");
+    if (predicts)
+      out += ", " + std::to_string(predicts) + (predicts == 1 ? " prediction" : " predictions");
+    out += "\n";
+  }
+  std::map<int, const Block*> predict_at;  // opening fence line → predict block
+  for (const Block& b : lesson.blocks)
+    if (b.kind == BlockKind::Predict) predict_at[b.loc.line] = &b;
   const auto lines = split_lines(lesson.text);
   size_t i = 1;
   while (i < lines.size() && trim(lines[i].text) != "---") ++i;
   ++i;
   bool in_comment = false, in_fence = false;
+  const Block* predict = nullptr;  // the predict block being printed
   for (; i < lines.size(); ++i) {
     std::string l(lines[i].text);
     const std::string t = trim(l);
@@ -387,11 +643,37 @@ std::string render_for_terminal(const Lesson& lesson) {
       if (!in_fence) {
         const std::string info = trim(t.substr(3));
         out += info.empty() ? "    ┌──\n" : "    ┌── " + info + "\n";
+        const auto it = predict_at.find(lines[i].number);
+        predict = it == predict_at.end() ? nullptr : it->second;
       } else {
+        predict = nullptr;
         out += "    └──\n";
       }
       in_fence = !in_fence;
       continue;
+    }
+    if (predict) {
+      // The answer and the explanation are the reveal: hidden unless asked for.
+      const PredictBlock& p = predict->predict;
+      if (lines[i].number == p.answer_loc.line) {
+        if (!options.answers) {
+          out += "    │ answer: (hidden until you answer; --answers shows it)\n";
+          continue;
+        }
+        const auto c = options.computed.find(p.id);
+        out += "    │ " + l + (c == options.computed.end() ? "" : "   → " + c->second) + "\n";
+        continue;
+      }
+      if (!options.answers && lines[i].number >= p.explain_line) continue;
+      if (p.is_choice() && t.rfind("choices:", 0) == 0) {
+        // Lettered, as the learner answers them.
+        out += "    │ choices:";
+        for (size_t k = 0; k < p.choices.size(); ++k)
+          out +=
+              (k ? " | " : " ") + std::string(1, static_cast<char>('A' + k)) + ") " + p.choices[k];
+        out += "\n";
+        continue;
+      }
     }
     out += (in_fence ? "    │ " : "") + l + "\n";
   }

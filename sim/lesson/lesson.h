@@ -15,6 +15,13 @@
 //   ```check model=tiny machine=tiny     one claim per line (check_language.h); model= and
 //   flops(matmul0) == 2*64*512*1024      machine= set the defaults for the lines
 //   ```
+//   ```predict id=ratio model=tiny       a question the learner answers before the lesson
+//   question: How many times fewer ...?  reveals the computed answer (PredictBlock below);
+//   answer: bytes(a) / bytes(b)          model= and machine= as for check blocks
+//   within 10%
+//   unit: x
+//   explain: Two of the four ...
+//   ```
 //   <!-- step: load-model -->            a step id for the player; or a `### Step N: title`
 //   ### Step 1: Load the model           heading (id "step-N"). Checks belong to the step above.
 //
@@ -31,12 +38,51 @@
 
 namespace tilescope::lesson {
 
-enum class BlockKind { Model, Steps, Check };
+enum class BlockKind { Model, Steps, Check, Predict };
 const char* block_kind_name(BlockKind);
 
 struct Attribute {
   std::string key, value;
   graph::SourceLoc loc;  // where the key starts
+};
+
+// A predict block: the learner answers `question` first; then the lesson reveals `answer`,
+// computed by tilescope, and `explain`. Lines are `key: value`, in any order, except that
+// `explain:` comes last (it runs to the end of the block); blank lines and `#` lines are skipped.
+//   question: TEXT          required, one line
+//   answer: EXPR            required: a check-language expression (check_language.h) that calls
+//                           at least one function, so the revealed number is computed, never typed;
+//                           for multiple choice also a letter (B) or a number (see choices)
+//   within 10% | within 0.5 numeric: required; N% is relative to the answer, a plain N is
+//                           absolute, in the unit as shown (bytes, s, x; percentage points for %);
+//                           `within 1 MiB`, `within 0.2 ms` take the unit's suffixes
+//   unit: bytes             numeric, optional: bytes, B/s, s, FLOP, FLOP/s, x or %
+//                           (% answers are fractions, shown ×100)
+//   choices: A | B | C      multiple choice: 2 to 26 distinct, non-empty choices; the answer's
+//                           value picks one by its text (a string), or a number picks the
+//                           choice of that value when the choices are numbers (1 | 2 | 16),
+//                           else the choice of that 1-based number
+//   explain: TEXT           required; may continue on the following lines
+struct PredictBlock {
+  std::string id;
+  std::string question;
+  Expr answer;                       // unused when answer_choice >= 0
+  std::string answer_text;           // as written
+  graph::SourceLoc answer_loc;       // where the answer's text starts
+  int answer_choice = -1;            // 0-based, when the answer is a letter or a number literal
+  std::vector<std::string> choices;  // empty for a numeric question
+  double tolerance = 0;              // in the unit's base (bytes, s, a fraction for %), or relative
+  bool relative = true;              // `within N%`
+  std::string tolerance_text;        // as written after `within`
+  std::string unit;                  // "" for a plain number
+  std::string explain;
+  int explain_line = 0;  // the `explain:` line (the explanation runs from it to the block's end)
+
+  bool is_choice() const { return !choices.empty(); }
+  // Whether every choice reads as a plain number ("16", "2.5", "37%"): then a number names the
+  // choice with that value; otherwise it names the choice with that 1-based number.
+  bool numeric_choices() const;
+  int choice_for_number(double v) const;  // 0-based; -1 when no choice is named
 };
 
 struct Block {
@@ -46,6 +92,7 @@ struct Block {
   graph::SourceLoc loc;       // the opening fence
   int body_line = 0;          // first body line (1-based)
   std::vector<Check> checks;  // Check blocks: parsed lines
+  PredictBlock predict;       // Predict blocks: the parsed body
   std::string step;           // the step id this block belongs to ("" before any step)
 
   const Attribute* attr(const std::string& key) const;
@@ -75,8 +122,16 @@ struct Lesson {
 Lesson parse_lesson(std::string_view text, const std::string& file);
 Lesson load_lesson_file(const std::string& path);  // a missing file is a LessonError too
 
-// The text for a terminal: front matter as a header line, HTML comments dropped, block info
-// strings kept so a reader sees which blocks the checker reads.
-std::string render_for_terminal(const Lesson& lesson);
+struct RenderOptions {
+  bool answers = false;  // print predict answers (expression, explanation) instead of hiding them
+  // Computed answers by predict id ("2.003x"), printed with --answers when present.
+  std::map<std::string, std::string> computed;
+};
+
+// The text for a terminal: front matter as a header line, then the steps with their headings and
+// how many checks and predictions each holds, then the text with HTML comments dropped and block
+// info strings kept so a reader sees which blocks the checker reads. A predict block shows its
+// question (and choices); its answer and explanation only with `answers`.
+std::string render_for_terminal(const Lesson& lesson, const RenderOptions& options = {});
 
 }  // namespace tilescope::lesson

@@ -132,4 +132,21 @@ std::vector<Mutant> mutate_check(const CheckResult& r) {
   return out;
 }
 
+std::vector<Mutant> mutate_predict(const PredictBlock& block, const Answer& answer) {
+  std::vector<Mutant> out;
+  if (block.is_choice() || !answer.ok) return out;
+  auto judge = [&](const std::string& what, double learner) {
+    out.push_back({"a prediction of " + what, !within_tolerance(block, learner, answer.value)});
+  };
+  const double v = answer.value;
+  if (v == 0) {
+    judge("1 where the answer is 0", 1);
+    return out;
+  }
+  judge("twice the answer", 2 * v);
+  judge("half the answer", v / 2);
+  judge("0", 0);
+  return out;
+}
+
 }  // namespace tilescope::lesson

@@ -14,9 +14,18 @@
 //   !=                      the expected side replaced by the computed one
 //   ==  string:            a character appended; the empty string (or "x" for an empty one)
 //   ==  list:              each item dropped in turn (up to 5); the order reversed
+//
+// A predict block is protected if a wrong prediction is graded wrong. Its mutants are predictions
+// a learner makes by a typical slip, graded with the block's tolerance (a survivor is a tolerance
+// so wide that the slip counts as right):
+//   numeric answer v ≠ 0:  2v (a transfer counted twice), v / 2 (one forgotten), 0 (no idea)
+//   numeric answer 0:      1 (in the unit's base)
+//   multiple choice:       none — grading is by the exact choice, there is no tolerance to
+//                          loosen; `lesson check --mutate` says so
 #pragma once
 
 #include "sim/lesson/checker.h"
+#include "sim/lesson/predict.h"
 
 #include <string>
 #include <vector>
@@ -34,5 +43,9 @@ struct Mutant {
 
 // The mutants of one passing check and whether each was killed. Empty for a failing check.
 std::vector<Mutant> mutate_check(const CheckResult& result);
+
+// The mutants of a numeric predict block whose answer was computed; empty for multiple choice or
+// an answer that failed. `what` names the slip, never the answer's value ("half the answer").
+std::vector<Mutant> mutate_predict(const PredictBlock& block, const Answer& answer);
 
 }  // namespace tilescope::lesson

@@ -393,8 +393,9 @@ class Parser {
         }
       } else if (e.key == "caches") {
         if (e.value != "sysfs" && e.value != "host")
-          fail(e, "caches can only be 'host' (this computer's; 'sysfs' is the older name) or "
-                  "left out");
+          fail(e,
+               "caches can only be 'host' (this computer's; 'sysfs' is the older name) or "
+               "left out");
         sysfs = true;
       } else if (e.key == "fma_units") {
         fma_units = whole<int>(e, Quantity::Count, 1, 16);
@@ -417,10 +418,21 @@ class Parser {
           p.ops_per_s = number(e, Quantity::Rate);
         }
         m.peaks.push_back(p);
+      } else if (e.key == "smem_per_block") {
+        m.smem_per_block = whole<int64_t>(e, Quantity::Bytes, 1, int64_t{1} << 40);
+      } else if (e.key == "registers_per_thread") {
+        m.registers_per_thread = whole<int64_t>(e, Quantity::Count, 1, 1 << 16);
+      } else if (e.key == "threads_per_block") {
+        m.threads_per_block = whole<int64_t>(e, Quantity::Count, 1, 1 << 20);
+      } else if (e.key == "vector") {
+        m.vector_bytes = whole<int64_t>(e, Quantity::Bytes, 4, 1 << 12);
+      } else if (e.key == "vector_registers") {
+        m.vector_registers = whole<int64_t>(e, Quantity::Count, 1, 1 << 12);
       } else {
         fail(e, "unknown key '" + e.key +
                     "' (expected name, kind, description, cores, sms, clock, caches, fma_units, "
-                    "dependent_fma or 'peak <dtype> <unit>')");
+                    "dependent_fma, 'peak <dtype> <unit>', smem_per_block, registers_per_thread, "
+                    "threads_per_block, vector or vector_registers)");
       }
     }
     if (m.name.empty()) fail_at(1, "the machine has no 'name = …' line");
@@ -437,6 +449,7 @@ class Parser {
         m.notes.push_back("SIMD width: " + std::to_string(info.simd_fp32_lanes) + " fp32 lanes, " +
                           (m_sys.use_cpuid ? "from CPUID" : "assumed (SSE)") + " (" +
                           m_sys.cpuinfo + " has no flags)");
+      if (m.vector_bytes == 0) m.vector_bytes = int64_t{info.simd_fp32_lanes} * 4;
       for (ComputePeak& p : m.peaks)
         if (p.ops_per_s == 0) {
           int lanes = info.simd_fp32_lanes * (p.dtype == "fp64" ? 1 : 2) / 2;
@@ -529,6 +542,16 @@ class Parser {
     }
     if (m.levels.empty())
       fail_at(1, "the machine has no [level …] sections and no 'caches = host'");
+    if (m.smem_per_block > 0) {
+      const Entry* e = nullptr;
+      for (const Entry& x : sections[0].entries)
+        if (x.key == "smem_per_block") e = &x;
+      if (!m.scratchpad)
+        fail(*e, "smem_per_block needs a [scratchpad …] section (the shared memory it limits)");
+      if (uint64_t(m.smem_per_block) > m.scratchpad->size_bytes)
+        fail(*e, "smem_per_block (" + e->value + ") is more than the scratchpad's size (" +
+                     std::to_string(m.scratchpad->size_bytes) + " B)");
+    }
     memory::HierarchyConfig h = m.hierarchy();
     if (std::string err = h.check(); !err.empty()) {
       int line = 1;
@@ -574,7 +597,8 @@ class Parser {
   // Time per line of a strided (not prefetchable) walk served by this level: "4.4 ns".
   double strided_line(const Entry& e) const {
     auto [cy, ns] = latency(e);
-    if (ns == 0) fail(e, "strided_line: give the time per line in ns (as tilescope-cli probe writes it)");
+    if (ns == 0)
+      fail(e, "strided_line: give the time per line in ns (as tilescope-cli probe writes it)");
     return ns * 1e-9;
   }
 
@@ -666,10 +690,10 @@ class Parser {
         else if (e.value == "dropped")
           c.writebacks_to_next = false;
         else
-          fail(e, "writebacks must be 'below' (the default) or 'dropped' (counted, sent nowhere, "
-                  "as cachegrind models caches)");
-      }
-      else
+          fail(e,
+               "writebacks must be 'below' (the default) or 'dropped' (counted, sent nowhere, "
+               "as cachegrind models caches)");
+      } else
         fail(e, "unknown key '" + e.key + "' in [level " + s.name +
                     "] (expected size, line, sector, ways, replacement, write, "
                     "write_allocate, writebacks, inclusion, seed, bandwidth, latency, "

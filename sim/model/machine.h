@@ -70,6 +70,16 @@ struct Machine {
   // sysfs (/sys/…)", "caches: CPUID via sysconf (sysfs has no cache information)", "clock:
   // assumed 2.0 GHz (…)". Empty for machines described wholly by their file.
   std::vector<std::string> notes;
+  // Limits a schedule must respect (model::target_for turns them into its legality target); 0 =
+  // not stated, the target's default applies. GPU: shared memory one block may use (the opt-in
+  // maximum, key `smem_per_block`; the scratchpad's size when absent), 32-bit registers per
+  // thread, threads per block. CPU: SIMD register width in bytes (`vector = 32 B`; the host's from
+  // CPUID) and how many such registers there are.
+  int64_t smem_per_block = 0;
+  int64_t registers_per_thread = 0;
+  int64_t threads_per_block = 0;
+  int64_t vector_bytes = 0;
+  int64_t vector_registers = 0;
 
   // Peak for a dtype and unit, 0 when the machine file does not give it.
   double peak(std::string_view dtype, std::string_view unit) const;
@@ -103,7 +113,8 @@ std::vector<memory::CacheConfig> read_sysfs_caches(const std::string& cache_dir)
 // reads it), or a generic default (32 KiB L1, 1 MiB L2, 8 MiB L3; 64 B lines). Never throws.
 struct HostCaches {
   std::vector<memory::CacheConfig> levels;
-  std::string source;  // "sysfs (/sys/devices/system/cpu/cpu0/cache)", "CPUID …", "generic default …"
+  std::string
+      source;  // "sysfs (/sys/devices/system/cpu/cpu0/cache)", "CPUID …", "generic default …"
 };
 HostCaches read_host_caches(const SysfsPaths& sys = {});
 

@@ -553,6 +553,10 @@ std::optional<std::string> check_kernel(const Kernel& k, const Target& t) {
     if (spec.level == MemLevel::Scratchpad) scratch += bytes;
     if (spec.level == MemLevel::Registers) regs += bytes;
   }
+  if (shared > 0 && t.smem_bytes_per_block <= 0)
+    return "the shared-memory tiles need " + format_bytes(shared) +
+           " per block, and this machine has no shared memory (a CPU machine: stage in "
+           "scratchpad instead, or choose a GPU machine such as h200)";
   if (shared > t.smem_bytes_per_block)
     return "the shared-memory tiles need " + format_bytes(shared) + " per block, more than the " +
            format_bytes(t.smem_bytes_per_block) + " a block can have";

@@ -19,7 +19,9 @@
 #pragma once
 
 #include "sim/schedule/kernel.h"
+#include "sim/schedule/steps.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,16 +50,66 @@ struct StepResult {
 };
 
 StepResult apply_step(const Program& p, const TransformStep& step, const Target& target = {});
+// A typed step built in code (steps.h): the same checks and primitives as its text form.
+StepResult apply_step(const Program& p, const StepSpec& step, const Target& target = {});
+
+// The typed step a parsed text step stands for; throws ScheduleError with the refusal apply_step
+// gives for text that is not a step (an unknown name or option, a wrong count, a factor that is
+// not a number). Refusals that need the program (no loop named 'q') come only from apply_step.
+StepSpec to_spec(const TransformStep& step);
+// The canonical text of a typed step: to_step(to_spec(s)).to_string() == s.to_string() for text
+// in canonical spelling ("registers", not "reg"; "parallel", not "parallelize").
+TransformStep to_step(const StepSpec& step);
+std::string to_string(const StepSpec& step);
+
+// One row per step kind: apply_step dispatches through this table, checks a step's argument
+// count and options against it, and lists it when a step is unknown; docs and the CLI print it.
+struct StepInfo {
+  std::string_view name;
+  std::vector<std::string_view> aliases;  // other names it answers to: parallelize
+  size_t min_args = 0, max_args = 0;      // positional arguments; max SIZE_MAX: no limit
+  std::vector<std::string_view> keys;     // the key=value options it reads; any other is refused
+  std::string_view args_text;             // "a loop and a factor": what the refusal says it takes
+  std::string_view example;               // "tile(i, j, 32, 32)"
+  std::string_view help;                  // one line
+  // The typed step of a text step whose count and options the table accepted; throws
+  // ScheduleError for a word that is not a value of the step (a factor that is not a number).
+  StepSpec (*parse)(const TransformStep& s) = nullptr;
+  // The primitive: applies this row's typed step to `p` in place and returns the explanation. A
+  // refusal throws ScheduleError and may leave `p` half changed: call apply_step.
+  std::string (*apply)(Program& p, const StepSpec& s, const Target& t) = nullptr;
+};
+const std::vector<StepInfo>& step_table();         // in the order refusals list them
+const StepInfo* find_step(std::string_view name);  // by name or alias; nullptr when unknown
 
 // The bank-conflict degree of a warp's read of a shared tile in the kernel's main statement
 // (1 = conflict-free), for the tile named `buffer`; 0 when no thread-bound loop indexes it.
 int64_t shared_read_conflict_degree(const Kernel& k, const std::string& buffer, const Target& t);
+
+// The first applied step of a history that a target refuses: its index in History::steps(), its
+// canonical text, and the refusal apply_step gives for it there.
+struct StepRefusal {
+  size_t index = 0;
+  std::string step;
+  std::string message;
+};
 
 // History of applied steps with undo / redo; applying after an undo drops the undone steps.
 class History {
  public:
   explicit History(Program initial, Target target = {});
   StepResult apply(const TransformStep& step);  // on refusal nothing changes
+  StepResult apply(const StepSpec& step);       // recorded as to_step(step)
+  // The capacities new steps are checked against (from the chosen machine).
+  const Target& target() const { return m_target; }
+  // Re-targets the history: later steps are checked against `t`, and every recorded step (undone
+  // ones too) is replayed under it so programs and explanations say what `t` gives. No step is
+  // ever dropped: from the first step `t` refuses on, the entries keep what the previous target
+  // gave, and first_refused(target()) names that step.
+  void set_target(Target t);
+  // Replays the applied steps (not the redo stack) from initial() under `t`; the first one `t`
+  // refuses, or nullopt when all apply. The history itself is not changed.
+  std::optional<StepRefusal> first_refused(const Target& t) const;
   bool can_undo() const { return m_cursor > 0; }
   bool can_redo() const { return m_cursor < m_entries.size(); }
   bool undo();
@@ -72,6 +124,8 @@ class History {
   static History replay(Program initial, std::string_view text, Target target = {});
 
  private:
+  void record(TransformStep step,
+              const StepResult& r);  // after the cursor, dropping the redo stack
   struct Entry {
     TransformStep step;
     Program program;

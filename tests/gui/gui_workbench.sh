@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # GUI scenario test for the workbench (issue #7): drives the real app under Xvfb with --script —
 # load a small model, fuse, tile, stage, play the tile animation, simulate the memory hierarchy,
-# run the generated kernel on this CPU, visit every view and screenshot each — then checks every
-# screenshot's panels with gui_png_check and the final state written by --state-json.
+# run the generated kernel on this CPU, visit every view and screenshot each, set two panel
+# controls — then checks every screenshot's panels with gui_png_check and the final state written
+# by --state-json.
 # usage: gui_workbench.sh TILESCOPE GUI_PNG_CHECK OUT_DIR   (exit 77 = skipped: no xvfb-run)
 set -euo pipefail
 app=$1 check=$2 out=$3
@@ -64,6 +65,9 @@ screenshot OUT/graph.png
 wait-frames 1
 view timings
 wait-frames 2
+control schedule.tile-log2 5
+control palette.name bias
+wait-frames 2
 quit
 SCRIPT
 sed -i "s|OUT|$out|" "$out/workbench.script"
@@ -74,4 +78,13 @@ for shot in schedule tiles memory timings roofline graph; do
 done
 "$check" "$out/timings.png" "$out/layout.json" --state "$out/state.json" --expect-view timings \
   --expect-history 4 --expect-memory true --expect-cpu-run true --min-tile-frames 2
+# The panel controls are app state the script set (and the frames after kept): the state JSON
+# lists every one, these two as set, the others at their first values.
+for want in '"schedule.tile-log2": "5"' '"palette.name": "bias"' '"schedule.group": "8"' \
+    '"palette.open": "off"'; do
+  if ! grep -qF "$want" "$out/state.json"; then
+    echo "FAIL: state.json has no $want in its controls"
+    exit 1
+  fi
+done
 echo "gui workbench: all checks passed"

@@ -2,10 +2,10 @@
 // points the schedule refuses (hand-counted accumulator sizes), the predicted times against a
 // hand count of the traffic, best-point selection, the rank correlation, and the script commands
 // that drive both sweeps (the CPU one JIT-compiles a tiny kernel).
-#include "app/gui/app_state.h"
-#include "app/gui/autotune.h"
-#include "app/gui/commands.h"
-#include "app/gui/workbench.h"
+#include "app/core/app_state.h"
+#include "app/core/autotune_jobs.h"
+#include "app/core/commands.h"
+#include "app/core/workbench.h"
 #include "sim/model/machine.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/transform.h"
@@ -17,7 +17,7 @@
 #include <cmath>
 #include <thread>
 
-using namespace tilescope::gui;
+using namespace tilescope::core;
 namespace schedule = tilescope::schedule;
 namespace model = tilescope::model;
 

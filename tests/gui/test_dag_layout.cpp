@@ -1,6 +1,6 @@
 // Rules of the layered DAG layout: edges point down a layer or more, nodes never overlap, sources
 // sit just above their first consumer, and barycentre ordering removes avoidable crossings.
-#include "app/gui/widgets/dag_layout.h"
+#include "app/core/dag_layout.h"
 
 #include <doctest/doctest.h>
 
@@ -9,7 +9,7 @@
 #include <random>
 #include <stdexcept>
 
-using namespace tilescope::gui;
+using namespace tilescope::core;
 
 namespace {
 

@@ -1,9 +1,9 @@
-// The graph palette's text edits (app/gui/graph_edit.h): each edit checked against the text written
-// out by hand here, refusals leave the text unchanged and carry the parser's message, and the
-// `palette ...` script commands drive the same edits through the AppState.
-#include "app/gui/app_state.h"
-#include "app/gui/commands.h"
-#include "app/gui/graph_edit.h"
+// The graph palette's text edits (app/core/graph_edit.h): each edit checked against the text
+// written out by hand here, refusals leave the text unchanged and carry the parser's message, and
+// the `palette ...` script commands drive the same edits through the AppState.
+#include "app/core/app_state.h"
+#include "app/core/commands.h"
+#include "app/core/graph_edit.h"
 #include "sim/graph/model_parser.h"
 
 #include <doctest/doctest.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-using namespace tilescope::gui;
+using namespace tilescope::core;
 
 namespace {
 

@@ -1,12 +1,12 @@
 // Rules of the app's state and commands, without a display: number formats, panel layout, command
 // parsing and replay, parsing with the last good graph kept, the graph scene, and the app's flags.
+#include "app/core/app_state.h"
+#include "app/core/commands.h"
+#include "app/core/format.h"
+#include "app/core/graph_scene.h"
+#include "app/core/panel_layout.h"
+#include "app/core/script_runner.h"
 #include "app/gui/app_options.h"
-#include "app/gui/app_state.h"
-#include "app/gui/commands.h"
-#include "app/gui/format.h"
-#include "app/gui/graph_scene.h"
-#include "app/gui/panel_layout.h"
-#include "app/gui/script_runner.h"
 #include "sim/graph/model_parser.h"
 
 #include <doctest/doctest.h>
@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 
+using namespace tilescope::core;
 using namespace tilescope::gui;
 
 namespace {

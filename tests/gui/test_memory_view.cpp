@@ -1,11 +1,11 @@
 // The Memory view's explanations (issue #7): tile working sets against hand counts, the "why this
 // number" formulas against the analytic model's closed form on a cache that holds everything, the
 // `memory formula` command, and the set × way grid of a hand-driven tiny cache.
-#include "app/gui/app_state.h"
-#include "app/gui/commands.h"
-#include "app/gui/views/memory_grid.h"
-#include "app/gui/views/memory_model.h"
-#include "app/gui/workbench.h"
+#include "app/core/app_state.h"
+#include "app/core/commands.h"
+#include "app/core/memory_grid.h"
+#include "app/core/memory_model.h"
+#include "app/core/workbench.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/model/machine.h"
 #include "tests/gui/workbench_fixtures.h"
@@ -16,7 +16,7 @@
 #include <cmath>
 #include <thread>
 
-using namespace tilescope::gui;
+using namespace tilescope::core;
 namespace memory = tilescope::memory;
 namespace model = tilescope::model;
 namespace schedule = tilescope::schedule;

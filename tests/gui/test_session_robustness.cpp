@@ -2,9 +2,9 @@
 // input (type-checked field by field, moved aside when unreadable, never overwritten by the
 // autosave), its write is atomic and private to one writer, and script commands with numbers
 // far outside their range or files that never end give errors instead of crashes.
-#include "app/gui/app_state.h"
-#include "app/gui/commands.h"
-#include "app/gui/session.h"
+#include "app/core/app_state.h"
+#include "app/core/commands.h"
+#include "app/core/session.h"
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 #include "tests/gui/workbench_fixtures.h"
@@ -21,7 +21,7 @@
 #include <sstream>
 #include <thread>
 
-using namespace tilescope::gui;
+using namespace tilescope::core;
 namespace fs = std::filesystem;
 namespace io = tilescope::io;
 
@@ -219,7 +219,7 @@ TEST_CASE("a start that died while restoring a session does not try that session
   // there (a stack overflow cannot be caught), and would crash again on every start.
   const fs::path dir = case_dir("marker");
   const std::string path = (dir / "session.json").string();
-  AppState saved = tilescope::gui::test::state_for(kSmallModel);
+  AppState saved = tilescope::core::test::state_for(kSmallModel);
   REQUIRE(save_session(saved, path) == "");
   const std::string text = slurp(path);
   spit(path + ".restoring", std::to_string(INT_MAX) + "\n");
@@ -288,7 +288,7 @@ TEST_CASE("a symlink planted at the old temp name is not followed by the save") 
   const fs::path victim = dir / "victim.txt";
   spit(victim, "precious\n");
   fs::create_symlink(victim, path + ".tmp");
-  AppState state = tilescope::gui::test::state_for(kSmallModel);
+  AppState state = tilescope::core::test::state_for(kSmallModel);
   CHECK(save_session(state, path) == "");
   CHECK(slurp(victim) == "precious\n");
   CHECK(fs::is_symlink(path + ".tmp"));  // left alone, not replaced or followed
@@ -302,7 +302,7 @@ TEST_CASE("the save replaces a symlink at the session path instead of writing th
   const fs::path victim = dir / "victim.txt";
   spit(victim, "precious\n");
   fs::create_symlink(victim, path);
-  AppState state = tilescope::gui::test::state_for(kSmallModel);
+  AppState state = tilescope::core::test::state_for(kSmallModel);
   CHECK(save_session(state, path) == "");
   CHECK(slurp(victim) == "precious\n");
   CHECK_FALSE(fs::is_symlink(path));
@@ -324,11 +324,11 @@ TEST_CASE("a model text that is not UTF-8 is saved (replaced), not thrown on") {
 
 TEST_CASE("pan by offsets past float's range leaves a finite view within one canvas of the graph") {
   // `pan 1e308 -1e308` made pan_x inf (1e308 does not fit a float) and the canvas crashed.
-  AppState state = tilescope::gui::test::state_for(kSmallModel);
+  AppState state = tilescope::core::test::state_for(kSmallModel);
   refresh_scene(state, fixed_measure);
   REQUIRE(state.scene);
   const Rect canvas = state.panels().graph;
-  CHECK(tilescope::gui::test::run(state, "pan 1e308 -1e308") == "");
+  CHECK(tilescope::core::test::run(state, "pan 1e308 -1e308") == "");
   REQUIRE(std::isfinite(state.view.pan_x));
   REQUIRE(std::isfinite(state.view.pan_y));
   // The bounds: the graph's left edge at most one canvas width right of the canvas's right edge,
@@ -336,7 +336,7 @@ TEST_CASE("pan by offsets past float's range leaves a finite view within one can
   CHECK(state.view.pan_x == doctest::Approx(2 * canvas.w));
   CHECK(state.view.pan_y == doctest::Approx(-state.scene->height * state.view.zoom - canvas.h));
   // Back from the edge by dragging: pans are exact again.
-  CHECK(tilescope::gui::test::run(state, "pan -10 10") == "");
+  CHECK(tilescope::core::test::run(state, "pan -10 10") == "");
   CHECK(state.view.pan_x == doctest::Approx(2 * canvas.w - 10));
   // A pan pushed by a view with a non-finite delta is refused, not applied.
   Command bad;
@@ -347,12 +347,12 @@ TEST_CASE("pan by offsets past float's range leaves a finite view within one can
 }
 
 TEST_CASE("zoom factors past float's range stop at the zoom limits with a finite pan") {
-  AppState state = tilescope::gui::test::state_for(kSmallModel);
+  AppState state = tilescope::core::test::state_for(kSmallModel);
   refresh_scene(state, fixed_measure);
-  CHECK(tilescope::gui::test::run(state, "zoom 1e308") == "");
+  CHECK(tilescope::core::test::run(state, "zoom 1e308") == "");
   CHECK(state.view.zoom == kMaxZoom);
   CHECK(std::isfinite(state.view.pan_x));
-  CHECK(tilescope::gui::test::run(state, "zoom 1e-300 100000 -100000") == "");
+  CHECK(tilescope::core::test::run(state, "zoom 1e-300 100000 -100000") == "");
   CHECK(state.view.zoom == kMinZoom);
   CHECK(std::isfinite(state.view.pan_x));
   CHECK(std::isfinite(state.view.pan_y));
@@ -392,7 +392,7 @@ TEST_CASE("NaN, inf or a number past a window's size in any numeric argument nam
 }
 
 TEST_CASE("set-model-file reads at most the model cap: /dev/zero, a folder, an oversize file") {
-  AppState state = tilescope::gui::test::state_for(kSmallModel);
+  AppState state = tilescope::core::test::state_for(kSmallModel);
   const fs::path dir = case_dir("model-file");
   const fs::path big = dir / "big.model";
   spit(big, std::string(io::kMaxModelBytes + 1, '#'));
@@ -404,7 +404,7 @@ TEST_CASE("set-model-file reads at most the model cap: /dev/zero, a folder, an o
        {Case{"/dev/zero", "has more than 8 MiB"}, Case{dir.string(), "is a directory"},
         Case{big.string(), "larger than 8 MiB"}}) {
     CAPTURE(c.path);
-    const std::string e = tilescope::gui::test::run(state, "set-model-file " + c.path);
+    const std::string e = tilescope::core::test::run(state, "set-model-file " + c.path);
     CHECK(e.find(c.says) != std::string::npos);
     CHECK(state.model.text == kSmallModel);  // unchanged
   }

@@ -1,21 +1,28 @@
 // Rules of the workbench (issue #7) without a display: view and schedule commands, the history
 // (undo, redo, go back, branch), refusals kept as state, result caches invalidated by schedule,
 // machine and model changes, and the background jobs' numbers checked against hand counts.
-#include "app/gui/app_state.h"
-#include "app/gui/commands.h"
-#include "app/gui/session.h"
-#include "app/gui/workbench.h"
+#include "app/core/app_state.h"
+#include "app/core/commands.h"
+#include "app/core/session.h"
+#include "app/core/workbench.h"
+#include "sim/lesson/checker.h"
+#include "sim/lesson/lesson.h"
 #include "sim/model/machine.h"
 #include "sim/schedule/lower.h"
 #include "tests/gui/workbench_fixtures.h"
+#include "tests/support/run_command.h"
+
+#include <nlohmann/json.hpp>
 
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <thread>
 
-using namespace tilescope::gui;
+using namespace tilescope::core;
 namespace schedule = tilescope::schedule;
 namespace model = tilescope::model;
 
@@ -26,7 +33,9 @@ constexpr int64_t M = 32, N = 64, K = 128;
 const char* kSmallModel =
     "x: [32, 128]\nW: [64, 128] weight\nb: [64] weight\ny = relu(x @ W.T + b)\n";
 
-AppState small_state() { return test::state_for(kSmallModel); }
+AppState small_state() {
+  return test::state_for(kSmallModel);
+}
 using test::big_cache_machine;
 using test::run;
 using test::wait_jobs;
@@ -111,7 +120,7 @@ TEST_CASE("an edit to the model keeps the steps that still apply") {
 TEST_CASE("main-memory traffic of a fused small matmul equals the hand count with a big cache") {
   AppState state = small_state();
   REQUIRE(run(state, "apply \"fuse(matmul0, add0, relu0)\"") == "");
-  tilescope::gui::JobProgress progress;
+  tilescope::core::JobProgress progress;
   const MemoryResult r =
       simulate_kernel(*state.bench.kernel(), *state.graph(), big_cache_machine(), progress);
   // Reads: x, W, b once each, and y's lines once (4-byte writes do not cover a 64-byte line, so
@@ -176,12 +185,93 @@ TEST_CASE("tiles frames count every element access: x and W M*N*K times, b and y
   CHECK(monotone);
 }
 
-TEST_CASE("the predicted time is the larger of bytes / bandwidth and FLOPs / peak") {
-  const Prediction p = predict(1'000'000, 1e9, 4'000'000, 1e9);
-  CHECK(p.memory_s == doctest::Approx(1e-3));
-  CHECK(p.compute_s == doctest::Approx(4e-3));
-  CHECK(p.seconds() == doctest::Approx(4e-3));
-  CHECK_FALSE(p.memory_bound());
+TEST_CASE("one pipeline: the workbench, the CLI and the lesson checker give the same numbers") {
+  // The same model, steps and machine through the three callers of sim/model/run.h: every
+  // level's counters and the predicted time must agree exactly (CPU and GPU mode).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"tiny", "fuse(matmul0, add0, relu0); tile(i, 8); tile(k, 32)"},
+      {"h200",
+       "fuse(matmul0, add0, relu0); tile(i, 16); tile(j, 16); reorder(i.o, j.o, i.i, j.i, k); "
+       "bind(i.o, block.y); "
+       "bind(j.o, block.x); bind(i.i, thread.y); bind(j.i, thread.x)"}};
+  const std::filesystem::path dir = std::filesystem::path("build") / "test-scratch";
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path model_file = dir / "pipeline.model";
+  std::ofstream(model_file) << kSmallModel;
+  for (const auto& [machine, steps] : cases) {
+    CAPTURE(machine);
+    // The workbench (what the Memory view shows).
+    AppState state = small_state();
+    REQUIRE(run(state, "machine " + machine) == "");
+    REQUIRE(run(state, "apply " + steps) == "");
+    REQUIRE(state.bench.machine);
+    JobProgress progress;
+    const MemoryResult gui = simulate_kernel(*state.bench.kernel(), *state.bench.program()->graph,
+                                             *state.bench.machine, progress);
+    // The CLI.
+    const tilescope::test::SplitResult cli = tilescope::test::run_command_split(
+        std::string(TILESCOPE_CLI_PATH) + " simulate " + model_file.string() + " --machine " +
+        machine + " --apply \"" + steps + "\" --json");
+    INFO(cli.err);
+    REQUIRE(cli.code == 0);
+    const nlohmann::json j = nlohmann::json::parse(cli.out);
+    // The lesson checker.
+    const std::string lesson_text =
+        "---\ntitle: t\nlevel: beginner\nminutes: 1\n---\n# t\n\n```model id=m\n" +
+        std::string(kSmallModel) + "```\n\n```steps id=s model=m\n" + steps +
+        "\n```\n\n```check model=m machine=" + machine + "\ndram_bytes(s) > 0\n```\n";
+    tilescope::lesson::LessonSession lesson(tilescope::lesson::parse_lesson(lesson_text, "t.md"));
+    const tilescope::lesson::SimResult& checked = lesson.simulate("s", machine);
+
+    const nlohmann::json& levels = j["report"]["levels"];
+    REQUIRE(levels.size() == gui.levels.size());
+    REQUIRE(checked.levels.size() == gui.levels.size());
+    for (size_t l = 0; l < gui.levels.size(); ++l) {
+      CAPTURE(gui.levels[l].name);
+      const tilescope::memory::Counters& g = gui.levels[l].total;
+      CHECK(levels[l]["total"]["misses"].get<uint64_t>() == g.misses);
+      CHECK(levels[l]["total"]["read_bytes"].get<uint64_t>() == g.read_bytes);
+      CHECK(levels[l]["total"]["write_bytes"].get<uint64_t>() == g.write_bytes);
+      CHECK(checked.levels[l].misses == g.misses);
+      CHECK(checked.levels[l].read_bytes == g.read_bytes);
+      CHECK(checked.levels[l].write_bytes == g.write_bytes);
+    }
+    CHECK(gui.dram_bytes() > 0);
+    CHECK(j["roofline_simulated"]["seconds"].get<double>() ==
+          doctest::Approx(gui.roofline.seconds));
+    CHECK(j["roofline_simulated"]["binding"].get<std::string>() == gui.roofline.binding);
+  }
+}
+
+TEST_CASE("changing the machine re-checks the history: kept whole, the illegal step named") {
+  AppState state = small_state();
+  REQUIRE(run(state, "machine h200") == "");
+  const std::string steps =
+      "fuse(matmul0, add0, relu0); tile(i, 16); tile(j, 16); tile(k, 32); "
+      "reorder(i.o, j.o, k.o, i.i, j.i, k.i); bind(i.o, block.y); bind(j.o, block.x); "
+      "bind(i.i, thread.y); bind(j.i, thread.x); stage(x, shared, at=k.o)";
+  REQUIRE(run(state, "apply " + steps) == "");
+  Workbench& wb = state.bench;
+  REQUIRE(wb.history->size() == 10);
+  CHECK(wb.machine_refusal.empty());
+  // tiny is a CPU machine without shared memory: the stage (step 10) cannot run there.
+  REQUIRE(run(state, "machine tiny") == "");
+  CHECK(wb.history->size() == 10);  // nothing lost
+  CHECK(wb.machine_refusal_step == 9);
+  CHECK(wb.machine_refusal.find("step 10 stage(x, shared, at=k.o)") != std::string::npos);
+  CHECK(wb.machine_refusal.find("no shared memory") != std::string::npos);
+  CHECK(workbench_simulate(wb).find("not legal on tiny") != std::string::npos);
+  // New steps are checked against tiny now.
+  CHECK(run(state, "apply stage(W, shared, at=k.o)") == "");
+  REQUIRE(wb.last);
+  CHECK_FALSE(wb.last->ok);
+  // Undoing the stage makes the schedule legal on tiny; redo brings the note back.
+  REQUIRE(run(state, "undo") == "");
+  CHECK(wb.machine_refusal.empty());
+  REQUIRE(run(state, "redo") == "");
+  CHECK_FALSE(wb.machine_refusal.empty());
+  REQUIRE(run(state, "machine h200") == "");
+  CHECK(wb.machine_refusal.empty());
 }
 
 TEST_CASE("the generated C++ of a tiled kernel runs on this CPU, verified and timed") {

@@ -2,9 +2,9 @@
 // letting the background jobs finish, and a machine whose one big cache keeps everything.
 #pragma once
 
-#include "app/gui/app_state.h"
-#include "app/gui/commands.h"
-#include "app/gui/workbench.h"
+#include "app/core/app_state.h"
+#include "app/core/commands.h"
+#include "app/core/workbench.h"
 #include "sim/model/machine.h"
 
 #include <doctest/doctest.h>
@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-namespace tilescope::gui::test {
+namespace tilescope::core::test {
 
 // Parsed and lowered, as the app has it after the first frames.
 inline AppState state_for(const char* text) {
@@ -50,4 +50,4 @@ inline model::Machine big_cache_machine(const std::string& peak = "100 GFLOP/s")
       "<test>");
 }
 
-}  // namespace tilescope::gui::test
+}  // namespace tilescope::core::test

@@ -1,6 +1,7 @@
 // Every lesson in lessons/ loads and all its checks pass, through the library and through
 // `tilescope-cli lesson check`; a lesson with a false claim makes the CLI fail.
 #include "sim/lesson/checker.h"
+#include "sim/lesson/predict.h"
 
 #include <doctest/doctest.h>
 
@@ -117,4 +118,37 @@ TEST_CASE("lessons: a false claim fails the CLI with the computed values; a malf
   CHECK(out.find(bad + ":6:4: error: unknown block kind 'chek'") != std::string::npos);
   std::filesystem::remove(wrong);
   std::filesystem::remove(bad);
+}
+
+TEST_CASE("lessons: each has a predict block whose computed answer `lesson check` keeps hidden") {
+  std::string out;
+  CHECK(
+      run_command(std::string(TILESCOPE_CLI_PATH) + " lesson check --dir " + lessons_dir().string(),
+                  out) == 0);
+  std::string revealed;
+  CHECK(run_command(std::string(TILESCOPE_CLI_PATH) + " lesson check --answers --dir " +
+                        lessons_dir().string(),
+                    revealed) == 0);
+  for (const std::string& f : lesson_files()) {
+    CAPTURE(f);
+    LessonSession s(load_lesson_file(f));
+    const std::vector<PredictResult> predicts = run_predicts(s);
+    CHECK(predicts.size() >= 1);
+    for (const PredictResult& r : predicts) {
+      const PredictBlock& p = r.block->predict;
+      INFO(p.id << ": " << r.error);
+      CHECK(r.pass);
+      CHECK(p.answer_choice < 0);  // computed by an expression, never typed
+      CHECK_FALSE(p.explain.empty());
+      // "67.17 MFLOP within 1%" appears only when asked for.
+      const std::string shown =
+          r.answer.shown + (p.is_choice() ? "" : " within " + p.tolerance_text);
+      CHECK(out.find(shown) == std::string::npos);
+      CHECK(revealed.find(shown) != std::string::npos);
+      // A learner who types the answer as revealed is right.
+      const std::string typed =
+          p.is_choice() ? std::string(1, char('A' + r.answer.choice)) : r.answer.shown;
+      CHECK(grade(p, r.answer, typed).pass);
+    }
+  }
 }

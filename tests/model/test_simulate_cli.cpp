@@ -125,3 +125,35 @@ TEST_CASE("simulate FILE --apply: bad input is a located error, not a crash") {
   CHECK(r.code == 1);
   CHECK(r.err.find("missing.model") != std::string::npos);
 }
+
+TEST_CASE("simulate: a schedule legal only on the H200 is refused on tiny, with tiny's limit") {
+  // 256 × 256 operands, 64 × 64 blocks, the whole k range staged: a 64 KiB tile of x.
+  const fs::path model =
+      write_file("gemm256s.model", "x: [256, 256]\nW: [256, 256] weight\ny = x @ W.T\n");
+  const std::string steps =
+      "tile(i, 64); tile(j, 64); tile(k, 256); reorder(i.o, j.o, k.o, i.i, j.i, k.i); "
+      "bind(i.o, block.y); bind(j.o, block.x); tile(i.i, 4); tile(j.i, 4); "
+      "reorder(i.i.o, j.i.o, k.i, i.i.i, j.i.i); bind(i.i.o, thread.y); bind(j.i.o, thread.x); "
+      "stage(x, shared, at=k.o)";
+  const RunResult h200 = run("simulate " + model.string() + " --machine h200 --json --no-3c " +
+                             "--no-reuse --apply \"" + steps + "\"");
+  INFO(h200.err);
+  CHECK(h200.code == 0);
+  const RunResult tiny = run("simulate " + model.string() + " --machine tiny --apply \"" + steps + "\"");
+  CHECK(tiny.code == 1);
+  CHECK(tiny.err.find("on machine tiny") != std::string::npos);
+  CHECK(tiny.err.find("stage(x, shared, at=k.o) refused") != std::string::npos);
+  CHECK(tiny.err.find("no shared memory") != std::string::npos);
+  // A GPU whose blocks may use 48 KiB: the message names both sizes.
+  const fs::path gpu48 = write_file(
+      "gpu48.machine",
+      "name = gpu48\nkind = gpu\nsms = 4\nsmem_per_block = 48 KiB\n[level L1]\nsize = 16 KiB\n"
+      "line = 128 B\nsector = 32 B\nways = 4\n[memory HBM]\nsize = 16 GiB\nbandwidth = 1 TB/s\n"
+      "[scratchpad shared]\nsize = 96 KiB\n");
+  const RunResult small = run("simulate " + model.string() + " --machine " + gpu48.string() +
+                              " --apply \"" + steps + "\"");
+  CHECK(small.code == 1);
+  CHECK(small.err.find("on machine gpu48") != std::string::npos);
+  CHECK(small.err.find("64 KiB") != std::string::npos);
+  CHECK(small.err.find("48 KiB") != std::string::npos);
+}

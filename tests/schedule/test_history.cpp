@@ -53,7 +53,9 @@ TEST_CASE("history: the saved text replays to the same program") {
 namespace {
 
 using Run = tilescope::test::CommandResult;
-Run cli(const std::string& args) { return tilescope::test::run_cli(args); }
+Run cli(const std::string& args) {
+  return tilescope::test::run_cli(args);
+}
 
 }  // namespace
 
@@ -81,8 +83,8 @@ TEST_CASE("cli: schedule prints each step's loop nest and explanation, and emits
 TEST_CASE("cli: a refused step exits 1 with the reason and where it is") {
   const Run r = cli("schedule default --apply \"tile(k, 2048)\"");
   CHECK(r.code == 1);
-  CHECK(r.out.find("1:1: tile(k, 2048) refused: tile(k, 2048): loop k has only 1024 iterations") !=
-        std::string::npos);
+  CHECK(r.out.find("1:1: tile(k, 2048) refused on machine h200: tile(k, 2048): loop k has only "
+                   "1024 iterations") != std::string::npos);
   const Run bad = cli("schedule default --apply \"tile(k 2)\"");
   CHECK(bad.code == 1);
   CHECK(bad.out.find("1:8: expected ',' or ')'") != std::string::npos);

@@ -3,9 +3,9 @@
 // named, and how well the two rank the points.
 #include "app/gui/views/autotune_panel.h"
 
-#include "app/gui/format.h"
+#include "app/core/format.h"
 
-#include "app/gui/autotune.h"
+#include "app/core/autotune_jobs.h"
 #include "sim/model/machine.h"
 
 #include <imgui.h>
@@ -16,6 +16,9 @@
 #include <string>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 std::string time_text(double s) { return format_ms(s * 1000); }

@@ -6,6 +6,6 @@
 namespace tilescope::gui {
 
 // Draws at the cursor of the current ImGui window; `rect` is the panel (for the height left).
-void draw_autotune_section(ViewContext& ctx, const Rect& rect);
+void draw_autotune_section(ViewContext& ctx, const core::Rect& rect);
 
 }  // namespace tilescope::gui

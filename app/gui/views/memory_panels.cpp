@@ -2,8 +2,8 @@
 // popup, the working-set meter, and the set × way grids of small caches.
 #include "app/gui/views/memory_views.h"
 
-#include "app/gui/format.h"
-#include "app/gui/views/memory_model.h"
+#include "app/core/format.h"
+#include "app/core/memory_model.h"
 #include "app/gui/widgets/bars.h"
 
 #include <algorithm>
@@ -13,6 +13,9 @@
 #include <string>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 ImVec4 colour4(ImU32 c) {

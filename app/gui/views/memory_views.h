@@ -14,7 +14,7 @@ namespace tilescope::gui {
 void formula_link(ViewContext& ctx, const std::string& text, const std::string& target);
 
 // The popup for Workbench::memory_formula (nothing when it is empty).
-void draw_formula_popup(ViewContext& ctx, const Rect& rect);
+void draw_formula_popup(ViewContext& ctx, const core::Rect& rect);
 
 // Per cache level of the current machine, the current schedule's tile working set against the
 // level's capacity, and the working set of every loop depth. Recomputed every frame (cheap).
@@ -23,7 +23,7 @@ void draw_working_set_meter(ViewContext& ctx);
 // The set × way grids of MemoryResult::grids from `origin`, side by side while they fit in
 // `width` (then below each other), each at most `height` tall, with a legend. Returns the size
 // used.
-ImVec2 draw_cache_grids(ViewContext& ctx, const MemoryResult& r, ImVec2 origin, float width,
+ImVec2 draw_cache_grids(ViewContext& ctx, const core::MemoryResult& r, ImVec2 origin, float width,
                         float height);
 
 // Colour of a graph tensor id in the grids and their legend (Okabe-Ito; -1: grey).

@@ -5,6 +5,8 @@
 
 namespace tilescope::gui {
 
+using namespace tilescope::core;
+
 bool begin_panel(const char* id, const Rect& rect, bool padded) {
   ImGui::SetNextWindowPos(ImVec2(rect.x, rect.y));
   ImGui::SetNextWindowSize(ImVec2(rect.w, rect.h));

@@ -2,8 +2,8 @@
 // fused kernels outlined; and the palette, which builds and edits the model by editing its text.
 #include "app/gui/views/views.h"
 
-#include "app/gui/format.h"
-#include "app/gui/graph_edit.h"
+#include "app/core/format.h"
+#include "app/core/graph_edit.h"
 #include "app/gui/widgets/graph_canvas.h"
 
 #include <imgui.h>
@@ -16,6 +16,9 @@
 #include <vector>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 void centred_text(const Rect& rect, const char* line1, const char* line2, ImU32 col, ImU32 col2) {
@@ -101,19 +104,6 @@ std::string selected_tensor(const AppState& state, const graph::Graph& g) {
   return {};
 }
 
-// The outline of the current text, re-made only when the text changes.
-const ModelOutline& cached_outline(const std::string& text) {
-  static std::string key;
-  static ModelOutline outline;
-  static bool made = false;
-  if (!made || key != text) {
-    key = text;
-    outline = outline_model(text);
-    made = true;
-  }
-  return outline;
-}
-
 bool is_named(const ModelOutline& o, const std::string& name) {
   for (const NamedLine& l : o.lines)
     if (l.name == name) return true;
@@ -181,13 +171,19 @@ void draw_fused_groups(ImDrawList* dl, const AppState& state, const GraphScene& 
 
 // [SECTION] The palette
 
-struct PaletteForm {  // what the user is typing in the palette (not model state)
-  char name[64] = "";
-  char dims[128] = "";
-  int dtype = 0;
-  bool weight = false;
-  char args[128] = "";
-};
+// The slots operands fill, in order: A (the selection), then B and C (Shift+click).
+constexpr const char* kSlot[3] = {"A", "B", "C"};
+
+// An InputText over a copy of a palette text control; pushes `control NAME TEXT` when edited.
+// While the field has focus ImGui edits its own copy of the text, so the frame the command takes
+// to reach the state is never seen.
+template <size_t N>
+void palette_text_field(ViewContext& ctx, const char* id, const char* hint, const char* control,
+                        const std::string& value) {
+  char buf[N + 1] = "";
+  value.copy(buf, N);
+  if (ImGui::InputTextWithHint(id, hint, buf, sizeof buf)) push_control(ctx, control, buf);
+}
 
 // The line a button would append, for its tooltip ("t3 = relu(y)"), from the same pattern.
 std::string preview_line(const PaletteOp& op, const std::vector<std::string>& operands,
@@ -217,9 +213,9 @@ std::string preview_line(const PaletteOp& op, const std::vector<std::string>& op
 void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Graph* g) {
   const AppState& state = ctx.state;
   const Palette& p = ctx.palette;
-  static PaletteForm form;
+  const PaletteControls& form = state.controls.palette;
   const float lh = ImGui::GetTextLineHeight();
-  const ModelOutline& outline = cached_outline(state.model.text);
+  const ModelOutline& outline = state.outline;  // of this text: update_state ran this frame
 
   // Operands: A is the selection, B and C the Shift+clicked nodes; each must be named in the text.
   std::vector<std::string> operands;
@@ -238,8 +234,10 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
   ImGui::PushStyleVar(ImGuiStyleVar_ChildRounding, 6.0f);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(lh * 0.5f, lh * 0.4f));
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(lh * 0.3f, lh * 0.3f));
-  // ImGui 1.86 children cannot fit their height to the content: use last frame's content height.
-  static float content_h = lh * 20.0f;
+  // ImGui 1.86 children cannot fit their height to the content: use last frame's content height,
+  // kept in the panel window's ImGui storage (a measurement of the drawing, not app state).
+  float& content_h =
+      *ImGui::GetStateStorage()->GetFloatRef(ImGui::GetID("##palette height"), lh * 20.0f);
   const float max_h = rect.y + rect.h - top - lh * 3.0f;
   ImGui::BeginChild("##palette", ImVec2(width, std::max(lh * 1.5f, std::min(content_h, max_h))),
                     true);
@@ -254,7 +252,7 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
   };
   // A header that folds the palette away (it covers the canvas's left edge). Folded at first, so
   // the first screen shows the whole graph; "show" opens it.
-  static bool open = false;
+  const bool open = form.open;
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::TextUnformatted("Palette");
   ImGui::PopFont();
@@ -263,8 +261,9 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
         "Builds the model by writing lines into the model text (left);\n"
         "every line is checked by the parser before it is kept.");
   ImGui::SameLine(width - ImGui::CalcTextSize("hide").x - lh * 1.3f);
-  if (ImGui::SmallButton(open ? "hide" : "show")) open = !open;
-  if (!open) {
+  const bool toggled = ImGui::SmallButton(open ? "hide" : "show");
+  if (toggled) push_control(ctx, "palette.open", open ? "off" : "on");
+  if (open == toggled) {  // folded now (closed and not opened, or being closed)
     end_palette();
     return;
   }
@@ -280,7 +279,6 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
   }
 
   // Which tensors the ops will read: the filled slots, then how to fill the next one.
-  static const char* kSlot[3] = {"A", "B", "C"};
   if (operands.empty()) ImGui::TextDisabled("A: click a node");
   for (size_t i = 0; i < operands.size() && i < 3; ++i) {
     if (i > 0) ImGui::SameLine(0.0f, lh * 0.7f);
@@ -329,7 +327,7 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
 
   // The op buttons, flowing in rows; disabled until they have their operands.
   const std::string fresh = fresh_tensor_name(state.model.text);
-  const std::string args(form.args);
+  const std::string& args = form.args;
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   int arity_shown = -1;
   for (const PaletteOp& op : palette_ops()) {
@@ -372,8 +370,8 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
     }
   }
   ImGui::SetNextItemWidth(width - lh * 1.0f);
-  ImGui::InputTextWithHint("##args", "arguments, e.g. padding=1 stride=2", form.args,
-                           sizeof form.args);
+  palette_text_field<kPaletteFieldBytes>(ctx, "##args", "arguments, e.g. padding=1 stride=2",
+                                         "palette.args", form.args);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("key=value arguments for conv2d, pooling, softmax, sum, mean");
 
@@ -381,14 +379,16 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
   ImGui::Separator();
   ImGui::TextDisabled("new tensor");
   ImGui::SetNextItemWidth(lh * 3.2f);
-  ImGui::InputTextWithHint("##name", "name", form.name, sizeof form.name);
+  palette_text_field<kPaletteNameBytes>(ctx, "##name", "name", "palette.name", form.name);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(width - lh * 4.6f);
-  ImGui::InputTextWithHint("##dims", "shape, e.g. 64,128", form.dims, sizeof form.dims);
-  static const char* kDtypes[] = {"fp32", "fp16", "bf16", "int8"};
+  palette_text_field<kPaletteFieldBytes>(ctx, "##dims", "shape, e.g. 64,128", "palette.dims",
+                                         form.dims);
   ImGui::SetNextItemWidth(lh * 3.2f);
-  ImGui::Combo("##dtype", &form.dtype, kDtypes, 4);
-  const bool can_add = form.name[0] && form.dims[0];
+  int dtype = form.dtype;
+  if (ImGui::Combo("##dtype", &dtype, kPaletteDtypes, IM_ARRAYSIZE(kPaletteDtypes)))
+    push_control(ctx, "palette.dtype", kPaletteDtypes[dtype]);
+  const bool can_add = !form.name.empty() && !form.dims.empty();
   ImGui::BeginDisabled(!can_add);
   for (int w = 0; w < 2; ++w) {
     ImGui::SameLine();
@@ -396,7 +396,7 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
       std::string dims(form.dims);
       std::replace(dims.begin(), dims.end(), ' ', ',');
       std::string cmd = std::string("palette ") + (w ? "weight " : "input ") + form.name + " " +
-                        dims + (form.dtype ? std::string(" ") + kDtypes[form.dtype] : "");
+                        dims + (form.dtype ? std::string(" ") + kPaletteDtypes[form.dtype] : "");
       ctx.push(command_from(cmd));
     }
   }
@@ -427,7 +427,6 @@ void draw_operand_badges(ImDrawList* dl, const AppState& state, const GraphScene
   if (!a.empty()) operands.push_back(a);
   for (const std::string& pick : state.palette_picks)
     if (pick != a) operands.push_back(pick);
-  static const char* kSlot[3] = {"A", "B", "C"};
   for (size_t i = 0; i < operands.size() && i < 3; ++i) {
     const int n = node_for_tensor(scene, g, operands[i]);
     if (n < 0) continue;
@@ -568,8 +567,8 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
                               format_bytes(total.bytes()) + " moved at minimum";
   // A very long graph (thousands of ops sharing one input) is laid out cheaply; say so.
   const std::string title_line =
-      summary + (scene.simplified ? " \xC2\xB7 large graph: long edges straight, layers not reordered"
-                                  : "");
+      summary +
+      (scene.simplified ? " \xC2\xB7 large graph: long edges straight, layers not reordered" : "");
   dl->AddText(ImVec2(rect.x + pad + title_w + lh * 0.6f, rect.y + pad * 0.6f), p.subtext,
               title_line.c_str());
   if (state.model.error) {

@@ -1,7 +1,7 @@
 // The inspector panel: the selected op's kind, origin, tensors and costs; or the graph's summary.
 #include "app/gui/views/views.h"
 
-#include "app/gui/format.h"
+#include "app/core/format.h"
 #include "app/gui/widgets/bars.h"
 
 #include <imgui.h>
@@ -10,6 +10,9 @@
 #include <string>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 // A two-column key/value row inside a table.

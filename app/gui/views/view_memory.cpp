@@ -6,7 +6,7 @@
 // are drawn set by set, way by way, as the simulation left them.
 #include "app/gui/views/views.h"
 
-#include "app/gui/format.h"
+#include "app/core/format.h"
 #include "app/gui/views/memory_views.h"
 #include "app/gui/widgets/bars.h"
 
@@ -17,6 +17,9 @@
 #include <string>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 double hit_rate(const memory::Counters& c) {
@@ -32,6 +35,22 @@ bool memory_empty_state(ViewContext& ctx) {
   if (!wb.kernel()) {
     ImGui::TextWrapped("No kernel to simulate: type a model in the left panel%s",
                        wb.lower_error.empty() ? "." : (": " + wb.lower_error).c_str());
+    return true;
+  }
+  if (!wb.machine_refusal.empty()) {
+    // The machine changed under the schedule: say which step it cannot run, and the two ways on.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
+    ImGui::TextWrapped("Cannot simulate on %s: %s", wb.machine_name.c_str(),
+                       wb.machine_refusal.c_str());
+    ImGui::PopStyleColor();
+    const std::string back =
+        "Go back to before step " + std::to_string(wb.machine_refusal_step + 1);
+    if (ImGui::Button(back.c_str()))
+      ctx.push(command_from("goto-step " + std::to_string(wb.machine_refusal_step)));
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "goto-step %zu: the later steps stay in the history (redo brings them back)",
+          wb.machine_refusal_step);
     return true;
   }
   if (wb.memory_result()) return false;

@@ -10,6 +10,9 @@
 #include <string_view>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 constexpr const char* kEditorLabel = "##model_text";

@@ -7,7 +7,7 @@
 // this CPU, its measured FLOP/s is a diamond at the same DRAM intensity.
 #include "app/gui/views/views.h"
 
-#include "app/gui/format.h"
+#include "app/core/format.h"
 
 #include <imgui.h>
 
@@ -17,6 +17,8 @@
 #include <vector>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
 
 void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   const Workbench& wb = ctx.state.bench;

@@ -1,8 +1,8 @@
 // The Schedule view: the step history (click to go back; applying after going back branches), the
 // last step's explanation or refusal, and the current kernel as loop nest, C++ and CUDA. Its side
 // panel (draw_schedule_inspector) holds the kernel list and the transformation controls.
-#include "app/gui/views/views.h"
 #include "app/gui/views/memory_views.h"
+#include "app/gui/views/views.h"
 
 #include "app/gui/widgets/code_view.h"
 #include "sim/schedule/codegen.h"
@@ -15,6 +15,9 @@
 #include <vector>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 void push_apply(ViewContext& ctx, const std::string& step) {
@@ -164,11 +167,11 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
     return;
   }
   const float em = ImGui::GetFontSize();
-  // Widget-local choices (which factor, which tensor) are UI state, not app state: only the
-  // step they build reaches the app, as a command.
-  static int tile_log2 = 4;
-  static int stage_tensor = 0, stage_level = 0, stage_at = 0, bind_kind = 0, layout_tensor = 0,
-             layout_kind = 0, group = 8;
+  // The controls' choices (which factor, which tensor) live in AppState::controls: the widgets
+  // edit copies and push `control` commands, and the buttons push the steps they build.
+  const ScheduleControls& sc = ctx.state.controls.schedule;
+  int tile_log2 = sc.tile_log2, bind_kind = sc.bind_target, stage_level = sc.stage_level,
+      layout_kind = sc.layout_kind, group = sc.block_group;
 
   section_heading(ctx, "Kernels");
   for (size_t i = 0; i < prog->kernels.size(); ++i) {
@@ -221,12 +224,13 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
 
   section_heading(ctx, "Loops (outermost first)");
   ImGui::SetNextItemWidth(em * 8);
-  ImGui::SliderInt("tile factor (log2)", &tile_log2, 1, 8, "");
+  if (ImGui::SliderInt("tile factor (log2)", &tile_log2, kMinTileLog2, kMaxTileLog2, ""))
+    push_control(ctx, "schedule.tile-log2", std::to_string(tile_log2));
   ImGui::SameLine();
   ImGui::Text("= %d", 1 << tile_log2);
-  const char* binds[] = {"block.x", "block.y", "block.z", "thread.x", "thread.y", "thread.z"};
   ImGui::SetNextItemWidth(em * 8);
-  ImGui::Combo("bind to", &bind_kind, binds, IM_ARRAYSIZE(binds));
+  if (ImGui::Combo("bind to", &bind_kind, kBindTargets, IM_ARRAYSIZE(kBindTargets)))
+    push_control(ctx, "schedule.bind", kBindTargets[bind_kind]);
   if (ImGui::BeginTable("loops", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
     for (size_t i = 0; i < k->loops.size(); ++i) {
       const schedule::Loop& l = k->loops[i];
@@ -258,7 +262,7 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
       if (ImGui::SmallButton("par")) push_apply(ctx, "parallel(" + l.name + ")");
       ImGui::SameLine();
       if (ImGui::SmallButton("bind"))
-        push_apply(ctx, "bind(" + l.name + ", " + binds[bind_kind] + ")");
+        push_apply(ctx, "bind(" + l.name + ", " + kBindTargets[bind_kind] + ")");
       ImGui::PopID();
     }
     ImGui::EndTable();
@@ -268,42 +272,48 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
   std::vector<const char*> tensor_names, loop_names;
   for (const auto& t : k->tensors) tensor_names.push_back(t.name.c_str());
   for (const auto& l : k->loops) loop_names.push_back(l.name.c_str());
-  stage_tensor = std::clamp(stage_tensor, 0, std::max(0, int(tensor_names.size()) - 1));
-  stage_at = std::clamp(stage_at, 0, std::max(0, int(loop_names.size()) - 1));
-  const char* levels[] = {"shared", "scratchpad", "registers"};
+  // An index past the current kernel's tensors or loops (a kernel with fewer) shows its last.
+  int stage_tensor = std::clamp(sc.stage_tensor, 0, std::max(0, int(tensor_names.size()) - 1));
+  int stage_at = std::clamp(sc.stage_at, 0, std::max(0, int(loop_names.size()) - 1));
   ImGui::SetNextItemWidth(em * 7);
-  ImGui::Combo("tensor##stage", &stage_tensor, tensor_names.data(), int(tensor_names.size()));
+  if (ImGui::Combo("tensor##stage", &stage_tensor, tensor_names.data(), int(tensor_names.size())))
+    push_control(ctx, "schedule.stage-tensor", std::to_string(stage_tensor));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 7);
-  ImGui::Combo("in", &stage_level, levels, IM_ARRAYSIZE(levels));
+  if (ImGui::Combo("in", &stage_level, kStageLevels, IM_ARRAYSIZE(kStageLevels)))
+    push_control(ctx, "schedule.stage-level", kStageLevels[stage_level]);
   ImGui::SetNextItemWidth(em * 7);
-  ImGui::Combo("at loop", &stage_at, loop_names.data(), int(loop_names.size()));
+  if (ImGui::Combo("at loop", &stage_at, loop_names.data(), int(loop_names.size())))
+    push_control(ctx, "schedule.stage-at", std::to_string(stage_at));
   ImGui::SameLine();
   if (!tensor_names.empty() && !loop_names.empty() && ImGui::Button("Stage")) {
     push_apply(ctx, std::string("stage(") + tensor_names[size_t(stage_tensor)] + ", " +
-                        levels[stage_level] + ", at=" + loop_names[size_t(stage_at)] + ")");
+                        kStageLevels[stage_level] + ", at=" + loop_names[size_t(stage_at)] + ")");
   }
 
   section_heading(ctx, "Grid order, layout, im2col");
   if (ImGui::Button("row-major blocks")) push_apply(ctx, "block_order(row)");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 5);
-  ImGui::InputInt("##group", &group, 0);
-  group = std::clamp(group, 1, 64);
+  if (ImGui::InputInt("##group", &group, 0))
+    push_control(ctx, "schedule.group",
+                 std::to_string(std::clamp(group, kMinBlockGroup, kMaxBlockGroup)));
+  group = std::clamp(group, kMinBlockGroup, kMaxBlockGroup);
   ImGui::SameLine();
   if (ImGui::Button("grouped"))
     push_apply(ctx, "block_order(grouped, " + std::to_string(group) + ")");
-  const char* layouts[] = {"rowmajor", "transposed", "nchw", "nhwc"};
-  layout_tensor = std::clamp(layout_tensor, 0, std::max(0, int(tensor_names.size()) - 1));
+  int layout_tensor = std::clamp(sc.layout_tensor, 0, std::max(0, int(tensor_names.size()) - 1));
   ImGui::SetNextItemWidth(em * 7);
-  ImGui::Combo("tensor##layout", &layout_tensor, tensor_names.data(), int(tensor_names.size()));
+  if (ImGui::Combo("tensor##layout", &layout_tensor, tensor_names.data(), int(tensor_names.size())))
+    push_control(ctx, "schedule.layout-tensor", std::to_string(layout_tensor));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 7);
-  ImGui::Combo("##layoutkind", &layout_kind, layouts, IM_ARRAYSIZE(layouts));
+  if (ImGui::Combo("##layoutkind", &layout_kind, kLayoutKinds, IM_ARRAYSIZE(kLayoutKinds)))
+    push_control(ctx, "schedule.layout", kLayoutKinds[layout_kind]);
   ImGui::SameLine();
   if (!tensor_names.empty() && ImGui::Button("Layout"))
     push_apply(ctx, std::string("layout(") + tensor_names[size_t(layout_tensor)] + ", " +
-                        layouts[layout_kind] + ")");
+                        kLayoutKinds[layout_kind] + ")");
   for (const std::string& op : k->op_names) {
     if (op.rfind("conv", 0) == 0 && ImGui::Button(("im2col(" + op + ")").c_str()))
       push_apply(ctx, "im2col(" + op + ")");

@@ -7,6 +7,8 @@
 
 namespace tilescope::gui {
 
+using namespace tilescope::core;
+
 void draw_status_bar_view(ViewContext& ctx, const Rect& rect) {
   const AppState& state = ctx.state;
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding,

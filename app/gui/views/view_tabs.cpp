@@ -8,8 +8,17 @@
 
 namespace tilescope::gui {
 
+using namespace tilescope::core;
+
 Command command_from(const std::string& line) {
   return parse_command(line);
+}
+
+void push_control(ViewContext& ctx, const char* name, const std::string& value) {
+  Command c;
+  c.kind = CommandKind::Control;
+  c.text = std::string(name) + " " + value;
+  ctx.push(std::move(c));
 }
 
 void job_progress_line(ViewContext& ctx, const char* what, double fraction,

@@ -4,7 +4,7 @@
 // scrub.
 #include "app/gui/views/views.h"
 
-#include "app/gui/format.h"
+#include "app/core/format.h"
 
 #include <imgui.h>
 
@@ -13,6 +13,9 @@
 #include <string>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 constexpr int kHeatLevels = 12;

@@ -6,10 +6,11 @@
 #include "app/gui/views/autotune_panel.h"
 #include "app/gui/views/views.h"
 
-#include "app/gui/format.h"
+#include "app/core/format.h"
 #include "app/gui/widgets/bars.h"
 
 #include "sim/model/roofline.h"
+#include "sim/model/run.h"
 
 #include <imgui.h>
 
@@ -18,6 +19,9 @@
 #include <string>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 std::string json_str(const nlohmann::json& j, const char* key) {
@@ -40,7 +44,9 @@ std::string report_label(const nlohmann::json& r) {
   return json_str(r, "kind") + ": " + device + " — " + json_str(r, "date");
 }
 
-std::string ms_text(double ms) { return format_ms(ms); }
+std::string ms_text(double ms) {
+  return format_ms(ms);
+}
 
 }  // namespace
 
@@ -226,31 +232,28 @@ void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
                                 std::to_string(r->peak_gbps).substr(0, 5) + " GB/s");
     auto sim = wb.memory_cache.find(key + "\n@host");
     if (sim != wb.memory_cache.end()) {
-      const Prediction pr =
-          predict(sim->second.dram_bytes(), r->peak_gbps * 1e9, r->flops, r->peak_gflops * 1e9);
-      // A serial sum (the innermost loop is an unvectorised reduction) waits a multiply-add
-      // latency per step, whatever the bandwidths: the third bound.
+      // The shared pipeline's roofline on the simulated bytes, with this CPU's measured
+      // single-thread peaks: max(bytes / bandwidth, FLOPs / peak, serial multiply-adds × latency).
+      const MemoryResult& sr = sim->second;
+      const model::Machine here =
+          model::with_measured_peaks(sr.machine_model, r->peak_gflops * 1e9, r->peak_gbps * 1e9,
+                                     r->dependent_fma_ns * 1e-9, r->peaks_source);
       const schedule::Kernel* kern = wb.kernel();
-      const model::ReductionChain chain =
-          kern ? model::reduction_chain(*kern) : model::ReductionChain{};
-      const double chain_s = chain.steps * r->dependent_fma_ns * 1e-9;
-      const double predicted_s = std::max(pr.seconds(), chain_s);
-      const char* bound = chain_s >= pr.seconds() && chain_s > 0 ? " (bound by the serial sum)"
-                          : pr.memory_bound()                    ? " (memory-bound)"
-                                                                 : " (compute-bound)";
-      row("predicted", ms_text(predicted_s * 1000) + bound);
+      const model::Roofline roof =
+          model::roofline(here, double(r->flops), sr.bytes, "fp32", "simd",
+                          kern ? model::reduction_chain(*kern) : model::ReductionChain{});
+      const double predicted_s = roof.seconds;
+      row("predicted",
+          ms_text(predicted_s * 1000) + " (bound by " +
+              (roof.binding == "dependence" ? std::string("the serial sum") : roof.binding) + ")");
       if (ImGui::IsItemHovered()) {
-        ImGui::SetTooltip(
-            "predicted = max(bytes / bandwidth, FLOPs / peak, serial multiply-adds × latency)\n"
-            "  memory:  %s / %.1f GB/s = %s\n  compute: %s / %.1f GFLOP/s = %s\n"
-            "  serial sum: %s multiply-adds in one chain (%s innermost) × %.2f ns = %s\n"
-            "bytes: simulated DRAM traffic of this schedule on 'host'; peaks measured here\n(%s)",
-            format_bytes(int64_t(sim->second.dram_bytes())).c_str(), r->peak_gbps,
-            ms_text(pr.memory_s * 1000).c_str(), format_flops(r->flops).c_str(), r->peak_gflops,
-            ms_text(pr.compute_s * 1000).c_str(),
-            chain.steps > 0 ? format_thousands(int64_t(chain.steps)).c_str() : "no",
-            chain.loop.empty() ? "no reduction loop" : chain.loop.c_str(), r->dependent_fma_ns,
-            ms_text(chain_s * 1000).c_str(), r->peaks_source.c_str());
+        std::string tip = "predicted = the largest of these bounds (sim/model/roofline):\n";
+        for (const model::RooflineBound& bd : roof.bounds)
+          if (bd.known) tip += "  " + bd.term.to_string() + "\n";
+        for (const std::string& n : roof.notes) tip += "  (" + n + ")\n";
+        tip += "bytes: simulated traffic of this schedule on 'host'; peaks measured here\n(" +
+               r->peaks_source + ")";
+        ImGui::SetTooltip("%s", tip.c_str());
       }
       row("measured ÷ predicted",
           std::to_string(measured_s / std::max(predicted_s, 1e-12)).substr(0, 5) + "×");

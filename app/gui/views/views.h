@@ -2,8 +2,8 @@
 // Commands for whatever the user did; none of them changes the state directly.
 #pragma once
 
-#include "app/gui/app_state.h"
-#include "app/gui/commands.h"
+#include "app/core/app_state.h"
+#include "app/core/commands.h"
 #include "app/gui/theme.h"
 
 #include <vector>
@@ -11,40 +11,43 @@
 namespace tilescope::gui {
 
 struct ViewContext {
-  const AppState& state;
-  std::vector<Command>& commands;  // applied after this frame
+  const core::AppState& state;
+  std::vector<core::Command>& commands;  // applied after this frame
   const FontSet& fonts;
   const Palette& palette;
-  void push(Command c) { commands.push_back(std::move(c)); }
+  void push(core::Command c) { commands.push_back(std::move(c)); }
 };
 
 // Opens a borderless, fixed ImGui window covering `rect` (the panels never move or overlap).
-bool begin_panel(const char* id, const Rect& rect, bool padded = true);
+bool begin_panel(const char* id, const core::Rect& rect, bool padded = true);
 void end_panel();
 // A side panel's section title: bold, with a rule under it.
 void section_heading(const ViewContext& ctx, const char* text);
 
-void draw_model_text_view(ViewContext& ctx, const Rect& rect);
-void draw_graph_view(ViewContext& ctx, const Rect& rect);
-void draw_inspector_view(ViewContext& ctx, const Rect& rect);
-void draw_status_bar_view(ViewContext& ctx, const Rect& rect);
+void draw_model_text_view(ViewContext& ctx, const core::Rect& rect);
+void draw_graph_view(ViewContext& ctx, const core::Rect& rect);
+void draw_inspector_view(ViewContext& ctx, const core::Rect& rect);
+void draw_status_bar_view(ViewContext& ctx, const core::Rect& rect);
 
 // The centre's tab strip and the workbench views (one file each), with their side panels.
-void draw_tabs_view(ViewContext& ctx, const Rect& rect);
+void draw_tabs_view(ViewContext& ctx, const core::Rect& rect);
 // Keys that work in every view and in presentation mode: 1-6, Ctrl+Z/Y, F5, F11, F12, and in
 // presentation mode the arrows (history) and space (tile animation).
 void handle_global_keys(ViewContext& ctx);
-void draw_schedule_view(ViewContext& ctx, const Rect& rect);
-void draw_schedule_inspector(ViewContext& ctx, const Rect& rect);
-void draw_memory_view(ViewContext& ctx, const Rect& rect);
-void draw_memory_inspector(ViewContext& ctx, const Rect& rect);
-void draw_timings_view(ViewContext& ctx, const Rect& rect);
-void draw_timings_inspector(ViewContext& ctx, const Rect& rect);
-void draw_roofline_view(ViewContext& ctx, const Rect& rect);
-void draw_tiles_view(ViewContext& ctx, const Rect& rect);
+void draw_schedule_view(ViewContext& ctx, const core::Rect& rect);
+void draw_schedule_inspector(ViewContext& ctx, const core::Rect& rect);
+void draw_memory_view(ViewContext& ctx, const core::Rect& rect);
+void draw_memory_inspector(ViewContext& ctx, const core::Rect& rect);
+void draw_timings_view(ViewContext& ctx, const core::Rect& rect);
+void draw_timings_inspector(ViewContext& ctx, const core::Rect& rect);
+void draw_roofline_view(ViewContext& ctx, const core::Rect& rect);
+void draw_tiles_view(ViewContext& ctx, const core::Rect& rect);
 
 // Shared by the workbench views: a command from its script text (views push what a user did).
-Command command_from(const std::string& line);
+core::Command command_from(const std::string& line);
+// A panel control changed in its widget: pushes `control NAME VALUE` (panel_controls.h), which
+// the next frame's state shows.
+void push_control(ViewContext& ctx, const char* name, const std::string& value);
 // The Memory and Roofline views' state before a result exists (drawn; true when there is none).
 bool memory_empty_state(ViewContext& ctx);
 // A progress bar with a Cancel button for a running job; returns true when it was drawn.

@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace tilescope::gui {
+
 namespace {
 
 bool is_keyword(std::string_view w) {

@@ -1,7 +1,7 @@
 // Draws a GraphScene (layered DAG of ops and tensors) on an ImDrawList, and hit-tests it.
 #include "app/gui/widgets/graph_canvas.h"
 
-#include "app/gui/format.h"
+#include "app/core/format.h"
 #include "app/gui/widgets/bars.h"
 
 #include <algorithm>
@@ -9,6 +9,9 @@
 #include <string>
 
 namespace tilescope::gui {
+
+using namespace tilescope::core;
+
 namespace {
 
 ImU32 with_alpha(ImU32 c, unsigned alpha) {

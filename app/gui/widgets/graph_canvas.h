@@ -1,7 +1,7 @@
 // Draws a GraphScene (layered DAG of ops and tensors) on an ImDrawList, and hit-tests it.
 #pragma once
 
-#include "app/gui/graph_scene.h"
+#include "app/core/graph_scene.h"
 #include "app/gui/theme.h"
 
 #include <imgui.h>
@@ -26,10 +26,10 @@ struct CanvasStyle {
   int hovered = -1;
 };
 
-void draw_graph_scene(ImDrawList* dl, const GraphScene& scene, const CanvasTransform& xf,
+void draw_graph_scene(ImDrawList* dl, const core::GraphScene& scene, const CanvasTransform& xf,
                       const CanvasStyle& style);
 
 // Index of the node under world point (x, y), or -1.
-int hit_test(const GraphScene& scene, float x, float y);
+int hit_test(const core::GraphScene& scene, float x, float y);
 
 }  // namespace tilescope::gui

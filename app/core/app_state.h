@@ -1,0 +1,167 @@
+// Everything the desktop app shows, in one place: the model text, its last good Graph or its
+// error, the selection, the canvas view and the theme. Views read it; only commands change it.
+//
+// Pure C++ (no ImGui): the tests drive it with commands and no display.
+#pragma once
+
+#include "app/core/graph_edit.h"
+#include "app/core/graph_scene.h"
+#include "app/core/panel_controls.h"
+#include "app/core/panel_layout.h"
+#include "app/core/workbench.h"
+#include "sim/graph/graph.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilescope::core {
+
+// [SECTION] Theme
+
+enum class Theme { Light, Dark, Projector };
+const char* theme_name(Theme);
+std::optional<Theme> theme_from_name(std::string_view);
+
+// UI font size in pixels for a theme and the monitor's content scale (projector: large type).
+float theme_font_px(Theme theme, float content_scale);
+
+// [SECTION] Model document
+
+struct ModelError {
+  std::string message;  // without location
+  std::string full;     // GraphError::what(): location, message and caret excerpt
+  int line = 0;         // 1-based; 0 when unknown
+  int col = 0;
+};
+
+struct ModelDoc {
+  std::string text;                           // what the editor holds
+  std::string path;                           // file it came from; "" for the built-in example
+  std::shared_ptr<const graph::Graph> graph;  // the last good parse (kept while text is broken)
+  std::string graph_text;                     // the text `graph` was parsed from
+  std::optional<ModelError> error;            // the current text's error, if any
+  bool reparse_pending = false;               // edited, waiting for the debounce
+  double edit_time = 0.0;                     // when the last edit happened (seconds)
+  int generation = 0;                         // bumps on every successful parse
+};
+
+// [SECTION] Selection and canvas view
+
+struct Selection {
+  enum class Kind { None, Op, Tensor };
+  Kind kind = Kind::None;
+  std::string name;
+};
+
+// Canvas transform: screen = canvas top-left + pan + world * zoom.
+struct CanvasView {
+  float zoom = 1.0f;
+  float pan_x = 0.0f;
+  float pan_y = 0.0f;
+  bool fit_pending = true;  // fit once the scene exists
+  bool fit_whole = false;   // the pending fit must show everything (F), not just stay readable
+};
+
+// [SECTION] Requests to the platform layer (handled by the frame loop, not by views)
+
+// One frame of scripted pointer/keyboard input, fed to ImGui in place of the real devices, so
+// scripts exercise the same view code a user's clicks do.
+struct SyntheticInput {
+  float x = 0.0f, y = 0.0f;  // pointer position, window pixels
+  bool down = false;         // left button held
+  float wheel = 0.0f;        // wheel notches this frame
+  int key = 0;               // key pressed this frame (GLFW code; letters are ASCII capitals)
+  std::string text;          // characters typed this frame (UTF-8)
+};
+
+// Window sides a resize may ask for. A window of 20000 x 20000 needs a framebuffer and
+// screenshot buffers of gigabytes (20000² × 4 bytes = 1.6 GB, twice) and ended in bad_alloc.
+inline constexpr int kMinWindowSide = 16;
+inline constexpr int kMaxWindowSide = 8192;
+
+struct PlatformRequests {
+  std::string screenshot_path;  // save a PNG after this frame renders
+  bool quit = false;
+  int resize_w = 0, resize_h = 0;     // 0 = no request
+  std::vector<SyntheticInput> input;  // played one per frame, front first
+  bool toggle_fullscreen = false;     // F11
+};
+
+// [SECTION] AppState
+
+struct AppState {
+  ModelDoc model;
+  Selection selection;
+  CanvasView view;
+  Theme theme = Theme::Light;
+  float content_scale = 1.0f;
+  float window_w = 1280.0f, window_h = 800.0f;  // logical pixels, set by the platform each frame
+  double now = 0.0;                             // seconds, set by the platform each frame
+
+  // Derived from the graph and the font; rebuilt by refresh_scene() when stale.
+  std::optional<GraphScene> scene;
+  bool scene_stale = true;
+
+  std::string status_message;  // the last command error or notice, shown in the status bar
+  bool status_is_error = false;
+  std::string palette_note;  // the graph palette's last outcome: what it added, or why not
+  bool palette_note_ok = false;
+  std::vector<std::string> palette_picks;  // the palette's operands B, C (Shift+click a node)
+  PanelControls controls;  // the side panels' widget choices: tile factor, palette form, ...
+  // The outline of model.text (its named lines, identifiers) the palette draws from; update_state
+  // remakes it when the text has changed since `outline_text`.
+  ModelOutline outline;
+  std::optional<std::string> outline_text;
+  PlatformRequests requests;
+  Workbench bench;            // centre view, schedule history, machine, background jobs
+  bool presentation = false;  // F5: the centre view fills the window (projector)
+
+  float font_px() const { return theme_font_px(theme, content_scale); }
+  PanelLayout panels() const {
+    return presentation ? compute_presentation_layout(window_w, window_h, font_px())
+                        : compute_panel_layout(window_w, window_h, font_px());
+  }
+  const graph::Graph* graph() const { return model.graph.get(); }
+};
+
+// Seconds of quiet typing before the editor's text is re-parsed.
+inline constexpr double kReparseDebounceSeconds = 0.35;
+
+// Parses model.text now. On success replaces the graph; on failure records the error and keeps
+// the last good graph on screen. Returns true on success.
+bool reparse_model(AppState& state);
+
+// Called once per frame before the views: runs a due debounced parse, brings the workbench and
+// the outline up to date with the model, takes finished jobs' results.
+void update_state(AppState& state);
+
+// Rebuilds the scene when stale (new graph, new font size); fits the view when asked.
+void refresh_scene(AppState& state, const TextMeasure& measure);
+
+// Below this zoom the canvas text is too small to read (16 px type drawn under 12 px).
+inline constexpr float kReadableZoom = 0.75f;
+
+// Sets zoom and pan so the scene fits the graph panel, centred. A fit on load (not whole) stops
+// at kReadableZoom and shows the top of a tall graph; fit_whole (key F) always shows everything.
+void fit_view(AppState& state);
+
+// The canvas zoom's range (wheel, zoom command): past these the graph is a dot or one letter.
+inline constexpr float kMinZoom = 0.05f;
+inline constexpr float kMaxZoom = 8.0f;
+
+// Moves the canvas content by (dx, dy) pixels, or zooms it by `factor` about canvas point
+// (ax, ay). Both compute in double, then clamp the zoom to [kMinZoom, kMaxZoom] and the pan so
+// the graph stays within one canvas size of the canvas's edges (pan_x in [-graph width - canvas
+// width, 2 × canvas width], and so for y): always reachable by dragging back, and never
+// coordinates so large that float arithmetic on them gives inf or NaN in the drawing code
+// (`pan 1e308 -1e308` crashed it). A view that is not finite is refitted.
+void pan_view(AppState& state, double dx, double dy);
+void zoom_view(AppState& state, double factor, double ax, double ay);
+
+// The text of a 1-based line of `text` ("" when out of range).
+std::string_view line_of(std::string_view text, int line);
+
+}  // namespace tilescope::core

@@ -1,0 +1,68 @@
+// The side panels' controls: what a learner has chosen in a panel's widgets before it becomes a
+// schedule step or a model edit — the Schedule panel's tile factor, bind target and stage / layout
+// choices, the graph palette's fold and its half-typed form. They lived in function-local statics
+// of the views; here they are app state, so a script sets them (`control NAME VALUE`), a session
+// keeps them, and the views draw them and push `control` commands when a widget changes.
+//
+// Pure C++ (no ImGui): one table of named controls serves the command, the session and the tests.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tilescope::core {
+
+// The choices of the Schedule panel's combo boxes, in the order they are shown.
+inline constexpr const char* kBindTargets[] = {"block.x",  "block.y",  "block.z",
+                                               "thread.x", "thread.y", "thread.z"};
+inline constexpr const char* kStageLevels[] = {"shared", "scratchpad", "registers"};
+inline constexpr const char* kLayoutKinds[] = {"rowmajor", "transposed", "nchw", "nhwc"};
+// The palette's dtypes for a new tensor (fp32, the first, is the model language's default).
+inline constexpr const char* kPaletteDtypes[] = {"fp32", "fp16", "bf16", "int8"};
+
+inline constexpr int kMinTileLog2 = 1, kMaxTileLog2 = 8;  // tile factors 2 … 256
+inline constexpr int kMinBlockGroup = 1, kMaxBlockGroup = 64;
+// The palette's text fields hold at most this many bytes (the widgets' buffers, less the NUL).
+inline constexpr size_t kPaletteNameBytes = 63, kPaletteFieldBytes = 127;
+
+struct ScheduleControls {
+  int tile_log2 = 4;      // schedule.tile-log2: the "tile" buttons split by 2^tile_log2
+  int bind_target = 0;    // schedule.bind: index into kBindTargets
+  int stage_tensor = 0;   // schedule.stage-tensor: index into the current kernel's tensors
+  int stage_level = 0;    // schedule.stage-level: index into kStageLevels
+  int stage_at = 0;       // schedule.stage-at: index into the current kernel's loops
+  int layout_tensor = 0;  // schedule.layout-tensor: index into the current kernel's tensors
+  int layout_kind = 0;    // schedule.layout: index into kLayoutKinds
+  int block_group = 8;    // schedule.group: N of block_order(grouped, N)
+};
+
+struct PaletteControls {
+  bool open = false;  // palette.open: folded at first, so the first screen shows the whole graph
+  std::string name;   // palette.name: the new tensor's name
+  std::string dims;   // palette.dims: its shape, "64,128"
+  int dtype = 0;      // palette.dtype: index into kPaletteDtypes
+  std::string args;   // palette.args: key=value arguments for the ops that take them
+};
+
+struct PanelControls {
+  ScheduleControls schedule;
+  PaletteControls palette;
+};
+
+// Sets control `name` from its script text ("schedule.bind thread.x", "palette.open on",
+// "palette.name x2"); returns "" or why not (unknown name, value out of range), the controls
+// then unchanged. Choices are given by name, kernel positions by index, text as it is.
+std::string set_panel_control(PanelControls& controls, std::string_view name,
+                              std::string_view value);
+
+// Every control as (name, script text), in a fixed order: what a session saves, and what
+// set_panel_control reads back to the same controls.
+std::vector<std::pair<std::string, std::string>> panel_control_values(const PanelControls& c);
+
+// The names set_panel_control knows, for messages: "schedule.tile-log2, schedule.bind, ...".
+std::string panel_control_names();
+
+}  // namespace tilescope::core

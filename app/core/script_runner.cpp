@@ -1,0 +1,46 @@
+// Replays a --script file one frame at a time.
+#include "app/core/script_runner.h"
+
+namespace tilescope::core {
+
+std::string ScriptRunner::run_frame(AppState& state) {
+  if (m_wait > 0) {
+    --m_wait;
+    return {};
+  }
+  if (state.now < m_wait_until) return {};
+  if (m_wait_jobs) {
+    if (state.bench.busy()) return {};
+    m_wait_jobs = false;
+  }
+  // Scripted input still playing: the next line waits until its effects are in the state.
+  if (!state.requests.input.empty()) return {};
+  while (m_next < m_lines.size()) {
+    const ScriptLine& line = m_lines[m_next++];
+    const Command& c = line.command;
+    if (c.kind == CommandKind::WaitFrames) {
+      // This frame counts as the first of the N.
+      m_wait = static_cast<int>(c.a) - 1;
+      return {};
+    }
+    if (c.kind == CommandKind::WaitJobs) {
+      m_wait_jobs = true;
+      return {};
+    }
+    if (c.kind == CommandKind::WaitSeconds) {
+      m_wait_until = state.now + c.a;
+      return {};
+    }
+    const std::string error = apply_command(state, c);
+    if (!error.empty()) return m_file + ":" + std::to_string(line.line) + ": error: " + error;
+    // Let the frame render before anything else changes: the screenshot must show the state the
+    // script built up to this line, and a resize only takes effect on the next frame.
+    if (c.kind == CommandKind::Screenshot || c.kind == CommandKind::Resize ||
+        c.kind == CommandKind::Quit || !state.requests.input.empty()) {
+      return {};
+    }
+  }
+  return {};
+}
+
+}  // namespace tilescope::core

@@ -1,0 +1,350 @@
+// Saving and restoring a session (model text, steps, machine, view, panel controls) as JSON,
+// defensively.
+//
+// Index:
+//   [SECTION] Fields: type checks before anything is applied
+//   [SECTION] Writing: fresh temp file, fsync, rename
+//   [SECTION] Start-up restore: moving bad sessions aside, surviving what restoring throws
+#include "app/core/session.h"
+
+#include "sim/graph/model_parser.h"
+#include "sim/io/input.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+namespace tilescope::core {
+
+namespace fs = std::filesystem;
+
+std::string default_session_path() {
+  if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/tilescope/session.json";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.local/state/tilescope/session.json";
+  return {};
+}
+
+namespace {
+
+// The panel controls as {"schedule.tile-log2": "4", ...}: their script text, which
+// set_panel_control reads back.
+nlohmann::json controls_json(const PanelControls& controls) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : panel_control_values(controls)) j[name] = value;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json session_to_json(const AppState& state) {
+  return {{"schema", kSessionSchema},
+          {"model_text", state.model.text},
+          {"model_path", state.model.path},
+          {"steps", state.bench.steps_text()},
+          {"machine", state.bench.machine_name},
+          {"view", view_tab_name(state.bench.tab)},
+          {"theme", theme_name(state.theme)},
+          {"controls", controls_json(state.controls)}};
+}
+
+std::string session_text(const AppState& state) {
+  return session_to_json(state).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+         "\n";
+}
+
+// [SECTION] Fields: type checks before anything is applied
+
+namespace {
+
+// nlohmann's json::value() and get<>() throw type_error on a field of another type, and that
+// exception used to end the app on every start; each field is looked at by hand instead.
+void string_field(const nlohmann::json& j, const char* name, std::optional<std::string>& out,
+                  std::vector<std::string>& skipped) {
+  const auto it = j.find(name);
+  if (it == j.end()) return;
+  if (it->is_string()) {
+    out = it->get<std::string>();
+  } else {
+    skipped.push_back(std::string(name) + " is " +
+                      (it->is_array() || it->is_object() ? "an " : "a ") + it->type_name() +
+                      ", not a string");
+  }
+}
+
+}  // namespace
+
+SessionFields check_session_fields(const nlohmann::json& j) {
+  SessionFields f;
+  if (!j.is_object()) {
+    f.unreadable = std::string("not a ") + kSessionSchema + " file (the document is a" +
+                   (j.is_array() || j.is_object() ? "n " : " ") + j.type_name() +
+                   ", not an object)";
+    return f;
+  }
+  const auto schema = j.find("schema");
+  if (schema == j.end() || !schema->is_string()) {
+    f.unreadable = std::string("not a ") + kSessionSchema + " file (no \"schema\" string)";
+    return f;
+  }
+  if (schema->get_ref<const std::string&>() != kSessionSchema) {
+    // A newer version's session is kept whole for that version, not half-read by this one.
+    f.unreadable = std::string("not a ") + kSessionSchema + " file (its schema is '" +
+                   io::printable(schema->get_ref<const std::string&>(), 60) + "')";
+    return f;
+  }
+  string_field(j, "model_text", f.model_text, f.skipped);
+  string_field(j, "model_path", f.model_path, f.skipped);
+  string_field(j, "steps", f.steps, f.skipped);
+  string_field(j, "machine", f.machine, f.skipped);
+  string_field(j, "view", f.view, f.skipped);
+  string_field(j, "theme", f.theme, f.skipped);
+  if (const auto it = j.find("controls"); it != j.end()) {
+    if (!it->is_object()) {
+      f.skipped.push_back(std::string("controls is ") + (it->is_array() ? "an " : "a ") +
+                          it->type_name() + ", not an object");
+    } else {
+      for (const auto& [name, value] : it->items()) {
+        if (value.is_string())
+          f.controls.emplace_back(name, value.get<std::string>());
+        else
+          f.skipped.push_back("control " + io::printable(name, 40) + " is " +
+                              (value.is_array() || value.is_object() ? "an " : "a ") +
+                              value.type_name() + ", not a string");
+      }
+    }
+  }
+  return f;
+}
+
+std::string session_from_json(AppState& state, const nlohmann::json& j) {
+  const SessionFields f = check_session_fields(j);
+  if (!f.unreadable.empty()) return "session: " + f.unreadable;
+  std::string problems;
+  for (const std::string& s : f.skipped) problems += "skipped " + s + "; ";
+  if (f.model_text) state.model.text = *f.model_text;
+  state.model.path = f.model_path.value_or("");
+  reparse_model(state);
+  update_state(state);  // lowers the graph
+  if (f.steps && !f.steps->empty()) {
+    if (std::string e = workbench_apply(state.bench, *f.steps); !e.empty()) problems += e + "; ";
+    if (state.bench.last && !state.bench.last->ok)
+      problems += "step " + state.bench.last->step + " no longer applies; ";
+  }
+  if (std::string e = workbench_set_machine(state.bench, f.machine.value_or("host")); !e.empty())
+    problems += e + "; ";
+  if (f.view) {
+    if (auto v = view_tab_from_name(*f.view))
+      state.bench.tab = *v;
+    else
+      problems += "skipped view '" + io::printable(*f.view, 40) + "' (not a view); ";
+  }
+  if (f.theme) {
+    if (auto t = theme_from_name(*f.theme))
+      state.theme = *t;
+    else
+      problems += "skipped theme '" + io::printable(*f.theme, 40) + "' (not a theme); ";
+  }
+  // Each control on its own: one out of range (or from a newer version) is skipped, not all.
+  for (const auto& [name, value] : f.controls)
+    if (std::string e = set_panel_control(state.controls, name, value); !e.empty())
+      problems += "skipped " + io::printable(e, 200) + "; ";
+  if (problems.size() >= 2) problems.resize(problems.size() - 2);  // the last "; "
+  return problems;
+}
+
+// [SECTION] Writing: fresh temp file, fsync, rename
+
+namespace {
+
+std::string errno_text() {
+  return std::strerror(errno);
+}
+
+bool write_all(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string save_session(const AppState& state, const std::string& path) {
+  std::error_code ec;
+  const fs::path folder = fs::path(path).parent_path();
+  if (!folder.empty()) fs::create_directories(folder, ec);
+  const std::string text = session_text(state);
+  // A name of this write's own (mkstemp: O_CREAT|O_EXCL, so nothing that already exists there, a
+  // planted symlink included, is ever opened), in the same folder so the rename is atomic.
+  std::string tmp = path + ".tmp-XXXXXX";
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return "cannot write session '" + path + "': " + errno_text();
+  // The data must be on disk before the rename makes it the session, or a power cut can leave
+  // an empty session.json where a good one was.
+  const bool written = write_all(fd, text) && ::fsync(fd) == 0;
+  const std::string write_error = errno_text();
+  if (::close(fd) != 0 || !written) {
+    ::unlink(tmp.c_str());
+    return "cannot write session '" + tmp + "': " + write_error;
+  }
+  // rename() replaces a symlink at `path` itself; it never writes through it.
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string e = errno_text();
+    ::unlink(tmp.c_str());
+    return "cannot replace session '" + path + "': " + e;
+  }
+  // The rename lives in the folder's entry, which needs its own fsync to survive a power cut;
+  // where the folder cannot be opened the session is still whole, just maybe the older one.
+  const int dir = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  return {};
+}
+
+// [SECTION] Start-up restore: moving bad sessions aside, surviving what restoring throws
+
+std::string bad_session_path(const std::string& path) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  const std::string base = path + ".bad-" + stamp;
+  std::string candidate = base;
+  std::error_code ec;
+  for (int n = 2; fs::exists(fs::symlink_status(candidate, ec)); ++n)
+    candidate = base + "-" + std::to_string(n);
+  return candidate;
+}
+
+namespace {
+
+// A crash while restoring (a stack overflow in the model parser, say) cannot be caught, and it
+// would happen again on every start. So a start writes this marker, holding its pid, before it
+// restores, and removes it after: finding one whose process is gone means the last start died
+// while restoring, and that session must not be tried again.
+std::string marker_path(const std::string& path) {
+  return path + ".restoring";
+}
+
+void write_marker(const std::string& marker) {
+  const int fd =
+      ::open(marker.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;  // without a marker a crash is just not remembered
+  write_all(fd, std::to_string(::getpid()) + "\n");
+  ::close(fd);
+}
+
+bool died_while_restoring(const std::string& marker) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(marker, ec))) return false;
+  const io::TextInput in = io::read_text_input(marker, 64, "a session marker");
+  long pid = 0;
+  if (in.ok) std::from_chars(in.text.data(), in.text.data() + in.text.size(), pid);
+  // Another instance restoring this very moment is alive: its marker is not a crash.
+  if (pid > 0 && pid != ::getpid() && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM))
+    return false;
+  return true;
+}
+
+// After a restore that failed halfway the state holds part of the bad session: back to the
+// built-in model, no steps, the default machine and view, as on a first start.
+void start_with_default_model(AppState& state) {
+  state.bench.history.reset();  // so the new graph does not replay the bad session's steps
+  state.bench.step_texts.clear();
+  state.bench.last.reset();
+  state.model.text = std::string(graph::default_model_text());
+  state.model.path.clear();
+  state.model.error.reset();
+  state.model.reparse_pending = false;
+  reparse_model(state);
+  update_state(state);
+  workbench_set_machine(state.bench, "host");
+  state.bench.tab = ViewTab::Graph;
+  state.selection = {};
+  state.controls = {};
+}
+
+// Renames the session out of the autosave's way and says so.
+SessionRestore move_aside(const std::string& path, const std::string& why) {
+  SessionRestore r;
+  r.is_error = true;
+  const std::string target = bad_session_path(path);
+  std::error_code ec;
+  fs::rename(path, target, ec);
+  if (ec) {
+    r.autosave_ok = false;
+    r.message = "session '" + io::printable(path) + "' cannot be restored (" + why +
+                ") nor moved aside (" + ec.message() + "); this run will not autosave";
+    return r;
+  }
+  r.moved_to = target;
+  r.message = "session could not be restored (" + why + "); moved it to '" + io::printable(target) +
+              "' and started with the default model";
+  return r;
+}
+
+}  // namespace
+
+SessionRestore restore_session(AppState& state, const std::string& path) {
+  std::error_code ec;
+  const std::string marker = marker_path(path);
+  if (!fs::exists(fs::symlink_status(path, ec))) {
+    fs::remove(marker, ec);
+    return {};
+  }
+  if (died_while_restoring(marker)) {
+    fs::remove(marker, ec);
+    return move_aside(path, "the last start stopped while restoring it");
+  }
+  const io::TextInput in = io::read_text_input(path, io::kMaxSessionBytes, "a session file");
+  if (!in.ok) return move_aside(path, in.error);
+  const nlohmann::json j = nlohmann::json::parse(in.text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return move_aside(path, "it is not valid JSON");
+  const SessionFields fields = check_session_fields(j);
+  if (!fields.unreadable.empty()) return move_aside(path, fields.unreadable);
+
+  write_marker(marker);
+  std::string problems, thrown;
+  try {
+    problems = session_from_json(state, j);
+  } catch (const std::exception& e) {
+    thrown = std::string("restoring it threw: ") + e.what();
+  } catch (...) {
+    thrown = "restoring it threw an unknown exception";
+  }
+  fs::remove(marker, ec);
+  if (!thrown.empty()) {
+    start_with_default_model(state);
+    return move_aside(path, thrown);
+  }
+  SessionRestore r;
+  if (problems.empty()) return r;
+  r.is_error = true;
+  r.message = "session: " + problems;
+  // The next autosave writes only what was restored; a copy keeps the skipped fields' values.
+  if (!fields.skipped.empty()) {
+    const std::string copy = bad_session_path(path);
+    if (fs::copy_file(path, copy, ec))
+      r.message += "; the file as it was is kept at '" + copy + "'";
+  }
+  return r;
+}
+
+}  // namespace tilescope::core

@@ -1,0 +1,640 @@
+// The workbench: schedule history, machine choice, and the simulation / CPU-run jobs with caches.
+#include "app/core/workbench.h"
+
+#include "kernels/cpu/bench_report.h"
+#include "kernels/cpu/harness.h"
+#include "kernels/cpu/jit.h"
+#include "sim/model/run.h"
+#include "sim/schedule/codegen.h"
+#include "sim/schedule/interpreter.h"
+#include "sim/schedule/lower.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+namespace tilescope::core {
+
+// [SECTION] Views
+
+const char* view_tab_name(ViewTab t) {
+  switch (t) {
+    case ViewTab::Graph:
+      return "graph";
+    case ViewTab::Schedule:
+      return "schedule";
+    case ViewTab::Tiles:
+      return "tiles";
+    case ViewTab::Memory:
+      return "memory";
+    case ViewTab::Roofline:
+      return "roofline";
+    case ViewTab::Timings:
+      return "timings";
+  }
+  return "graph";
+}
+
+const char* view_tab_title(ViewTab t) {
+  switch (t) {
+    case ViewTab::Graph:
+      return "Graph";
+    case ViewTab::Schedule:
+      return "Schedule";
+    case ViewTab::Tiles:
+      return "Tiles";
+    case ViewTab::Memory:
+      return "Memory";
+    case ViewTab::Roofline:
+      return "Roofline";
+    case ViewTab::Timings:
+      return "Timings";
+  }
+  return "Graph";
+}
+
+std::optional<ViewTab> view_tab_from_name(std::string_view name) {
+  for (ViewTab t : kAllViewTabs)
+    if (name == view_tab_name(t)) return t;
+  return std::nullopt;
+}
+
+// [SECTION] Results
+
+uint64_t MemoryResult::dram_bytes() const {
+  if (levels.empty()) return 0;
+  const memory::Counters& c = levels.back().total;
+  return c.read_bytes + c.write_bytes;
+}
+
+double MemoryResult::intensity() const {
+  const uint64_t b = dram_bytes();
+  return b ? static_cast<double>(flops) / static_cast<double>(b) : 0.0;
+}
+
+// [SECTION] Workbench state
+
+const schedule::Kernel* Workbench::kernel() const {
+  const schedule::Program* p = program();
+  if (!p || p->kernels.empty()) return nullptr;
+  const int i = std::clamp(p->current, 0, static_cast<int>(p->kernels.size()) - 1);
+  return &p->kernels[static_cast<size_t>(i)];
+}
+
+std::string Workbench::schedule_key() const {
+  const schedule::Program* p = program();
+  return graph_text + "\n--\n" + steps_text() + "\n#" + std::to_string(p ? p->current : -1);
+}
+
+const MemoryResult* Workbench::memory_result() const {
+  auto it = memory_cache.find(memory_key());
+  return it == memory_cache.end() ? nullptr : &it->second;
+}
+
+const CpuRunResult* Workbench::cpu_result() const {
+  auto it = cpu_cache.find(schedule_key());
+  return it == cpu_cache.end() ? nullptr : &it->second;
+}
+
+void workbench_set_graph(Workbench& wb, std::shared_ptr<const graph::Graph> graph,
+                         const std::string& text, int generation) {
+  if (generation == wb.graph_generation) return;
+  wb.graph_generation = generation;
+  wb.graph_text = text;
+  const std::vector<std::string> old_steps(
+      wb.step_texts.begin(),
+      wb.step_texts.begin() + static_cast<long>(wb.history ? wb.history->size() : 0));
+  wb.history.reset();
+  wb.step_texts.clear();
+  wb.lower_error.clear();
+  wb.last.reset();
+  if (!graph) return;
+  if (!wb.machine) workbench_set_machine(wb, wb.machine_name);  // its target checks the steps
+  try {
+    wb.history.emplace(schedule::lower_graph(graph), workbench_target(wb));
+  } catch (const std::exception& e) {
+    wb.lower_error = e.what();
+    return;
+  }
+  // The steps that still apply to the edited model are kept, so editing a number does not throw
+  // the learner's schedule away; the first that no longer applies is reported.
+  for (const std::string& s : old_steps) {
+    if (!workbench_apply(wb, s).empty() || (wb.last && !wb.last->ok)) break;
+  }
+}
+
+namespace {
+
+// Names the first step of the history the current machine refuses, or clears the note.
+void recheck_machine(Workbench& wb) {
+  wb.machine_refusal.clear();
+  if (!wb.history || !wb.machine) return;
+  if (std::optional<schedule::StepRefusal> r = wb.history->first_refused(workbench_target(wb))) {
+    wb.machine_refusal_step = r->index;
+    wb.machine_refusal = "step " + std::to_string(r->index + 1) + " " + r->step +
+                         " is not legal on " + wb.machine->name + ": " + r->message +
+                         " Undo it, or choose a machine it fits.";
+  }
+}
+
+}  // namespace
+
+schedule::Target workbench_target(const Workbench& wb) {
+  return wb.machine ? model::target_for(*wb.machine) : schedule::Target{};
+}
+
+std::string workbench_apply(Workbench& wb, std::string_view text) {
+  if (!wb.history) {
+    return wb.lower_error.empty() ? "apply: there is no model to schedule"
+                                  : "apply: the model has no schedule: " + wb.lower_error;
+  }
+  std::vector<schedule::TransformStep> steps;
+  try {
+    steps = schedule::parse_steps(text);
+  } catch (const std::exception& e) {
+    return std::string("apply: ") + e.what();
+  }
+  if (steps.empty()) return "apply: no step given";
+  for (const schedule::TransformStep& step : steps) {
+    schedule::StepResult r;
+    try {
+      r = wb.history->apply(step);
+    } catch (const std::exception& e) {
+      r.ok = false;
+      r.explanation = e.what();
+    }
+    wb.last = StepOutcome{step.to_string(), r.ok, r.explanation};
+    if (!r.ok) return {};
+    // History drops undone entries when a step is applied after an undo: a new branch.
+    wb.step_texts.resize(wb.history->size() - 1);
+    wb.step_texts.push_back(step.to_string());
+  }
+  if (!wb.machine_refusal.empty()) recheck_machine(wb);
+  return {};
+}
+
+bool workbench_undo(Workbench& wb) {
+  if (!wb.history || !wb.history->undo()) return false;
+  wb.last.reset();
+  if (!wb.machine_refusal.empty()) recheck_machine(wb);
+  return true;
+}
+
+bool workbench_redo(Workbench& wb) {
+  if (!wb.history || !wb.history->redo()) return false;
+  wb.last.reset();
+  recheck_machine(wb);  // a redone step was checked against the machine of its time
+  return true;
+}
+
+std::string workbench_go_to(Workbench& wb, size_t n) {
+  if (!wb.history) return "goto-step: there is no schedule";
+  if (n > wb.step_texts.size()) {
+    return "goto-step: there are only " + std::to_string(wb.step_texts.size()) + " steps";
+  }
+  while (wb.history->size() > n && wb.history->undo()) {
+  }
+  while (wb.history->size() < n && wb.history->redo()) {
+  }
+  wb.last.reset();
+  recheck_machine(wb);
+  return {};
+}
+
+std::string workbench_set_machine(Workbench& wb, const std::string& name) {
+  try {
+    model::Machine m = model::load_machine(name);
+    wb.machine = std::move(m);
+    wb.machine_name = name;
+    wb.machine_error.clear();
+  } catch (const std::exception& e) {
+    return "machine: " + std::string(e.what());
+  }
+  // New steps are checked against this machine; the history is kept and re-checked.
+  if (wb.history) wb.history->set_target(workbench_target(wb));
+  recheck_machine(wb);
+  return {};
+}
+
+// [SECTION] Memory simulation
+
+namespace {
+
+// Forwards the trace to the pipeline's sink, reports progress per outermost-loop step and stops the
+// trace (by throwing) when the user cancels.
+class ProgressSink final : public memory::AccessSink {
+ public:
+  ProgressSink(memory::AccessSink& next, JobProgress& p, double steps)
+      : m_h(next), m_p(p), m_steps(std::max(steps, 1.0)) {}
+  void access(const memory::Access& a) override { access_batch(&a, 1); }
+  void access_batch(const memory::Access* a, size_t n) override {
+    if (m_p.cancel) throw JobCancelled();
+    m_h.access_batch(a, n);
+  }
+  void step_boundary(uint64_t step) override {
+    m_p.fraction = std::min(0.99, static_cast<double>(step + 1) / m_steps);
+    m_h.step_boundary(step);
+  }
+
+ private:
+  memory::AccessSink& m_h;
+  JobProgress& m_p;
+  double m_steps;
+};
+
+}  // namespace
+
+MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
+                             const model::Machine& m, JobProgress& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  MemoryResult r;
+  model::RunOptions o;
+  o.classify_misses = true;
+  // Progress counts iterations of the outermost loop (the trace's default step loop).
+  const double steps = k.loops.empty() ? 1.0 : static_cast<double>(k.loops.front().extent);
+  o.wrap = [&](memory::AccessSink& next) {
+    return std::make_unique<ProgressSink>(next, progress, steps);
+  };
+  // The set × way grids before the final write-back, so dirty lines still show as dirty.
+  o.before_write_back = [&](const memory::Hierarchy& h) {
+    for (int level = 0; level < h.level_count(); ++level)
+      if (std::optional<CacheGrid> grid = snapshot_cache_grid(h, level))
+        r.grids.push_back(std::move(*grid));
+  };
+  o.phase = [&](const std::string& phase) { progress.set_phase(phase); };
+  model::KernelRun run = model::run_kernel(k, g, m, o);
+  const memory::Hierarchy& h = *run.hierarchy;
+  r.machine = m.name;
+  r.machine_model = m;
+  r.gpu = run.gpu;
+  r.kernel = k.name;
+  r.tensor_names = run.tensor_names;
+  r.summary = run.summary;
+  for (int level = 0; level <= h.level_count(); ++level) {
+    LevelResult lr;
+    if (level < h.level_count()) {
+      const memory::CacheConfig& c = h.config().levels[static_cast<size_t>(level)];
+      lr.name = c.name;
+      lr.size_bytes = c.size_bytes;
+      lr.bandwidth = c.bandwidth_bytes_per_s;
+    } else {
+      lr.name = h.config().memory.name;
+      lr.size_bytes = h.config().memory.size_bytes;
+      lr.bandwidth = h.config().memory.bandwidth_bytes_per_s;
+    }
+    lr.total = h.counters(level);
+    lr.by_tensor = h.counters_by_tensor(level);
+    r.levels.push_back(std::move(lr));
+  }
+  r.trace_accesses = h.trace_accesses();
+  r.flops = static_cast<int64_t>(run.flops);
+  r.peak_flops = model::fp32_peak(m);
+  r.bytes = run.bytes;
+  r.roofline = run.roofline;
+  r.analytic = std::move(run.analytic);
+  r.analytic_roofline = std::move(run.analytic_roofline);
+  r.analytic_error = run.analytic_error;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  progress.fraction = 1.0;
+  return r;
+}
+
+std::string workbench_simulate(Workbench& wb) {
+  const schedule::Kernel* k = wb.kernel();
+  if (!k) return "simulate: there is no kernel to simulate";
+  if (!wb.machine) {
+    if (std::string e = workbench_set_machine(wb, wb.machine_name); !e.empty()) return e;
+  }
+  if (!wb.machine_refusal.empty()) return "simulate: " + wb.machine_refusal;
+  const std::string key = wb.memory_key();
+  if (wb.memory_cache.count(key)) return {};
+  if (wb.memory_job.running() && wb.memory_job.key() == key) return {};
+  wb.memory_errors.erase(key);
+  auto graph = wb.program()->graph;
+  wb.memory_job.start(key, [kernel = *k, graph, machine = *wb.machine, steps = wb.steps_text(),
+                            count = wb.history->size(), text = wb.graph_text](JobProgress& p) {
+    MemoryResult r = simulate_kernel(kernel, *graph, machine, p);
+    r.steps = steps;
+    r.step_count = count;
+    r.graph_text = text;
+    return r;
+  });
+  return {};
+}
+
+// [SECTION] Running on this CPU
+
+CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProgress& progress) {
+  CpuRunResult r;
+  r.kernel = k.name;
+  r.flops = flops;
+  progress.set_phase("compiling the generated C++");
+  const kernels::JitResult jit = kernels::jit_compile(schedule::emit_cpp(k));
+  r.compile_command = jit.command;
+  r.compile_seconds = jit.compile_seconds;
+  r.cache_hit = jit.cache_hit;
+  if (!jit.ok) throw std::runtime_error(jit.error + "\n" + jit.compiler_output);
+  progress.fraction = 0.2;
+  if (progress.cancel) throw JobCancelled();
+
+  // Inputs: the harness's deterministic values; outputs poisoned so an unwritten element shows.
+  std::vector<std::vector<float>> buffers;
+  for (size_t i = 0; i < k.tensors.size(); ++i) {
+    const schedule::KernelTensor& t = k.tensors[i];
+    std::vector<float> b(static_cast<size_t>(std::max<int64_t>(t.alloc_elems(), 1)));
+    if (t.role == schedule::TensorRole::Input)
+      kernels::fill_uniform(b.data(), b.size(), 17u + static_cast<unsigned>(i));
+    else
+      kernels::poison(b.data(), b.size());
+    buffers.push_back(std::move(b));
+  }
+  progress.set_phase("running the reference interpreter");
+  std::vector<std::vector<float>> reference = buffers;
+  schedule::run_kernel(k, reference);
+  progress.fraction = 0.4;
+  if (progress.cancel) throw JobCancelled();
+
+  progress.set_phase("verifying");
+  std::vector<float*> args;
+  for (auto& b : buffers) args.push_back(b.data());
+  const kernels::JitKernelFn fn = jit.module->kernel();
+  fn(args.data());
+  r.rel_error = 0;
+  for (size_t i = 0; i < k.tensors.size(); ++i) {
+    if (k.tensors[i].role != schedule::TensorRole::Output) continue;
+    r.rel_error = std::max(
+        r.rel_error,
+        kernels::relative_error(buffers[i].data(), reference[i].data(), buffers[i].size()));
+  }
+  r.verified = r.rel_error <= kVerifyTolerance;
+  if (!r.verified) return r;  // an unverified kernel is not timed
+  progress.fraction = 0.5;
+  if (progress.cancel) throw JobCancelled();
+
+  progress.set_phase("timing (median of repeats)");
+  kernels::TimingOptions to;
+  to.repeats = 10;
+  to.max_seconds = 3.0;
+  const kernels::Timing t = kernels::time_runs([&](int) { fn(args.data()); }, to);
+  r.median_ms = t.median_ms;
+  r.min_ms = t.min_ms;
+  r.repeats = t.repeats;
+  progress.fraction = 0.8;
+  if (progress.cancel) throw JobCancelled();
+
+  progress.set_phase("measuring this CPU's peaks");
+  const kernels::Peaks peaks = kernels::measure_peaks(true);
+  r.peak_gflops = peaks.gflops_fp32;
+  r.peak_gbps = peaks.gbps;
+  r.dependent_fma_ns = peaks.dependent_fma_ns;
+  r.peaks_source = peaks.source;
+  progress.fraction = 1.0;
+  return r;
+}
+
+std::string workbench_run_cpu(Workbench& wb) {
+  const schedule::Kernel* k = wb.kernel();
+  if (!k) return "run-cpu: there is no kernel to run";
+  const std::string key = wb.schedule_key();
+  if (wb.cpu_cache.count(key)) return {};
+  if (wb.cpu_job.running() && wb.cpu_job.key() == key) return {};
+  wb.cpu_errors.erase(key);
+  const auto flops = static_cast<int64_t>(model::kernel_flops(*k, *wb.program()->graph));
+  wb.cpu_job.start(
+      key, [kernel = *k, flops](JobProgress& p) { return run_kernel_on_cpu(kernel, flops, p); });
+  return {};
+}
+
+void workbench_cancel(Workbench& wb) {
+  wb.memory_job.cancel();
+  wb.cpu_job.cancel();
+  wb.tiles_job.cancel();
+  autotune_cancel(wb.autotune);
+}
+
+void workbench_poll(Workbench& wb) {
+  autotune_poll(wb.autotune);
+  std::optional<MemoryResult> mem;
+  std::string error;
+  if (wb.memory_job.poll(mem, error)) {
+    if (mem)
+      wb.memory_cache[wb.memory_job.key()] = std::move(*mem);
+    else
+      wb.memory_errors[wb.memory_job.key()] = error;
+  }
+  std::optional<TilesResult> tiles;
+  if (wb.tiles_job.poll(tiles, error) && wb.tiles_job.key() == wb.tiles_key) {
+    wb.tiles = std::move(tiles);
+    wb.tiles_error = error;
+  }
+  std::optional<CpuRunResult> run;
+  if (wb.cpu_job.poll(run, error)) {
+    if (run)
+      wb.cpu_cache[wb.cpu_job.key()] = std::move(*run);
+    else
+      wb.cpu_errors[wb.cpu_job.key()] = error;
+  }
+}
+
+// [SECTION] Tiles animation
+
+namespace {
+
+// Counts accesses per bin of each kernel tensor and snapshots the counts at step boundaries.
+class TileSink final : public memory::AccessSink {
+ public:
+  TileSink(TilesResult& r, const schedule::TraceLayout& layout, const schedule::Kernel& k,
+           uint64_t every, uint64_t expected_steps, JobProgress& p)
+      : m_r(r),
+        m_every(std::max<uint64_t>(every, 1)),
+        m_expected(std::max<uint64_t>(expected_steps, 1)),
+        m_p(p) {
+    size_t bins = 0;
+    for (size_t i = 0; i < k.tensors.size(); ++i) {
+      const schedule::KernelTensor& t = k.tensors[i];
+      TileGrid g;
+      g.name = t.name;
+      g.output = t.role == schedule::TensorRole::Output;
+      const int64_t elems = std::max<int64_t>(t.alloc_elems(), 1);
+      // Memory order: a row is one pitch of the fastest-varying dim (the second-smallest stride).
+      std::vector<int64_t> strides = t.strides;
+      std::sort(strides.begin(), strides.end());
+      g.cols = strides.size() >= 2 ? std::max<int64_t>(strides[1], 1) : elems;
+      g.rows = (elems + g.cols - 1) / g.cols;
+      g.bin_rows = static_cast<int>(std::min<int64_t>(g.rows, kTileBins));
+      g.bin_cols = static_cast<int>(std::min<int64_t>(g.cols, kTileBins));
+      g.offset = bins;
+      bins += static_cast<size_t>(g.bin_rows) * static_cast<size_t>(g.bin_cols);
+      std::vector<int64_t> rows_in(size_t(g.bin_rows), 0), cols_in(size_t(g.bin_cols), 0);
+      for (int64_t r = 0; r < g.rows; ++r) ++rows_in[size_t(r * g.bin_rows / g.rows)];
+      for (int64_t c = 0; c < g.cols; ++c) ++cols_in[size_t(c * g.bin_cols / g.cols)];
+      for (int r = 0; r < g.bin_rows; ++r)
+        for (int c = 0; c < g.bin_cols; ++c)
+          g.inv_elems.push_back(
+              1.0 / double(std::max<int64_t>(1, rows_in[size_t(r)] * cols_in[size_t(c)])));
+      m_r.grids.push_back(g);
+      m_ranges.push_back({layout.tensor_base[i], layout.tensor_base[i] + uint64_t(elems) * 4});
+    }
+    m_counts.assign(bins, 0);
+  }
+  void access(const memory::Access& a) override { access_batch(&a, 1); }
+  void access_batch(const memory::Access* a, size_t n) override {
+    if (m_p.cancel) throw JobCancelled();
+    for (size_t i = 0; i < n; ++i) count(a[i]);
+  }
+  void step_boundary(uint64_t step) override {
+    m_step = step;
+    if (step % m_every == 0 && step > 0) {
+      snapshot(step);
+      m_p.fraction = std::min(0.99, double(step) / double(m_expected));
+    }
+  }
+  void finish(uint64_t steps) {
+    snapshot(steps);
+    m_r.steps = steps;
+  }
+  uint64_t last_step() const { return m_step; }
+
+ private:
+  void count(const memory::Access& a) {
+    if (a.space != memory::AddressSpace::Global) return;  // shared tiles: not a tensor's memory
+    for (size_t t = 0; t < m_ranges.size(); ++t) {
+      if (a.addr < m_ranges[t].first || a.addr >= m_ranges[t].second) continue;
+      const TileGrid& g = m_r.grids[t];
+      // A GPU sector covers several elements: count each element it holds.
+      const uint64_t first = (a.addr - m_ranges[t].first) / 4;
+      const uint64_t last =
+          std::min<uint64_t>(first + std::max<uint32_t>(a.size, 4) / 4, uint64_t(g.rows * g.cols));
+      for (uint64_t e = first; e < last; ++e) {
+        const int64_t row = int64_t(e) / g.cols, col = int64_t(e) % g.cols;
+        const size_t br = size_t(row * g.bin_rows / g.rows), bc = size_t(col * g.bin_cols / g.cols);
+        ++m_counts[g.offset + br * size_t(g.bin_cols) + bc];
+      }
+      return;
+    }
+  }
+  void snapshot(uint64_t step) {
+    if (m_r.frames.size() >= size_t(kMaxTileFrames) + 1) return;
+    m_r.frames.push_back(m_counts);
+    m_r.frame_step.push_back(step);
+  }
+
+  TilesResult& m_r;
+  uint64_t m_every;
+  uint64_t m_expected;
+  JobProgress& m_p;
+  std::vector<std::pair<uint64_t, uint64_t>> m_ranges;
+  std::vector<uint32_t> m_counts;
+  uint64_t m_step = 0;
+};
+
+}  // namespace
+
+TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress) {
+  TilesResult r;
+  r.kernel = k.name;
+  // The step loop: the deepest loop whose iterations (the product of the extents down to it)
+  // stay under a few thousand, so the animation moves tile by tile, not element by element.
+  double iterations = 1;
+  for (const schedule::Loop& l : k.loops) {
+    if (iterations * double(l.extent) > 4096 && !r.step_loop.empty()) break;
+    iterations *= double(l.extent);
+    r.step_loop = l.name;
+  }
+  const uint64_t expected = uint64_t(std::max(iterations, 1.0));
+  schedule::TraceOptions to;
+  to.step_loop = r.step_loop;
+  const schedule::TraceLayout layout = schedule::trace_layout(k, to);
+  TileSink sink(r, layout, k, (expected + kMaxTileFrames - 1) / kMaxTileFrames, expected, progress);
+  r.frames.push_back(std::vector<uint32_t>());  // frame 0: nothing touched yet (filled below)
+  r.frame_step.push_back(0);
+  const schedule::TraceSummary s = schedule::trace_kernel(k, sink, to);
+  sink.finish(s.steps);
+  for (const TileGrid& g : r.grids)
+    for (size_t i = 0; i < g.inv_elems.size(); ++i)
+      r.peak_per_element =
+          std::max(r.peak_per_element, r.frames.back()[g.offset + i] * g.inv_elems[i]);
+  size_t bins = 0;
+  for (const TileGrid& g : r.grids) bins += size_t(g.bin_rows) * size_t(g.bin_cols);
+  r.frames[0].assign(bins, 0);
+  progress.fraction = 1.0;
+  return r;
+}
+
+std::string workbench_record_tiles(Workbench& wb) {
+  const schedule::Kernel* k = wb.kernel();
+  if (!k) return "tiles: there is no kernel";
+  const std::string key = wb.schedule_key();
+  if (wb.tiles_key == key && (wb.tiles || !wb.tiles_error.empty())) return {};
+  if (wb.tiles_job.running() && wb.tiles_job.key() == key) return {};
+  wb.tiles.reset();
+  wb.tiles_error.clear();
+  wb.tiles_key = key;
+  wb.tiles_frame = 0;
+  wb.tiles_job.start(key, [kernel = *k](JobProgress& p) { return record_tiles(kernel, p); });
+  return {};
+}
+
+std::string workbench_tiles_control(Workbench& wb, const std::string& verb, double value) {
+  const double last = wb.tiles ? double(wb.tiles->frames.size() - 1) : 0.0;
+  if (verb == "play") {
+    wb.tiles_playing = true;
+    wb.tiles_last_time = -1;
+    if (wb.tiles_frame >= last) wb.tiles_frame = 0;
+  } else if (verb == "pause") {
+    wb.tiles_playing = false;
+  } else if (verb == "step") {
+    wb.tiles_playing = false;
+    wb.tiles_frame = std::min(last, std::floor(wb.tiles_frame) + 1);
+  } else if (verb == "back") {
+    wb.tiles_playing = false;
+    wb.tiles_frame = std::max(0.0, std::ceil(wb.tiles_frame) - 1);
+  } else if (verb == "seek") {
+    wb.tiles_frame = std::clamp(value, 0.0, last);
+  } else if (verb == "speed") {
+    if (value <= 0 || value > 1000) return "tiles speed: expected 0 < frames per second <= 1000";
+    wb.tiles_speed = value;
+  } else {
+    return "tiles: expected play, pause, step, back, seek N or speed X, got '" + verb + "'";
+  }
+  return {};
+}
+
+void workbench_tick(Workbench& wb, double now) {
+  if (!wb.tiles_playing || !wb.tiles) {
+    wb.tiles_last_time = now;
+    return;
+  }
+  if (wb.tiles_last_time >= 0) wb.tiles_frame += (now - wb.tiles_last_time) * wb.tiles_speed;
+  wb.tiles_last_time = now;
+  const double last = double(wb.tiles->frames.size() - 1);
+  if (wb.tiles_frame >= last) {
+    wb.tiles_frame = last;
+    wb.tiles_playing = false;
+  }
+}
+
+void workbench_load_recorded(Workbench& wb, const std::string& dir) {
+  wb.recorded_loaded = true;
+  wb.recorded.clear();
+  std::error_code ec;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  if (ec) {
+    wb.recorded_error = "cannot list '" + dir + "': " + ec.message();
+    return;
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& f : files) {
+    try {
+      wb.recorded.emplace_back(f, kernels::read_bench_report(f));
+    } catch (const std::exception& e) {
+      wb.recorded_error += std::string(e.what()) + "\n";
+    }
+  }
+}
+
+}  // namespace tilescope::core

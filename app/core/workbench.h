@@ -1,0 +1,230 @@
+// The workbench's state: which centre view is showing, the schedule history of the current model
+// (apply / undo / redo / go back and branch), the chosen machine, and the results of the two
+// background jobs — the memory-hierarchy simulation of the current kernel and its real run on
+// this CPU — cached by (model, schedule, machine) so they are recomputed only when one changes.
+//
+// Pure C++ (no ImGui): tests drive it through commands without a display.
+#pragma once
+
+#include "app/core/autotune.h"
+#include "app/core/jobs.h"
+#include "app/core/verify_tolerance.h"
+#include "app/core/memory_grid.h"
+#include "sim/graph/graph.h"
+#include "sim/memory/hierarchy.h"
+#include "sim/model/analytic.h"
+#include "sim/model/machine.h"
+#include "sim/model/roofline.h"
+#include "sim/schedule/trace.h"
+#include "sim/schedule/transform.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilescope::core {
+
+// [SECTION] Centre views
+
+enum class ViewTab { Graph, Schedule, Tiles, Memory, Roofline, Timings };
+inline constexpr ViewTab kAllViewTabs[] = {ViewTab::Graph,  ViewTab::Schedule, ViewTab::Tiles,
+                                           ViewTab::Memory, ViewTab::Roofline, ViewTab::Timings};
+const char* view_tab_name(ViewTab);   // "graph", "schedule", ...
+const char* view_tab_title(ViewTab);  // "Graph", "Schedule", ...
+std::optional<ViewTab> view_tab_from_name(std::string_view);
+
+// [SECTION] Results of the background jobs
+
+struct LevelResult {
+  std::string name;
+  uint64_t size_bytes = 0;
+  double bandwidth = 0;  // bytes/s from the machine file, 0 when not stated
+  memory::Counters total;
+  std::vector<memory::Counters> by_tensor;  // index = graph tensor id + 1 (0 = unlabelled)
+};
+
+struct MemoryResult {
+  std::string machine;
+  bool gpu = false;
+  std::string kernel;  // kernel name the trace came from
+  std::string steps;   // the schedule steps it was simulated after
+  size_t step_count = 0;
+  std::string graph_text;                 // the model it belongs to
+  std::vector<LevelResult> levels;        // cache levels, closest first, then main memory (last)
+  std::vector<std::string> tensor_names;  // by graph tensor id
+  schedule::TraceSummary summary;
+  uint64_t trace_accesses = 0;
+  double seconds = 0;     // wall time of the simulation
+  int64_t flops = 0;      // the kernel's FLOPs (graph cost table)
+  double peak_flops = 0;  // machine fp32 peak, FLOP/s (simt or simd), 0 when not stated
+  // The analytic model's prediction for the same kernel and hierarchy (CPU kernels), or why it
+  // does not cover this kernel; and the end state of the levels small enough to draw way by way.
+  std::optional<model::AnalyticResult> analytic;
+  std::string analytic_error;
+  std::vector<CacheGrid> grids;
+  // From the shared pipeline (sim/model/run.h): the machine simulated on, the bytes each level
+  // served, the predicted time on them with its binding bound, and the analytic model's.
+  model::Machine machine_model;
+  model::LevelBytes bytes;
+  model::Roofline roofline;
+  std::optional<model::Roofline> analytic_roofline;
+  uint64_t dram_bytes() const;
+  double intensity() const;  // FLOP per main-memory byte
+};
+
+struct CpuRunResult {
+  std::string kernel;
+  std::string compile_command;
+  double compile_seconds = 0;
+  bool cache_hit = false;
+  double rel_error = 0;  // generated kernel vs the interpreter on the same inputs
+  bool verified = false;
+  double median_ms = 0, min_ms = 0;
+  int repeats = 0;
+  int64_t flops = 0;
+  double peak_gflops = 0, peak_gbps = 0;  // measured here (harness::measure_peaks quick)
+  double dependent_fma_ns = 0;            // one multiply-add of a serial chain, measured here
+  std::string peaks_source;
+};
+
+// The Tiles animation: each kernel tensor drawn as a grid in memory order (rows = all dims but
+// the last), binned to at most kTileBins per side, with the cumulative access count of every bin
+// at evenly spaced step boundaries of the loop nest. Bounded memory for any problem size.
+inline constexpr int kTileBins = 48;
+inline constexpr int kMaxTileFrames = 1024;
+struct TileGrid {
+  std::string name;
+  bool output = false;
+  int64_t rows = 1, cols = 1;  // elements, memory order
+  int bin_rows = 1, bin_cols = 1;
+  size_t offset = 0;  // first bin of this grid in a frame
+  // 1 / elements in each bin (row-major over bins). Bins hold unequal numbers of elements when a
+  // side does not divide evenly (256 into 48), so the view colours accesses per element, or an
+  // even access pattern would show as a checkerboard.
+  std::vector<double> inv_elems;
+};
+struct TilesResult {
+  std::string kernel;
+  std::string step_loop;             // the loop whose iterations are the animation's steps
+  uint64_t steps = 0;                // iterations of step_loop in the whole run
+  std::vector<uint64_t> frame_step;  // the step each frame was taken at
+  std::vector<TileGrid> grids;
+  std::vector<std::vector<uint32_t>> frames;  // cumulative accesses per bin
+  double peak_per_element = 1;  // the most accesses per element any bin reaches (≥ 1)
+};
+
+
+// [SECTION] Workbench
+
+struct StepOutcome {
+  std::string step;  // the text applied
+  bool ok = false;
+  std::string explanation;  // why it helps, or why it was refused
+};
+
+struct Workbench {
+  ViewTab tab = ViewTab::Graph;
+
+  // Schedule of the current graph. `history` is empty when the graph could not be lowered
+  // (lower_error says why) or there is no graph.
+  std::optional<schedule::History> history;
+  std::vector<std::string> step_texts;  // every entry, including undone ones (redo-able)
+  std::string lower_error;
+  std::optional<StepOutcome> last;  // the last apply's outcome (a refusal stays until the next)
+  int graph_generation = -1;
+  std::string graph_text;
+
+  // Machine for the memory simulation and the roofline.
+  std::string machine_name = "host";
+  std::optional<model::Machine> machine;
+  std::string machine_error;
+  // The machine is the schedule's target (model::target_for): when it changes under a history,
+  // the history is kept and re-checked, and the first step the new machine refuses is named here
+  // ("" = every step is legal on it). The Memory view shows it; simulating refuses until the step
+  // is undone or another machine is chosen.
+  std::string machine_refusal;
+  size_t machine_refusal_step = 0;  // its index (0-based) in the history
+
+  // Results, cached by key; the job slots.
+  std::map<std::string, MemoryResult> memory_cache;
+  std::map<std::string, std::string> memory_errors;  // key → why the simulation failed
+  std::map<std::string, CpuRunResult> cpu_cache;
+  std::map<std::string, std::string> cpu_errors;
+  Job<MemoryResult> memory_job;
+  Job<CpuRunResult> cpu_job;
+  std::string memory_formula;  // "L1 B": the Memory view's "why this number" popup; "" = closed
+
+  // Tiles animation: the recorded frames of the current schedule and the playback position.
+  std::optional<TilesResult> tiles;
+  std::string tiles_key, tiles_error;
+  Job<TilesResult> tiles_job;
+  double tiles_frame = 0;  // fractional while playing
+  bool tiles_playing = false;
+  double tiles_speed = 8;  // frames per second
+  double tiles_last_time = -1;
+
+  // Recorded benchmark reports (assets/recorded/*.json), loaded once.
+  bool recorded_loaded = false;
+  std::vector<std::pair<std::string, nlohmann::json>> recorded;  // (file, report)
+  std::string recorded_error;
+
+  // Autotune: tile-size sweeps of the current kernel, predicted and measured (autotune.h).
+  AutotuneState autotune;
+
+  const schedule::Program* program() const { return history ? &history->current() : nullptr; }
+  const schedule::Kernel* kernel() const;
+  std::string steps_text() const { return history ? history->to_text() : std::string(); }
+  bool busy() const {
+    return memory_job.running() || cpu_job.running() || tiles_job.running() || autotune.busy();
+  }
+
+  // Cache keys: the model text, the steps up to the cursor and (memory) the machine.
+  std::string schedule_key() const;
+  std::string memory_key() const { return schedule_key() + "\n@" + machine_name; }
+  const MemoryResult* memory_result() const;
+  const CpuRunResult* cpu_result() const;
+};
+
+// Lowers a new graph and replays as many of the previous steps as still apply.
+void workbench_set_graph(Workbench& wb, std::shared_ptr<const graph::Graph> graph,
+                         const std::string& text, int generation);
+
+// Applies step text (one or more steps). Returns "" when every step applied; on a refusal the
+// program stays at the last good step and `last` holds the refusal. Errors in the text itself
+// (unparseable) come back as the message.
+std::string workbench_apply(Workbench& wb, std::string_view text);
+bool workbench_undo(Workbench& wb);
+bool workbench_redo(Workbench& wb);
+// Moves the cursor to entry n (0 = the default lowering) by undo/redo.
+std::string workbench_go_to(Workbench& wb, size_t n);
+// Loads a machine and makes it the schedule's target; re-checks the history (machine_refusal).
+std::string workbench_set_machine(Workbench& wb, const std::string& name);
+// The legality target of the current machine (schedule::Target's defaults while none is loaded).
+schedule::Target workbench_target(const Workbench& wb);
+
+// Starts the background jobs for the current kernel (no-op when the result is cached or running).
+std::string workbench_simulate(Workbench& wb);
+std::string workbench_run_cpu(Workbench& wb);
+void workbench_cancel(Workbench& wb);
+// Starts recording the Tiles frames for the current schedule (no-op when current or running).
+std::string workbench_record_tiles(Workbench& wb);
+// tiles play | pause | step | back | seek N | speed X
+std::string workbench_tiles_control(Workbench& wb, const std::string& verb, double value);
+// Advances a playing animation to time `now` (seconds).
+void workbench_tick(Workbench& wb, double now);
+// Called once per frame: takes finished jobs' results into the caches.
+void workbench_poll(Workbench& wb);
+void workbench_load_recorded(Workbench& wb, const std::string& dir);
+
+// The work itself, callable without a thread (tests use them directly).
+MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
+                             const model::Machine& m, JobProgress& progress);
+CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProgress& progress);
+TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress);
+
+}  // namespace tilescope::core

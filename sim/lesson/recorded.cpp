@@ -1,0 +1,106 @@
+// Recorded measurements for lesson checks: a capped JSON read and the path query of recorded();
+// where a lesson's relative paths are looked for.
+#include "sim/lesson/recorded.h"
+
+#include "sim/io/input.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace tilescope::lesson {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, size_t limit = 12) {
+  std::string s;
+  for (size_t i = 0; i < v.size() && i < limit; ++i) s += (i ? ", " : "") + v[i];
+  if (v.size() > limit) s += ", ...";
+  return s;
+}
+
+}  // namespace
+
+std::string resolve_lesson_path(const std::string& path, const std::string& lesson_file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec)) return path;
+  const fs::path dir = fs::path(lesson_file).parent_path();
+  for (const fs::path& base : {dir, dir / "..", fs::path(TILESCOPE_SOURCE_DIR)}) {
+    const fs::path p = base / path;
+    if (fs::exists(p, ec)) return p.lexically_normal().string();
+  }
+  return path;
+}
+
+Value recorded_value(const std::string& path, const std::string& query) {
+  // Capped: the path is the lesson author's, and /dev/zero or a huge log must fail the check,
+  // not fill memory.
+  const io::TextInput input = io::read_text_input(path, io::kMaxRecordingBytes, "a recorded file");
+  if (!input.ok) throw RecordedError(input.error);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(input.text);
+  } catch (const std::exception& e) {
+    throw RecordedError("'" + io::printable(path) + "' is not JSON: " + io::printable(e.what()));
+  }
+  const nlohmann::json* node = &j;
+  std::string walked;
+  size_t begin = 0;
+  while (begin <= query.size()) {
+    size_t end = query.find('/', begin);
+    if (end == std::string::npos) end = query.size();
+    const std::string part = query.substr(begin, end - begin);
+    begin = end + 1;
+    if (part.empty()) continue;
+    const size_t eq = part.find('=');
+    if (eq != std::string::npos) {
+      if (!node->is_array())
+        throw RecordedError("in " + path + ", '" + walked + "' is not a list to select '" + part +
+                            "' from");
+      const std::string key = part.substr(0, eq), want = part.substr(eq + 1);
+      const nlohmann::json* found = nullptr;
+      std::vector<std::string> seen;
+      for (const auto& item : *node) {
+        if (!item.is_object() || !item.contains(key)) continue;
+        const auto& v = item[key];
+        std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+        seen.push_back(text);
+        if (text == want) {
+          found = &item;
+          break;
+        }
+      }
+      if (!found)
+        throw RecordedError("in " + path + ", no element of '" + walked + "' has " + key + "=" +
+                            want + " (there are: " + join(seen) + ")");
+      node = found;
+    } else if (node->is_array()) {
+      const bool digits =
+          std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits || std::stoul(part) >= node->size())
+        throw RecordedError("in " + path + ", '" + walked + "' is a list of " +
+                            std::to_string(node->size()) + "; '" + part +
+                            "' is not an index in it");
+      node = &(*node)[std::stoul(part)];
+    } else if (node->is_object()) {
+      if (!node->contains(part)) {
+        std::vector<std::string> keys;
+        for (auto it = node->begin(); it != node->end(); ++it) keys.push_back(it.key());
+        throw RecordedError("in " + path + ", '" + (walked.empty() ? "(top)" : walked) +
+                            "' has no key '" + part + "' (keys: " + join(keys) + ")");
+      }
+      node = &(*node)[part];
+    } else {
+      throw RecordedError("in " + path + ", '" + walked + "' is a plain value, not a container");
+    }
+    walked += (walked.empty() ? "" : "/") + part;
+  }
+  if (node->is_number()) return Value::of(node->get<double>());
+  if (node->is_string()) return Value::of(node->get<std::string>());
+  if (node->is_boolean()) return Value::of(node->get<bool>() ? 1.0 : 0.0);
+  throw RecordedError("in " + path + ", '" + walked + "' is not a number or a string");
+}
+
+}  // namespace tilescope::lesson

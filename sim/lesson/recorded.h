@@ -1,0 +1,29 @@
+// Recorded measurements (assets/recorded/*.json) as lesson checks read them: recorded(FILE, QUERY),
+// and the folders a lesson's relative paths are looked for in.
+#pragma once
+
+#include "sim/lesson/value.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace tilescope::lesson {
+
+// A recorded file that cannot be read, is not JSON, or has nothing at the query's path; what()
+// says which, naming the file and the part of the query that failed.
+class RecordedError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Path of a file a lesson names (recorded measurements, models): as given when it exists, else
+// relative to the lesson's folder, else relative to the source tree.
+std::string resolve_lesson_path(const std::string& path, const std::string& lesson_file);
+
+// The number or string at `query` in the JSON file at `path` (read capped at
+// io::kMaxRecordingBytes). Query parts are separated by '/': "key", "3" (an index) or "key=value"
+// (the element of a list whose key equals value, compared as text or as a number). A boolean
+// reads as 1 or 0. Throws RecordedError.
+Value recorded_value(const std::string& path, const std::string& query);
+
+}  // namespace tilescope::lesson

@@ -1,0 +1,126 @@
+// Typed steps: one struct per step kind, so code builds a step from values instead of text
+// (`TileStep{.loops = {"i", "j"}, .factors = {32, 32}}`) and the primitives read fields, not
+// strings. The text form (TransformStep, transform.h) stays the replayable trace: to_spec() reads a
+// parsed text step into its struct, to_step() prints a struct back in canonical form.
+#pragma once
+
+#include "sim/graph/graph.h"
+#include "sim/schedule/kernel.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace tilescope::schedule {
+
+// kernel(op): the following steps apply to the kernel that computes `op`.
+struct KernelStep {
+  static constexpr std::string_view kName = "kernel";
+  std::string op{};
+};
+
+// fuse(producer, consumer, ...): elementwise consumers run in the producer's epilogue.
+struct FuseStep {
+  static constexpr std::string_view kName = "fuse";
+  std::string producer{};
+  std::vector<std::string> consumers{};
+};
+
+// compute_at(producer, consumer, at=LOOP|inline); no `at`: inline.
+struct ComputeAtStep {
+  static constexpr std::string_view kName = "compute_at";
+  std::string producer{};
+  std::string consumer{};
+  std::optional<std::string> at{};
+};
+
+// split(loop, factor): loop → loop.o × loop.i.
+struct SplitStep {
+  static constexpr std::string_view kName = "split";
+  std::string loop{};
+  int64_t factor = 0;
+};
+
+// tile(loop, factor) splits one loop; tile(a, b, fa, fb) splits both and orders a.o, b.o, a.i, b.i.
+struct TileStep {
+  static constexpr std::string_view kName = "tile";
+  std::vector<std::string> loops{};  // one or two
+  std::vector<int64_t> factors{};    // one per loop
+};
+
+// reorder(l1, l2, ...): these loops take the positions they occupy, in this order.
+struct ReorderStep {
+  static constexpr std::string_view kName = "reorder";
+  std::vector<std::string> loops{};
+};
+
+struct UnrollStep {
+  static constexpr std::string_view kName = "unroll";
+  std::string loop{};
+};
+
+struct VectorizeStep {
+  static constexpr std::string_view kName = "vectorize";
+  std::string loop{};
+};
+
+// parallel(loop): CPU threads.
+struct ParallelStep {
+  static constexpr std::string_view kName = "parallel";
+  std::string loop{};
+};
+
+// bind(loop, block.x ... thread.z); `dim` must be a block or thread kind.
+struct BindStep {
+  static constexpr std::string_view kName = "bind";
+  std::string loop{};
+  LoopKind dim = LoopKind::BlockX;
+};
+
+// stage(tensor, shared|scratchpad|registers[, double], at=LOOP).
+struct StageStep {
+  static constexpr std::string_view kName = "stage";
+  std::string tensor{};
+  MemLevel level = MemLevel::Shared;
+  std::string at{};
+  bool double_buffer = false;
+};
+
+// block_order(row) or block_order(grouped[, group]); no group: 8.
+struct BlockOrderStep {
+  static constexpr std::string_view kName = "block_order";
+  BlockOrder order = BlockOrder::RowMajor;
+  std::optional<int64_t> group{};
+};
+
+// layout(tensor, rowmajor|nchw|nhwc|transposed).
+struct LayoutStep {
+  static constexpr std::string_view kName = "layout";
+  std::string tensor{};
+  graph::Layout layout = graph::Layout::RowMajor;
+};
+
+// pad(tensor or tile, dim, amount).
+struct PadStep {
+  static constexpr std::string_view kName = "pad";
+  std::string target{};
+  int64_t dim = 0;
+  int64_t amount = 0;
+};
+
+// im2col(conv op).
+struct Im2colStep {
+  static constexpr std::string_view kName = "im2col";
+  std::string op{};
+};
+
+using StepSpec = std::variant<KernelStep, FuseStep, ComputeAtStep, SplitStep, TileStep, ReorderStep,
+                              UnrollStep, VectorizeStep, ParallelStep, BindStep, StageStep,
+                              BlockOrderStep, LayoutStep, PadStep, Im2colStep>;
+
+std::string_view step_name(const StepSpec& s);  // "tile": the step table row it belongs to
+
+}  // namespace tilescope::schedule

@@ -1,0 +1,70 @@
+// The fuzz_lesson seed corpus keeps its predict blocks meaningful: each predict_bad_*.md is
+// refused with the message its last line promises (`<!-- expect: FILE:LINE:COL: error: ... -->`),
+// and each predict_ok_*.md loads, with every predict answer computed and passing its own grading.
+#include "sim/lesson/predict.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace tilescope::lesson;
+
+namespace {
+
+std::vector<std::filesystem::path> corpus(const std::string& prefix) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(
+           std::filesystem::path(TILESCOPE_SOURCE_DIR) / "fuzz" / "corpus-lesson"))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("predict corpus: every malformed seed is refused where its comment says") {
+  const auto files = corpus("predict_bad_");
+  CHECK(files.size() >= 20);
+  for (const auto& f : files) {
+    CAPTURE(f.filename().string());
+    const std::string text = read(f);
+    const size_t at = text.rfind("<!-- expect: ");
+    REQUIRE(at != std::string::npos);
+    const size_t end = text.find(" -->", at);
+    const std::string expect = text.substr(at + 13, end - at - 13);
+    std::string what;
+    try {
+      LessonSession s(parse_lesson(text, "bad.md"));
+    } catch (const LessonError& e) {
+      what = e.what();
+    }
+    CHECK(what.rfind(expect, 0) == 0);
+  }
+}
+
+TEST_CASE("predict corpus: every well-formed seed loads and its answers are computed") {
+  const auto files = corpus("predict_ok_");
+  CHECK(files.size() >= 3);
+  for (const auto& f : files) {
+    CAPTURE(f.filename().string());
+    LessonSession s(parse_lesson(read(f), f.string()));
+    const auto results = run_predicts(s);
+    CHECK(results.size() == 1);
+    for (const PredictResult& r : results) {
+      INFO(r.error);
+      CHECK(r.pass);
+    }
+  }
+}
