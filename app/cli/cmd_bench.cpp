@@ -1,12 +1,9 @@
 // `tilescope-cli bench`: runs the real CPU (or GPU) kernel suites, prints the table, writes the
-// JSON;
-// `--show FILE` prints the table of a recorded report without running anything.
+// JSON; `--show FILE` prints the table of a recorded report without running anything.
 #include "commands.h"
 
 #include "kernels/cpu/bench_report.h"
 #include "kernels/cpu/cpu_bench.h"
-
-#include <nlohmann/json.hpp>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,27 +28,17 @@ struct BenchFlags {
   std::string show;
 };
 
-// Counts results that were not verified, so a silent failure cannot pass as a benchmark.
-int unverified_count(const nlohmann::json& report) {
-  int count = 0;
-  for (const auto& suite : report.value("suites", nlohmann::json::array()))
-    for (const auto& r : suite.value("results", nlohmann::json::array()))
-      count += r.value("verified", false) ? 0 : 1;
-  return count;
-}
-
 int run_bench(const BenchFlags& flags) {
   using namespace tilescope::kernels;
   if (!flags.show.empty()) {
-    const nlohmann::json report = read_bench_report(flags.show);
-    std::cout << format_bench_table(report);
+    std::cout << format_bench_table(load_bench_report(flags.show));
     return 0;
   }
   if (flags.cpu == flags.gpu) {
     std::cerr << "bench: choose exactly one of --cpu or --gpu (or --show FILE)\n";
     return 1;
   }
-  nlohmann::json report;
+  BenchReport report;
   if (flags.cpu) {
     CpuBenchOptions options;
     options.suite = flags.suite;
@@ -74,12 +61,11 @@ int run_bench(const BenchFlags& flags) {
     if (code != 0) {
       std::filesystem::remove(json_path);
       std::cerr << "bench --gpu: the GPU bench (" << TILESCOPE_GPU_BENCH_PATH << ") stopped with "
-                << (code < 0 ? std::string("a signal") : "status " + std::to_string(code))
-                << "\n";
+                << (code < 0 ? std::string("a signal") : "status " + std::to_string(code)) << "\n";
       return 1;
     }
     try {
-      report = read_bench_report(json_path);
+      report = load_bench_report(json_path);
     } catch (const std::exception& e) {
       std::filesystem::remove(json_path);
       std::cerr << "bench --gpu: " << e.what() << "\n";
@@ -99,6 +85,8 @@ int run_bench(const BenchFlags& flags) {
                         : flags.out;
   write_bench_report(report, out);
   std::cout << "\nwrote " << out << "\n";
+  // A version that was not verified fails the command, so a silent failure cannot pass as a
+  // benchmark.
   if (const int failed = unverified_count(report); failed > 0) {
     std::cerr << "bench: " << failed
               << " version(s) were not verified against the reference and were not timed (see "
@@ -115,7 +103,8 @@ const CommandRegistrar registrar{
       sub.add_flag("--cpu", flags->cpu, "Run the CPU suites (kernels compiled -O3 -march=native)");
       sub.add_flag("--gpu", flags->gpu, "Run the CUDA suites (needs a CUDA build and a GPU)");
       sub.add_option("--suite", flags->suite,
-                     "Run one suite only (CPU: matmul, conv, bias_relu, jit, schedule_twin)");
+                     "Run these suites only, comma-separated (CPU: matmul, conv, bias_relu, jit, "
+                     "schedule_twin; default all)");
       sub.add_option("--repeats", flags->repeats, "Timed runs per version (median reported)")
           ->capture_default_str();
       sub.add_flag("--quick", flags->quick, "Small sizes: a smoke run in seconds, not a benchmark");

@@ -1,5 +1,5 @@
 // The CPU benchmark runner: builds each suite's buffers and version list, verifies every version
-// against version 0 (Eigen) on a poisoned output, times the verified ones, and writes the JSON.
+// against version 0 (Eigen) on a poisoned output, times the verified ones, and fills the report.
 //
 // Index: [SECTION] Suite machinery · [SECTION] matmul · [SECTION] conv · [SECTION] bias_relu ·
 //        [SECTION] jit · [SECTION] schedule_twin · [SECTION] Entry point
@@ -9,22 +9,19 @@
 #include "kernels/cpu/harness.h"
 #include "kernels/cpu/schedule_twin.h"
 #include "kernels/cpu/versions.h"
+#include "kernels/gemm_problem.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <fstream>
 #include <functional>
 #include <iomanip>
 #include <limits>
-#include <map>
 #include <ostream>
 #include <sstream>
 
 namespace tilescope::kernels {
-
-using nlohmann::json;
 
 namespace {
 
@@ -37,34 +34,52 @@ struct Buffer {
   float* get() const { return data.get(); }
 };
 
+// One version: its description (number, name, what changed, bytes, how it was built) as it will
+// appear in the report, and how to run it.
 struct VersionRun {
-  int number = 0;
-  std::string name, changed;
+  VersionResult info;
   std::function<void(int rotation)> run;
-  double bytes = 0.0;  // compulsory traffic of this version's passes
-  bool multithreaded = false;
-  std::string source = "hand";   // "hand" or "generated"
-  std::string compiled = "aot";  // "aot" (with the library) or "jit" (at run time)
-  std::string unavailable;       // non-empty: the version could not be built; why
-  json extra = json::object();   // merged into the result (JIT command, compile time)
+  std::string unavailable;  // non-empty: the version could not be built; why
 };
 
-struct Comparison {
-  std::string label;
-  int slower = 0, faster = 0;  // version numbers: the expected-slower one first
-};
-
+// One suite: its description (problem, sizes, FLOPs, tolerance, comparisons by version number),
+// its output buffer(s) and its versions, version 0 (the reference) first.
 struct Suite {
-  std::string name, problem, reference = "eigen";
-  std::string bound = "compute";  // which peak the % of peak is taken against
-  double flops = 0.0, min_bytes = 0.0, tolerance = 1e-4;
-  int rotations = 1;
-  json sizes = json::object();
+  SuiteResult info;
   std::size_t output_count = 0;
   std::function<float*(int rotation)> output;
   std::vector<VersionRun> versions;
-  std::vector<Comparison> comparisons;
 };
+
+Suite make_suite(const std::string& name, const std::string& problem) {
+  Suite s;
+  s.info.name = name;
+  s.info.problem = problem;
+  s.info.reference = "eigen";
+  s.info.bound = "compute";
+  s.info.tolerance = kGemmToleranceFp32;
+  s.info.rotations = 1;
+  return s;
+}
+
+VersionRun make_version(int number, const std::string& name, const std::string& changed) {
+  VersionRun v;
+  v.info.version = number;
+  v.info.name = name;
+  v.info.changed = changed;
+  v.info.source = "hand";
+  v.info.compiled = "aot";
+  v.info.multithreaded = false;
+  return v;
+}
+
+void add_comparison(Suite& s, const std::string& label, int slower, int faster) {
+  Comparison c;
+  c.label = label;
+  c.slower = slower;
+  c.faster = faster;
+  s.info.comparisons.push_back(c);
+}
 
 std::string format_number(double value, int precision) {
   std::ostringstream out;
@@ -72,9 +87,11 @@ std::string format_number(double value, int precision) {
   return out.str();
 }
 
-json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
-               std::ostream& log) {
-  log << "suite " << suite.name << ": " << suite.problem << "\n";
+SuiteResult run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
+                      std::ostream& log) {
+  SuiteResult result = suite.info;
+  const double tolerance = result.tolerance.value_or(kGemmToleranceFp32);
+  log << "suite " << result.name << ": " << result.problem << "\n";
   float* out0 = suite.output(0);
   // The reference: version 0 on a poisoned output.
   poison(out0, suite.output_count);
@@ -88,65 +105,52 @@ json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
 
   TimingOptions timing;
   timing.repeats = options.repeats;
-  timing.rotations = suite.rotations;
+  timing.rotations = result.rotations.value_or(1);
 
-  json results = json::array();
-  std::vector<std::size_t> timed;             // indices into results
+  std::vector<std::size_t> timed;             // indices into result.results
   std::vector<const VersionRun*> timed_runs;  // the verified versions, in order
   std::vector<double> timed_first_s;          // their verification run's time
-  std::vector<double> first_run_s;            // every version's verification run's time
-  double reference_ms = 0.0;
-  std::map<int, json> by_number;
   for (auto& v : suite.versions) {
-    json r = {{"version", v.number},
-              {"name", v.name},
-              {"changed", v.changed},
-              {"source", v.source},
-              {"compiled", v.compiled},
-              {"bytes", v.bytes},
-              {"multithreaded", v.multithreaded}};
-    r.update(v.extra);
-    log << "  v" << v.number << " " << v.name << ": ";
+    VersionResult r = v.info;
+    log << "  v" << r.version << " " << r.name << ": ";
     if (!v.unavailable.empty()) {
-      r["verified"] = false;
-      r["rel_error"] = nullptr;
-      r["note"] = v.unavailable;
+      r.verified = false;
+      r.rel_error = std::nullopt;
+      r.note = v.unavailable;
       log << "not run: " << v.unavailable << "\n";
-      results.push_back(r);
+      result.results.push_back(r);
       continue;
     }
     double error = 0.0;
-    if (v.number == suite.versions.front().number) {
+    double first_s = reference_first_s;
+    if (&v == &suite.versions.front()) {
       error = reference_finite ? 0.0 : std::numeric_limits<double>::infinity();
-      first_run_s.push_back(reference_first_s);
     } else {
       poison(out0, suite.output_count);
       const auto t0 = std::chrono::steady_clock::now();
       v.run(0);
-      first_run_s.push_back(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      first_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       error = relative_error(out0, reference.data(), suite.output_count);
     }
-    const bool verified = error <= suite.tolerance;
-    r["verified"] = verified;
-    r["rel_error"] = std::isfinite(error) ? json(error) : json(nullptr);
-    if (!verified) {
-      r["note"] = std::isfinite(error)
-                      ? "output differs from the reference: relative error " +
-                            format_number(error, 3) + " > tolerance " +
-                            format_number(suite.tolerance, 3) + "; not timed"
-                      : std::string(
-                            "output holds NaN or infinity where the poisoned buffer was "
-                            "never written (or the reference failed); not timed");
-      log << "FAILED verification (" << r["note"].get<std::string>() << ")\n";
-      results.push_back(r);
+    r.verified = error <= tolerance;
+    r.rel_error = std::isfinite(error) ? std::optional<double>(error) : std::nullopt;
+    if (!r.verified) {
+      r.note = std::isfinite(error)
+                   ? "output differs from the reference: relative error " +
+                         format_number(error, 3) + " > tolerance " + format_number(tolerance, 3) +
+                         "; not timed"
+                   : std::string(
+                         "output holds NaN or infinity where the poisoned buffer was "
+                         "never written (or the reference failed); not timed");
+      log << "FAILED verification (" << *r.note << ")\n";
+      result.results.push_back(r);
       continue;
     }
     log << "verified (rel err " << format_number(error, 2) << ")\n";
-    timed.push_back(results.size());
+    timed.push_back(result.results.size());
     timed_runs.push_back(&v);
-    timed_first_s.push_back(first_run_s.back());
-    results.push_back(r);
+    timed_first_s.push_back(first_s);
+    result.results.push_back(r);
   }
 
   // Timing, after every version was verified. Versions within kSlowFactor of the reference's
@@ -166,112 +170,85 @@ json run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks& peaks,
     for (std::size_t j = 0; j < together.size(); ++j) timings[together[j]] = round_robin[j];
   }
   for (std::size_t i : alone) {
-    log << "  timing v" << timed_runs[i]->number << " " << timed_runs[i]->name << " alone...";
+    log << "  timing v" << timed_runs[i]->info.version << " " << timed_runs[i]->info.name
+        << " alone...";
     log.flush();
     timings[i] = time_runs(timed_runs[i]->run, timing);
     log << " " << format_number(timings[i].median_ms, 4) << " ms\n";
   }
   for (std::size_t i = 0; i < timed_runs.size(); ++i) {
-    const VersionRun& v = *timed_runs[i];
-    const Timing& t = timings[i];
-    json& r = results[timed[i]];
-    const double seconds = t.median_ms * 1e-3;
-    const double gflops = suite.flops / seconds / 1e9;
-    const double gbps = v.bytes / seconds / 1e9;
-    if (v.number == suite.versions.front().number) reference_ms = t.median_ms;
-    r["median_ms"] = t.median_ms;
-    r["min_ms"] = t.min_ms;
-    r["repeats"] = t.repeats;
-    r["gflops"] = gflops;
-    r["gbps"] = gbps;
-    const double peak = suite.bound == "memory" ? peaks.gbps : peaks.gflops_fp32;
-    if (peak > 0) r["pct_of_peak"] = 100.0 * (suite.bound == "memory" ? gbps : gflops) / peak;
-    if (v.multithreaded)
-      r["note"] = "uses " + std::to_string(matmul_thread_count()) +
-                  " threads; the reference and the peaks are one thread's";
+    VersionResult& r = result.results[timed[i]];
+    r.timing = timings[i];
+    if (r.multithreaded.value_or(false))
+      r.note = "uses " + std::to_string(matmul_thread_count()) +
+               " threads; the reference and the peaks are one thread's";
   }
-  for (auto& r : results) {
-    if (reference_ms > 0 && r.contains("median_ms"))
-      r["pct_of_reference"] = 100.0 * reference_ms / r["median_ms"].get<double>();
-    by_number[r["version"].get<int>()] = r;
-  }
-
-  json comparisons = json::array();
-  for (const auto& c : suite.comparisons) {
-    const json& slow = by_number[c.slower];
-    const json& fast = by_number[c.faster];
-    json entry = {
-        {"label", c.label},
-        {"slower", c.slower},
-        {"faster", c.faster},
-        {"byte_ratio", slow.value("bytes", 0.0) / std::max(1.0, fast.value("bytes", 0.0))}};
-    if (slow.contains("median_ms") && fast.contains("median_ms")) {
-      entry["time_ratio"] = slow["median_ms"].get<double>() / fast["median_ms"].get<double>();
-      // Interference from other processes only ever adds time, so on a shared machine the ratio
-      // of the fastest runs is the steadier of the two.
-      entry["min_time_ratio"] = slow["min_ms"].get<double>() / fast["min_ms"].get<double>();
-    } else {
-      entry["time_ratio"] = nullptr;
-      entry["min_time_ratio"] = nullptr;
-    }
-    comparisons.push_back(entry);
-  }
-
-  return {{"name", suite.name},   {"problem", suite.problem},     {"sizes", suite.sizes},
-          {"flops", suite.flops}, {"min_bytes", suite.min_bytes}, {"reference", suite.reference},
-          {"bound", suite.bound}, {"tolerance", suite.tolerance}, {"rotations", suite.rotations},
-          {"results", results},   {"comparisons", comparisons}};
+  const PeakRates peak_rates{peaks.gflops_fp32, peaks.gbps};
+  derive_rates(result, suite.versions.front().info.version, &peak_rates);
+  return result;
 }
 
-Buffer random_buffer(std::size_t count, unsigned seed) {
+Buffer random_buffer(std::size_t count, std::uint64_t seed) {
   Buffer b(count);
-  fill_uniform(b.get(), count, seed);
+  fill_uniform(b.get(), count, static_cast<unsigned>(seed));
   return b;
+}
+
+// The buffers of a GEMM problem: A, B and the bias from its seeds, Y for the output.
+struct GemmBuffers {
+  explicit GemmBuffers(const GemmProblem& p)
+      : a(random_buffer(p.a_count(), p.seed)),
+        b(random_buffer(p.b_count(), p.seed + 1)),
+        bias(random_buffer(std::size_t(p.n), p.seed + 2)),
+        y(p.y_count()) {}
+  Buffer a, b, bias, y;
+  MatMulArgs args(const GemmProblem& p) const {
+    return {a.get(), b.get(), bias.get(), y.get(), p.m, p.n, p.k};
+  }
+};
+
+// A GEMM suite's description from its problem: sizes, FLOPs, compulsory bytes, the output.
+Suite make_gemm_suite(const std::string& name, const std::string& problem_text,
+                      const GemmProblem& p, GemmBuffers& buffers) {
+  Suite s = make_suite(name, problem_text);
+  s.info.reference = p.reference;
+  s.info.sizes = p.sizes();
+  s.info.flops = p.flops();
+  s.info.min_bytes = p.compulsory_bytes();
+  s.output_count = buffers.y.count;
+  s.output = [&buffers](int) { return buffers.y.get(); };
+  return s;
 }
 
 // [SECTION] matmul
 
-json run_matmul_suite(const CpuBenchOptions& options, const Peaks& peaks, std::ostream& log) {
-  // Quick sizes are deliberately not multiples of any tile (MR, NR, 256) so edges are exercised.
-  const int m = options.quick ? 160 : 1024, n = options.quick ? 200 : 1024,
-            k = options.quick ? 176 : 1024;
-  const double mk = double(m) * k, kn = double(k) * n, mn = double(m) * n;
-  Buffer a = random_buffer(m * std::size_t(k), 1), b = random_buffer(k * std::size_t(n), 2),
-         bias = random_buffer(n, 3), y(m * std::size_t(n));
-  const MatMulArgs args{a.get(), b.get(), bias.get(), y.get(), m, n, k};
-
-  Suite s;
-  s.name = "matmul";
-  s.problem = "Y = relu(A·B + bias), M=" + std::to_string(m) + " N=" + std::to_string(n) +
-              " K=" + std::to_string(k) + ", fp32, row-major (A M×K, B K×N, bias N)";
-  s.sizes = {{"M", m}, {"N", n}, {"K", k}};
-  s.flops = 2.0 * m * n * k + 2.0 * mn;  // the product, plus the bias add and the max per output
-  const double compulsory = 4.0 * (mk + kn + n + mn);
-  s.min_bytes = compulsory;
-  s.output_count = y.count;
-  s.output = [&](int) { return y.get(); };
+SuiteResult run_matmul_suite(const CpuBenchOptions& options, const Peaks& peaks,
+                             std::ostream& log) {
+  const GemmProblem p = gemm_problem(GemmSuite::cpu_matmul, options.quick);
+  GemmBuffers buffers(p);
+  const MatMulArgs args = buffers.args(p);
+  Suite s = make_gemm_suite(
+      "matmul",
+      "Y = relu(A·B + bias), " + p.shape_text() + ", fp32, row-major (A M×K, B K×N, bias N)", p,
+      buffers);
   for (const auto& v : matmul_versions()) {
-    VersionRun run;
-    run.number = v.number;
-    run.name = v.name;
-    run.changed = v.changed;
-    run.multithreaded = v.multithreaded;
+    VersionRun run = make_version(v.number, v.name, v.changed);
+    run.info.multithreaded = v.multithreaded;
     run.run = [fn = v.fn, args](int) { fn(args); };
     // Versions ≥ 5 fuse the epilogue; Eigen makes one extra pass over Y (read + write), versions
     // 1–4 two (bias, then ReLU).
-    const int extra_passes = v.number >= 5 ? 0 : (v.number == 0 ? 1 : 2);
-    run.bytes = compulsory + extra_passes * 2.0 * 4.0 * mn;
+    run.info.bytes = p.bytes(v.number >= 5 ? 0 : (v.number == 0 ? 1 : 2));
     s.versions.push_back(std::move(run));
   }
-  s.comparisons = {{"register-blocked micro-kernel (4) vs naive ijk (1)", 1, 4},
-                   {"fused bias+ReLU epilogue (5) vs two passes (4)", 4, 5},
-                   {"threads (6) vs one thread (5)", 5, 6}};
+  add_comparison(s, "register-blocked micro-kernel (4) vs naive ijk (1)", 1, 4);
+  add_comparison(s, "fused bias+ReLU epilogue (5) vs two passes (4)", 4, 5);
+  add_comparison(s, "threads (6) vs one thread (5)", 5, 6);
   return run_suite(s, options, peaks, log);
 }
 
 // [SECTION] conv
 
-json run_conv_suite(const CpuBenchOptions& options, const Peaks& peaks, std::ostream& log) {
+SuiteResult run_conv_suite(const CpuBenchOptions& options, const Peaks& peaks, std::ostream& log) {
   ConvArgs args;
   if (options.quick) {
     args.n = 2, args.c = 5, args.h = 13, args.wd = 11, args.f = 7, args.r = 3, args.s = 3;
@@ -288,42 +265,38 @@ json run_conv_suite(const CpuBenchOptions& options, const Peaks& peaks, std::ost
          bias = random_buffer(args.f, 13), y(static_cast<std::size_t>(y_count));
   args.x = x.get(), args.w = w.get(), args.bias = bias.get(), args.y = y.get();
 
-  Suite s;
-  s.name = "conv";
   std::ostringstream problem;
   problem << "Y = relu(conv2d(X, W) + bias), NCHW, N=" << args.n << " C=" << args.c
           << " H=" << args.h << " W=" << args.wd << ", F=" << args.f << " " << args.r << "×"
           << args.s << ", stride " << args.stride << ", pad " << args.pad << " → " << P << "×" << Q
           << ", fp32";
-  s.problem = problem.str();
-  s.sizes = {{"N", args.n}, {"C", args.c}, {"H", args.h},           {"W", args.wd},   {"F", args.f},
-             {"R", args.r}, {"S", args.s}, {"stride", args.stride}, {"pad", args.pad}};
-  s.flops = 2.0 * y_count * args.c * args.r * args.s + 2.0 * y_count;
+  Suite s = make_suite("conv", problem.str());
+  s.info.sizes = {{"N", args.n},  {"C", args.c},           {"H", args.h},
+                  {"W", args.wd}, {"F", args.f},           {"R", args.r},
+                  {"S", args.s},  {"stride", args.stride}, {"pad", args.pad}};
+  s.info.flops = 2.0 * y_count * args.c * args.r * args.s + 2.0 * y_count;
   const double compulsory = 4.0 * (x_count + w_count + args.f + y_count);
-  s.min_bytes = compulsory;
+  s.info.min_bytes = compulsory;
   s.output_count = y.count;
   s.output = [&](int) { return y.get(); };
   for (const auto& v : conv_versions()) {
-    VersionRun run;
-    run.number = v.number;
-    run.name = v.name;
-    run.changed = v.changed;
+    VersionRun run = make_version(v.number, v.name, v.changed);
     run.run = [fn = v.fn, args](int) { fn(args); };
     const bool uses_col = v.number != 1;
     const int extra_passes = v.number == 3 ? 0 : (v.number == 0 ? 1 : 2);
-    run.bytes =
+    run.info.bytes =
         compulsory + (uses_col ? 2.0 * 4.0 * col_count : 0.0) + extra_passes * 2.0 * 4.0 * y_count;
     s.versions.push_back(std::move(run));
   }
-  s.comparisons = {{"im2col + micro-kernel GEMM (2) vs direct (1)", 1, 2},
-                   {"fused conv+bias+ReLU (3) vs two passes (2)", 2, 3}};
+  add_comparison(s, "im2col + micro-kernel GEMM (2) vs direct (1)", 1, 2);
+  add_comparison(s, "fused conv+bias+ReLU (3) vs two passes (2)", 2, 3);
   return run_suite(s, options, peaks, log);
 }
 
 // [SECTION] bias_relu
 
-json run_bias_relu_suite(const CpuBenchOptions& options, const Peaks& peaks, const HostInfo& host,
-                         std::ostream& log) {
+SuiteResult run_bias_relu_suite(const CpuBenchOptions& options, const Peaks& peaks,
+                                const HostInfo& host, std::ostream& log) {
   const int rows = options.quick ? 300 : 4096, cols = options.quick ? 257 : 4096;
   const std::size_t count = std::size_t(rows) * cols;
   // The point is DRAM traffic: rotate through enough input/output sets that together they are
@@ -345,94 +318,93 @@ json run_bias_relu_suite(const CpuBenchOptions& options, const Peaks& peaks, con
     return BiasReluArgs{xs[r].get(), bias.get(), ts[r].get(), ys[r].get(), rows, cols};
   };
 
-  Suite s;
-  s.name = "bias_relu";
-  s.problem = "Y = relu(X + bias), " + std::to_string(rows) + "×" + std::to_string(cols) +
-              " fp32 (" + format_number(4.0 * count / (1 << 20), 4) +
-              " MiB per tensor), bias per column, " + std::to_string(rotations) +
-              " rotating input/output sets";
-  s.sizes = {{"rows", rows}, {"cols", cols}};
-  s.bound = "memory";
-  s.tolerance = 1e-6;
-  s.rotations = rotations;
-  s.flops = 2.0 * count;
+  Suite s = make_suite("bias_relu", "Y = relu(X + bias), " + std::to_string(rows) + "×" +
+                                        std::to_string(cols) + " fp32 (" +
+                                        format_number(4.0 * count / (1 << 20), 4) +
+                                        " MiB per tensor), bias per column, " +
+                                        std::to_string(rotations) + " rotating input/output sets");
+  s.info.sizes = {{"rows", rows}, {"cols", cols}};
+  s.info.bound = "memory";
+  s.info.tolerance = 1e-6;
+  s.info.rotations = rotations;
+  s.info.flops = 2.0 * count;
   const double fused_bytes = 4.0 * (2.0 * count + cols);    // read X, write Y
   const double unfused_bytes = 4.0 * (4.0 * count + cols);  // + write T, read T
-  s.min_bytes = fused_bytes;
+  s.info.min_bytes = fused_bytes;
   s.output_count = count;
   s.output = [&](int r) { return ys[r].get(); };
   for (const auto& v : elementwise_versions()) {
-    VersionRun run;
-    run.number = v.number;
-    run.name = v.name;
-    run.changed = v.changed;
+    VersionRun run = make_version(v.number, v.name, v.changed);
     run.run = [fn = v.fn, args_for](int r) { fn(args_for(r)); };
-    run.bytes = v.number == 1 ? unfused_bytes : fused_bytes;
+    run.info.bytes = v.number == 1 ? unfused_bytes : fused_bytes;
     s.versions.push_back(std::move(run));
   }
-  s.comparisons = {{"fused (2) vs unfused (1)", 1, 2}};
+  add_comparison(s, "fused (2) vs unfused (1)", 1, 2);
   return run_suite(s, options, peaks, log);
 }
 
 // [SECTION] jit
 
-json run_jit_suite(const CpuBenchOptions& options, const Peaks& peaks, std::ostream& log) {
-  const int size = options.quick ? 100 : 1024;
-  const int m = size, n = size, k = size;
-  const double mn = double(m) * n;
-  Buffer a = random_buffer(std::size_t(m) * k, 31), b = random_buffer(std::size_t(k) * n, 32),
-         bias = random_buffer(n, 33), y(std::size_t(m) * n);
-  const MatMulArgs args{a.get(), b.get(), bias.get(), y.get(), m, n, k};
+// A JIT build's record in the report: the command, whether the cache served it, how long it took.
+void record_jit_build(VersionResult& info, const JitResult& compiled) {
+  info.jit_command = compiled.command;
+  info.cache_hit = compiled.cache_hit;
+  info.compile_seconds = compiled.compile_seconds;
+  info.cache_key = compiled.cache_key;
+}
 
-  Suite s;
-  s.name = "jit";
-  s.problem = "Y = relu(A·B + bias), M=N=K=" + std::to_string(size) +
-              ", fp32: MatMul version 3 compiled with the library vs the same text JIT-compiled";
-  s.sizes = {{"M", m}, {"N", n}, {"K", k}};
-  s.flops = 2.0 * m * n * k + 2.0 * mn;
-  const double compulsory = 4.0 * (double(m) * k + double(k) * n + n + mn);
-  s.min_bytes = compulsory;
-  s.output_count = y.count;
-  s.output = [&](int) { return y.get(); };
+// Runs a JIT-compiled ts_kernel on the GEMM arguments {A, B, bias, Y}.
+std::function<void(int)> jit_gemm_run(std::shared_ptr<JitModule> module, const MatMulArgs& args) {
+  return [module, args](int) {
+    float* const tensors[] = {const_cast<float*>(args.a), const_cast<float*>(args.b),
+                              const_cast<float*>(args.bias), args.y};
+    module->kernel()(tensors);
+  };
+}
 
+std::string jit_failure(const JitResult& compiled) {
+  return compiled.error +
+         (compiled.compiler_output.empty() ? std::string() : "\n" + compiled.compiler_output);
+}
+
+// Version 0 of every GEMM suite: Eigen, then one fused bias+ReLU pass over Y.
+VersionRun eigen_gemm_version(const GemmProblem& p, const MatMulArgs& args) {
   const auto& mm = matmul_versions();
-  VersionRun eigen;
-  eigen.number = 0;
-  eigen.name = mm[0].name;
-  eigen.changed = mm[0].changed;
+  VersionRun eigen = make_version(0, mm[0].name, mm[0].changed);
   eigen.run = [args](int) { matmul_0_eigen(args); };
-  eigen.bytes = compulsory + 2.0 * 4.0 * mn;
-  VersionRun aot;
-  aot.number = 1;
-  aot.name = "tiled_aot";
-  aot.changed = "MatMul version 3, compiled with the library (" + kernel_flags() + ")";
+  eigen.info.bytes = p.bytes(1);
+  return eigen;
+}
+
+SuiteResult run_jit_suite(const CpuBenchOptions& options, const Peaks& peaks, std::ostream& log) {
+  const GemmProblem p = gemm_problem(GemmSuite::cpu_jit, options.quick);
+  GemmBuffers buffers(p);
+  const MatMulArgs args = buffers.args(p);
+  Suite s = make_gemm_suite(
+      "jit",
+      "Y = relu(A·B + bias), M=N=K=" + std::to_string(p.m) +
+          ", fp32: MatMul version 3 compiled with the library vs the same text JIT-compiled",
+      p, buffers);
+
+  VersionRun aot = make_version(
+      1, "tiled_aot", "MatMul version 3, compiled with the library (" + kernel_flags() + ")");
   aot.run = [args](int) { matmul_3_tiled(args); };
-  aot.bytes = compulsory + 4.0 * 2.0 * 4.0 * mn;
+  aot.info.bytes = p.bytes(2);  // version 3 adds the bias, then applies the ReLU: two passes
   VersionRun jit = aot;
-  jit.number = 2;
-  jit.name = "tiled_jit";
-  jit.compiled = "jit";
+  jit.info.version = 2;
+  jit.info.name = "tiled_jit";
+  jit.info.compiled = "jit";
+  jit.info.changed =
+      "the same text behind the ts_kernel ABI, shapes baked in, compiled at run time";
   log << "  compiling the JIT twin...\n";
-  const JitResult compiled = jit_compile(tiled_matmul_jit_source(m, n, k), options.jit);
-  jit.changed = "the same text behind the ts_kernel ABI, shapes baked in, compiled at run time";
-  jit.extra = {{"jit_command", compiled.command},
-               {"cache_hit", compiled.cache_hit},
-               {"compile_seconds", compiled.compile_seconds},
-               {"cache_key", compiled.cache_key}};
-  if (compiled.ok) {
-    std::shared_ptr<JitModule> module = compiled.module;
-    jit.run = [module, args](int) {
-      float* const tensors[] = {const_cast<float*>(args.a), const_cast<float*>(args.b),
-                                const_cast<float*>(args.bias), args.y};
-      module->kernel()(tensors);
-    };
-  } else {
-    jit.unavailable =
-        compiled.error +
-        (compiled.compiler_output.empty() ? std::string() : "\n" + compiled.compiler_output);
-  }
-  s.versions = {eigen, aot, jit};
-  s.comparisons = {{"JIT-compiled twin (2) vs ahead-of-time (1)", 1, 2}};
+  const JitResult compiled = jit_compile(tiled_matmul_jit_source(p.m, p.n, p.k), options.jit);
+  record_jit_build(jit.info, compiled);
+  if (compiled.ok)
+    jit.run = jit_gemm_run(compiled.module, args);
+  else
+    jit.unavailable = jit_failure(compiled);
+  s.versions = {eigen_gemm_version(p, args), aot, jit};
+  add_comparison(s, "JIT-compiled twin (2) vs ahead-of-time (1)", 1, 2);
   return run_suite(s, options, peaks, log);
 }
 
@@ -440,126 +412,81 @@ json run_jit_suite(const CpuBenchOptions& options, const Peaks& peaks, std::ostr
 
 // A version built by the schedule module: the step text goes through parse → lower → apply →
 // emit_cpp, and the source through the JIT. A refusal or a compile error makes the version
-// unavailable with the reason, not the run.
+// unavailable with the reason, not the run. All fuse the epilogue: compulsory bytes only.
 VersionRun generated_version(int number, const std::string& name, const std::string& changed,
-                             const std::string& steps, int m, int n, int k, const MatMulArgs& args,
+                             const std::string& steps, const GemmProblem& p, const MatMulArgs& args,
                              const CpuBenchOptions& options, std::ostream& log) {
-  VersionRun v;
-  v.number = number;
-  v.name = name;
-  v.changed = changed;
-  v.source = "generated";
-  v.compiled = "jit";
+  VersionRun v = make_version(number, name, changed);
+  v.info.source = "generated";
+  v.info.compiled = "jit";
+  v.info.bytes = p.compulsory_bytes();
   log << "  generating and compiling v" << number << " " << name << "...\n";
   GeneratedSchedule generated;
   try {
-    generated = generate_schedule(schedule_twin_model(m, n, k), steps);
+    generated = generate_schedule(schedule_twin_model(p.m, p.n, p.k), steps);
   } catch (const std::exception& e) {
     v.unavailable = e.what();
-    v.extra = {{"steps", steps}};
+    v.info.steps = steps;
     return v;
   }
   const JitResult compiled = jit_compile(generated.source, options.jit);
-  v.extra = {{"steps", generated.steps},
-             {"jit_command", compiled.command},
-             {"cache_hit", compiled.cache_hit},
-             {"compile_seconds", compiled.compile_seconds},
-             {"cache_key", compiled.cache_key},
-             {"note", "steps: " + generated.steps + " | JIT: " + compiled.command}};
+  v.info.steps = generated.steps;
+  record_jit_build(v.info, compiled);
+  v.info.note = "steps: " + generated.steps + " | JIT: " + compiled.command;
   if (!compiled.ok) {
-    v.unavailable =
-        compiled.error +
-        (compiled.compiler_output.empty() ? std::string() : "\n" + compiled.compiler_output);
+    v.unavailable = jit_failure(compiled);
     return v;
   }
-  std::shared_ptr<JitModule> module = compiled.module;
-  v.run = [module, args](int) {
-    float* const tensors[] = {const_cast<float*>(args.a), const_cast<float*>(args.b),
-                              const_cast<float*>(args.bias), args.y};
-    module->kernel()(tensors);
-  };
+  v.run = jit_gemm_run(compiled.module, args);
   return v;
 }
 
-json run_schedule_twin_suite(const CpuBenchOptions& options, const Peaks& peaks,
-                             std::ostream& log) {
-  // Quick sizes leave partial tiles on every loop the schedule splits (20 = 2·8 + 4 rows,
-  // 300 = 256 + 32 + 12 columns), so the guards of the generated code and the edge blocks of the
-  // hand-written twin are both exercised.
-  const int m = options.quick ? 20 : 1024, n = options.quick ? 300 : 1024,
-            k = options.quick ? 40 : 1024;
-  const double mn = double(m) * n;
-  Buffer a = random_buffer(std::size_t(m) * k, 41), b = random_buffer(std::size_t(k) * n, 42),
-         bias = random_buffer(n, 43), y(std::size_t(m) * n);
-  const MatMulArgs args{a.get(), b.get(), bias.get(), y.get(), m, n, k};
-
-  Suite s;
-  s.name = "schedule_twin";
-  s.problem = "Y = relu(A·B + bias), M=" + std::to_string(m) + " N=" + std::to_string(n) +
-              " K=" + std::to_string(k) +
-              ", fp32, row-major: one schedule generated by sim/schedule and JIT-compiled vs the "
-              "same loop nest written by hand";
-  s.sizes = {{"M", m}, {"N", n}, {"K", k}};
-  s.flops = 2.0 * m * n * k + 2.0 * mn;
-  const double compulsory = 4.0 * (double(m) * k + double(k) * n + n + mn);
-  s.min_bytes = compulsory;
-  s.output_count = y.count;
-  s.output = [&](int) { return y.get(); };
+SuiteResult run_schedule_twin_suite(const CpuBenchOptions& options, const Peaks& peaks,
+                                    std::ostream& log) {
+  const GemmProblem p = gemm_problem(GemmSuite::cpu_schedule_twin, options.quick);
+  GemmBuffers buffers(p);
+  const MatMulArgs args = buffers.args(p);
+  Suite s = make_gemm_suite(
+      "schedule_twin",
+      "Y = relu(A·B + bias), " + p.shape_text() +
+          ", fp32, row-major: one schedule generated by sim/schedule and JIT-compiled vs the "
+          "same loop nest written by hand",
+      p, buffers);
 
   const std::string steps = schedule_twin_steps();
-  VersionRun eigen;
-  eigen.number = 0;
-  eigen.name = matmul_versions()[0].name;
-  eigen.changed = matmul_versions()[0].changed;
-  eigen.run = [args](int) { matmul_0_eigen(args); };
-  eigen.bytes = compulsory + 2.0 * 4.0 * mn;
-  VersionRun hand;
-  hand.number = 1;
-  hand.name = "sched_twin_hand";
-  hand.changed = "the loop nest of `" + steps +
-                 "` written by hand (matmul_sched_twin.cpp), compiled with the library (" +
-                 kernel_flags() + ")";
+  VersionRun hand = make_version(1, "sched_twin_hand",
+                                 "the loop nest of `" + steps +
+                                     "` written by hand (matmul_sched_twin.cpp), compiled with "
+                                     "the library (" +
+                                     kernel_flags() + ")");
   hand.run = [args](int) { matmul_sched_twin(args); };
-  hand.bytes = compulsory;
-  hand.extra = {{"steps", steps}};
+  hand.info.bytes = p.compulsory_bytes();
+  hand.info.steps = steps;
   VersionRun generated = generated_version(
       2, "sched_twin_generated",
-      "the same steps applied by sim/schedule, emitted by emit_cpp, compiled by the JIT", steps, m,
-      n, k, args, options, log);
-  generated.bytes = compulsory;
+      "the same steps applied by sim/schedule, emitted by emit_cpp, compiled by the JIT", steps, p,
+      args, options, log);
   // The progression, generated too: what the default lowering and one reorder give on their own.
   const std::string fuse = "fuse(matmul0, add0, relu0)";
   VersionRun ijk = generated_version(
       3, "generated_ijk", "default lowering with the epilogue fused: i, j, k with k innermost",
-      fuse, m, n, k, args, options, log);
-  ijk.bytes = compulsory;
+      fuse, p, args, options, log);
   VersionRun ikj = generated_version(
       4, "generated_ikj", "reorder(i, k, j): j innermost, so B and y are read along rows",
-      fuse + "; reorder(i, k, j)", m, n, k, args, options, log);
-  ikj.bytes = compulsory;
+      fuse + "; reorder(i, k, j)", p, args, options, log);
   const SchedTwinTiles t = kSchedTwinTiles;
   VersionRun tiled = generated_version(
       5, "generated_tiled_no_hints",
       "the twin's tiles and order without unroll(i.i) and vectorize(j.i.i): what the hints add",
       fuse + "; tile(j, " + std::to_string(t.panel_n) + "); tile(i, " + std::to_string(t.rows) +
           "); tile(j.i, " + std::to_string(t.cols) + "); reorder(j.o, i.o, j.i.o, k, i.i, j.i.i)",
-      m, n, k, args, options, log);
-  tiled.bytes = compulsory;
-  s.versions = {eigen, hand, generated, ijk, ikj, tiled};
-  s.comparisons = {{"generated + JIT (2) vs its hand-written twin (1)", 1, 2},
-                   {"generated ikj (4) vs generated ijk (3)", 3, 4},
-                   {"generated twin schedule (2) vs generated ikj (4)", 4, 2},
-                   {"unroll + vectorize hints (2) vs without (5)", 5, 2}};
+      p, args, options, log);
+  s.versions = {eigen_gemm_version(p, args), hand, generated, ijk, ikj, tiled};
+  add_comparison(s, "generated + JIT (2) vs its hand-written twin (1)", 1, 2);
+  add_comparison(s, "generated ikj (4) vs generated ijk (3)", 3, 4);
+  add_comparison(s, "generated twin schedule (2) vs generated ikj (4)", 4, 2);
+  add_comparison(s, "unroll + vectorize hints (2) vs without (5)", 5, 2);
   return run_suite(s, options, peaks, log);
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
 }
 
 std::string load_average() {
@@ -577,14 +504,8 @@ std::vector<std::string> cpu_bench_suites() {
   return {"matmul", "conv", "bias_relu", "jit", "schedule_twin"};
 }
 
-json run_cpu_bench(const CpuBenchOptions& options, std::ostream& log) {
-  const auto suites = cpu_bench_suites();
-  if (!options.suite.empty() &&
-      std::find(suites.begin(), suites.end(), options.suite) == suites.end()) {
-    std::string known;
-    for (const auto& s : suites) known += (known.empty() ? "" : ", ") + s;
-    throw BenchError("unknown CPU suite '" + options.suite + "': the suites are " + known);
-  }
+BenchReport run_cpu_bench(const CpuBenchOptions& options, std::ostream& log) {
+  const std::vector<std::string> suites = select_suites(options.suite, cpu_bench_suites(), "CPU");
   if (options.repeats < 1)
     throw BenchError("--repeats must be at least 1 (got " + std::to_string(options.repeats) + ")");
 
@@ -598,31 +519,31 @@ json run_cpu_bench(const CpuBenchOptions& options, std::ostream& log) {
   log << "peaks: " << format_number(peaks.gflops_fp32, 4) << " GFLOP/s fp32, "
       << format_number(peaks.gbps, 4) << " GB/s (" << peaks.source << ")\n";
 
-  json report = {{"schema", "tilescope-bench/1"},
-                 {"kind", "cpu"},
-                 {"date", utc_now()},
-                 {"host",
-                  {{"cpu", host.cpu},
-                   {"cores", host.cores},
-                   {"caches", host.caches},
-                   {"vector_isa", host.vector_isa},
-                   {"load_average_before", load_before}}},
-                 {"compiler", kernel_compiler()},
-                 {"flags", kernel_flags()},
-                 {"quick", options.quick},
-                 {"peaks", {{"gflops_fp32", peaks.gflops_fp32}, {"gbps", peaks.gbps}}},
-                 {"peaks_source", peaks.source}};
-  json out_suites = json::array();
+  BenchReport report;
+  report.kind = "cpu";
+  report.date = utc_timestamp();
+  HostDescription described;
+  described.cpu = host.cpu;
+  described.cores = host.cores;
+  described.caches = host.caches;
+  described.vector_isa = host.vector_isa;
+  described.load_average_before = load_before;
+  report.compiler = kernel_compiler();
+  report.flags = kernel_flags();
+  report.quick = options.quick;
+  report.peaks = PeakRates{peaks.gflops_fp32, peaks.gbps};
+  report.peaks_source = peaks.source;
   for (const auto& name : suites) {
-    if (!options.suite.empty() && name != options.suite) continue;
-    if (name == "matmul") out_suites.push_back(run_matmul_suite(options, peaks, log));
-    if (name == "conv") out_suites.push_back(run_conv_suite(options, peaks, log));
-    if (name == "bias_relu") out_suites.push_back(run_bias_relu_suite(options, peaks, host, log));
-    if (name == "jit") out_suites.push_back(run_jit_suite(options, peaks, log));
-    if (name == "schedule_twin") out_suites.push_back(run_schedule_twin_suite(options, peaks, log));
+    if (name == "matmul") report.suites.push_back(run_matmul_suite(options, peaks, log));
+    if (name == "conv") report.suites.push_back(run_conv_suite(options, peaks, log));
+    if (name == "bias_relu")
+      report.suites.push_back(run_bias_relu_suite(options, peaks, host, log));
+    if (name == "jit") report.suites.push_back(run_jit_suite(options, peaks, log));
+    if (name == "schedule_twin")
+      report.suites.push_back(run_schedule_twin_suite(options, peaks, log));
   }
-  report["suites"] = out_suites;
-  report["host"]["load_average_after"] = load_average();
+  described.load_average_after = load_average();
+  report.host = described;
   return report;
 }
 

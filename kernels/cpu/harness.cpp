@@ -14,20 +14,6 @@
 
 namespace tilescope::kernels {
 
-namespace {
-
-Timing summarise(std::vector<double> samples_ms) {
-  std::sort(samples_ms.begin(), samples_ms.end());
-  const std::size_t n = samples_ms.size();
-  Timing t;
-  t.repeats = static_cast<int>(n);
-  t.min_ms = samples_ms.front();
-  t.median_ms = n % 2 ? samples_ms[n / 2] : 0.5 * (samples_ms[n / 2 - 1] + samples_ms[n / 2]);
-  return t;
-}
-
-}  // namespace
-
 Timing time_runs(const std::function<void(int rotation)>& run, const TimingOptions& options) {
   return time_runs_interleaved({run}, options).front();
 }
@@ -42,37 +28,28 @@ std::vector<Timing> time_runs_interleaved(
   int call = 0;
   for (std::size_t v = 0; v < count; ++v)
     for (int i = 0; i < options.warmup; ++i) runs[v](call++ % rotations);
+  // Every run gets the same number of rounds; the budget is per run, so the rounds stop when all
+  // of them together spent count × budget.
+  const RepeatRule rule{options.repeats, options.min_repeats,
+                        options.max_seconds * 1e3 * static_cast<double>(count)};
   std::vector<std::vector<double>> samples_ms(count);
-  double spent_s = 0.0;
-  for (int round = 0; round < std::max(1, options.repeats); ++round) {
+  double spent_ms = 0.0;
+  for (int rounds = 0; !rule.enough(rounds, spent_ms); ++rounds) {
     for (std::size_t v = 0; v < count; ++v) {
       const auto t0 = Clock::now();
       runs[v](call++ % rotations);
-      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-      samples_ms[v].push_back(s * 1e3);
-      spent_s += s;
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      samples_ms[v].push_back(ms);
+      spent_ms += ms;
     }
-    if (round + 1 >= options.min_repeats && spent_s > options.max_seconds * count) break;
   }
   std::vector<Timing> timings;
-  for (auto& samples : samples_ms) timings.push_back(summarise(std::move(samples)));
+  for (auto& samples : samples_ms) timings.push_back(summarise_samples(std::move(samples)));
   return timings;
 }
 
 void poison(float* data, std::size_t count) {
   std::fill(data, data + count, std::numeric_limits<float>::quiet_NaN());
-}
-
-double relative_error(const float* got, const float* ref, std::size_t count) {
-  double diff2 = 0.0, ref2 = 0.0;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (!std::isfinite(got[i])) return std::numeric_limits<double>::infinity();
-    const double d = static_cast<double>(got[i]) - ref[i];
-    diff2 += d * d;
-    ref2 += static_cast<double>(ref[i]) * ref[i];
-  }
-  if (ref2 == 0.0) return diff2 == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
-  return std::sqrt(diff2 / ref2);
 }
 
 void fill_uniform(float* data, std::size_t count, unsigned seed) {
@@ -215,15 +192,7 @@ std::size_t parse_size(const std::string& text) {  // "48K", "2048K", "260M"
 
 HostInfo host_info() {
   HostInfo host;
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      host.cpu = colon == std::string::npos ? line : line.substr(colon + 2);
-      break;
-    }
-  }
-  if (host.cpu.empty()) host.cpu = "unknown CPU";
+  host.cpu = host_cpu_model();
   host.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::ostringstream caches;
   for (int index = 0; index < 8; ++index) {

@@ -5,6 +5,8 @@
 // (relative_error); only a verified version is then timed with time_runs().
 #pragma once
 
+#include "kernels/bench_types.h"
+
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -12,18 +14,14 @@
 
 namespace tilescope::kernels {
 
+// repeats, min_repeats and max_seconds are the bench's RepeatRule (bench_types.h), which the GPU
+// harness follows too; the median and minimum come from summarise_samples().
 struct TimingOptions {
   int warmup = 1;            // untimed runs first: page faults, cold caches, lazy allocation
   int repeats = 10;          // timed runs wanted...
   int min_repeats = 3;       // ...but at least this many even when slow...
   double max_seconds = 4.0;  // ...and no more once this much time was spent timing
   int rotations = 1;         // call i uses input/output set i % rotations (DRAM-bound suites)
-};
-
-struct Timing {
-  double median_ms = 0.0;
-  double min_ms = 0.0;
-  int repeats = 0;
 };
 
 // Times run(rotation) with std::chrono::steady_clock, one call per sample.
@@ -37,10 +35,6 @@ std::vector<Timing> time_runs_interleaved(
 
 // Fills with quiet NaN so a position a kernel forgets to write shows up in relative_error.
 void poison(float* data, std::size_t count);
-
-// ‖got − ref‖₂ / ‖ref‖₂ in double precision; +infinity when got holds a NaN or infinity (an
-// unwritten, poisoned position) or when ref is all zeros and got is not.
-double relative_error(const float* got, const float* ref, std::size_t count);
 
 // Deterministic pseudo-random values in [-1, 1) (a fixed LCG: same data on every machine).
 void fill_uniform(float* data, std::size_t count, unsigned seed);

@@ -1,6 +1,7 @@
 // The GPU bench: one harness for every CUDA suite. Each version is checked against version 0 on
 // fresh random inputs with its output poisoned, then timed with CUDA events; the result is the
-// shared tilescope-bench/1 JSON with kind "gpu".
+// shared BenchReport (kernels/bench_types.h) with kind "gpu". The GEMM suites take their problem
+// (shapes, seeds, FLOPs, bytes, tolerances, float64 reference) from kernels/gemm_problem.h.
 //
 // Index: [SECTION] harness · [SECTION] references · [SECTION] suites · [SECTION] entry point
 #include "kernels/cuda/gpu_bench.h"
@@ -14,6 +15,7 @@
 #include "kernels/cuda/jit_twin.h"
 #include "kernels/cuda/nvrtc_runner.h"
 #include "kernels/cuda/sched_twin.h"
+#include "kernels/gemm_problem.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -21,15 +23,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
-#include <fstream>
 #include <functional>
 #include <iomanip>
-#include <map>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <sstream>
-#include <stdexcept>
 #include <thread>
 
 namespace tilescope::kernels {
@@ -41,12 +40,13 @@ using cuda::DeviceBuffer;
 using cuda::GemmShape;
 using cuda::GpuError;
 
-// fp32 results against an fp32 reference computed in another order: ~1e-6 in practice; any
-// indexing or synchronisation bug gives O(1). Tensor-core versions see exactly the same
-// (fp16-representable) inputs, so only the accumulation order differs there too.
-constexpr double kTolFp32 = 1e-4;
-constexpr double kTolTensorCore = 1e-3;
+// The tolerances are the GEMM problem's (kernels/gemm_problem.h): fp32 against fp32 in another
+// order, and tensor-core versions on fp16-representable inputs.
+constexpr double kTolFp32 = kGemmToleranceFp32;
+constexpr double kTolTensorCore = kGemmToleranceTensorCore;
 constexpr int kSpotSamples = 256;
+// Each version gets fresh inputs, drawn from the suite's seed + kSeedStride · version.
+constexpr std::uint64_t kSeedStride = 7919;
 
 // [SECTION] harness
 
@@ -67,6 +67,7 @@ struct Variant {
   double tolerance = kTolFp32;
   std::string source = "hand";
   std::string note;
+  std::optional<double> bytes;  // this version's compulsory traffic, when the suite counts it
 };
 
 // The reference output on the current inputs, and how far version 0 itself is from a float64 CPU
@@ -76,53 +77,29 @@ struct Reference {
   double spot_rel_error = 0.0;
 };
 
-struct Ratio {
-  int slower = 0, faster = 0;
-  std::string what;
-};
-
+// One suite: its description as it will appear in the report (name, problem, reference, FLOPs,
+// bytes, comparisons, suite-specific details), how to make inputs and the reference, its versions.
 struct Suite {
-  std::string name, problem, reference;
-  double flops = 0, min_bytes = 0;
+  SuiteResult info;
+  std::uint64_t seed = 0;
   const DeviceBuffer<float>* out = nullptr;
   std::function<void(std::uint64_t seed)> fresh_inputs;
   std::function<Reference()> reference_output;
   bool version0_is_library = true;  // otherwise the reference is a CPU loop and pct is vs version 1
   std::vector<Variant> variants;
-  std::vector<Ratio> ratios;
-  json extra = json::object();
 };
 
-struct Compare {
-  double rel_error = 0.0;
-  std::size_t non_finite = 0;
-};
-
-Compare compare(const std::vector<float>& got, const std::vector<float>& ref) {
-  Compare c;
-  double num = 0.0, den = 0.0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    den += double(ref[i]) * ref[i];
-    if (!std::isfinite(got[i])) {
-      ++c.non_finite;
-      continue;
-    }
-    const double d = double(got[i]) - ref[i];
-    num += d * d;
-  }
-  c.rel_error = den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
-  if (c.non_finite) c.rel_error = INFINITY;
-  return c;
+void add_comparison(Suite& s, int slower, int faster, const std::string& label) {
+  Comparison c;
+  c.label = label;
+  c.slower = slower;
+  c.faster = faster;
+  s.info.comparisons.push_back(c);
 }
 
-double rel_error_of(const std::vector<double>& got, const std::vector<double>& ref) {
-  double num = 0.0, den = 0.0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (!std::isfinite(got[i])) return INFINITY;
-    num += (got[i] - ref[i]) * (got[i] - ref[i]);
-    den += ref[i] * ref[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
+std::size_t non_finite_count(const std::vector<float>& values) {
+  return static_cast<std::size_t>(
+      std::count_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); }));
 }
 
 std::string fmt(double v, int precision = 3) {
@@ -140,88 +117,71 @@ void abort_if_context_lost(const std::string& what) {
   }
 }
 
-json run_suite(Suite& s, const GpuBenchOptions& options, std::uint64_t seed_base,
-               std::ostream& log) {
-  log << "suite " << s.name << ": " << s.problem << "\n" << std::flush;
-  json results = json::array();
-  std::map<int, double> median_by_version;
+SuiteResult run_suite(Suite& s, const GpuBenchOptions& options, std::ostream& log) {
+  SuiteResult result = s.info;
+  log << "suite " << result.name << ": " << result.problem << "\n" << std::flush;
   cuda::TimingOptions timing;
   timing.repeats = std::max(1, options.repeats);
   for (Variant& v : s.variants) {
-    json r = {{"version", v.version}, {"name", v.name}, {"changed", v.changed},
-              {"source", v.source},   {"repeats", 0},   {"verified", false}};
+    VersionResult r;
+    r.version = v.version;
+    r.name = v.name;
+    r.changed = v.changed;
+    r.source = v.source;
+    r.bytes = v.bytes;
     std::string note = v.note;
     try {
-      s.fresh_inputs(seed_base + static_cast<std::uint64_t>(v.version) * 7919u);
+      s.fresh_inputs(s.seed + static_cast<std::uint64_t>(v.version) * kSeedStride);
       const Reference ref = s.reference_output();
       s.out->poison();
       v.run();
       TS_CUDA_CHECK(cudaDeviceSynchronize());
-      const Compare c = compare(s.out->to_host(), ref.host);
-      double rel = c.rel_error;
-      bool ok = c.non_finite == 0 && rel <= v.tolerance;
+      const std::vector<float> got = s.out->to_host();
+      const std::size_t non_finite = non_finite_count(got);
+      double rel = relative_error(got.data(), ref.host.data(), got.size());
+      bool ok = non_finite == 0 && rel <= v.tolerance;
       if (v.version == 0 && s.version0_is_library) {
         // Version 0 against itself says only that it wrote every element; its accuracy comes from
         // the float64 CPU spot check.
-        rel = c.non_finite ? INFINITY : ref.spot_rel_error;
-        ok = c.non_finite == 0 && ref.spot_rel_error <= v.tolerance;
+        rel = non_finite ? INFINITY : ref.spot_rel_error;
+        ok = non_finite == 0 && ref.spot_rel_error <= v.tolerance;
         note += (note.empty() ? "" : "; ") +
                 std::string("checked against float64 CPU dot products at ") +
                 std::to_string(kSpotSamples) + " random outputs";
       }
-      r["rel_error"] = std::isfinite(rel) ? json(rel) : json(nullptr);
-      r["verified"] = ok;
+      if (std::isfinite(rel)) r.rel_error = rel;
+      r.verified = ok;
       if (!ok) {
         note += (note.empty() ? "" : "; ") + std::string("NOT TIMED: failed validation (") +
-                (c.non_finite ? std::to_string(c.non_finite) + " outputs not finite/unwritten"
-                              : "relative error " + fmt(rel, 8) + " > " + fmt(v.tolerance, 8)) +
+                (non_finite ? std::to_string(non_finite) + " outputs not finite/unwritten"
+                            : "relative error " + fmt(rel, 8) + " > " + fmt(v.tolerance, 8)) +
                 ")";
         log << "  v" << v.version << " " << v.name << ": FAILED validation — " << note << "\n";
       } else {
         const cuda::KernelTiming t = cuda::time_gpu(v.run, timing);
-        median_by_version[v.version] = t.median_ms;
-        r["median_ms"] = t.median_ms;
-        r["min_ms"] = t.min_ms;
-        r["repeats"] = t.repeats;
-        r["gflops"] = s.flops / (t.median_ms * 1e6);
-        r["gbps"] = s.min_bytes / (t.median_ms * 1e6);
+        r.timing = Timing{t.median_ms, t.min_ms, t.repeats};
         log << "  v" << v.version << " " << std::left << std::setw(28) << v.name << std::right
             << std::setw(10) << fmt(t.median_ms, 4) << " ms " << std::setw(10)
-            << fmt(s.flops / (t.median_ms * 1e6), 1) << " GFLOP/s  rel_err " << fmt(rel, 9) << "\n";
+            << fmt(result.flops / (t.median_ms * 1e6), 1) << " GFLOP/s  rel_err " << fmt(rel, 9)
+            << "\n";
       }
     } catch (const GpuError& e) {
       note += (note.empty() ? "" : "; ") + std::string("error: ") + e.what();
       log << "  v" << v.version << " " << v.name << ": ERROR — " << e.what() << "\n";
-      abort_if_context_lost(s.name + " version " + std::to_string(v.version) + ": " + e.what());
+      abort_if_context_lost(result.name + " version " + std::to_string(v.version) + ": " +
+                            e.what());
     }
-    if (!note.empty()) r["note"] = note;
+    if (!note.empty()) r.note = note;
     log << std::flush;
-    results.push_back(std::move(r));
+    result.results.push_back(std::move(r));
   }
-  const int base_version = s.version0_is_library ? 0 : 1;
-  for (json& r : results) {
-    const auto base = median_by_version.find(base_version);
-    if (r.contains("median_ms") && base != median_by_version.end()) {
-      r["pct_of_reference"] = 100.0 * base->second / r["median_ms"].get<double>();
-    }
-  }
-  json ratios = json::array();
-  for (const Ratio& q : s.ratios) {
-    const auto slow = median_by_version.find(q.slower), fast = median_by_version.find(q.faster);
-    if (slow == median_by_version.end() || fast == median_by_version.end()) continue;
-    const double speedup = slow->second / fast->second;
-    ratios.push_back(
-        {{"what", q.what}, {"slower", q.slower}, {"faster", q.faster}, {"speedup", speedup}});
-    log << "  " << q.what << ": " << fmt(speedup, 2) << "×\n";
-  }
-  int sm_clock = cuda::current_sm_clock_mhz();
-  json suite = {{"name", s.name},           {"problem", s.problem},     {"flops", s.flops},
-                {"min_bytes", s.min_bytes}, {"reference", s.reference}, {"results", results}};
-  if (!ratios.empty()) suite["ratios"] = ratios;
-  if (sm_clock > 0) suite["sm_clock_mhz_after"] = sm_clock;
-  for (auto& [key, value] : s.extra.items()) suite[key] = value;
+  derive_rates(result, s.version0_is_library ? 0 : 1, nullptr);
+  for (const Comparison& c : result.comparisons)
+    if (c.time_ratio) log << "  " << c.label << ": " << fmt(*c.time_ratio, 2) << "×\n";
+  if (const int sm_clock = cuda::current_sm_clock_mhz(); sm_clock > 0)
+    result.sm_clock_mhz_after = sm_clock;
   log << std::flush;
-  return suite;
+  return result;
 }
 
 // [SECTION] references
@@ -272,51 +232,45 @@ class Cublas {
   cublasHandle_t m_handle = nullptr;
 };
 
-// Sampled outputs of relu?(A·B + bias?) in float64 on the CPU, compared with `got`. `b_is_nk`
-// says B is stored N×K (the tensor-core layout) instead of K×N.
-double spot_check_gemm(const std::vector<float>& a, const std::vector<float>& b, const float* bias,
-                       bool relu, bool b_is_nk, GemmShape s, const std::vector<float>& got,
-                       std::uint64_t seed) {
+// Sampled outputs of the problem in float64 on the CPU (gemm_reference_at), compared with `got`.
+double spot_check_gemm(const GemmProblem& p, const std::vector<float>& a,
+                       const std::vector<float>& b, const float* bias,
+                       const std::vector<float>& got, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<double> want, have;
   for (int t = 0; t < kSpotSamples; ++t) {
-    const int i = static_cast<int>(rng() % s.m), j = static_cast<int>(rng() % s.n);
-    double acc = 0.0;
-    for (int k = 0; k < s.k; ++k) {
-      const double bv = b_is_nk ? b[(size_t)j * s.k + k] : b[(size_t)k * s.n + j];
-      acc += double(a[(size_t)i * s.k + k]) * bv;
-    }
-    if (bias) acc += bias[j];
-    if (relu) acc = std::max(acc, 0.0);
-    want.push_back(acc);
-    have.push_back(got[(size_t)i * s.n + j]);
+    const int i = static_cast<int>(rng() % p.m), j = static_cast<int>(rng() % p.n);
+    want.push_back(gemm_reference_at(p, a.data(), b.data(), bias, i, j));
+    have.push_back(got[(size_t)i * p.n + j]);
   }
-  return rel_error_of(have, want);
+  return relative_error(have.data(), want.data(), have.size());
 }
 
-std::size_t gemm_bytes(GemmShape s, std::size_t in_elem, bool bias) {
-  return ((std::size_t)s.m * s.k + (std::size_t)s.k * s.n) * in_elem + (std::size_t)s.m * s.n * 4 +
-         (bias ? (std::size_t)s.n * 4 : 0);
+GemmShape shape_of(const GemmProblem& p) {
+  return {p.m, p.n, p.k};
 }
 
-std::string gemm_problem(GemmShape s, const std::string& what) {
-  return "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k) +
-         ", " + what;
+// A GEMM suite's description from its problem: "M=… N=… K=…, what", FLOPs, compulsory bytes at
+// the operands' width, the reference, the input seed.
+void describe_gemm(Suite& suite, const std::string& name, const GemmProblem& p,
+                   const std::string& what, int operand_bytes = 4) {
+  suite.info.name = name;
+  suite.info.problem = p.shape_text() + ", " + what;
+  suite.info.reference = p.reference;
+  suite.info.flops = p.flops();
+  suite.info.min_bytes = p.compulsory_bytes(operand_bytes);
+  suite.seed = p.seed;
 }
 
 // [SECTION] suites
 // Each builder owns its buffers through a shared State captured by the suite's closures.
 
-json suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
-  const GemmShape s = o.quick ? GemmShape{1024, 1024, 1024} : GemmShape{4096, 4096, 4096};
-  DeviceBuffer<float> a((size_t)s.m * s.k), b((size_t)s.k * s.n), ref((size_t)s.m * s.n),
-      out((size_t)s.m * s.n);
+SuiteResult suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
+  const GemmProblem p = gemm_problem(GemmSuite::gpu_sgemm, o.quick);
+  const GemmShape s = shape_of(p);
+  DeviceBuffer<float> a(p.a_count()), b(p.b_count()), ref(p.y_count()), out(p.y_count());
   Suite suite;
-  suite.name = "sgemm";
-  suite.problem = gemm_problem(s, "C = A·B, fp32, row-major (A M×K, B K×N), CUDA cores");
-  suite.reference = "cublas";
-  suite.flops = 2.0 * s.m * s.n * s.k;
-  suite.min_bytes = static_cast<double>(gemm_bytes(s, 4, false));
+  describe_gemm(suite, "sgemm", p, "C = A·B, fp32, row-major (A M×K, B K×N), CUDA cores");
   suite.out = &out;
   std::uint64_t current_seed = 0;
   suite.fresh_inputs = [&](std::uint64_t seed) {
@@ -328,8 +282,7 @@ json suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& l
     cublas.sgemm(s, a.get(), b.get(), ref.get());
     Reference r;
     r.host = ref.to_host();
-    r.spot_rel_error =
-        spot_check_gemm(a.to_host(), b.to_host(), nullptr, false, false, s, r.host, current_seed);
+    r.spot_rel_error = spot_check_gemm(p, a.to_host(), b.to_host(), nullptr, r.host, current_seed);
     return r;
   };
   suite.variants.push_back({0, "cublas", "the vendor library (cublasGemmEx, fp32 compute, no TF32)",
@@ -340,21 +293,17 @@ json suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& l
                                 cuda::sgemm_launch(version, s, a.get(), b.get(), out.get());
                               }});
   }
-  return run_suite(suite, o, 1000, log);
+  return run_suite(suite, o, log);
 }
 
-json suite_hgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
-  const GemmShape s = o.quick ? GemmShape{1024, 1024, 1024} : GemmShape{4096, 4096, 4096};
-  DeviceBuffer<float> a32((size_t)s.m * s.k), w32((size_t)s.n * s.k), ref((size_t)s.m * s.n),
-      out((size_t)s.m * s.n);
-  DeviceBuffer<std::uint16_t> ah((size_t)s.m * s.k), wh((size_t)s.n * s.k);
+SuiteResult suite_hgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
+  const GemmProblem p = gemm_problem(GemmSuite::gpu_hgemm, o.quick);
+  const GemmShape s = shape_of(p);
+  DeviceBuffer<float> a32(p.a_count()), w32(p.b_count()), ref(p.y_count()), out(p.y_count());
+  DeviceBuffer<std::uint16_t> ah(p.a_count()), wh(p.b_count());
   Suite suite;
-  suite.name = "hgemm";
-  suite.problem =
-      gemm_problem(s, "C = A·Wᵀ, fp16 in (A M×K, W N×K), fp32 accumulate and out, tensor cores");
-  suite.reference = "cublas";
-  suite.flops = 2.0 * s.m * s.n * s.k;
-  suite.min_bytes = static_cast<double>(gemm_bytes(s, 2, false));
+  describe_gemm(suite, "hgemm", p,
+                "C = A·Wᵀ, fp16 in (A M×K, W N×K), fp32 accumulate and out, tensor cores", 2);
   suite.out = &out;
   std::uint64_t current_seed = 0;
   suite.fresh_inputs = [&](std::uint64_t seed) {
@@ -371,8 +320,8 @@ json suite_hgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& l
     cublas.hgemm(s, ah.get(), wh.get(), ref.get());
     Reference r;
     r.host = ref.to_host();
-    r.spot_rel_error = spot_check_gemm(a32.to_host(), w32.to_host(), nullptr, false, true, s,
-                                       r.host, current_seed);
+    r.spot_rel_error =
+        spot_check_gemm(p, a32.to_host(), w32.to_host(), nullptr, r.host, current_seed);
     return r;
   };
   suite.variants.push_back(
@@ -385,21 +334,22 @@ json suite_hgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& l
          [&, version] { cuda::hgemm_launch(version, s, ah.get(), wh.get(), out.get()); },
          kTolTensorCore});
   }
-  return run_suite(suite, o, 2000, log);
+  return run_suite(suite, o, log);
 }
 
-json suite_bias_relu(const GpuBenchOptions& o, std::ostream& log) {
+SuiteResult suite_bias_relu(const GpuBenchOptions& o, std::ostream& log) {
   const int rows = o.quick ? 1024 : 4096, cols = rows;
   const std::size_t n = (size_t)rows * cols;
   DeviceBuffer<float> in(n), bias(cols), tmp(n), out(n);
   Suite suite;
-  suite.name = "bias_relu";
-  suite.problem = "Y = relu(X + bias), X " + std::to_string(rows) + "×" + std::to_string(cols) +
-                  " fp32, bias per column";
-  suite.reference = "cpu loop for outputs; times relative to version 1 (the unfused chain)";
+  suite.info.name = "bias_relu";
+  suite.info.problem = "Y = relu(X + bias), X " + std::to_string(rows) + "×" +
+                       std::to_string(cols) + " fp32, bias per column";
+  suite.info.reference = "cpu loop for outputs; times relative to version 1 (the unfused chain)";
   suite.version0_is_library = false;
-  suite.flops = 2.0 * n;
-  suite.min_bytes = 8.0 * n + 4.0 * cols;
+  suite.info.flops = 2.0 * n;
+  suite.info.min_bytes = 8.0 * n + 4.0 * cols;
+  suite.seed = 3000;
   suite.out = &out;
   suite.fresh_inputs = [&](std::uint64_t seed) {
     cuda::fill_uniform_launch(in.get(), n, seed, -1.f, 1.f);
@@ -420,24 +370,21 @@ json suite_bias_relu(const GpuBenchOptions& o, std::ostream& log) {
   suite.variants.push_back(
       {2, "fused", "one kernel: bias and ReLU applied in registers, one read and one write",
        [&] { cuda::bias_relu_fused_launch(in.get(), bias.get(), out.get(), rows, cols); }});
-  suite.ratios.push_back({1, 2, "fused bias+ReLU vs two-kernel chain"});
-  return run_suite(suite, o, 3000, log);
+  add_comparison(suite, 1, 2, "fused bias+ReLU vs two-kernel chain");
+  return run_suite(suite, o, log);
 }
 
-json suite_gemm_epilogue(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
-  const GemmShape s = o.quick ? GemmShape{1024, 1024, 256} : GemmShape{4096, 4096, 256};
-  const std::size_t mn = (size_t)s.m * s.n;
-  DeviceBuffer<float> a((size_t)s.m * s.k), b((size_t)s.k * s.n), bt((size_t)s.n * s.k), bias(s.n),
-      c(mn), tmp(mn), ref(mn), out(mn);
-  DeviceBuffer<std::uint16_t> ah((size_t)s.m * s.k), wh((size_t)s.n * s.k), bh((size_t)s.k * s.n);
+SuiteResult suite_gemm_epilogue(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
+  const GemmProblem p = gemm_problem(GemmSuite::gpu_gemm_epilogue, o.quick);
+  const GemmShape s = shape_of(p);
+  const std::size_t mn = p.y_count();
+  DeviceBuffer<float> a(p.a_count()), b(p.b_count()), bt(p.b_count()), bias(s.n), c(mn), tmp(mn),
+      ref(mn), out(mn);
+  DeviceBuffer<std::uint16_t> ah(p.a_count()), wh(p.b_count()), bh(p.b_count());
   Suite suite;
-  suite.name = "gemm_epilogue";
-  suite.problem = gemm_problem(s,
-                               "Y = relu(A·B + bias), inputs fp16-representable so fp32 and "
-                               "tensor-core versions compute the same function");
-  suite.reference = "cublas";
-  suite.flops = 2.0 * s.m * s.n * s.k + 2.0 * mn;
-  suite.min_bytes = static_cast<double>(gemm_bytes(s, 4, true));
+  describe_gemm(suite, "gemm_epilogue", p,
+                "Y = relu(A·B + bias), inputs fp16-representable so fp32 and tensor-core versions "
+                "compute the same function");
   suite.out = &out;
   std::uint64_t current_seed = 0;
   suite.fresh_inputs = [&](std::uint64_t seed) {
@@ -458,8 +405,8 @@ json suite_gemm_epilogue(const Cublas& cublas, const GpuBenchOptions& o, std::os
     Reference r;
     r.host = ref.to_host();
     const std::vector<float> bias_host = bias.to_host();
-    r.spot_rel_error = spot_check_gemm(a.to_host(), b.to_host(), bias_host.data(), true, false, s,
-                                       r.host, current_seed);
+    r.spot_rel_error =
+        spot_check_gemm(p, a.to_host(), b.to_host(), bias_host.data(), r.host, current_seed);
     return r;
   };
   auto chain = [&] {
@@ -490,12 +437,16 @@ json suite_gemm_epilogue(const Cublas& cublas, const GpuBenchOptions& o, std::os
       {4, "hgemm2_fused", "bias + ReLU fused into the tensor-core GEMM's epilogue",
        [&] { cuda::hgemm_bias_relu_fused_launch(s, ah.get(), wh.get(), bias.get(), out.get()); },
        kTolTensorCore});
-  suite.ratios.push_back({1, 2, "fp32 GEMM: fused epilogue vs GEMM + two kernels"});
-  suite.ratios.push_back({3, 4, "tensor-core GEMM: fused epilogue vs GEMM + two kernels"});
-  return run_suite(suite, o, 4000, log);
+  // Bytes per version: the chain's bias add and ReLU are two more passes over Y; the tensor-core
+  // versions read A and W as fp16.
+  const double version_bytes[] = {p.bytes(2), p.bytes(2), p.bytes(0), p.bytes(2, 2), p.bytes(0, 2)};
+  for (Variant& v : suite.variants) v.bytes = version_bytes[v.version];
+  add_comparison(suite, 1, 2, "fp32 GEMM: fused epilogue vs GEMM + two kernels");
+  add_comparison(suite, 3, 4, "tensor-core GEMM: fused epilogue vs GEMM + two kernels");
+  return run_suite(suite, o, log);
 }
 
-json suite_conv2d(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
+SuiteResult suite_conv2d(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
   ConvShape cs;
   if (o.quick) {
     cs = ConvShape{2, 16, 16, 32, 128, 3, 3, 1, 1};
@@ -533,17 +484,18 @@ json suite_conv2d(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& 
     }
   };
   Suite suite;
-  suite.name = "conv2d";
+  suite.info.name = "conv2d";
+  suite.seed = 5000;
   std::ostringstream problem;
   problem << "Y = relu(conv2d(X, W) + bias), NHWC: N=" << cs.n << " H=W=" << cs.h << " C=" << cs.c
           << " K=" << cs.k << " " << cs.r << "×" << cs.s << " pad " << cs.pad << " stride "
           << cs.stride << ", fp32; as GEMM M=" << g.m << " N=" << g.n << " K=" << g.k;
-  suite.problem = problem.str();
-  suite.reference = cudnn ? "cudnn" : "cublas (im2col + SGEMM; cuDNN unavailable)";
-  suite.flops = 2.0 * g.m * g.n * g.k + 2.0 * y_n;
-  suite.min_bytes = 4.0 * (x_n + w_n + y_n + cs.k);
+  suite.info.problem = problem.str();
+  suite.info.reference = cudnn ? "cudnn" : "cublas (im2col + SGEMM; cuDNN unavailable)";
+  suite.info.flops = 2.0 * g.m * g.n * g.k + 2.0 * y_n;
+  suite.info.min_bytes = 4.0 * (x_n + w_n + y_n + cs.k);
   suite.out = &out;
-  suite.extra["cudnn"] = cudnn ? json(v0_note) : json(v0_note);
+  suite.info.details["cudnn"] = v0_note;
   std::uint64_t current_seed = 0;
   suite.fresh_inputs = [&](std::uint64_t seed) {
     current_seed = seed;
@@ -575,7 +527,7 @@ json suite_conv2d(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& 
       want.push_back(std::max(acc, 0.0));
       have.push_back(r.host[(size_t)m * g.n + k]);
     }
-    r.spot_rel_error = rel_error_of(have, want);
+    r.spot_rel_error = relative_error(have.data(), want.data(), have.size());
     return r;
   };
   suite.variants.push_back({0, cudnn ? "cudnn+bias_relu" : "im2col+cublas+bias_relu",
@@ -603,16 +555,16 @@ json suite_conv2d(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& 
   suite.variants.push_back(
       {3, "implicit_gemm_fused", "bias + ReLU in the implicit GEMM's epilogue: one kernel",
        [&] { cuda::conv_implicit_gemm_launch(cs, x.get(), w_rsck.get(), bias.get(), out.get()); }});
-  suite.ratios.push_back({1, 2, "implicit GEMM vs im2col + GEMM"});
-  suite.ratios.push_back({2, 3, "fused conv+bias+ReLU vs implicit GEMM + separate pass"});
-  return run_suite(suite, o, 5000, log);
+  add_comparison(suite, 1, 2, "implicit GEMM vs im2col + GEMM");
+  add_comparison(suite, 2, 3, "fused conv+bias+ReLU vs implicit GEMM + separate pass");
+  return run_suite(suite, o, log);
 }
 
-json suite_jit_twin(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
-  const GemmShape s = o.quick ? GemmShape{1024, 1024, 512} : GemmShape{4096, 4096, 1024};
-  const std::size_t mn = (size_t)s.m * s.n;
-  DeviceBuffer<float> a((size_t)s.m * s.k), b((size_t)s.k * s.n), bias(s.n), c(mn), ref(mn),
-      out(mn);
+SuiteResult suite_jit_twin(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
+  const GemmProblem p = gemm_problem(GemmSuite::gpu_jit_twin, o.quick);
+  const GemmShape s = shape_of(p);
+  const std::size_t mn = p.y_count();
+  DeviceBuffer<float> a(p.a_count()), b(p.b_count()), bias(s.n), c(mn), ref(mn), out(mn);
   std::unique_ptr<cuda::NvrtcKernel> jit;
   std::string jit_note, jit_error;
   try {
@@ -627,12 +579,8 @@ json suite_jit_twin(const Cublas& cublas, const GpuBenchOptions& o, std::ostream
   }
   log << "  jit_twin: " << jit_note << "\n";
   Suite suite;
-  suite.name = "jit_twin";
-  suite.problem =
-      gemm_problem(s, "Y = relu(A·B + bias), fp32; one kernel text built by nvcc and by NVRTC");
-  suite.reference = "cublas";
-  suite.flops = 2.0 * s.m * s.n * s.k + 2.0 * mn;
-  suite.min_bytes = static_cast<double>(gemm_bytes(s, 4, true));
+  describe_gemm(suite, "jit_twin", p,
+                "Y = relu(A·B + bias), fp32; one kernel text built by nvcc and by NVRTC");
   suite.out = &out;
   std::uint64_t current_seed = 0;
   suite.fresh_inputs = [&](std::uint64_t seed) {
@@ -647,8 +595,8 @@ json suite_jit_twin(const Cublas& cublas, const GpuBenchOptions& o, std::ostream
     Reference r;
     r.host = ref.to_host();
     const std::vector<float> bias_host = bias.to_host();
-    r.spot_rel_error = spot_check_gemm(a.to_host(), b.to_host(), bias_host.data(), true, false, s,
-                                       r.host, current_seed);
+    r.spot_rel_error =
+        spot_check_gemm(p, a.to_host(), b.to_host(), bias_host.data(), r.host, current_seed);
     return r;
   };
   suite.variants.push_back(
@@ -667,19 +615,21 @@ json suite_jit_twin(const Cublas& cublas, const GpuBenchOptions& o, std::ostream
          jit->launch(cuda::twin_launch_config(s), {a.get(), b.get(), bias.get()}, out.get());
        },
        kTolFp32, "hand", jit_note});
-  suite.ratios.push_back({2, 1, "nvcc build vs NVRTC build (1.00 = identical speed)"});
-  return run_suite(suite, o, 6000, log);
+  // cuBLAS writes Y, the bias+ReLU pass reads and writes it again; the twins fuse the epilogue.
+  for (Variant& v : suite.variants) v.bytes = p.bytes(v.version == 0 ? 1 : 0);
+  add_comparison(suite, 2, 1, "nvcc build vs NVRTC build (1.00 = identical speed)");
+  return run_suite(suite, o, log);
 }
 
 // Issue #6: "a generated (NVRTC) schedule within 10% of its hand-written twin". The schedule
 // module generates y = relu(x @ W.T + b) from the Must-show steps (sched_twin_steps()); the same
 // algorithm written by hand (sched_twin_gemm.cuh) is built by nvcc; both are checked against
 // cuBLAS + bias/ReLU and timed on the same inputs.
-json suite_schedule_twin(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
-  const GemmShape s = o.quick ? GemmShape{1024, 1024, 512} : GemmShape{4096, 4096, 1024};
-  const std::size_t mn = (size_t)s.m * s.n;
-  DeviceBuffer<float> x((size_t)s.m * s.k), w((size_t)s.n * s.k), bias(s.n), c(mn), ref(mn),
-      out(mn);
+SuiteResult suite_schedule_twin(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
+  const GemmProblem p = gemm_problem(GemmSuite::gpu_schedule_twin, o.quick);
+  const GemmShape s = shape_of(p);
+  const std::size_t mn = p.y_count();
+  DeviceBuffer<float> x(p.a_count()), w(p.b_count()), bias(s.n), c(mn), ref(mn), out(mn);
   std::unique_ptr<cuda::NvrtcKernel> jit;
   cuda::SchedTwinGenerated gen;
   std::string gen_note, gen_error;
@@ -701,12 +651,9 @@ json suite_schedule_twin(const Cublas& cublas, const GpuBenchOptions& o, std::os
       "; diagnostic: the hand twin with its tile copies strided by blockDim at run time, as the "
       "generated loops are";
   Suite suite;
-  suite.name = "schedule_twin";
-  suite.problem = gemm_problem(
-      s, "y = relu(x·Wᵀ + b), fp32 (x M×K, W N×K); one schedule generated (NVRTC) and by hand");
-  suite.reference = "cublas";
-  suite.flops = 2.0 * s.m * s.n * s.k + 2.0 * mn;
-  suite.min_bytes = static_cast<double>(gemm_bytes(s, 4, true));
+  describe_gemm(
+      suite, "schedule_twin", p,
+      "y = relu(x·Wᵀ + b), fp32 (x M×K, W N×K); one schedule generated (NVRTC) and by hand");
   suite.out = &out;
   std::uint64_t current_seed = 0;
   suite.fresh_inputs = [&](std::uint64_t seed) {
@@ -721,8 +668,8 @@ json suite_schedule_twin(const Cublas& cublas, const GpuBenchOptions& o, std::os
     Reference r;
     r.host = ref.to_host();
     const std::vector<float> bias_host = bias.to_host();
-    r.spot_rel_error = spot_check_gemm(x.to_host(), w.to_host(), bias_host.data(), true, true, s,
-                                       r.host, current_seed);
+    r.spot_rel_error =
+        spot_check_gemm(p, x.to_host(), w.to_host(), bias_host.data(), r.host, current_seed);
     return r;
   };
   suite.variants.push_back(
@@ -747,38 +694,18 @@ json suite_schedule_twin(const Cublas& cublas, const GpuBenchOptions& o, std::os
        "version 1 with the tile copies strided by blockDim at run time",
        [&] { cuda::sched_twin_hand_launch(s, x.get(), w.get(), bias.get(), out.get(), true); },
        kTolFp32, "hand", blockdim_note});
-  suite.ratios.push_back({2, 1, "generated (NVRTC) time / hand-written twin time (≤ 1.10 wanted)"});
-  suite.ratios.push_back(
-      {3, 1, "blockDim-strided copies / compile-time copies, both hand-written"});
-  suite.extra["steps"] = gen.steps;
-  suite.extra["launch"] = {
+  // cuBLAS writes Y, the bias+ReLU pass reads and writes it again; the twins fuse the epilogue.
+  for (Variant& v : suite.variants) v.bytes = p.bytes(v.version == 0 ? 1 : 0);
+  add_comparison(suite, 2, 1, "generated (NVRTC) time / hand-written twin time (≤ 1.10 wanted)");
+  add_comparison(suite, 3, 1, "blockDim-strided copies / compile-time copies, both hand-written");
+  suite.info.details["steps"] = gen.steps;
+  suite.info.details["launch"] = {
       {"grid", {gen.launch.grid[0], gen.launch.grid[1], gen.launch.grid[2]}},
       {"block", {gen.launch.block[0], gen.launch.block[1], gen.launch.block[2]}},
       {"dynamic_smem_bytes", gen.launch.dynamic_smem_bytes}};
-  if (jit) suite.extra["generated_registers"] = jit->registers_per_thread();
-  suite.extra["generated_source"] = gen.source;
-  return run_suite(suite, o, 7000, log);
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  }
-  return "unknown";
+  if (jit) suite.info.details["generated_registers"] = jit->registers_per_thread();
+  suite.info.details["generated_source"] = gen.source;
+  return run_suite(suite, o, log);
 }
 
 }  // namespace
@@ -793,50 +720,36 @@ bool gpu_bench_available(std::string* reason) {
   return cuda::gpu_available(reason);
 }
 
-json run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
-  const std::vector<std::string> all = gpu_bench_suites();
-  std::vector<std::string> chosen;
-  if (options.suite.empty() || options.suite == "all") {
-    chosen = all;
-  } else {
-    std::stringstream list(options.suite);
-    std::string name;
-    while (std::getline(list, name, ',')) {
-      if (std::find(all.begin(), all.end(), name) == all.end()) {
-        std::string valid;
-        for (const std::string& n : all) valid += (valid.empty() ? "" : ", ") + n;
-        throw std::invalid_argument("unknown GPU suite '" + name + "' (valid: " + valid + ", all)");
-      }
-      chosen.push_back(name);
-    }
-  }
+BenchReport run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
+  const std::vector<std::string> chosen = select_suites(options.suite, gpu_bench_suites(), "GPU");
   std::string reason;
   if (!cuda::gpu_available(&reason)) throw GpuError(reason);
   TS_CUDA_CHECK(cudaSetDevice(0));
 
-  json doc;
-  doc["schema"] = "tilescope-bench/1";
-  doc["kind"] = "gpu";
-  doc["date"] = utc_now();
-  doc["host"] = {{"cpu", cpu_model()}, {"cores", std::thread::hardware_concurrency()}};
-  doc["compiler"] = std::string("nvcc ") + TILESCOPE_NVCC_VERSION;
-  doc["flags"] = std::string("-O3 -lineinfo, CUDA architectures ") + TILESCOPE_CUDA_ARCHS;
-  doc["device"] = cuda::describe_device();
-  doc["quick"] = options.quick;
-  log << "device: " << doc["device"]["name"].get<std::string>() << " (cc "
-      << doc["device"]["cc"].get<std::string>() << ", " << doc["device"]["sms"].get<int>()
-      << " SMs), driver " << doc["device"]["driver"].get<std::string>() << "\n"
+  BenchReport report;
+  report.kind = "gpu";
+  report.date = utc_timestamp();
+  report.host = HostDescription{
+      host_cpu_model(), static_cast<int>(std::thread::hardware_concurrency()), {}, {}, {}, {}};
+  report.compiler = std::string("nvcc ") + TILESCOPE_NVCC_VERSION;
+  report.flags = std::string("-O3 -lineinfo, CUDA architectures ") + TILESCOPE_CUDA_ARCHS;
+  const json device = cuda::describe_device();
+  report.device = device;
+  report.quick = options.quick;
+  log << "device: " << device["name"].get<std::string>() << " (cc "
+      << device["cc"].get<std::string>() << ", " << device["sms"].get<int>() << " SMs), driver "
+      << device["driver"].get<std::string>() << "\n"
       << std::flush;
 
-  const int sms = doc["device"]["sms"].get<int>();
+  const int sms = device["sms"].get<int>();
   int major = 0, minor = 0;
   TS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
   TS_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
-  const double clock_mhz = doc["device"]["clock_mhz"].get<double>();
+  const double clock_mhz = device["clock_mhz"].get<double>();
   const double fp32_peak = sms * cuda::fp32_lanes_per_sm(major, minor) * 2.0 * clock_mhz / 1000.0;
   const double copy_gbps = cuda::measure_copy_gbps(options.quick ? (256u << 20) : (1u << 30));
-  doc["peaks"] = {{"gflops_fp32", fp32_peak}, {"gbps", copy_gbps}};
-  doc["peaks_source"] =
+  report.peaks = PeakRates{fp32_peak, copy_gbps};
+  report.peaks_source =
       "gflops_fp32 stated: SMs × FP32 lanes per SM × 2 × max SM clock; gbps measured: "
       "device-to-device "
       "copy, bytes read + written, median of 10";
@@ -845,21 +758,25 @@ json run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
       << std::flush;
 
   const Cublas cublas;
-  json suites = json::array();
   for (const std::string& name : chosen) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      if (name == "sgemm") suites.push_back(suite_sgemm(cublas, options, log));
-      if (name == "hgemm") suites.push_back(suite_hgemm(cublas, options, log));
-      if (name == "bias_relu") suites.push_back(suite_bias_relu(options, log));
-      if (name == "gemm_epilogue") suites.push_back(suite_gemm_epilogue(cublas, options, log));
-      if (name == "conv2d") suites.push_back(suite_conv2d(cublas, options, log));
-      if (name == "jit_twin") suites.push_back(suite_jit_twin(cublas, options, log));
-      if (name == "schedule_twin") suites.push_back(suite_schedule_twin(cublas, options, log));
+      if (name == "sgemm") report.suites.push_back(suite_sgemm(cublas, options, log));
+      if (name == "hgemm") report.suites.push_back(suite_hgemm(cublas, options, log));
+      if (name == "bias_relu") report.suites.push_back(suite_bias_relu(options, log));
+      if (name == "gemm_epilogue")
+        report.suites.push_back(suite_gemm_epilogue(cublas, options, log));
+      if (name == "conv2d") report.suites.push_back(suite_conv2d(cublas, options, log));
+      if (name == "jit_twin") report.suites.push_back(suite_jit_twin(cublas, options, log));
+      if (name == "schedule_twin")
+        report.suites.push_back(suite_schedule_twin(cublas, options, log));
     } catch (const GpuError& e) {
       // Out of memory while setting a suite up, say: record it and go on if the GPU still works.
       log << "suite " << name << ": ERROR — " << e.what() << "\n" << std::flush;
-      suites.push_back({{"name", name}, {"error", e.what()}, {"results", json::array()}});
+      SuiteResult failed;
+      failed.name = name;
+      failed.error = e.what();
+      report.suites.push_back(std::move(failed));
       abort_if_context_lost("suite " + name + ": " + e.what());
     }
     log << "  ("
@@ -867,8 +784,7 @@ json run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
         << " s)\n"
         << std::flush;
   }
-  doc["suites"] = suites;
-  return doc;
+  return report;
 }
 
 }  // namespace tilescope::kernels

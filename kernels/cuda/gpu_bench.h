@@ -1,10 +1,10 @@
 // `tilescope-cli bench --gpu`: runs the CUDA suites (SGEMM progression, tensor-core GEMM, bias+ReLU
 // fused vs chain, GEMM epilogue fused vs unfused, Conv2D, the NVRTC twin, the generated schedule vs
-// its hand-written twin) and returns the JSON of docs' bench schema (tilescope-bench/1, kind
-// "gpu"). Plain C++ header: no CUDA includes.
+// its hand-written twin) and returns a BenchReport (kernels/bench_types.h, schema
+// tilescope-bench/1, kind "gpu"). Plain C++ header: no CUDA includes.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "kernels/bench_types.h"
 
 #include <iosfwd>
 #include <string>
@@ -13,7 +13,7 @@
 namespace tilescope::kernels {
 
 struct GpuBenchOptions {
-  std::string suite;   // "" or "all" for every suite, else a comma-separated list of suite names
+  std::string suite;   // "" or "all" for every suite, else a comma-separated list (select_suites)
   int repeats = 20;    // timed repeats per version (slow versions stop earlier, never below 3)
   bool quick = false;  // small problems (seconds instead of a minute); not for recorded numbers
 };
@@ -26,10 +26,10 @@ bool gpu_bench_available(std::string* reason);
 
 // Validates every version against version 0 on fresh random inputs (output poisoned first), then
 // times it with CUDA events (warm-up, median of repeats). Progress goes to `log`, one line per
-// version. Throws std::invalid_argument for an unknown suite name and std::runtime_error (a
-// cuda::GpuError) when there is no usable GPU or the GPU fails in a way that ends the run; a
-// version that fails validation or launch is reported in the JSON (verified: false, note) and the
-// run goes on.
-nlohmann::json run_gpu_bench(const GpuBenchOptions& options, std::ostream& log);
+// version. Throws BenchError (an std::invalid_argument) for an unknown suite name, before touching
+// the GPU, and std::runtime_error (a cuda::GpuError) when there is no usable GPU or the GPU fails
+// in a way that ends the run; a version that fails validation or launch is reported in its result
+// (not verified, with a note) and the run goes on.
+BenchReport run_gpu_bench(const GpuBenchOptions& options, std::ostream& log);
 
 }  // namespace tilescope::kernels

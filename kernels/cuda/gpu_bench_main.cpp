@@ -19,6 +19,13 @@ int main(int argc, char** argv) {
   app.add_flag("--quick", options.quick, "small problems (not for recorded numbers)");
   app.add_option("--out", out_path, "write the JSON here (default: stdout)");
   CLI11_PARSE(app, argc, argv);
+  try {  // a misspelt suite is reported as such, with or without a GPU
+    (void)tilescope::kernels::select_suites(options.suite, tilescope::kernels::gpu_bench_suites(),
+                                            "GPU");
+  } catch (const tilescope::kernels::BenchError& e) {
+    std::cerr << "tilescope-gpu-bench: " << e.what() << "\n";
+    return 1;
+  }
   if (std::string reason; !tilescope::kernels::gpu_bench_available(&reason)) {
     std::cerr << "no usable GPU: " << reason << "\n";
     return 1;

@@ -1,10 +1,12 @@
 // CUDA-event timing with warm-up, an L2 flush before each repeat, median and minimum.
 #include "kernels/cuda/gpu_timing.h"
 
+#include "kernels/bench_types.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/gpu_memory.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace tilescope::kernels::cuda {
 namespace {
@@ -35,12 +37,6 @@ class Event {
 
 }  // namespace
 
-double median_of(std::vector<double> samples) {
-  std::sort(samples.begin(), samples.end());
-  const std::size_t n = samples.size();
-  return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-}
-
 KernelTiming time_gpu(const std::function<void()>& run, const TimingOptions& options) {
   Event start, stop;
   for (int i = 0; i < options.warmup; ++i) {
@@ -52,9 +48,10 @@ KernelTiming time_gpu(const std::function<void()>& run, const TimingOptions& opt
     TS_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
     if (ms > options.budget_ms / 4) break;  // a slow version is warm after one run
   }
+  const RepeatRule rule{options.repeats, options.min_repeats, options.budget_ms};
   std::vector<double> samples;
-  int repeats = std::max(1, options.repeats);
-  for (int i = 0; i < repeats; ++i) {
+  double spent_ms = 0.0;
+  while (!rule.enough(static_cast<int>(samples.size()), spent_ms)) {
     if (options.flush_l2) flush_l2();
     TS_CUDA_CHECK(cudaEventRecord(start.get()));
     run();
@@ -63,16 +60,14 @@ KernelTiming time_gpu(const std::function<void()>& run, const TimingOptions& opt
     float ms = 0.f;
     TS_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
     samples.push_back(ms);
-    if (i == 0 && ms > 0) {
-      const int affordable = static_cast<int>(options.budget_ms / ms);
-      repeats = std::min(repeats, std::max(3, affordable));
-    }
+    spent_ms += ms;
   }
   TS_CUDA_CHECK(cudaGetLastError());
+  const Timing summary = summarise_samples(std::move(samples));
   KernelTiming t;
-  t.repeats = static_cast<int>(samples.size());
-  t.min_ms = *std::min_element(samples.begin(), samples.end());
-  t.median_ms = median_of(samples);
+  t.median_ms = summary.median_ms;
+  t.min_ms = summary.min_ms;
+  t.repeats = summary.repeats;
   return t;
 }
 

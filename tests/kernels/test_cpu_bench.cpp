@@ -5,8 +5,8 @@
 
 #include <doctest/doctest.h>
 
-#include "tests/support/run_command.h"
 #include <unistd.h>
+#include "tests/support/run_command.h"
 
 #include <sys/wait.h>
 #include <array>
@@ -45,7 +45,8 @@ TEST_CASE("a quick bias_relu run verifies and times every version and fits the s
   options.quick = true;
   options.repeats = 3;
   std::ostringstream log;
-  const nlohmann::json report = run_cpu_bench(options, log);
+  const BenchReport typed = run_cpu_bench(options, log);
+  const nlohmann::json report = typed;
   CHECK(check_bench_report(report) == "");
   CHECK(report["kind"] == "cpu");
   REQUIRE(report["suites"].size() == 1);
@@ -62,7 +63,7 @@ TEST_CASE("a quick bias_relu run verifies and times every version and fits the s
   REQUIRE(suite["comparisons"].size() == 1);
   CHECK(suite["comparisons"][0]["byte_ratio"].get<double>() ==
         doctest::Approx((4.0 * rows * cols + cols) / (2.0 * rows * cols + cols)));
-  const std::string table = format_bench_table(report);
+  const std::string table = format_bench_table(typed);
   CHECK(table.find("bias_relu") != std::string::npos);
   CHECK(table.find("fused (2) vs unfused (1)") != std::string::npos);
 }
@@ -137,6 +138,9 @@ TEST_CASE("tilescope-cli bench --suite jit with CXX=/nonexistent reports the mis
   CHECK(jit["verified"] == false);
   CHECK(jit["compiled"] == "jit");
   CHECK(report["suites"][0]["results"][1]["verified"] == true);  // the rest still ran
+  // MatMul version 3 at 100³ adds the bias and then applies the ReLU: two passes over Y beyond the
+  // compulsory A, B, bias and Y (4 · (10000 + 10000 + 100 + 10000) bytes), each 2 · 4 · 10000.
+  CHECK(report["suites"][0]["results"][1]["bytes"].get<double>() == 120400.0 + 2 * 80000.0);
   std::filesystem::remove(out);
 }
 
@@ -149,7 +153,7 @@ TEST_CASE("every recorded CPU report in assets/recorded follows the schema") {
     CAPTURE(name);
     const nlohmann::json report = read_bench_report(entry.path().string());
     CHECK(report["kind"] == "cpu");
-    CHECK_FALSE(format_bench_table(report).empty());
+    CHECK_FALSE(format_bench_table(load_bench_report(entry.path().string())).empty());
     ++checked;
   }
   CHECK(checked >= 1);
