@@ -224,7 +224,8 @@ Timestamp time_field(const nlohmann::json& object, const std::string& where, con
 }
 
 const nlohmann::json& array_field(const nlohmann::json& object, const char* key) {
-  const nlohmann::json& v = field(object, "", key);
+  const std::string top;  // named: GCC 13 warns of a dangling reference through a temporary
+  const nlohmann::json& v = field(object, top, key);
   if (!v.is_array()) bad(std::string("/") + key, "expected a list");
   return v;
 }
