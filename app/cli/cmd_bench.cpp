@@ -1,5 +1,6 @@
 // `tilescope-cli bench`: runs the real CPU (or GPU) kernel suites, prints the table, writes the
 // JSON; `--show FILE` prints the table of a recorded report without running anything.
+#include "build_paths.h"
 #include "commands.h"
 
 #include "kernels/cpu/bench_report.h"

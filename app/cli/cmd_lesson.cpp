@@ -3,6 +3,7 @@
 //
 // Predict answers are the lesson's reveal: every subcommand computes or prints them only with
 // --answers (or, in `lesson run`, after the learner's --predict for that block).
+#include "build_paths.h"
 #include "commands.h"
 
 #include "sim/lesson/checker.h"

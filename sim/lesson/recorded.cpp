@@ -2,6 +2,8 @@
 // where a lesson's relative paths are looked for.
 #include "sim/lesson/recorded.h"
 
+#include "build_paths.h"
+
 #include "sim/io/input.h"
 
 #include <nlohmann/json.hpp>

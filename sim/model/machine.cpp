@@ -2,6 +2,8 @@
 // cpuinfo reader for this computer's caches and peak.
 #include "sim/model/machine.h"
 
+#include "build_paths.h"
+
 #include "sim/io/input.h"
 
 #include <unistd.h>

@@ -2,6 +2,7 @@
 // point (the points counted by hand from the tile sizes), the best points are the fastest rows,
 // the rank line's Spearman rho matches one computed here from the same times, and a bad loop
 // name, tile list, model or step fails with a message that says what and where.
+#include "build_paths.h"
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,6 @@
 // End-to-end tests of `tilescope-cli graph`: runs the built binary on model files and checks its
 // exit status, its table order and its located errors.
+#include "build_paths.h"
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>

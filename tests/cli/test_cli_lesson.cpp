@@ -1,6 +1,7 @@
 // `tilescope-cli lesson check|show|run` with predict blocks: the answer stays hidden unless
 // --answers (or the learner's own --predict) asks for it; lessons are found by number; a headless
 // run grades predictions and reports progress.
+#include "build_paths.h"
 #include <doctest/doctest.h>
 
 #include "tests/support/run_command.h"

@@ -1,6 +1,7 @@
 // End-to-end tests of inputs the CLI used to accept wrongly or run for hours on: a directory as a
 // trace, tensor ranges that wrap past 2^64, a --verify that needs more memory than there is, and
 // a simulation too long to wait for. Each is refused quickly, saying what and how big.
+#include "build_paths.h"
 #include <doctest/doctest.h>
 
 #include "tests/support/run_command.h"

@@ -6,6 +6,7 @@
 // ends never include each other. The checker reads the `#include "..."` lines of app/**/*.{h,cpp}
 // (rooted at the source tree, "app/core/x.h", or beside the including file, "commands.h"); it is
 // run on the real tree and on fixtures that break each rule, so it can fail.
+#include "build_paths.h"
 #include <doctest/doctest.h>
 
 #include <algorithm>

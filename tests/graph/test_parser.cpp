@@ -1,5 +1,6 @@
 // Model-language tests for well-formed models: both forms lower to the ops, shapes, names and costs
 // the language promises; expected numbers come from hand formulas written here.
+#include "build_paths.h"
 #include "sim/graph/model_parser.h"
 
 #include <doctest/doctest.h>

@@ -1,5 +1,6 @@
 // Rules of the app's state and commands, without a display: number formats, panel layout, command
 // parsing and replay, parsing with the last good graph kept, the graph scene, and the app's flags.
+#include "build_paths.h"
 #include "app/core/app_state.h"
 #include "app/core/commands.h"
 #include "app/core/format.h"

@@ -1,6 +1,7 @@
 // Rules of the workbench (issue #7) without a display: view and schedule commands, the history
 // (undo, redo, go back, branch), refusals kept as state, result caches invalidated by schedule,
 // machine and model changes, and the background jobs' numbers checked against hand counts.
+#include "build_paths.h"
 #include "app/core/app_state.h"
 #include "app/core/commands.h"
 #include "app/core/session.h"

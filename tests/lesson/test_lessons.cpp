@@ -1,5 +1,6 @@
 // Every lesson in lessons/ loads and all its checks pass, through the library and through
 // `tilescope-cli lesson check`; a lesson with a false claim makes the CLI fail.
+#include "build_paths.h"
 #include "sim/lesson/checker.h"
 #include "sim/lesson/predict.h"
 

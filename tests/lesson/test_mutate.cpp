@@ -1,5 +1,6 @@
 // `lesson check --mutate`: a check that would pass with a wrong expected value survives its
 // mutants; a check that pins the value kills every one. Expected values are hand counts.
+#include "build_paths.h"
 #include "sim/lesson/mutate.h"
 
 #include <doctest/doctest.h>

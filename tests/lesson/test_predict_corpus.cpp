@@ -1,6 +1,7 @@
 // The fuzz_lesson seed corpus keeps its predict blocks meaningful: each predict_bad_*.md is
 // refused with the message its last line promises (`<!-- expect: FILE:LINE:COL: error: ... -->`),
 // and each predict_ok_*.md loads, with every predict answer computed and passing its own grading.
+#include "build_paths.h"
 #include "sim/lesson/predict.h"
 
 #include <doctest/doctest.h>

@@ -1,5 +1,6 @@
 // The host machine on computers that hide their caches: sysfs, then CPUID, then a labelled
 // default; and machine files that are not files (endless streams, folders).
+#include "build_paths.h"
 #include <doctest/doctest.h>
 
 #include "sim/model/machine.h"

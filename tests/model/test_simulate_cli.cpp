@@ -1,5 +1,6 @@
 // End-to-end tests of `tilescope-cli simulate FILE --apply …`: the current kernel is traced, the
 // analytic prediction and the roofline are printed beside the simulated counts, errors are located.
+#include "build_paths.h"
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,6 @@
 // Inputs that used to be accepted wrongly or never finished: a model tensor named with the
 // generated code's reserved ts_ prefix, an op named twice in fuse, a keyword argument given twice.
+#include "build_paths.h"
 #include "fixtures.h"
 #include "tests/support/run_command.h"
 

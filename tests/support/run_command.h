@@ -2,6 +2,8 @@
 // together — the one helper every suite that drives tilescope-cli or the app binary uses.
 #pragma once
 
+#include "build_paths.h"
+
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
