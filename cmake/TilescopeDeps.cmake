@@ -28,6 +28,20 @@ foreach(dep json cli11 eigen)
   endif()
 endforeach()
 
+# md4c (Markdown, a small C library): the lesson player's text. Found without pkg-config so the
+# headless build finds it too; the GPU machine has none, and its build keeps lesson prose as plain
+# paragraphs (app/core/markdown.cpp), which only the app draws anyway.
+find_path(MD4C_INCLUDE_DIR md4c.h)
+find_library(MD4C_LIBRARY md4c)
+set(TILESCOPE_HAVE_MD4C OFF)
+if(MD4C_INCLUDE_DIR AND MD4C_LIBRARY)
+  set(TILESCOPE_HAVE_MD4C ON)
+  add_library(tilescope_dep_md4c INTERFACE)
+  target_include_directories(tilescope_dep_md4c SYSTEM INTERFACE ${MD4C_INCLUDE_DIR})
+  target_link_libraries(tilescope_dep_md4c INTERFACE ${MD4C_LIBRARY})
+  target_compile_definitions(tilescope_dep_md4c INTERFACE TILESCOPE_HAVE_MD4C=1)
+endif()
+
 # GUI: GLFW + OpenGL + Dear ImGui (Debian's libimgui-dev ships the GLFW/OpenGL3 backends).
 set(TILESCOPE_HAVE_GUI OFF)
 if(NOT TILESCOPE_GUI STREQUAL "OFF")
@@ -38,10 +52,10 @@ if(NOT TILESCOPE_GUI STREQUAL "OFF")
     pkg_check_modules(GLFW QUIET IMPORTED_TARGET glfw3)
     pkg_check_modules(STB QUIET IMPORTED_TARGET stb)
   endif()
-  if(IMGUI_FOUND AND GLFW_FOUND AND STB_FOUND AND OpenGL_FOUND)
+  if(IMGUI_FOUND AND GLFW_FOUND AND STB_FOUND AND OpenGL_FOUND AND TILESCOPE_HAVE_MD4C)
     set(TILESCOPE_HAVE_GUI ON)
   elseif(TILESCOPE_GUI STREQUAL "ON")
-    message(FATAL_ERROR "TILESCOPE_GUI=ON but ImGui/GLFW/OpenGL/stb were not found")
+    message(FATAL_ERROR "TILESCOPE_GUI=ON but ImGui/GLFW/OpenGL/stb/md4c were not found")
   endif()
 endif()
 

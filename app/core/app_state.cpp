@@ -72,6 +72,7 @@ void update_state(AppState& state) {
                       state.model.generation);
   workbench_poll(state.bench);
   workbench_tick(state.bench, state.now);
+  lesson_poll(state);
   if (!state.outline_text || *state.outline_text != state.model.text) {
     state.outline = outline_model(state.model.text);
     state.outline_text = state.model.text;

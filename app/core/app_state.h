@@ -6,6 +6,7 @@
 
 #include "app/core/graph_edit.h"
 #include "app/core/graph_scene.h"
+#include "app/core/lesson_player.h"
 #include "app/core/panel_controls.h"
 #include "app/core/panel_layout.h"
 #include "app/core/workbench.h"
@@ -74,6 +75,7 @@ struct SyntheticInput {
   bool down = false;         // left button held
   float wheel = 0.0f;        // wheel notches this frame
   int key = 0;               // key pressed this frame (GLFW code; letters are ASCII capitals)
+  bool ctrl = false, alt = false, shift = false;  // modifiers held with it
   std::string text;          // characters typed this frame (UTF-8)
 };
 
@@ -118,11 +120,14 @@ struct AppState {
   PlatformRequests requests;
   Workbench bench;            // centre view, schedule history, machine, background jobs
   bool presentation = false;  // F5: the centre view fills the window (projector)
+  LessonPlayer lessons;       // the lesson catalogue, the open lesson and the learner's progress
+  bool start_here = false;    // a first start (no session): the window points at the lessons
 
   float font_px() const { return theme_font_px(theme, content_scale); }
   PanelLayout panels() const {
-    return presentation ? compute_presentation_layout(window_w, window_h, font_px())
-                        : compute_panel_layout(window_w, window_h, font_px());
+    return presentation
+               ? compute_presentation_layout(window_w, window_h, font_px(), lessons.reading())
+               : compute_panel_layout(window_w, window_h, font_px(), lessons.reading());
   }
   const graph::Graph* graph() const { return model.graph.get(); }
 };

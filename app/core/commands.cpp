@@ -3,6 +3,7 @@
 
 #include "app/core/autotune_jobs.h"
 #include "app/core/graph_edit.h"
+#include "app/core/lesson_player.h"
 #include "app/core/memory_model.h"
 #include "sim/io/input.h"
 
@@ -215,10 +216,14 @@ Command parse_command(std::string_view line) {
   } else if (verb == "key") {
     c.kind = CommandKind::Key;
     c.text = std::string(take_word(rest));
-    if (c.text.size() != 1 || !std::isalnum(static_cast<unsigned char>(c.text[0]))) {
-      throw CommandError("key: expected one letter or digit such as F or 2, got '" + c.text + "'");
+    if (!parse_key_chord(c.text)) {
+      throw CommandError("key: expected a letter or digit such as F or 2, or a key name (Left, "
+                         "Right, Up, Down, Enter, Escape, Tab, Space, Backspace, F1-F12) with "
+                         "optional Ctrl+, Alt+, Shift+; got '" +
+                         c.text + "'");
     }
-    c.text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(c.text[0])));
+    if (c.text.size() == 1)
+      c.text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(c.text[0])));
     expect_end(rest, verb);
   } else if (verb == "wait-seconds") {
     c.kind = CommandKind::WaitSeconds;
@@ -240,7 +245,7 @@ Command parse_command(std::string_view line) {
     c.text = std::string(take_word(rest));
     if (!view_tab_from_name(c.text)) {
       throw CommandError("view: unknown view '" + c.text +
-                         "' (use graph, schedule, tiles, memory, roofline or timings)");
+                         "' (use graph, schedule, tiles, memory, roofline, timings or lessons)");
     }
     expect_end(rest, verb);
   } else if (verb == "apply") {
@@ -283,6 +288,18 @@ Command parse_command(std::string_view line) {
     c.text = std::string(take_word(rest));
     if (!c.text.empty() && c.text != "on" && c.text != "off")
       throw CommandError("present: expected on, off or nothing (toggle), got '" + c.text + "'");
+    expect_end(rest, verb);
+  } else if (verb == "lesson") {
+    c.kind = CommandKind::Lesson;
+    c.text = unescape(require_rest(rest, verb, "open, next, prev, goto, draft, predict, reveal, "
+                                               "apply, load-model, restore-model, reset, panel, "
+                                               "close or reload"));
+    if (std::string e = check_lesson_command(c.text); !e.empty()) throw CommandError(e);
+  } else if (verb == "teacher") {
+    c.kind = CommandKind::Teacher;
+    c.text = std::string(take_word(rest));
+    if (!c.text.empty() && c.text != "on" && c.text != "off")
+      throw CommandError("teacher: expected on, off or nothing (toggle), got '" + c.text + "'");
     expect_end(rest, verb);
   } else if (verb == "palette") {
     c.kind = CommandKind::Palette;
@@ -327,7 +344,7 @@ Command parse_command(std::string_view line) {
                        "screenshot, wait-frames, wait-seconds, resize, click, click-node, drag, "
                        "scroll, key, type, quit, view, apply, undo, redo, goto-step, "
                        "machine, simulate, run-cpu, cancel, wait-jobs, palette, autotune, "
-                       "control)");
+                       "control, lesson, teacher)");
   }
   return c;
 }
@@ -415,6 +432,10 @@ std::string command_to_string(const Command& c) {
     }
     case CommandKind::Tiles:
       return "tiles " + c.text + (c.text == "seek" || c.text == "speed" ? " " + fmt(c.a) : "");
+    case CommandKind::Lesson:
+      return "lesson " + escape(c.text);
+    case CommandKind::Teacher:
+      return c.text.empty() ? "teacher" : "teacher " + c.text;
   }
   return "quit";
 }
@@ -437,6 +458,42 @@ std::vector<ScriptLine> parse_script(std::string_view text, const std::string& f
     }
   }
   return out;
+}
+
+std::optional<KeyChord> parse_key_chord(std::string_view name) {
+  KeyChord k;
+  // Modifiers first, each ending in '+' ("Ctrl+Shift+Z").
+  for (;;) {
+    const size_t plus = name.find('+');
+    if (plus == std::string_view::npos || plus + 1 == name.size()) break;
+    const std::string_view mod = name.substr(0, plus);
+    if (mod == "Ctrl")
+      k.ctrl = true;
+    else if (mod == "Alt")
+      k.alt = true;
+    else if (mod == "Shift")
+      k.shift = true;
+    else
+      return std::nullopt;
+    name.remove_prefix(plus + 1);
+  }
+  if (name.size() == 1 && std::isalnum(static_cast<unsigned char>(name[0]))) {
+    k.code = std::toupper(static_cast<unsigned char>(name[0]));  // GLFW's letters and digits
+    return k;
+  }
+  // GLFW key codes (glfw3.h); the core includes no GLFW.
+  static const std::pair<std::string_view, int> kNamed[] = {
+      {"Space", 32},  {"Escape", 256}, {"Enter", 257}, {"Tab", 258},  {"Backspace", 259},
+      {"Right", 262}, {"Left", 263},   {"Down", 264},  {"Up", 265},   {"F1", 290},
+      {"F2", 291},    {"F3", 292},     {"F4", 293},    {"F5", 294},   {"F6", 295},
+      {"F7", 296},    {"F8", 297},     {"F9", 298},    {"F10", 299},  {"F11", 300},
+      {"F12", 301}};
+  for (const auto& [n, code] : kNamed)
+    if (n == name) {
+      k.code = code;
+      return k;
+    }
+  return std::nullopt;
 }
 
 std::string read_text_file(const std::string& path, uint64_t max_bytes, std::string_view what) {
@@ -598,7 +655,12 @@ std::string apply_command(AppState& state, const Command& c) {
       SyntheticInput press;
       press.x = -1.0f;  // pointer off the window: a key press does not hover anything
       press.y = -1.0f;
-      press.key = c.text[0];
+      const std::optional<KeyChord> chord = parse_key_chord(c.text);
+      if (!chord) return "key: unknown key '" + c.text + "'";
+      press.key = chord->code;
+      press.ctrl = chord->ctrl;
+      press.alt = chord->alt;
+      press.shift = chord->shift;
       state.requests.input.push_back(press);
       return {};
     }
@@ -616,6 +678,10 @@ std::string apply_command(AppState& state, const Command& c) {
     }
     case CommandKind::SetView:
       state.bench.tab = *view_tab_from_name(c.text);
+      if (state.bench.tab == ViewTab::Lessons) {
+        state.start_here = false;  // found them
+        lesson_ensure_catalogue(state.lessons);
+      }
       if (state.bench.tab == ViewTab::Graph) state.view.fit_pending = true;  // the canvas moved
       return {};
     case CommandKind::Apply:
@@ -687,6 +753,10 @@ std::string apply_command(AppState& state, const Command& c) {
     }
     case CommandKind::MemoryFormula:
       return workbench_memory_formula(state.bench, c.text);
+    case CommandKind::Lesson:
+      return lesson_command(state, c.text);
+    case CommandKind::Teacher:
+      return teacher_command(state, c.text.empty() ? !state.lessons.teacher : c.text == "on");
     case CommandKind::Tiles:
       if (c.text == "record") return workbench_record_tiles(state.bench);
       return workbench_tiles_control(state.bench, c.text, c.a);

@@ -21,10 +21,12 @@
 //   click-node NAME            click the centre of a graph node (op or tensor) on the canvas
 //   drag X1 Y1 X2 Y2           drag with the left button from one window pixel to another
 //   scroll X Y NOTCHES         turn the wheel at window pixel X Y (positive zooms in)
-//   key K                      press and release a letter key (e.g. F: fit)
+//   key K                      press and release a key: a letter or digit (F: fit), or Left,
+//                              Right, Up, Down, Enter, Escape, Tab, Space, Backspace, F1-F12,
+//                              with Ctrl+, Alt+, Shift+ in front (Alt+Right: the next lesson step)
 //   type TEXT                  type TEXT into the focused widget ("\n" is Enter)
 //   quit
-//   view graph|schedule|tiles|memory|roofline|timings   show a centre view (keys 1-6)
+//   view graph|schedule|tiles|memory|roofline|timings|lessons   show a centre view (keys 1-7)
 //   apply STEPS                apply schedule steps, e.g. apply "tile(i, 16)" (quotes optional)
 //   undo / redo                step back / forward in the schedule history (Ctrl+Z / Ctrl+Y)
 //   goto-step N                go to history entry N (0 = the default lowering)
@@ -49,11 +51,16 @@
 //   control NAME [VALUE]              set a side panel's control (panel_controls.h), e.g.
 //                                     control schedule.tile-log2 5, control palette.open on,
 //                                     control palette.name x2; a text VALUE may be empty
+//   lesson open N|ID | next | prev | goto STEP | predict ID INPUT | reveal [ID] | apply STEPS_ID
+//          | load-model ID | restore-model | reset [ID] | panel text|model | close | reload
+//                                     the lesson player (lesson_player.h)
+//   teacher [on|off]                  teacher mode: predict answers visible (toggle when bare)
 #pragma once
 
 #include "app/core/app_state.h"
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -101,6 +108,8 @@ enum class CommandKind {
   Palette,
   Autotune,
   Control,
+  Lesson,
+  Teacher,
 };
 
 struct Command {
@@ -137,6 +146,14 @@ std::vector<ScriptLine> parse_script(std::string_view text, const std::string& f
 // be applied (unknown op name, unreadable file); the state is then unchanged.
 // WaitFrames, WaitSeconds and WaitJobs are the script runner's business and do nothing here.
 std::string apply_command(AppState& state, const Command& command);
+
+// A `key` command's key as GLFW sees it: the key code and the modifiers held ("Alt+Right" →
+// 262 with alt). nullopt for a name it does not know.
+struct KeyChord {
+  int code = 0;
+  bool ctrl = false, alt = false, shift = false;
+};
+std::optional<KeyChord> parse_key_chord(std::string_view name);
 
 // Reads a whole file of at most `max_bytes` through io::read_text_input; throws CommandError
 // naming the file and `what` it should be when it cannot be read (a directory, /dev/zero).

@@ -15,7 +15,7 @@ std::vector<std::pair<std::string, Rect>> PanelLayout::named() const {
           {"status_bar", status_bar}};
 }
 
-PanelLayout compute_panel_layout(float window_w, float window_h, float font_px) {
+PanelLayout compute_panel_layout(float window_w, float window_h, float font_px, bool reading) {
   const float w = std::max(window_w, 1.0f);
   const float h = std::max(window_h, 1.0f);
   const float em = std::max(font_px, 1.0f);
@@ -24,7 +24,8 @@ PanelLayout compute_panel_layout(float window_w, float window_h, float font_px) 
   const float body_h = h - status_h;
   // Side panels want room for ~32 characters of model text and a two-column inspector table;
   // on a narrow window every panel shrinks in proportion so the canvas keeps at least 30%.
-  float left = std::clamp(w * 0.27f, em * 22.0f, em * 34.0f);
+  float left = reading ? std::clamp(w * 0.33f, em * 24.0f, em * 40.0f)
+                       : std::clamp(w * 0.27f, em * 22.0f, em * 34.0f);
   float right = std::clamp(w * 0.25f, em * 20.0f, em * 30.0f);
   const float max_sides = w * 0.7f;
   if (left + right > max_sides) {
@@ -43,13 +44,15 @@ PanelLayout compute_panel_layout(float window_w, float window_h, float font_px) 
   return layout;
 }
 
-PanelLayout compute_presentation_layout(float window_w, float window_h, float font_px) {
+PanelLayout compute_presentation_layout(float window_w, float window_h, float font_px,
+                                        bool reading) {
   PanelLayout layout = compute_panel_layout(window_w, window_h, font_px);
   const float w = std::max(window_w, 1.0f);
   const float body_h = layout.status_bar.y;
-  layout.model_text = {0.0f, 0.0f, 0.0f, body_h};
-  layout.tabs = {0.0f, 0.0f, w, 0.0f};
-  layout.graph = {0.0f, 0.0f, w, body_h};
+  const float text_w = reading ? std::round(w * 0.4f) : 0.0f;
+  layout.model_text = {0.0f, 0.0f, text_w, body_h};
+  layout.tabs = {text_w, 0.0f, w - text_w, 0.0f};
+  layout.graph = {text_w, 0.0f, w - text_w, body_h};
   layout.inspector = {w, 0.0f, 0.0f, body_h};
   return layout;
 }

@@ -28,10 +28,14 @@ struct PanelLayout {
 };
 
 // `font_px` scales the side panels and the status bar so large type still fits its labels.
-PanelLayout compute_panel_layout(float window_w, float window_h, float font_px);
+// `reading`: a lesson's text fills the left panel, which is then wider (about a third of the
+// window) so a line holds ~55 characters at 1280 pixels and the centre keeps its numbers.
+PanelLayout compute_panel_layout(float window_w, float window_h, float font_px,
+                                 bool reading = false);
 
 // Presentation mode (F5): the centre view takes the whole window above the status bar; the side
-// panels and the tabs have zero width.
-PanelLayout compute_presentation_layout(float window_w, float window_h, float font_px);
+// panels and the tabs have zero width. While `reading` a lesson, its text keeps the left 40%.
+PanelLayout compute_presentation_layout(float window_w, float window_h, float font_px,
+                                        bool reading = false);
 
 }  // namespace tilescope::core

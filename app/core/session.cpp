@@ -54,7 +54,9 @@ nlohmann::json session_to_json(const AppState& state) {
           {"machine", state.bench.machine_name},
           {"view", view_tab_name(state.bench.tab)},
           {"theme", theme_name(state.theme)},
-          {"controls", controls_json(state.controls)}};
+          {"controls", controls_json(state.controls)},
+          {"lesson", lesson_session_json(state.lessons)},
+          {"lesson_progress", lesson_progress_json(state.lessons)}};
 }
 
 std::string session_text(const AppState& state) {
@@ -123,6 +125,8 @@ SessionFields check_session_fields(const nlohmann::json& j) {
       }
     }
   }
+  if (const auto it = j.find("lesson"); it != j.end()) f.lesson = *it;
+  if (const auto it = j.find("lesson_progress"); it != j.end()) f.lesson_progress = *it;
   return f;
 }
 
@@ -158,6 +162,14 @@ std::string session_from_json(AppState& state, const nlohmann::json& j) {
   for (const auto& [name, value] : f.controls)
     if (std::string e = set_panel_control(state.controls, name, value); !e.empty())
       problems += "skipped " + io::printable(e, 200) + "; ";
+  // Last: the open lesson comes back at its step without loading its models over the restored
+  // model text.
+  if (f.lesson || f.lesson_progress) {
+    if (std::string e = restore_lesson_session(state, f.lesson ? &*f.lesson : nullptr,
+                                               f.lesson_progress ? &*f.lesson_progress : nullptr);
+        !e.empty())
+      problems += e + "; ";
+  }
   if (problems.size() >= 2) problems.resize(problems.size() - 2);  // the last "; "
   return problems;
 }
@@ -279,6 +291,9 @@ void start_with_default_model(AppState& state) {
   state.bench.tab = ViewTab::Graph;
   state.selection = {};
   state.controls = {};
+  state.lessons.open = -1;  // a half-restored lesson is closed; its progress stays saved
+  state.lessons.lesson.reset();
+  state.lessons.progress.reset();
 }
 
 // Renames the session out of the autosave's way and says so.

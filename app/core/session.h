@@ -1,5 +1,6 @@
-// Sessions: the model text, the schedule steps, the machine, the view and the side panels'
-// controls (panel_controls.h), autosaved to ~/.local/state/tilescope/session.json (or
+// Sessions: the model text, the schedule steps, the machine, the view, the side panels'
+// controls (panel_controls.h) and the lesson player (open lesson, step, teacher mode, progress of
+// every lesson touched), autosaved to ~/.local/state/tilescope/session.json (or
 // $XDG_STATE_HOME/tilescope) and restored on start, so closing the app loses nothing. Scripted and
 // --frames runs and --no-session never touch it
 // (--session FILE names one explicitly, also for scripted runs).
@@ -40,6 +41,9 @@ struct SessionFields {
   // The panel controls' (name, script text), checked against the controls' table only when
   // applied; empty when the document has none (a session older than them).
   std::vector<std::pair<std::string, std::string>> controls;
+  // The lesson player's fields (lesson_player.h), checked field by field when applied; absent in
+  // a session older than the player.
+  std::optional<nlohmann::json> lesson, lesson_progress;
 };
 SessionFields check_session_fields(const nlohmann::json& j);
 

@@ -33,6 +33,8 @@ const char* view_tab_name(ViewTab t) {
       return "roofline";
     case ViewTab::Timings:
       return "timings";
+    case ViewTab::Lessons:
+      return "lessons";
   }
   return "graph";
 }
@@ -51,6 +53,8 @@ const char* view_tab_title(ViewTab t) {
       return "Roofline";
     case ViewTab::Timings:
       return "Timings";
+    case ViewTab::Lessons:
+      return "Lessons";
   }
   return "Graph";
 }

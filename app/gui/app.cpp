@@ -90,6 +90,15 @@ std::string write_layout_json(const std::string& path, const AppState& state, in
     }
   }
   j["graph_nodes"] = nodes;
+  // Named widgets of the last frame (the lesson player's buttons and fields), so tests can click
+  // them; `visible` says whether the centre is inside its panel (not scrolled away).
+  nlohmann::json widgets = nlohmann::json::array();
+  for (const WidgetRect& w : widget_rects()) {
+    nlohmann::json r = rect_json(w.name, w.rect);
+    r["visible"] = w.visible;
+    widgets.push_back(r);
+  }
+  j["widgets"] = widgets;
   j["selection"] = state.selection.name;
   j["view"] = {{"zoom", state.view.zoom}, {"pan_x", state.view.pan_x}, {"pan_y", state.view.pan_y}};
   std::ofstream out(path);
@@ -134,6 +143,7 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   j["controls"] = nlohmann::json::object();
   for (const auto& [name, value] : panel_control_values(state.controls))
     j["controls"][name] = value;
+  j["lesson"] = lesson_state_json(state);
   std::ofstream out(path);
   if (!out) return "cannot write state JSON '" + path + "'";
   // Replace, not throw, on invalid UTF-8: model text and its error excerpts are user bytes.
@@ -219,6 +229,10 @@ static void print_frame_bench(std::vector<double> ms, double first_frame_ms, int
       median_of(phases.covered_px) / std::max(1.0, double(fb_w) * double(fb_h)));
 }
 
+static bool automated_run(const AppOptions& options) {
+  return options.frames > 0 || options.bench_frames > 0 || !options.script.empty();
+}
+
 int run_app(const AppOptions& options) {
   // --bench-frames measures from here: "first frame" is process work up to the first swap.
   const auto start_time = std::chrono::steady_clock::now();
@@ -266,6 +280,18 @@ int run_app(const AppOptions& options) {
       state.status_is_error = restored.is_error;
     }
     if (!restored.autosave_ok) session_path.clear();
+  }
+  // [SECTION] Lessons: the catalogue, --teacher, and "start here" on a first start
+  lesson_ensure_catalogue(state.lessons);
+  if (options.teacher) state.lessons.teacher = true;
+  {
+    std::error_code ec;
+    // No session to come back to: the first screen points at the lessons. Automated runs show it
+    // only when they name a session file that does not exist yet (a first start, scripted).
+    state.start_here = !state.lessons.is_open() &&
+                       (session_path.empty() ? !automated_run(options)
+                                             : !std::filesystem::exists(session_path, ec) ||
+                                                   state.lessons.saved.empty());
   }
 
   glfwSetErrorCallback(glfw_error);
@@ -389,6 +415,7 @@ int run_app(const AppOptions& options) {
     // Scripted and --frames runs ignore the pointer: under Xvfb it sits mid-screen and would
     // hover a node, so the same script would not give the same screenshot.
     if (held_key) io.KeysDown[held_key] = false;
+    if (held_key) io.KeyCtrl = io.KeyAlt = io.KeyShift = false;  // its modifiers, too
     held_key = 0;
     if (!state.requests.input.empty()) {
       const SyntheticInput in = state.requests.input.front();
@@ -399,6 +426,9 @@ int run_app(const AppOptions& options) {
       if (!in.text.empty()) io.AddInputCharactersUTF8(in.text.c_str());
       if (in.key > 0 && in.key < IM_ARRAYSIZE(io.KeysDown)) {
         io.KeysDown[in.key] = true;
+        io.KeyCtrl = in.ctrl;
+        io.KeyAlt = in.alt;
+        io.KeyShift = in.shift;
         held_key = in.key;
       }
     } else if (automated) {
@@ -407,12 +437,17 @@ int run_app(const AppOptions& options) {
     ImGui::NewFrame();
     if (frame == 0) use_nearest_font_sampling(io);  // the backend made the atlas in NewFrame
     {
-      ViewContext ctx{state, queue, font_set, palette(state.theme)};
+      ViewContext ctx{state, queue, font_set, palette(state.theme), &fonts.projector};
       const PanelLayout panels = state.panels();
+      widget_rects().clear();
       handle_global_keys(ctx);
-      // Presentation mode draws the centre view alone; the side panels have no width.
+      // Presentation mode draws the centre view alone; the side panels have no width (except the
+      // lesson text, which a lesson open in presentation keeps on the left in large type).
       const bool sides = !state.presentation;
-      if (sides) draw_model_text_view(ctx, panels.model_text);
+      if (state.lessons.reading())
+        draw_lesson_text_view(ctx, panels.model_text);
+      else if (sides)
+        draw_model_text_view(ctx, panels.model_text);
       if (sides) draw_tabs_view(ctx, panels.tabs);
       // One dispatch line per centre view; the side panel follows the view.
       switch (state.bench.tab) {
@@ -440,7 +475,12 @@ int run_app(const AppOptions& options) {
           draw_timings_view(ctx, panels.graph);
           if (sides) draw_timings_inspector(ctx, panels.inspector);
           break;
+        case ViewTab::Lessons:
+          draw_lessons_view(ctx, panels.graph);
+          if (sides) draw_inspector_view(ctx, panels.inspector);
+          break;
       }
+      if (state.start_here && sides) draw_start_here(ctx, panels.graph);
       draw_status_bar_view(ctx, panels.status_bar);
     }
     ImGui::Render();

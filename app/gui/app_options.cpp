@@ -39,6 +39,8 @@ std::string app_usage() {
          "                      (scripted and --frames runs never use the session)\n"
          "  --session FILE      restore from and autosave to FILE instead (also in scripted and\n"
          "                      --frames runs)\n"
+         "  --teacher           teacher mode: the lesson player shows predict answers at once\n"
+         "                      (hidden again in presentation mode until R reveals them)\n"
          "  --help              show this text\n";
 }
 
@@ -52,6 +54,10 @@ AppOptions parse_app_options(const std::vector<std::string>& args) {
     }
     if (flag == "--no-session") {
       o.no_session = true;
+      continue;
+    }
+    if (flag == "--teacher") {
+      o.teacher = true;
       continue;
     }
     // Accept both "--flag value" and "--flag=value".

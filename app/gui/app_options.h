@@ -22,6 +22,7 @@ struct AppOptions {
   std::string state_json;    // --state-json FILE: view, schedule history, results, at exit
   bool no_session = false;   // --no-session: neither restore nor autosave the session
   std::string session_path;  // --session FILE: restore and autosave FILE (scripted runs too)
+  bool teacher = false;      // --teacher: the lesson player shows predict answers at once
   bool help = false;
 };
 

@@ -185,10 +185,13 @@ void apply_imgui_style(Theme theme, float content_scale) {
 Fonts load_fonts(float content_scale) {
   ImGuiIO& io = ImGui::GetIO();
   io.Fonts->Clear();
-  // Latin-1, general punctuation (dashes, quotes, bullets, … — parser messages use them), arrows,
-  // mathematical operators (≈ ≤ ≥ ×) and the replacement character.
-  static const ImWchar kRanges[] = {0x0020, 0x00FF, 0x2000, 0x206F, 0x2190, 0x21FF,
-                                    0x2200, 0x22FF, 0xFFFD, 0xFFFD, 0};
+  // Latin-1, Greek (lesson maths: α, σ, π), general punctuation (dashes, quotes, bullets, … —
+  // parser messages use them), super- and subscripts (4096², xᵢ), arrows, mathematical operators
+  // (≈ ≤ ≥ ×), ceilings and floors, shapes (● ▶ for steps), check marks (✓ ✗) and the
+  // replacement character.
+  static const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2070,
+                                    0x209F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x2308, 0x230B,
+                                    0x25A0, 0x25FF, 0x2713, 0x2717, 0xFFFD, 0xFFFD, 0};
   const char* kRegular = "/usr/share/fonts/opentype/inter/Inter-Regular.otf";
   const char* kBold = "/usr/share/fonts/opentype/inter/Inter-SemiBold.otf";
   const char* kMono = "/usr/share/fonts/truetype/jetbrains-mono/JetBrainsMono-Regular.ttf";

@@ -3,6 +3,7 @@
 #include "sim/lesson/lesson.h"
 
 #include "sim/io/input.h"
+#include "sim/model/machine.h"
 #include "sim/lesson/quantity.h"
 
 #include <algorithm>
@@ -11,6 +12,12 @@
 #include <set>
 
 namespace tilescope::lesson {
+
+const std::vector<std::string>& step_view_names() {
+  static const std::vector<std::string> kViews = {"graph",  "schedule", "tiles",
+                                                  "memory", "roofline", "timings"};
+  return kViews;
+}
 
 const char* block_kind_name(BlockKind k) {
   switch (k) {
@@ -112,6 +119,7 @@ class LessonParser {
     size_t i = front_matter();
     std::string pending_step;  // a `<!-- step: id -->` marker waiting for its heading
     graph::SourceLoc pending_loc;
+    LessonStep pending_keys;  // the marker's view= and machine=
     for (; i < m_lines.size(); ++i) {
       const Line& line = m_lines[i];
       const std::string t = trim(line.text);
@@ -121,16 +129,9 @@ class LessonParser {
         continue;
       }
       if (t.rfind("<!--", 0) == 0 && t.find("step:") != std::string::npos) {
-        if (!pending_step.empty()) add_step(pending_step, pending_step, pending_loc);
-        const size_t colon = t.find("step:");
-        const size_t close = t.find("-->");
-        if (close == std::string::npos)
-          fail(line, 1, "a step marker must close on its line: <!-- step: id -->");
-        pending_step = trim(t.substr(colon + 5, close - colon - 5));
-        pending_loc = loc(line, static_cast<int>(t.find_first_not_of(' ', colon + 5)) + 1);
-        if (!is_id(pending_step))
-          throw LessonError(pending_loc,
-                            "step id '" + pending_step + "' must be letters, digits, '-' or '_'");
+        if (!pending_step.empty()) add_step(pending_step, pending_step, pending_loc, pending_keys);
+        pending_keys = {};
+        step_marker(line, pending_step, pending_loc, pending_keys);
         continue;
       }
       if (t.rfind("#", 0) == 0) {
@@ -138,7 +139,7 @@ class LessonParser {
         while (hashes < t.size() && t[hashes] == '#') ++hashes;
         const std::string heading = trim(t.substr(hashes));
         if (!pending_step.empty()) {
-          add_step(pending_step, heading, pending_loc);
+          add_step(pending_step, heading, pending_loc, pending_keys);
           pending_step.clear();
           continue;
         }
@@ -155,7 +156,7 @@ class LessonParser {
         }
       }
     }
-    if (!pending_step.empty()) add_step(pending_step, pending_step, pending_loc);
+    if (!pending_step.empty()) add_step(pending_step, pending_step, pending_loc, pending_keys);
     return std::move(m_lesson);
   }
 
@@ -165,13 +166,82 @@ class LessonParser {
     throw LessonError(loc(line, col), message);
   }
 
-  void add_step(const std::string& id, const std::string& title, const graph::SourceLoc& where) {
+  void add_step(const std::string& id, const std::string& title, const graph::SourceLoc& where,
+                const LessonStep& keys = {}) {
     for (const LessonStep& s : m_lesson.steps)
       if (s.id == id)
         throw LessonError(where, "step id '" + id + "' is used twice (first at line " +
                                      std::to_string(s.loc.line) + ")");
-    m_lesson.steps.push_back({id, title, where});
+    LessonStep step = keys;
+    step.id = id;
+    step.title = title;
+    step.loc = where;
+    m_lesson.steps.push_back(std::move(step));
     m_current_step = id;
+  }
+
+  // `<!-- step: ID [view=VIEW] [machine=PRESET] -->`: the id, then key=value words for the player.
+  void step_marker(const Line& line, std::string& id, graph::SourceLoc& id_loc, LessonStep& keys) {
+    const std::string_view t = line.text;
+    const size_t colon = t.find("step:");
+    const size_t close = t.find("-->", colon);
+    if (close == std::string_view::npos)
+      fail(line, static_cast<int>(t.find("<!--")) + 1,
+           "a step marker must close on its line: <!-- step: id -->");
+    // Words separated by blanks, each with its column (1-based) in the line.
+    std::vector<std::pair<std::string, int>> words;
+    for (size_t p = colon + 5; p < close;) {
+      while (p < close && (t[p] == ' ' || t[p] == '\t')) ++p;
+      if (p >= close) break;
+      size_t end = p;
+      while (end < close && t[end] != ' ' && t[end] != '\t') ++end;
+      words.emplace_back(std::string(t.substr(p, end - p)), static_cast<int>(p) + 1);
+      p = end;
+    }
+    if (words.empty()) fail(line, static_cast<int>(colon) + 6, "a step marker needs an id");
+    id = words[0].first;
+    id_loc = loc(line, words[0].second);
+    // An id with a blank inside ("a b") reads as the id and a word that is no key=value; say what
+    // is wrong with the id, as before keys existed.
+    if (!is_id(id) || (words.size() > 1 && words[1].first.find('=') == std::string::npos)) {
+      std::string whole;
+      for (const auto& w : words)
+        if (w.first.find('=') == std::string::npos) whole += (whole.empty() ? "" : " ") + w.first;
+      throw LessonError(id_loc, "step id '" + whole + "' must be letters, digits, '-' or '_'");
+    }
+    for (size_t w = 1; w < words.size(); ++w) {
+      const auto& [word, col] = words[w];
+      const size_t eq = word.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == word.size())
+        fail(line, col, "a step marker's keys read key=value (view=memory), not '" + word + "'");
+      const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+      const graph::SourceLoc value_loc = loc(line, col + static_cast<int>(eq) + 1);
+      if (key == "view") {
+        if (!keys.view.empty()) fail(line, col, "view= is given twice");
+        const auto& views = step_view_names();
+        if (std::find(views.begin(), views.end(), value) == views.end())
+          throw LessonError(value_loc,
+                            "unknown view '" + value + "' (known: " + join(views) + ")");
+        keys.view = value;
+        keys.view_loc = value_loc;
+      } else if (key == "machine") {
+        if (!keys.machine.empty()) fail(line, col, "machine= is given twice");
+        const std::vector<std::string> presets = model::preset_names();
+        if (std::find(presets.begin(), presets.end(), value) == presets.end())
+          throw LessonError(value_loc, "unknown machine '" + value + "' (presets: " +
+                                           (presets.empty() ? "none found" : join(presets)) + ")");
+        keys.machine = value;
+        keys.machine_loc = value_loc;
+      } else {
+        fail(line, col, "unknown step key '" + key + "' (known: view, machine)");
+      }
+    }
+  }
+
+  static std::string join(const std::vector<std::string>& items) {
+    std::string out;
+    for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+    return out;
   }
 
   // Returns the index of the first line after the front matter.

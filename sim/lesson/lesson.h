@@ -24,6 +24,8 @@
 //   ```
 //   <!-- step: load-model -->            a step id for the player; or a `### Step N: title`
 //   ### Step 1: Load the model           heading (id "step-N"). Checks belong to the step above.
+//                                        The marker may add view=VIEW and machine=PRESET: what
+//                                        the player shows when the learner enters the step.
 //
 // Other fenced blocks are prose only when their info string is a display language (text, python,
 // cpp, ...); anything else is an error, so a misspelt `chek` block is not silently ignored.
@@ -99,11 +101,20 @@ struct Block {
   std::string attr_value(const std::string& key, const std::string& fallback = "") const;
 };
 
+// A step of the lesson. A marker may carry what the player sets up when the learner enters it:
+// `<!-- step: id view=memory machine=tiny -->` brings the Memory view forward on `tiny`.
 struct LessonStep {
   std::string id;
   std::string title;
   graph::SourceLoc loc;
+  std::string view;     // "" or one of step_view_names()
+  std::string machine;  // "" or a machine preset (model::preset_names())
+  graph::SourceLoc view_loc, machine_loc;
 };
+
+// The workbench views a step marker's view= may name: graph, schedule, tiles, memory, roofline,
+// timings.
+const std::vector<std::string>& step_view_names();
 
 struct Lesson {
   std::string file;

@@ -188,3 +188,41 @@ TEST_CASE("malformed: step markers") {
   CHECK(starts_with(load_error(kHead + "<!-- step: a b -->\n"),
                     "bad.md:6:12: error: step id 'a b' must be"));
 }
+
+TEST_CASE("step markers: view= and machine= for the player, located errors") {
+  const Lesson l = parse_lesson(kHead +
+                                    "<!-- step: sim view=memory machine=tiny -->\n"  // 6
+                                    "### Simulate\n"
+                                    "<!-- step: plain -->\n"
+                                    "### Plain\n"
+                                    "  <!-- step: roof   view=roofline -->\n"
+                                    "### Roof\n",
+                                "x.md");
+  REQUIRE(l.steps.size() == 3);
+  CHECK(l.steps[0].id == "sim");
+  CHECK(l.steps[0].title == "Simulate");
+  CHECK(l.steps[0].view == "memory");
+  CHECK(l.steps[0].machine == "tiny");
+  // "<!-- step: sim view=" is 20 characters: the value starts in column 21.
+  CHECK(l.steps[0].view_loc.line == 6);
+  CHECK(l.steps[0].view_loc.col == 21);
+  CHECK(l.steps[0].machine_loc.col == 21 + 7 + 8);  // after "memory " and "machine="
+  CHECK(l.steps[1].view.empty());
+  CHECK(l.steps[1].machine.empty());
+  CHECK(l.steps[2].view == "roofline");
+  CHECK(l.steps[2].machine.empty());
+
+  CHECK(starts_with(load_error(kHead + "<!-- step: a view=memroy -->\n"),
+                    "bad.md:6:19: error: unknown view 'memroy' (known: graph, schedule, tiles, "
+                    "memory, roofline, timings)"));
+  CHECK(starts_with(load_error(kHead + "<!-- step: a machine=nosuch -->\n"),
+                    "bad.md:6:22: error: unknown machine 'nosuch' (presets: "));
+  CHECK(starts_with(load_error(kHead + "<!-- step: a colour=red -->\n"),
+                    "bad.md:6:14: error: unknown step key 'colour' (known: view, machine)"));
+  CHECK(starts_with(load_error(kHead + "<!-- step: a view=tiles view=graph -->\n"),
+                    "bad.md:6:25: error: view= is given twice"));
+  CHECK(starts_with(load_error(kHead + "<!-- step: a view= -->\n"),
+                    "bad.md:6:14: error: a step marker's keys read key=value"));
+  CHECK(starts_with(load_error(kHead + "<!-- step: a view=tiles\n"),
+                    "bad.md:6:1: error: a step marker must close on its line"));
+}

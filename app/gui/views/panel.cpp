@@ -29,6 +29,18 @@ void end_panel() {
   ImGui::End();
 }
 
+std::vector<WidgetRect>& widget_rects() {
+  static std::vector<WidgetRect> rects;
+  return rects;
+}
+
+void note_widget(const std::string& name) {
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  const ImVec2 c((a.x + b.x) / 2, (a.y + b.y) / 2);
+  const bool visible = ImGui::IsRectVisible(ImVec2(c.x - 1, c.y - 1), ImVec2(c.x + 1, c.y + 1));
+  widget_rects().push_back({name, Rect{a.x, a.y, b.x - a.x, b.y - a.y}, visible});
+}
+
 void section_heading(const ViewContext& ctx, const char* text) {
   ImGui::Spacing();
   ImGui::PushFont(ctx.fonts.ui_bold);

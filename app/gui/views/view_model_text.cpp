@@ -102,6 +102,12 @@ void draw_model_text_view(ViewContext& ctx, const Rect& rect) {
   ImGui::PopFont();
   ImGui::SameLine();
   ImGui::TextDisabled("%s", doc.path.empty() ? "built-in example" : doc.path.c_str());
+  if (state.lessons.is_open()) {
+    // The lesson is open but its text was put aside for the model: the way back.
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Back to the lesson")) ctx.push(command_from("lesson panel text"));
+    note_widget("lesson.panel.text");
+  }
 
   // Status block under the editor: its height is known up front so the editor fills the rest.
   const float line_h = ImGui::GetTextLineHeightWithSpacing();

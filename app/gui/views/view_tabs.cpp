@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include <ctime>
+#include <iterator>
 #include <string>
 
 namespace tilescope::gui {
@@ -36,10 +37,21 @@ void handle_global_keys(ViewContext& ctx) {
   constexpr int kSpace = 32, kRight = 262, kLeft = 263, kF5 = 294, kF11 = 300, kF12 = 301;
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput) return;  // typing in the editor: keys are text
-  for (int i = 0; i < 6; ++i) {
+  constexpr int kTabs = static_cast<int>(std::size(kAllViewTabs));
+  for (int i = 0; i < kTabs; ++i) {
     if (ImGui::IsKeyPressed('1' + i, false))
       ctx.push(command_from(std::string("view ") + view_tab_name(kAllViewTabs[i])));
   }
+  // The lesson's steps: Alt+arrows anywhere, N / P as one-handed keys (not while typing).
+  const bool lesson = ctx.state.lessons.is_open();
+  if (lesson && io.KeyAlt && ImGui::IsKeyPressed(kRight, false))
+    ctx.push(command_from("lesson next"));
+  if (lesson && io.KeyAlt && ImGui::IsKeyPressed(kLeft, false))
+    ctx.push(command_from("lesson prev"));
+  if (lesson && !io.KeyCtrl && !io.KeyAlt && ImGui::IsKeyPressed('N', false))
+    ctx.push(command_from("lesson next"));
+  if (lesson && !io.KeyCtrl && !io.KeyAlt && ImGui::IsKeyPressed('P', false))
+    ctx.push(command_from("lesson prev"));
   if (io.KeyCtrl && ImGui::IsKeyPressed('Z', false)) ctx.push(command_from("undo"));
   if (io.KeyCtrl && ImGui::IsKeyPressed('Y', false)) ctx.push(command_from("redo"));
   if (ImGui::IsKeyPressed(kF5, false)) ctx.push(command_from("present"));
@@ -50,7 +62,13 @@ void handle_global_keys(ViewContext& ctx) {
     std::strftime(name, sizeof name, "tilescope-%Y%m%d-%H%M%S.png", std::localtime(&t));
     ctx.push(command_from(std::string("screenshot ") + name));
   }
-  if (ctx.state.presentation) {
+  if (ctx.state.presentation && lesson) {
+    // Presenting a lesson: the arrows walk its steps, R reveals the step's prediction to the
+    // class (teacher mode keeps answers off the projector until then).
+    if (!io.KeyAlt && ImGui::IsKeyPressed(kLeft, false)) ctx.push(command_from("lesson prev"));
+    if (!io.KeyAlt && ImGui::IsKeyPressed(kRight, false)) ctx.push(command_from("lesson next"));
+    if (ImGui::IsKeyPressed('R', false)) ctx.push(command_from("lesson reveal"));
+  } else if (ctx.state.presentation) {
     if (ImGui::IsKeyPressed(kLeft, true)) ctx.push(command_from("undo"));
     if (ImGui::IsKeyPressed(kRight, true)) ctx.push(command_from("redo"));
     if (ImGui::IsKeyPressed(kSpace, false))
@@ -79,7 +97,8 @@ void draw_tabs_view(ViewContext& ctx, const Rect& rect) {
     if (active) ImGui::PopStyleColor();
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("key %d  ·  command: view %s", number, view_tab_name(t));
-    if (number < 6) ImGui::SameLine();
+    if (number < static_cast<int>(std::size(kAllViewTabs))) ImGui::SameLine();
+    note_widget(std::string("tab.") + view_tab_name(t));
     ++number;
   }
   const float buttons_end = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x;

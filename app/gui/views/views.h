@@ -6,6 +6,7 @@
 #include "app/core/commands.h"
 #include "app/gui/theme.h"
 
+#include <string>
 #include <vector>
 
 namespace tilescope::gui {
@@ -15,8 +16,20 @@ struct ViewContext {
   std::vector<core::Command>& commands;  // applied after this frame
   const FontSet& fonts;
   const Palette& palette;
+  const FontSet* large = nullptr;  // the projector's type, for text read from across a room
   void push(core::Command c) { commands.push_back(std::move(c)); }
 };
+
+// Window-pixel rects of named widgets drawn this frame (the lesson player's buttons and fields),
+// written by --layout-json so GUI tests can click them. The frame loop clears the list.
+struct WidgetRect {
+  std::string name;
+  core::Rect rect;
+  bool visible = false;  // the rect's centre is inside its window (not scrolled away or clipped)
+};
+std::vector<WidgetRect>& widget_rects();
+// Records the last ImGui item under `name`.
+void note_widget(const std::string& name);
 
 // Opens a borderless, fixed ImGui window covering `rect` (the panels never move or overlap).
 bool begin_panel(const char* id, const core::Rect& rect, bool padded = true);
@@ -31,8 +44,10 @@ void draw_status_bar_view(ViewContext& ctx, const core::Rect& rect);
 
 // The centre's tab strip and the workbench views (one file each), with their side panels.
 void draw_tabs_view(ViewContext& ctx, const core::Rect& rect);
-// Keys that work in every view and in presentation mode: 1-6, Ctrl+Z/Y, F5, F11, F12, and in
-// presentation mode the arrows (history) and space (tile animation).
+// Keys that work in every view and in presentation mode: 1-7, Ctrl+Z/Y, F5, F11, F12, and in
+// presentation mode the arrows (history, or the lesson's steps while a lesson is open) and space
+// (tile animation). With a lesson open: Alt+Right / Alt+Left and N / P step through it, and R in
+// presentation mode reveals the current prediction to the class.
 void handle_global_keys(ViewContext& ctx);
 void draw_schedule_view(ViewContext& ctx, const core::Rect& rect);
 void draw_schedule_inspector(ViewContext& ctx, const core::Rect& rect);
@@ -42,6 +57,11 @@ void draw_timings_view(ViewContext& ctx, const core::Rect& rect);
 void draw_timings_inspector(ViewContext& ctx, const core::Rect& rect);
 void draw_roofline_view(ViewContext& ctx, const core::Rect& rect);
 void draw_tiles_view(ViewContext& ctx, const core::Rect& rect);
+// The lesson catalogue (centre, key 7), the open lesson's text (left panel), and the first
+// screen's pointer to them.
+void draw_lessons_view(ViewContext& ctx, const core::Rect& rect);
+void draw_lesson_text_view(ViewContext& ctx, const core::Rect& rect);
+void draw_start_here(ViewContext& ctx, const core::Rect& centre);
 
 // Shared by the workbench views: a command from its script text (views push what a user did).
 core::Command command_from(const std::string& line);

@@ -1,0 +1,183 @@
+// The lesson player: the catalogue of lessons/*.md, the open lesson and its current step, the
+// learner's predictions and progress, teacher mode — and entering a step drives the workbench as
+// a learner would (the step's model loaded into the model text, its machine chosen, its view
+// brought forward).
+//
+// Building a LessonSession (models, steps, the lesson's own checks, the predict answers) can take
+// a while, so it happens on a background Job; the frame thread only reads the finished result.
+// The session is not thread-safe, so only one job at a time ever touches it.
+//
+// Pure C++ (no ImGui): tests drive it with `lesson ...` commands and no display. The learner's
+// model text is never thrown away without saying so: a step whose model differs from text the
+// learner has edited offers its model instead of loading it, and text replaced on request is kept
+// to restore.
+#pragma once
+
+#include "app/core/jobs.h"
+#include "app/core/markdown.h"
+#include "sim/lesson/checker.h"
+#include "sim/lesson/lesson.h"
+#include "sim/lesson/predict.h"
+#include "sim/lesson/progress.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilescope::core {
+
+struct AppState;
+
+// [SECTION] The catalogue and a lesson as a document
+
+struct LessonEntry {
+  std::string file;  // "lessons/02-data-movement-fusion.md"
+  std::string id;    // the lesson's id (the file stem when it did not parse)
+  std::shared_ptr<const lesson::Lesson> lesson;  // nullptr when it did not parse
+  std::string error;                             // "file:line:col: error: ..." when it did not
+};
+
+// Every lessons/*.md of `dir` in file order, each parsed; a malformed one keeps its error and the
+// others are still listed. A missing folder gives an empty list.
+std::vector<LessonEntry> load_lesson_catalogue(const std::string& dir);
+
+// The lesson text in reading order, cut where the player draws something of its own: a step
+// starts (its marker or heading line), or a model/steps/check/predict block stands (drawn with
+// its widgets). The prose between is Markdown (front matter dropped).
+struct LessonDocItem {
+  enum class Kind { Markdown, Block, Step };
+  Kind kind = Kind::Markdown;
+  std::vector<md::Block> markdown;  // Kind::Markdown
+  int block = -1;                   // Kind::Block: index into Lesson::blocks
+  int step = -1;                    // Kind::Step: index into Lesson::steps
+};
+std::vector<LessonDocItem> lesson_document(const lesson::Lesson& lesson);
+
+// [SECTION] What the background job computes for an open lesson
+
+struct LessonProgramInfo {
+  std::string model;               // the model id the steps schedule
+  std::vector<std::string> steps;  // canonical text of every step, from= chains included
+  bool refused = false;
+  std::string refusal;
+};
+
+struct LessonComputed {
+  std::shared_ptr<lesson::LessonSession> session;
+  std::string error;  // the session could not be built (LessonError text); nothing else is set
+  std::map<int, std::vector<lesson::CheckResult>> checks;  // by check block index
+  std::map<std::string, lesson::Answer> answers;           // by predict id
+  std::map<std::string, LessonProgramInfo> programs;       // by steps id
+  double seconds = 0;                                      // wall time of the job
+};
+
+// Builds the session and evaluates everything the player shows (runs on a worker thread).
+LessonComputed compute_lesson(const lesson::Lesson& lesson, JobProgress& progress);
+
+// [SECTION] The player's state
+
+struct LessonPlayer {
+  std::string dir = "lessons";
+  std::vector<LessonEntry> catalogue;
+  bool catalogue_loaded = false;
+  // Progress JSON (LessonProgress::to_json) of every lesson the learner has touched, by lesson
+  // id — kept for lessons not in the catalogue too, so a renamed file does not lose it.
+  std::map<std::string, nlohmann::json> saved;
+
+  // The open lesson (-1: none).
+  int open = -1;
+  std::shared_ptr<const lesson::Lesson> lesson;
+  std::vector<LessonDocItem> doc;
+  std::optional<lesson::LessonProgress> progress;
+  int step = 0;  // index into lesson->steps
+  Job<LessonComputed> job;
+  std::vector<Job<LessonComputed>> retired;  // jobs of lessons closed while loading, reaped
+  std::optional<LessonComputed> computed;
+  std::map<std::string, std::string> notes;   // predict id → why the last input was not read
+  std::map<std::string, std::string> drafts;  // predict id → what is typed, not yet submitted
+
+  bool teacher = false;             // answers visible (except when presenting, until revealed)
+  std::set<std::string> revealed;   // predict ids revealed to the class (R in presentation)
+  bool side_shows_model = false;    // the left panel shows the model text instead of the lesson
+  std::string model_loaded;         // the model text the player last put into the editor
+  std::string model_offer;          // a model id the step wants, not loaded over edited text
+  std::string stash;                // the learner's text a requested load replaced
+  std::string notice;               // what the player last did to the workbench, in words
+  int scroll_serial = 0;            // bumps when the text should scroll to the current step
+
+  bool is_open() const { return open >= 0 && lesson != nullptr; }
+  bool loading() const { return job.running(); }
+  const lesson::LessonStep* current_step() const;
+  // Whether the lesson text is shown beside the workbench (a lesson is open and the side panel
+  // has not been switched to the model text).
+  bool reading() const { return is_open() && !side_shows_model; }
+};
+
+// [SECTION] Queries the views and the state JSON share
+
+// The blocks of `step_index`'s step, in file order (indices into Lesson::blocks).
+std::vector<int> step_blocks(const lesson::Lesson& lesson, int step_index);
+const lesson::Block* find_predict(const lesson::Lesson& lesson, const std::string& id);
+// Whether the computed answer of predict `id` is on screen: after the learner's prediction, in
+// teacher mode at a desk, or once revealed to the class.
+bool answer_visible(const LessonPlayer& p, bool presenting, const std::string& id);
+// "3/5 steps" for the catalogue: done and total steps of a lesson (from its progress, or the
+// saved JSON when it is not open).
+std::pair<size_t, size_t> lesson_steps_done(const LessonPlayer& p, size_t entry);
+// The model text of a model block of the lesson: its body, or its file= read; nullopt with
+// `why` for a training graph or an unreadable file.
+std::optional<std::string> lesson_model_text(const lesson::Lesson& lesson, const std::string& id,
+                                             std::string& why);
+// The model and machine a step sets up (its marker's machine= first, then its blocks').
+std::string step_model(const lesson::Lesson& lesson, int step_index);
+std::string step_machine(const lesson::Lesson& lesson, int step_index);
+
+// [SECTION] Commands (app/core/commands.h dispatches `lesson ...` and `teacher on|off` here)
+
+//   lesson open N|ID        open lesson N of the catalogue (1-based) or by id / file stem
+//   lesson close            close it (progress stays)
+//   lesson next | prev      the next / previous step; moving past a step with nothing to do
+//                           marks it done
+//   lesson goto STEP        a step by id or 1-based number
+//   lesson draft ID [TEXT]  what the learner has typed into ID's field so far (no grade)
+//   lesson predict ID INPUT the learner's prediction for predict block ID ("2.5 MiB", "B")
+//   lesson reveal [ID]      reveal a prediction to the class (default: the current step's)
+//   lesson apply STEPS_ID   load the steps block's model and apply its steps
+//   lesson load-model ID    load a model block of the lesson (the learner's text is kept)
+//   lesson restore-model    put back the learner's text a load replaced
+//   lesson reset [ID]       forget the progress of a lesson (default: the open one)
+//   lesson panel text|model what the left panel shows while a lesson is open
+//   lesson reload           re-read the lessons folder
+std::string lesson_command(AppState& state, std::string_view args);
+std::string teacher_command(AppState& state, bool on);
+// Checks a `lesson ...` line's shape when a script is parsed (sub-command and arity), so a bad
+// script line fails before it runs; throws nothing, returns "" or the message.
+std::string check_lesson_command(std::string_view args);
+
+// Loads the catalogue when it has not been (called before a session restore and on first use).
+void lesson_ensure_catalogue(LessonPlayer& p);
+// Called once per frame: takes a finished job's result, reaps retired jobs.
+void lesson_poll(AppState& state);
+
+// [SECTION] Session and state JSON
+
+// {"open": ID, "step": ID, "teacher": bool, "panel": "text"|"model", "model_loaded": TEXT}
+nlohmann::json lesson_session_json(const LessonPlayer& p);
+// {ID: progress, ...} for every lesson touched, the open one as it is now.
+nlohmann::json lesson_progress_json(const LessonPlayer& p);
+// Restores what those two hold; each bad field or lesson is skipped by name, the message lists
+// them ("" when all came back). The open lesson is reopened without driving the workbench (the
+// session restores the model and machine the learner had).
+std::string restore_lesson_session(AppState& state, const nlohmann::json* lesson,
+                                   const nlohmann::json* progress);
+// What a test reads off the screen: the open lesson, its steps, predictions (answers only when
+// visible), checks, the catalogue.
+nlohmann::json lesson_state_json(const AppState& state);
+
+}  // namespace tilescope::core
