@@ -165,6 +165,15 @@ LessonComputed compute_lesson(const lesson::Lesson& source, JobProgress& progres
         a.error = e.what();
         out.answers[b.predict.id] = a;
       }
+    } else if (b.kind == lesson::BlockKind::Checkpoint) {
+      CheckpointSolution& sol = out.solutions[b.checkpoint.id];
+      try {
+        const auto [text, steps] = session.solution_of(b);
+        sol.model_text = text;
+        sol.steps = steps;
+      } catch (const std::exception& e) {
+        sol.error = e.what();
+      }
     } else if (b.kind == lesson::BlockKind::Steps) {
       const std::string id = b.attr_value("id");
       if (const lesson::LessonProgram* p = session.program(id)) {
@@ -279,25 +288,19 @@ void save_progress(LessonPlayer& p) {
 
 // A step with predictions is done once each is made; a step with nothing to do is done when the
 // learner moves past it (see lesson_next).
+// A step with predictions or checkpoints is done once each prediction is made and each
+// checkpoint reached (LessonProgress::mark_completed); a step with neither is done when the
+// learner moves past it (see lesson next).
 void refresh_done(LessonPlayer& p) {
   if (!p.is_open() || !p.progress) return;
-  bool changed = false;
-  for (size_t s = 0; s < p.lesson->steps.size(); ++s) {
-    const std::string& id = p.lesson->steps[s].id;
-    if (p.progress->is_done(id)) continue;
-    bool has_work = false;
-    for (int i : step_blocks(*p.lesson, static_cast<int>(s)))
-      has_work = has_work || p.lesson->blocks[static_cast<size_t>(i)].kind ==
-                                 lesson::BlockKind::Predict;
-    if (has_work && p.progress->predictions_missing(id).empty())
-      changed = p.progress->mark_done(id) || changed;
-  }
-  if (changed) save_progress(p);
+  if (p.progress->mark_completed() > 0) save_progress(p);
 }
 
 bool step_has_work(const lesson::Lesson& lesson, int step_index) {
-  for (int i : step_blocks(lesson, step_index))
-    if (lesson.blocks[static_cast<size_t>(i)].kind == lesson::BlockKind::Predict) return true;
+  for (int i : step_blocks(lesson, step_index)) {
+    const lesson::BlockKind k = lesson.blocks[static_cast<size_t>(i)].kind;
+    if (k == lesson::BlockKind::Predict || k == lesson::BlockKind::Checkpoint) return true;
+  }
   return false;
 }
 
@@ -338,6 +341,8 @@ void enter_step(AppState& s, int index, bool drive) {
   p.step = std::clamp(index, 0, std::max(n - 1, 0));
   ++p.scroll_serial;
   p.model_offer.clear();
+  for (auto& [id, status] : p.checkpoints) status.attempted = false;
+  p.step_entry_key = learner_key(s);
   if (!drive || n == 0) return;
   const lesson::Lesson& l = *p.lesson;
   std::string notice;
@@ -371,6 +376,7 @@ void enter_step(AppState& s, int index, bool drive) {
   }
   if (s.bench.tab == ViewTab::Graph) s.view.fit_pending = true;
   p.notice = notice;
+  p.step_entry_key = learner_key(s);
 }
 
 // Stops following the open lesson's job; one still running finishes on its own and is reaped.
@@ -394,6 +400,14 @@ void close_lesson(LessonPlayer& p) {
   p.drafts.clear();
   p.revealed.clear();
   p.model_offer.clear();
+  p.checkpoints.clear();
+  p.shown.clear();
+  if (p.checkpoint_job.running()) {
+    // Its session goes with the retired open job's; let it finish on its own, then drop it.
+    p.checkpoint_job.cancel();
+    p.retired_checkpoints.push_back(std::move(p.checkpoint_job));
+    p.checkpoint_job = Job<CheckpointEvaluation>();
+  }
   p.step = 0;
   p.side_shows_model = false;
 }
@@ -497,6 +511,101 @@ const lesson::Block* find_block(const lesson::Lesson& l, lesson::BlockKind kind,
 
 }  // namespace
 
+std::optional<lesson::LearnerState> learner_state(const AppState& state) {
+  const Workbench& wb = state.bench;
+  if (!state.model.graph || !wb.history || wb.graph_text != state.model.graph_text)
+    return std::nullopt;
+  lesson::LearnerState ls;
+  ls.graph = state.model.graph;
+  ls.program = wb.history->current();
+  const size_t cursor = wb.history->size();
+  for (size_t i = 0; i < cursor && i < wb.step_texts.size(); ++i) {
+    ls.applied.push_back(wb.step_texts[i]);
+    ls.explanations.push_back(wb.history->explanation(i));
+  }
+  return ls;
+}
+
+std::string learner_key(const AppState& state) {
+  return state.bench.memory_key();
+}
+
+namespace {
+
+// Takes a finished checkpoint evaluation, and starts the next one when the learner's state has
+// changed since the last (apply, undo, redo, a model edit, another machine: all change the key).
+void poll_checkpoints(AppState& s) {
+  LessonPlayer& p = s.lessons;
+  std::optional<CheckpointEvaluation> done;
+  std::string error;
+  if (p.checkpoint_job.poll(done, error)) {
+    if (!done) {
+      for (auto& [id, st] : p.checkpoints) st.error = error, st.evaluated = false;
+    } else {
+      bool recorded = false;
+      for (auto& [id, r] : done->results) {
+        CheckpointStatus& st = p.checkpoints[id];
+        st.evaluated = r.error.empty();
+        st.pass = r.pass;
+        st.checks = r.checks;
+        st.error = r.error;
+        st.key = done->key;
+        const auto shown = p.shown.find(id);
+        st.shown = shown != p.shown.end() && shown->second == done->key;
+        // A failure after the learner acted is an attempt: the hint shows from now on.
+        if (!r.pass && done->key != p.step_entry_key) st.attempted = true;
+        if (r.pass && !st.shown && p.progress && !p.progress->checkpoint_reached(id))
+          recorded = p.progress->record_checkpoint(id) || recorded;
+      }
+      if (recorded) {
+        save_progress(p);
+        refresh_done(p);
+      }
+    }
+  }
+  if (!p.is_open() || !p.computed || !p.computed->session || p.checkpoint_job.running()) return;
+  std::vector<int> blocks;
+  for (int i : step_blocks(*p.lesson, p.step))
+    if (p.lesson->blocks[size_t(i)].kind == lesson::BlockKind::Checkpoint) blocks.push_back(i);
+  if (blocks.empty()) return;
+  const std::string key = learner_key(s);
+  bool current = true;
+  for (int i : blocks) {
+    const auto it = p.checkpoints.find(p.lesson->blocks[size_t(i)].checkpoint.id);
+    current = current && it != p.checkpoints.end() && it->second.key == key;
+  }
+  if (current) return;
+  std::optional<lesson::LearnerState> ls = learner_state(s);
+  if (!ls) {
+    for (int i : blocks) {
+      CheckpointStatus& st = p.checkpoints[p.lesson->blocks[size_t(i)].checkpoint.id];
+      st.evaluated = false;
+      st.key = key;
+      st.error = s.bench.lower_error.empty() ? "the model in the editor has no schedule yet"
+                                             : "the model does not lower: " + s.bench.lower_error;
+    }
+    return;
+  }
+  p.checkpoint_job.start(
+      key, [session = p.computed->session, blocks, key, state = std::move(*ls)](JobProgress&) {
+        CheckpointEvaluation out;
+        out.key = key;
+        for (int i : blocks) {
+          const lesson::Block& b = session->lesson().blocks[size_t(i)];
+          try {
+            out.results[b.checkpoint.id] = session->run_checkpoint(b, state);
+          } catch (const std::exception& e) {
+            lesson::CheckpointResult r;
+            r.error = e.what();
+            out.results[b.checkpoint.id] = std::move(r);
+          }
+        }
+        return out;
+      });
+}
+
+}  // namespace
+
 void lesson_ensure_catalogue(LessonPlayer& p) {
   if (p.catalogue_loaded) return;
   p.catalogue = load_lesson_catalogue(p.dir);
@@ -513,6 +622,14 @@ void lesson_poll(AppState& state) {
     else
       ++it;
   }
+  for (auto it = p.retired_checkpoints.begin(); it != p.retired_checkpoints.end();) {
+    std::optional<CheckpointEvaluation> dropped;
+    std::string error;
+    if (it->poll(dropped, error) || !it->running())
+      it = p.retired_checkpoints.erase(it);
+    else
+      ++it;
+  }
   std::optional<LessonComputed> result;
   std::string error;
   if (p.job.poll(result, error)) {
@@ -524,6 +641,7 @@ void lesson_poll(AppState& state) {
     }
     refresh_done(p);
   }
+  poll_checkpoints(state);
 }
 
 // [SECTION] Commands
@@ -541,6 +659,7 @@ std::string check_lesson_command(std::string_view args) {
   if (sub == "open") return need("a lesson number or id (lesson open 2)");
   if (sub == "goto") return need("a step id or number");
   if (sub == "apply") return need("a steps block id");
+  if (sub == "show-me") return need("a checkpoint id");
   if (sub == "draft") return need("a predict id");
   if (sub == "load-model") return need("a model block id");
   if (sub == "predict") {
@@ -558,8 +677,8 @@ std::string check_lesson_command(std::string_view args) {
     return none();
   if (sub == "reveal" || sub == "reset") return {};
   return "lesson: unknown sub-command '" + std::string(sub) +
-         "' (open, next, prev, goto, draft, predict, reveal, apply, load-model, restore-model, "
-         "reset, panel, close, reload)";
+         "' (open, next, prev, goto, draft, predict, reveal, apply, show-me, load-model, "
+         "restore-model, reset, panel, close, reload)";
 }
 
 std::string teacher_command(AppState& state, bool on) {
@@ -709,6 +828,28 @@ std::string lesson_command(AppState& s, std::string_view args) {
                (p.stash.empty() ? "" : " (your own model text is kept: restore it)");
     return e;
   }
+  if (sub == "show-me") {
+    const lesson::Block* b = find_block(l, lesson::BlockKind::Checkpoint, arg);
+    if (!b) return "lesson show-me: no checkpoint '" + arg + "' in this lesson";
+    if (!p.computed) return "lesson show-me: the lesson is still being computed; try again soon";
+    const auto it = p.computed->solutions.find(arg);
+    if (it == p.computed->solutions.end() || !it->second.error.empty())
+      return "lesson show-me: the solution of " + arg + " cannot be built: " +
+             (it == p.computed->solutions.end() ? p.computed->error : it->second.error);
+    load_model(s, it->second.model_text);
+    const std::string e =
+        it->second.steps.empty() ? std::string() : workbench_apply(s.bench, it->second.steps);
+    const std::string machine = b->attr_value("machine");
+    if (!machine.empty() && machine != s.bench.machine_name)
+      workbench_set_machine(s.bench, machine);
+    p.shown[arg] = learner_key(s);
+    if (s.bench.tab == ViewTab::Lessons || s.bench.tab == ViewTab::Graph)
+      s.bench.tab = ViewTab::Schedule;
+    p.notice = "the lesson's solution of " + arg + " is applied" +
+               (it->second.steps.empty() ? "" : ": " + it->second.steps) +
+               " (shown, so not counted as reached; undo it and try yourself)";
+    return e;
+  }
   if (sub == "load-model") {
     std::string why;
     const auto text = lesson_model_text(l, arg, why);
@@ -732,6 +873,8 @@ std::string lesson_command(AppState& s, std::string_view args) {
     p.progress->reset();
     p.notes.clear();
     p.revealed.clear();
+    p.checkpoints.clear();
+    p.shown.clear();
     save_progress(p);
     enter_step(s, 0, true);
     p.notice = "lesson " + l.id + " reset: no step done, no prediction made";
@@ -906,6 +1049,25 @@ nlohmann::json lesson_state_json(const AppState& state) {
       pj["explanation"] = b.predict.explain;
     }
     j["predictions"].push_back(pj);
+  }
+  j["checkpoints"] = nlohmann::json::array();
+  for (const lesson::Block& b : l.blocks) {
+    if (b.kind != lesson::BlockKind::Checkpoint) continue;
+    const std::string& id = b.checkpoint.id;
+    nlohmann::json cj = {{"id", id},
+                         {"step", b.step},
+                         {"reached", p.progress->checkpoint_reached(id)},
+                         {"current_step", p.current_step() && p.current_step()->id == b.step}};
+    if (const auto it = p.checkpoints.find(id); it != p.checkpoints.end()) {
+      const CheckpointStatus& st = it->second;
+      cj["evaluated"] = st.evaluated;
+      cj["pass"] = st.pass;
+      cj["shown"] = st.shown;
+      cj["hint_shown"] = st.attempted && !st.pass;
+      if (!st.error.empty()) cj["error"] = st.error;
+      cj["up_to_date"] = st.key == learner_key(state);
+    }
+    j["checkpoints"].push_back(cj);
   }
   j["checks"] = nlohmann::json::array();
   if (p.computed) {

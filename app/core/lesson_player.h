@@ -68,17 +68,48 @@ struct LessonProgramInfo {
   std::string refusal;
 };
 
+// "Show me" for a checkpoint: the lesson's solution as the learner's editor and history hold it.
+struct CheckpointSolution {
+  std::string model_text;
+  std::string steps;  // canonical, "; "-separated; "" for a model solution
+  std::string error;  // the solution could not be produced
+};
+
 struct LessonComputed {
   std::shared_ptr<lesson::LessonSession> session;
   std::string error;  // the session could not be built (LessonError text); nothing else is set
   std::map<int, std::vector<lesson::CheckResult>> checks;  // by check block index
   std::map<std::string, lesson::Answer> answers;           // by predict id
   std::map<std::string, LessonProgramInfo> programs;       // by steps id
+  std::map<std::string, CheckpointSolution> solutions;     // by checkpoint id
   double seconds = 0;                                      // wall time of the job
 };
 
 // Builds the session and evaluates everything the player shows (runs on a worker thread).
 LessonComputed compute_lesson(const lesson::Lesson& lesson, JobProgress& progress);
+
+// A checkpoint as the player shows it: evaluated on the learner's own workbench state.
+struct CheckpointStatus {
+  bool evaluated = false;  // a result for the learner's state exists
+  bool pass = false;
+  bool attempted = false;  // failed after the learner changed their state: the hint shows
+  bool shown = false;      // passing because "Show me" applied the solution (not recorded)
+  std::vector<lesson::CheckResult> checks;
+  std::string error;
+  std::string key;  // the learner state it was evaluated on
+};
+
+// One evaluation of the current step's checkpoints on one learner state (a worker thread's
+// result: the session is used by one job at a time).
+struct CheckpointEvaluation {
+  std::string key;
+  std::map<std::string, lesson::CheckpointResult> results;  // by checkpoint id
+};
+
+// The learner's state as a checkpoint sees it (the workbench's model and schedule at the cursor),
+// and the key that changes whenever it does (model text, steps, machine).
+std::optional<lesson::LearnerState> learner_state(const AppState& state);
+std::string learner_key(const AppState& state);
 
 // [SECTION] The player's state
 
@@ -102,6 +133,14 @@ struct LessonPlayer {
   std::map<std::string, std::string> notes;   // predict id → why the last input was not read
   std::map<std::string, std::string> drafts;  // predict id → what is typed, not yet submitted
 
+  // Checkpoints of the open lesson, by id: the current step's are re-evaluated whenever the
+  // learner's state changes (checkpoint_job), each reached one is recorded in the progress.
+  std::map<std::string, CheckpointStatus> checkpoints;
+  Job<CheckpointEvaluation> checkpoint_job;
+  std::vector<Job<CheckpointEvaluation>> retired_checkpoints;
+  std::string step_entry_key;  // the learner state when the step was entered (no attempt yet)
+  std::map<std::string, std::string> shown;  // checkpoint id → the state "Show me" made
+
   bool teacher = false;             // answers visible (except when presenting, until revealed)
   std::set<std::string> revealed;   // predict ids revealed to the class (R in presentation)
   bool side_shows_model = false;    // the left panel shows the model text instead of the lesson
@@ -113,6 +152,8 @@ struct LessonPlayer {
 
   bool is_open() const { return open >= 0 && lesson != nullptr; }
   bool loading() const { return job.running(); }
+  // Whether the session is busy (loading, or evaluating checkpoints): a test waits for this.
+  bool busy() const { return job.running() || checkpoint_job.running(); }
   const lesson::LessonStep* current_step() const;
   // Whether the lesson text is shown beside the workbench (a lesson is open and the side panel
   // has not been switched to the model text).
@@ -149,6 +190,7 @@ std::string step_machine(const lesson::Lesson& lesson, int step_index);
 //   lesson predict ID INPUT the learner's prediction for predict block ID ("2.5 MiB", "B")
 //   lesson reveal [ID]      reveal a prediction to the class (default: the current step's)
 //   lesson apply STEPS_ID   load the steps block's model and apply its steps
+//   lesson show-me ID       apply checkpoint ID's solution ("Show me"; not recorded as reached)
 //   lesson load-model ID    load a model block of the lesson (the learner's text is kept)
 //   lesson restore-model    put back the learner's text a load replaced
 //   lesson reset [ID]       forget the progress of a lesson (default: the open one)

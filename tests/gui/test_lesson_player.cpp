@@ -30,7 +30,8 @@ std::string run(AppState& s, const std::string& line) {
 // [SECTION] A lessons folder of the test's own
 
 // Three steps: the first loads model m on tiny in the Schedule view, the second asks for the
-// matmul's FLOPs (2 · 8 · 4 · 16 = 1024: one multiply-add is 2 FLOPs), the third asks nothing.
+// matmul's FLOPs (2 · 8 · 4 · 16 = 1024: one multiply-add is 2 FLOPs), the third wants m fused
+// into one kernel by the learner (a checkpoint).
 const char* kLesson =
     "---\n"
     "title: Test lesson\n"
@@ -69,7 +70,13 @@ const char* kLesson =
     "\n"
     "<!-- step: end -->\n"
     "### End\n"
-    "Done.\n";
+    "Done.\n"
+    "\n"
+    "```checkpoint id=fuse-it model=m solution=fused\n"
+    "goal: Make `m` one kernel.\n"
+    "hint: Fuse matmul0 with relu0.\n"
+    "kernels(learner) == 1\n"
+    "```\n";
 
 struct LessonDir {
   fs::path path;
@@ -230,12 +237,13 @@ TEST_CASE("a lesson's document: prose, step strips and blocks in reading order")
   std::vector<K> kinds;
   for (const LessonDocItem& i : doc) kinds.push_back(i.kind);
   CHECK(kinds == std::vector<K>{K::Markdown, K::Step, K::Markdown, K::Block, K::Block, K::Step,
-                                K::Markdown, K::Block, K::Block, K::Step, K::Markdown});
+                                K::Markdown, K::Block, K::Block, K::Step, K::Markdown, K::Block});
   CHECK(md::plain_text(doc[0].markdown[0].spans) == "Intro with bold text.");  // no front matter
   CHECK(doc[3].block == 0);
   CHECK(doc[7].block == 2);
   CHECK(doc[9].step == 2);
   CHECK(md::plain_text(doc[10].markdown[0].spans) == "End");
+  CHECK(doc[11].block == 4);  // the checkpoint
 }
 
 TEST_CASE("the catalogue lists every lesson, a malformed one with its file:line:col") {
@@ -356,6 +364,64 @@ TEST_CASE("teacher mode shows answers at a desk; presenting hides them until rev
   CHECK_FALSE(answer_visible(s.lessons, false, "flops"));  // revealing was for that class only
 }
 
+namespace {
+
+// Lets the checkpoint evaluations of the learner's current state finish, as frames would.
+void settle(AppState& s) {
+  for (int i = 0; i < 6000; ++i) {
+    update_state(s);
+    bool current = !s.lessons.busy();
+    for (const auto& [id, st] : s.lessons.checkpoints) current = current && st.key == learner_key(s);
+    if (current && !s.lessons.checkpoints.empty()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  FAIL("the checkpoint evaluation did not finish");
+}
+
+}  // namespace
+
+TEST_CASE("a checkpoint turns green on the learner's own schedule; a failed attempt shows the hint") {
+  LessonDir dir;
+  AppState s = player_state(dir);
+  REQUIRE(run(s, "lesson open 1") == "");
+  wait_lesson(s);
+  REQUIRE(run(s, "lesson goto end") == "");
+  settle(s);
+  const CheckpointStatus& st = s.lessons.checkpoints.at("fuse-it");
+  // m lowers to two kernels (matmul0, relu0): not reached, but nothing tried yet: no hint.
+  CHECK(st.evaluated);
+  CHECK_FALSE(st.pass);
+  CHECK_FALSE(st.attempted);
+  // A step that leaves two kernels is an attempt that fails: the hint shows.
+  REQUIRE(run(s, "apply tile(i, 2)") == "");
+  settle(s);
+  CHECK_FALSE(s.lessons.checkpoints.at("fuse-it").pass);
+  CHECK(s.lessons.checkpoints.at("fuse-it").attempted);
+  CHECK(lesson_state_json(s)["checkpoints"][0]["hint_shown"] == true);
+  REQUIRE(run(s, "undo") == "");
+  REQUIRE(run(s, "apply fuse(matmul0, relu0)") == "");
+  settle(s);
+  CHECK(s.lessons.checkpoints.at("fuse-it").pass);
+  CHECK(s.lessons.progress->checkpoint_reached("fuse-it"));
+  CHECK(s.lessons.progress->is_done("end"));  // its one checkpoint reached
+  // Undoing does not take a reached checkpoint back.
+  REQUIRE(run(s, "undo") == "");
+  settle(s);
+  CHECK_FALSE(s.lessons.checkpoints.at("fuse-it").pass);
+  CHECK(s.lessons.progress->checkpoint_reached("fuse-it"));
+
+  // "Show me" applies the solution; passing on it is not counted as the learner's.
+  REQUIRE(run(s, "lesson reset") == "");
+  REQUIRE(run(s, "lesson goto end") == "");
+  REQUIRE(run(s, "lesson show-me fuse-it") == "");
+  CHECK(s.bench.kernel()->op_names == std::vector<std::string>{"matmul0", "relu0"});
+  settle(s);
+  CHECK(s.lessons.checkpoints.at("fuse-it").pass);
+  CHECK(s.lessons.checkpoints.at("fuse-it").shown);
+  CHECK_FALSE(s.lessons.progress->checkpoint_reached("fuse-it"));
+  CHECK(run(s, "lesson show-me nope").find("no checkpoint 'nope'") != std::string::npos);
+}
+
 // [SECTION] Progress in the session
 
 TEST_CASE("progress survives a session round trip; reset forgets it") {
@@ -419,7 +485,8 @@ TEST_CASE("lesson and teacher commands round-trip through their script text") {
   for (const char* line :
        {"lesson open 2", "lesson next", "lesson prev", "lesson goto simulate",
         "lesson predict dram-ratio 2.5 MiB", "lesson draft dram-ratio 2.", "lesson reveal",
-        "lesson reveal dram-ratio", "lesson apply small_fused", "lesson load-model small",
+        "lesson reveal dram-ratio", "lesson apply small_fused", "lesson show-me fuse-small",
+        "lesson load-model small",
         "lesson restore-model", "lesson reset", "lesson reset 02", "lesson panel model",
         "lesson close", "lesson reload", "teacher on", "teacher off", "teacher", "view lessons",
         "key Alt+Right", "key R", "key F5", "key Ctrl+Shift+Z", "key Enter"}) {

@@ -493,6 +493,100 @@ void draw_predict_block(ViewContext& ctx, const lesson::Block& b, const Markdown
   ImGui::Dummy(ImVec2(0, ms.body->FontSize * 0.4f));
 }
 
+// A checkpoint: the goal the learner reaches with their own steps, green once the workbench's
+// state passes it; the hint after a failed attempt; "Show me" applies the lesson's solution.
+void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const MarkdownStyle& ms) {
+  const LessonPlayer& p = ctx.state.lessons;
+  const Palette& pal = ctx.palette;
+  const lesson::CheckpointBlock& cp = b.checkpoint;
+  const bool reached = p.progress && p.progress->checkpoint_reached(cp.id);
+  const auto it = p.checkpoints.find(cp.id);
+  const CheckpointStatus* st = it == p.checkpoints.end() ? nullptr : &it->second;
+  const bool on_step = p.current_step() && p.current_step()->id == b.step;
+  const bool passing = st && st->evaluated && st->pass;
+  const ImVec2 top = ImGui::GetCursorScreenPos();
+  const float width = ImGui::GetContentRegionAvail().x;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->ChannelsSplit(2);
+  dl->ChannelsSetCurrent(1);
+  const float pad = ms.body->FontSize * 0.5f;
+  ImGui::Indent(pad);
+  ImGui::Dummy(ImVec2(0, pad * 0.5f));
+  ImGui::PushFont(ms.bold);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(reached ? pal.ok : pal.category[5]),
+                     reached ? "%s Goal reached" : "Your turn", kCheck);
+  ImGui::PopFont();
+  ImGui::SameLine();
+  std::string status;
+  if (!on_step)
+    status = reached ? "" : "(go to this step to try it)";
+  else if (!p.computed || p.checkpoint_job.running() || (st && st->key != learner_key(ctx.state)))
+    status = "checking your scheduleâ¦";
+  else if (st && !st->error.empty())
+    status = "cannot check: " + st->error;
+  else if (st && st->shown && passing)
+    status = "passing with the lesson's solution (shown, not counted)";
+  else if (passing)
+    status = "your schedule passes";
+  else if (st && st->evaluated)
+    status = "not yet";
+  ImGui::TextDisabled("%s", status.c_str());
+  MarkdownAction action;
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - pad * 2);
+  draw_rich_text(spans_of(cp.goal), ms, action);
+  if (st && !st->checks.empty() && on_step) {
+    const size_t pass = static_cast<size_t>(std::count_if(
+        st->checks.begin(), st->checks.end(), [](const auto& r) { return r.pass; }));
+    const std::string label = std::to_string(pass) + " of " + std::to_string(st->checks.size()) +
+                              " goal checks hold for your schedule";
+    if (ImGui::TreeNodeEx(("cp-" + cp.id).c_str(), ImGuiTreeNodeFlags_SpanAvailWidth, "%s",
+                          label.c_str())) {
+      for (const lesson::CheckResult& r : st->checks) {
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(r.pass ? pal.ok : pal.error), "%s",
+                           r.pass ? kCheck : kCross);
+        ImGui::SameLine();
+        ImGui::PushFont(ms.mono);
+        ImGui::TextWrapped("%s", r.check.text.c_str());
+        ImGui::PopFont();
+        ImGui::Indent();
+        wrapped((r.error.empty() ? r.lhs.to_string() + "  vs  " + r.rhs.to_string() : r.error)
+                    .c_str(),
+                pal.subtext);
+        ImGui::Unindent();
+      }
+      ImGui::TreePop();
+    }
+    note_widget("lesson.checkpoint." + cp.id + ".checks");
+  }
+  // The hint after a failed attempt (or at once for a teacher); "Show me" once the learner wants.
+  if ((st && st->attempted && !passing) || (p.teacher && !ctx.state.presentation && !reached)) {
+    ImGui::PushFont(ms.bold);
+    ImGui::TextUnformatted("Hint");
+    ImGui::PopFont();
+    draw_rich_text(spans_of(cp.hint), ms, action);
+  }
+  if (on_step && !reached) {
+    if (ImGui::SmallButton("Show me")) push_lesson(ctx, "show-me " + cp.id);
+    note_widget("lesson.show-me." + cp.id);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Applies the lesson's solution (%s). It does not count as reached: undo "
+                        "it and do it yourself.",
+                        cp.solution.c_str());
+  }
+  follow_link(ctx, action.link);
+  ImGui::PopTextWrapPos();
+  ImGui::Dummy(ImVec2(0, pad * 0.5f));
+  ImGui::Unindent(pad);
+  const ImVec2 bottom = ImGui::GetCursorScreenPos();
+  dl->ChannelsSetCurrent(0);
+  const ImU32 frame = reached || passing ? pal.ok : pal.category[5];
+  dl->AddRectFilled(top, ImVec2(top.x + width, bottom.y), with_alpha(frame, 24), 6.0f);
+  dl->AddRect(top, ImVec2(top.x + width, bottom.y), with_alpha(frame, 170), 6.0f, 0, 1.5f);
+  dl->ChannelsMerge();
+  note_widget("lesson.checkpoint." + cp.id);
+  ImGui::Dummy(ImVec2(0, ms.body->FontSize * 0.4f));
+}
+
 void draw_step_strip(ViewContext& ctx, int step, const MarkdownStyle& ms, int scroll_serial) {
   const LessonPlayer& p = ctx.state.lessons;
   const Palette& pal = ctx.palette;
@@ -655,6 +749,9 @@ void draw_lesson_text_view(ViewContext& ctx, const Rect& rect) {
             break;
           case lesson::BlockKind::Predict:
             draw_predict_block(ctx, b, ms);
+            break;
+          case lesson::BlockKind::Checkpoint:
+            draw_checkpoint_block(ctx, b, ms);
             break;
         }
         ImGui::Dummy(ImVec2(0, ms.body->FontSize * 0.3f));

@@ -214,11 +214,13 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
     }
     step += ")";
     if (ImGui::Button(("Fuse " + names).c_str())) push_apply(ctx, step);
+    note_widget("schedule.fuse-chain");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", step.c_str());
   }
   for (const std::string& c : consumers) {
     const std::string step = "fuse(" + k->op_names.front() + ", " + c + ")";
     if (ImGui::Button(("Fuse " + c).c_str())) push_apply(ctx, step);
+    note_widget("schedule.fuse." + c);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", step.c_str());
   }
 
