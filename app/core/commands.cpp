@@ -291,9 +291,9 @@ Command parse_command(std::string_view line) {
     expect_end(rest, verb);
   } else if (verb == "lesson") {
     c.kind = CommandKind::Lesson;
-    c.text = unescape(require_rest(rest, verb, "open, next, prev, goto, draft, predict, reveal, "
-                                               "apply, load-model, restore-model, reset, panel, "
-                                               "close or reload"));
+    c.text = unescape(require_rest(rest, verb, "open, next, prev, goto, focus, draft, predict, "
+                                               "reveal, apply, show-me, load-model, "
+                                               "restore-model, reset, panel, close or reload"));
     if (std::string e = check_lesson_command(c.text); !e.empty()) throw CommandError(e);
   } else if (verb == "teacher") {
     c.kind = CommandKind::Teacher;

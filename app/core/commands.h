@@ -34,7 +34,8 @@
 //   simulate                   simulate the current kernel's trace on the machine (background)
 //   run-cpu                    JIT-compile, verify and time the current kernel on this CPU
 //   cancel                     cancel the background jobs
-//   wait-jobs                  let frames pass until no background job is running
+//   wait-jobs                  let frames pass until no background job is running (the
+//                              lesson player's included)
 //   present [on|off]           presentation mode (F5): one large view; arrows step the history
 //   fullscreen                 toggle a full-screen window (F11)
 //   tiles record|play|pause|step|back|seek N|speed X   record / drive the Tiles animation
@@ -51,8 +52,9 @@
 //   control NAME [VALUE]              set a side panel's control (panel_controls.h), e.g.
 //                                     control schedule.tile-log2 5, control palette.open on,
 //                                     control palette.name x2; a text VALUE may be empty
-//   lesson open N|ID | next | prev | goto STEP | predict ID INPUT | reveal [ID] | apply STEPS_ID
-//          | load-model ID | restore-model | reset [ID] | panel text|model | close | reload
+//   lesson open N|ID | next | prev | goto STEP | focus ID | draft ID TEXT | predict ID INPUT
+//          | reveal [ID] | apply STEPS_ID | show-me CHECKPOINT_ID | load-model ID
+//          | restore-model | reset [ID] | panel text|model | close | reload
 //                                     the lesson player (lesson_player.h)
 //   teacher [on|off]                  teacher mode: predict answers visible (toggle when bare)
 #pragma once

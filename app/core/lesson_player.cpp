@@ -304,6 +304,10 @@ bool step_has_work(const lesson::Lesson& lesson, int step_index) {
   return false;
 }
 
+std::string model_label(const lesson::Lesson& l, const std::string& id) {
+  return "model " + id + " of lesson " + l.id;
+}
+
 // Text the player may replace without asking: what it loaded itself, the built-in example, or
 // nothing at all. Anything else is the learner's own work.
 bool text_is_disposable(const AppState& s) {
@@ -313,17 +317,20 @@ bool text_is_disposable(const AppState& s) {
 }
 
 // Puts `text` into the model editor with a fresh schedule history (a lesson model's steps start
-// from its default lowering), keeping the learner's text when it was their own.
-void load_model(AppState& s, const std::string& text) {
+// from its default lowering), keeping the learner's text when it was their own. `name` labels
+// it (status bar, parse errors): "model epi of lesson 02-data-movement-fusion".
+void load_model(AppState& s, const std::string& text, const std::string& name) {
   LessonPlayer& p = s.lessons;
   if (s.model.text != p.model_loaded && s.model.text != graph::default_model_text() &&
-      s.model.text.find_first_not_of(" \n\r\t") != std::string::npos)
+      s.model.text.find_first_not_of(" \n\r\t") != std::string::npos) {
     p.stash = s.model.text;
+    p.stash_path = s.model.path;
+  }
   s.bench.history.reset();
   s.bench.step_texts.clear();
   s.bench.last.reset();
   s.model.text = text;
-  s.model.path.clear();
+  s.model.path = name;
   s.model.reparse_pending = false;
   s.view.fit_pending = true;
   reparse_model(s);
@@ -340,6 +347,7 @@ void enter_step(AppState& s, int index, bool drive) {
   const int n = static_cast<int>(p.lesson->steps.size());
   p.step = std::clamp(index, 0, std::max(n - 1, 0));
   ++p.scroll_serial;
+  p.focus.clear();
   p.model_offer.clear();
   for (auto& [id, status] : p.checkpoints) status.attempted = false;
   p.step_entry_key = learner_key(s);
@@ -353,7 +361,7 @@ void enter_step(AppState& s, int index, bool drive) {
       notice = why;
     } else if (*text != s.model.text) {
       if (text_is_disposable(s)) {
-        load_model(s, *text);
+        load_model(s, *text, model_label(l, model_id));
         notice = "loaded model " + model_id;
       } else {
         p.model_offer = model_id;
@@ -658,6 +666,7 @@ std::string check_lesson_command(std::string_view args) {
   };
   if (sub == "open") return need("a lesson number or id (lesson open 2)");
   if (sub == "goto") return need("a step id or number");
+  if (sub == "focus") return need("a block id");
   if (sub == "apply") return need("a steps block id");
   if (sub == "show-me") return need("a checkpoint id");
   if (sub == "draft") return need("a predict id");
@@ -677,8 +686,8 @@ std::string check_lesson_command(std::string_view args) {
     return none();
   if (sub == "reveal" || sub == "reset") return {};
   return "lesson: unknown sub-command '" + std::string(sub) +
-         "' (open, next, prev, goto, draft, predict, reveal, apply, show-me, load-model, "
-         "restore-model, reset, panel, close, reload)";
+         "' (open, next, prev, goto, focus, draft, predict, reveal, apply, show-me, "
+         "load-model, restore-model, reset, panel, close, reload)";
 }
 
 std::string teacher_command(AppState& state, bool on) {
@@ -752,6 +761,16 @@ std::string lesson_command(AppState& s, std::string_view args) {
     enter_step(s, i, true);
     return {};
   }
+  if (sub == "focus") {
+    bool known = false;
+    for (const lesson::Block& b : l.blocks)
+      known = known || b.attr_value("id") == arg ||
+              (b.kind == lesson::BlockKind::Predict && b.predict.id == arg);
+    if (!known) return "lesson focus: no block with id '" + arg + "'";
+    p.focus = arg;
+    ++p.scroll_serial;
+    return {};
+  }
   if (sub == "draft") {
     std::string_view r = rest;
     const std::string id(take_word(r));
@@ -789,6 +808,8 @@ std::string lesson_command(AppState& s, std::string_view args) {
     p.notes.erase(id);
     p.drafts.erase(id);
     p.progress->record_prediction(id, input, g);
+    p.focus = id;  // the reveal is where the learner looks next
+    ++p.scroll_serial;
     save_progress(p);
     refresh_done(p);
     return {};
@@ -818,7 +839,7 @@ std::string lesson_command(AppState& s, std::string_view args) {
     std::string why;
     const auto text = lesson_model_text(l, it->second.model, why);
     if (!text) return "lesson apply: " + why;
-    load_model(s, *text);
+    load_model(s, *text, model_label(l, it->second.model));
     std::string joined;
     for (const std::string& step : it->second.steps) joined += (joined.empty() ? "" : "; ") + step;
     std::string e = joined.empty() ? std::string() : workbench_apply(s.bench, joined);
@@ -836,7 +857,9 @@ std::string lesson_command(AppState& s, std::string_view args) {
     if (it == p.computed->solutions.end() || !it->second.error.empty())
       return "lesson show-me: the solution of " + arg + " cannot be built: " +
              (it == p.computed->solutions.end() ? p.computed->error : it->second.error);
-    load_model(s, it->second.model_text);
+    load_model(s, it->second.model_text,
+               model_label(l, it->second.steps.empty() ? b->checkpoint.solution
+                                                        : b->checkpoint.model));
     const std::string e =
         it->second.steps.empty() ? std::string() : workbench_apply(s.bench, it->second.steps);
     const std::string machine = b->attr_value("machine");
@@ -854,7 +877,7 @@ std::string lesson_command(AppState& s, std::string_view args) {
     std::string why;
     const auto text = lesson_model_text(l, arg, why);
     if (!text) return "lesson load-model: " + why;
-    load_model(s, *text);
+    load_model(s, *text, model_label(l, arg));
     p.notice = "loaded model " + arg + (p.stash.empty() ? "" : " (your own text is kept)");
     return {};
   }
@@ -863,7 +886,9 @@ std::string lesson_command(AppState& s, std::string_view args) {
     s.bench.history.reset();
     s.bench.step_texts.clear();
     s.model.text = std::move(p.stash);
+    s.model.path = std::move(p.stash_path);
     p.stash.clear();
+    p.stash_path.clear();
     s.view.fit_pending = true;
     reparse_model(s);
     p.notice = "your model text is back";
@@ -896,6 +921,7 @@ nlohmann::json lesson_session_json(const LessonPlayer& p) {
   if (p.is_open()) {
     j["open"] = p.lesson->id;
     if (const lesson::LessonStep* s = p.current_step()) j["step"] = s->id;
+    if (!p.focus.empty()) j["focus"] = p.focus;  // where the text was scrolled to
   }
   return j;
 }
@@ -965,7 +991,7 @@ std::string restore_lesson_session(AppState& state, const nlohmann::json* lesson
         else
           problems.push_back("skipped lesson/teacher (" + type_phrase(*it) + ", not a boolean)");
       }
-      std::string panel, open, step;
+      std::string panel, open, step, focus;
       if (string_of("panel", panel)) {
         if (panel == "model" || panel == "text")
           p.side_shows_model = panel == "model";
@@ -975,6 +1001,7 @@ std::string restore_lesson_session(AppState& state, const nlohmann::json* lesson
       }
       string_of("model_loaded", p.model_loaded);
       string_of("step", step);
+      string_of("focus", focus);
       if (string_of("open", open)) {
         const int i = find_lesson(p, open);
         if (i < 0 || p.catalogue[size_t(i)].id != open) {
@@ -985,6 +1012,11 @@ std::string restore_lesson_session(AppState& state, const nlohmann::json* lesson
           if (std::string e = open_lesson(state, size_t(i), false, step); !e.empty())
             problems.push_back(e);
           p.side_shows_model = side;
+          // Only a block of this lesson; an unknown id just leaves the text at the step.
+          for (const lesson::Block& b : p.lesson ? p.lesson->blocks : std::vector<lesson::Block>{})
+            if (!focus.empty() && (b.attr_value("id") == focus ||
+                                   (b.kind == lesson::BlockKind::Predict && b.predict.id == focus)))
+              p.focus = focus;
         }
       }
     }

@@ -147,8 +147,10 @@ struct LessonPlayer {
   std::string model_loaded;         // the model text the player last put into the editor
   std::string model_offer;          // a model id the step wants, not loaded over edited text
   std::string stash;                // the learner's text a requested load replaced
+  std::string stash_path;           // and the file it came from
   std::string notice;               // what the player last did to the workbench, in words
-  int scroll_serial = 0;            // bumps when the text should scroll to the current step
+  int scroll_serial = 0;            // bumps when the text should scroll (to `focus`)
+  std::string focus;                // a block id to scroll to; "" = the current step's start
 
   bool is_open() const { return open >= 0 && lesson != nullptr; }
   bool loading() const { return job.running(); }
@@ -193,6 +195,7 @@ std::string step_machine(const lesson::Lesson& lesson, int step_index);
 //   lesson show-me ID       apply checkpoint ID's solution ("Show me"; not recorded as reached)
 //   lesson load-model ID    load a model block of the lesson (the learner's text is kept)
 //   lesson restore-model    put back the learner's text a load replaced
+//   lesson focus ID         scroll the text to a block (a predict, checkpoint, model or steps id)
 //   lesson reset [ID]       forget the progress of a lesson (default: the open one)
 //   lesson panel text|model what the left panel shows while a lesson is open
 //   lesson reload           re-read the lessons folder
@@ -209,7 +212,8 @@ void lesson_poll(AppState& state);
 
 // [SECTION] Session and state JSON
 
-// {"open": ID, "step": ID, "teacher": bool, "panel": "text"|"model", "model_loaded": TEXT}
+// {"open": ID, "step": ID, "focus": BLOCK_ID, "teacher": bool, "panel": "text"|"model",
+//  "model_loaded": TEXT}
 nlohmann::json lesson_session_json(const LessonPlayer& p);
 // {ID: progress, ...} for every lesson touched, the open one as it is now.
 nlohmann::json lesson_progress_json(const LessonPlayer& p);

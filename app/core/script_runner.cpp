@@ -10,7 +10,7 @@ std::string ScriptRunner::run_frame(AppState& state) {
   }
   if (state.now < m_wait_until) return {};
   if (m_wait_jobs) {
-    if (state.bench.busy()) return {};
+    if (state.bench.busy() || state.lessons.busy()) return {};
     m_wait_jobs = false;
   }
   // Scripted input still playing: the next line waits until its effects are in the state.

@@ -271,6 +271,9 @@ int run_app(const AppOptions& options) {
                              : use_session                   ? default_session_path()
                                                              : std::string();
   std::string saved_session;
+  std::error_code exists_error;
+  const bool had_session =
+      !session_path.empty() && std::filesystem::exists(session_path, exists_error);
   if (!session_path.empty() && options.model_path.empty()) {
     // Never fatal: whatever the file holds, the app starts (the message says what happened).
     const SessionRestore restored = restore_session(state, session_path);
@@ -284,15 +287,9 @@ int run_app(const AppOptions& options) {
   // [SECTION] Lessons: the catalogue, --teacher, and "start here" on a first start
   lesson_ensure_catalogue(state.lessons);
   if (options.teacher) state.lessons.teacher = true;
-  {
-    std::error_code ec;
-    // No session to come back to: the first screen points at the lessons. Automated runs show it
-    // only when they name a session file that does not exist yet (a first start, scripted).
-    state.start_here = !state.lessons.is_open() &&
-                       (session_path.empty() ? !automated_run(options)
-                                             : !std::filesystem::exists(session_path, ec) ||
-                                                   state.lessons.saved.empty());
-  }
+  // No session to come back to: the first screen points at the lessons. Automated runs show it
+  // only when they name a session file that does not exist yet (a first start, scripted).
+  state.start_here = !had_session && (!session_path.empty() || !automated_run(options));
 
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit()) {
@@ -480,7 +477,8 @@ int run_app(const AppOptions& options) {
           if (sides) draw_inspector_view(ctx, panels.inspector);
           break;
       }
-      if (state.start_here && sides) draw_start_here(ctx, panels.graph);
+      if (state.start_here && sides && state.bench.tab != ViewTab::Lessons)
+        draw_start_here(ctx, panels.graph);
       draw_status_bar_view(ctx, panels.status_bar);
     }
     ImGui::Render();

@@ -227,11 +227,38 @@ namespace {
 
 // [SECTION] Lesson blocks: model, steps, check, predict
 
+// Scrolls the lesson text so the cursor is at its top, once per `serial` (the player bumps it on
+// a step change, a reveal, a focus). The text's child window keeps which serial it scrolled for.
+void scroll_here_once(int serial) {
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  constexpr ImGuiID key = 0x7E55'0001;  // one key in the text window's storage, whatever the ID stack
+  if (storage->GetInt(key, -1) == serial) return;
+  storage->SetInt(key, serial);
+  ImGui::SetScrollHereY(0.0f);
+}
+
+std::string block_id(const lesson::Block& b) {
+  return b.kind == lesson::BlockKind::Predict ? b.predict.id : b.attr_value("id");
+}
+
+// A code box just tall enough for its lines (and a scrollbar only when a line is wider than it).
 float code_height(const std::string& code, ImFont* mono) {
   const int n = std::max(1, static_cast<int>(std::count(code.begin(), code.end(), '\n')));
   const ImGuiStyle& st = ImGui::GetStyle();
-  return mono->FontSize * 1.0f * static_cast<float>(n) +
-         st.ItemSpacing.y * static_cast<float>(n) + st.WindowPadding.y * 2 + st.ScrollbarSize;
+  float widest = 0;
+  for (size_t start = 0; start < code.size();) {
+    size_t end = code.find('\n', start);
+    if (end == std::string::npos) end = code.size();
+    widest = std::max(widest, mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, code.data() + start,
+                                                  code.data() + end)
+                                  .x);
+    start = end + 1;
+  }
+  // The listing's line-number gutter is about four characters.
+  const bool scrolls = widest + mono->FontSize * 3.5f + st.WindowPadding.x * 2 >
+                       ImGui::GetContentRegionAvail().x;
+  return (mono->FontSize + st.ItemSpacing.y) * static_cast<float>(n) + st.WindowPadding.y * 2 +
+         (scrolls ? st.ScrollbarSize : 0);
 }
 
 void block_label(const ViewContext& ctx, const char* kind, const std::string& what) {
@@ -521,7 +548,7 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
   if (!on_step)
     status = reached ? "" : "(go to this step to try it)";
   else if (!p.computed || p.checkpoint_job.running() || (st && st->key != learner_key(ctx.state)))
-    status = "checking your scheduleâ¦";
+    status = "checking your schedule\xE2\x80\xA6";
   else if (st && !st->error.empty())
     status = "cannot check: " + st->error;
   else if (st && st->shown && passing)
@@ -587,21 +614,14 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
   ImGui::Dummy(ImVec2(0, ms.body->FontSize * 0.4f));
 }
 
-void draw_step_strip(ViewContext& ctx, int step, const MarkdownStyle& ms, int scroll_serial) {
+void draw_step_strip(ViewContext& ctx, int step, const MarkdownStyle& ms) {
   const LessonPlayer& p = ctx.state.lessons;
   const Palette& pal = ctx.palette;
   const lesson::LessonStep& s = p.lesson->steps[size_t(step)];
   const bool current = step == p.step;
   const bool done = p.progress && p.progress->is_done(s.id);
   // The text scrolls to the current step when it changes (next, prev, a restart).
-  if (current) {
-    ImGuiStorage* storage = ImGui::GetStateStorage();
-    const ImGuiID key = ImGui::GetID("scrolled-serial");
-    if (storage->GetInt(key, -1) != scroll_serial) {
-      storage->SetInt(key, scroll_serial);
-      ImGui::SetScrollHereY(0.0f);
-    }
-  }
+  if (current && p.focus.empty()) scroll_here_once(p.scroll_serial);
   ImGui::Dummy(ImVec2(0, ms.body->FontSize * 0.5f));
   const ImVec2 a = ImGui::GetCursorScreenPos();
   const float w = ImGui::GetContentRegionAvail().x;
@@ -666,6 +686,32 @@ void draw_header(ViewContext& ctx, const MarkdownStyle& ms) {
       ImGui::PushTextWrapPos(0.0f);
       ImGui::TextDisabled("%s", step->title.c_str());
       ImGui::PopTextWrapPos();
+      // What this step asks of the learner, each a jump to its card in the text.
+      bool first = true;
+      for (int i : step_blocks(l, p.step)) {
+        const lesson::Block& b = l.blocks[size_t(i)];
+        std::string label, id;
+        if (b.kind == lesson::BlockKind::Predict) {
+          id = b.predict.id;
+          label = p.progress && p.progress->prediction(id) ? std::string("Predict ") + kCheck
+                                                            : "Predict \xE2\x86\x93";  // ↓
+        } else if (b.kind == lesson::BlockKind::Checkpoint) {
+          id = b.checkpoint.id;
+          label = p.progress && p.progress->checkpoint_reached(id) ? std::string("Goal ") + kCheck
+                                                                   : "Your turn \xE2\x86\x93";
+        } else {
+          continue;
+        }
+        if (first) {
+          ImGui::TextUnformatted("This step:");
+          first = false;
+        }
+        ImGui::SameLine();
+        ImGui::PushID(i);
+        if (ImGui::SmallButton(label.c_str())) push_lesson(ctx, "focus " + id);
+        ImGui::PopID();
+        note_widget("lesson.todo." + id);
+      }
     }
   }
   if (!ctx.state.presentation) {
@@ -733,10 +779,11 @@ void draw_lesson_text_view(ViewContext& ctx, const Rect& rect) {
         draw_markdown(item.markdown, ms, action);
         break;
       case LessonDocItem::Kind::Step:
-        draw_step_strip(ctx, item.step, ms, p.scroll_serial);
+        draw_step_strip(ctx, item.step, ms);
         break;
       case LessonDocItem::Kind::Block: {
         const lesson::Block& b = l.blocks[size_t(item.block)];
+        if (!p.focus.empty() && block_id(b) == p.focus) scroll_here_once(p.scroll_serial);
         switch (b.kind) {
           case lesson::BlockKind::Model:
             draw_model_block(ctx, b, ms);

@@ -86,12 +86,20 @@ void draw_tabs_view(ViewContext& ctx, const Rect& rect) {
     end_panel();
     return;
   }
+  // "1  Graph" … "7  Lessons"; where the strip is too narrow for all (a lesson's text beside a
+  // 1280-pixel window) the key numbers go, and the tooltips still name them.
+  float numbered_w = 0;
+  for (ViewTab t : kAllViewTabs)
+    numbered_w += ImGui::CalcTextSize((std::string("7  ") + view_tab_title(t)).c_str()).x +
+                  ImGui::GetStyle().FramePadding.x * 2 + ImGui::GetStyle().ItemSpacing.x;
+  const bool numbered = numbered_w + ImGui::GetFontSize() <= rect.w;
   int number = 1;
   for (ViewTab t : kAllViewTabs) {
     const bool active = wb.tab == t;
     if (active)
       ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-    const std::string label = std::to_string(number) + "  " + view_tab_title(t);
+    const std::string label =
+        numbered ? std::to_string(number) + "  " + view_tab_title(t) : view_tab_title(t);
     if (ImGui::Button(label.c_str()))
       ctx.push(command_from(std::string("view ") + view_tab_name(t)));
     if (active) ImGui::PopStyleColor();
