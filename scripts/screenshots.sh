@@ -72,3 +72,13 @@ view roofline"
 shot view-presentation 1600x1000 "theme projector
 $steps
 present on"
+
+# The lesson player at 1280×800 (the size it is designed for): the catalogue, and lesson 2's
+# third step after a wrong prediction — the reveal beside the Memory view on `tiny`.
+shot lesson-catalogue 1280x800 "view lessons"
+shot lesson-player 1280x800 "lesson open 2
+wait-jobs
+lesson goto simulate
+wait-jobs
+lesson predict dram-ratio 1.5x
+wait-jobs"

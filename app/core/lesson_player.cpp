@@ -354,6 +354,8 @@ void enter_step(AppState& s, int index, bool drive) {
   if (!drive || n == 0) return;
   const lesson::Lesson& l = *p.lesson;
   std::string notice;
+  const bool driving_before = p.driving;
+  p.driving = true;
   const std::string model_id = step_model(l, p.step);
   if (!model_id.empty()) {
     std::string why;
@@ -385,6 +387,7 @@ void enter_step(AppState& s, int index, bool drive) {
   if (s.bench.tab == ViewTab::Graph) s.view.fit_pending = true;
   p.notice = notice;
   p.step_entry_key = learner_key(s);
+  p.driving = driving_before;
 }
 
 // Stops following the open lesson's job; one still running finishes on its own and is reaped.
@@ -560,8 +563,10 @@ void poll_checkpoints(AppState& s) {
         st.key = done->key;
         const auto shown = p.shown.find(id);
         st.shown = shown != p.shown.end() && shown->second == done->key;
-        // A failure after the learner acted is an attempt: the hint shows from now on.
-        if (!r.pass && done->key != p.step_entry_key) st.attempted = true;
+        // A failure after the learner acted on this step is an attempt: the hint shows from now
+        // on (until the step is left).
+        const bool on_step = r.block && p.current_step() && r.block->step == p.current_step()->id;
+        if (!r.pass && on_step && done->key != p.step_entry_key) st.attempted = true;
         if (r.pass && !st.shown && p.progress && !p.progress->checkpoint_reached(id))
           recorded = p.progress->record_checkpoint(id) || recorded;
       }
@@ -571,7 +576,11 @@ void poll_checkpoints(AppState& s) {
       }
     }
   }
-  if (!p.is_open() || !p.computed || !p.computed->session || p.checkpoint_job.running()) return;
+  // Not while a step is being set up: its model is loaded before its machine is chosen, and that
+  // half-made state is not the learner's.
+  if (!p.is_open() || !p.computed || !p.computed->session || p.checkpoint_job.running() ||
+      p.driving)
+    return;
   std::vector<int> blocks;
   for (int i : step_blocks(*p.lesson, p.step))
     if (p.lesson->blocks[size_t(i)].kind == lesson::BlockKind::Checkpoint) blocks.push_back(i);
@@ -697,6 +706,14 @@ std::string teacher_command(AppState& state, bool on) {
 
 std::string lesson_command(AppState& s, std::string_view args) {
   LessonPlayer& p = s.lessons;
+  // No checkpoint evaluation starts inside a command (loading a model calls update_state): the
+  // state halfway through "load the model, then apply its steps" is not the learner's.
+  struct DrivingGuard {
+    bool& flag;
+    bool before;
+    ~DrivingGuard() { flag = before; }
+  } guard{p.driving, p.driving};
+  p.driving = true;
   lesson_ensure_catalogue(p);
   if (std::string e = check_lesson_command(args); !e.empty()) return e;
   std::string_view rest = args;
@@ -818,15 +835,20 @@ std::string lesson_command(AppState& s, std::string_view args) {
     if (!arg.empty()) {
       if (!find_predict(l, arg)) return "lesson reveal: no predict block '" + arg + "'";
       p.revealed.insert(arg);
+      p.focus = arg;
+      ++p.scroll_serial;
       return {};
     }
-    bool any = false;
+    std::string first;
     for (int i : step_blocks(l, p.step))
       if (l.blocks[size_t(i)].kind == lesson::BlockKind::Predict) {
         p.revealed.insert(l.blocks[size_t(i)].predict.id);
-        any = true;
+        if (first.empty()) first = l.blocks[size_t(i)].predict.id;
       }
-    return any ? std::string() : "lesson reveal: this step has no prediction to reveal";
+    if (first.empty()) return "lesson reveal: this step has no prediction to reveal";
+    p.focus = first;  // the class looks at the answer
+    ++p.scroll_serial;
+    return {};
   }
   if (sub == "apply") {
     const lesson::Block* b = find_block(l, lesson::BlockKind::Steps, arg);

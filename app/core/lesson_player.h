@@ -139,6 +139,7 @@ struct LessonPlayer {
   Job<CheckpointEvaluation> checkpoint_job;
   std::vector<Job<CheckpointEvaluation>> retired_checkpoints;
   std::string step_entry_key;  // the learner state when the step was entered (no attempt yet)
+  bool driving = false;        // a step is setting the workbench up (no evaluation meanwhile)
   std::map<std::string, std::string> shown;  // checkpoint id → the state "Show me" made
 
   bool teacher = false;             // answers visible (except when presenting, until revealed)

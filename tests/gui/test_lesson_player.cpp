@@ -68,7 +68,7 @@ const char* kLesson =
     "flops(matmul0) == 2 * 8 * 4 * 16\n"
     "```\n"
     "\n"
-    "<!-- step: end -->\n"
+    "<!-- step: end machine=tiny -->\n"
     "### End\n"
     "Done.\n"
     "\n"
@@ -385,7 +385,15 @@ TEST_CASE("a checkpoint turns green on the learner's own schedule; a failed atte
   AppState s = player_state(dir);
   REQUIRE(run(s, "lesson open 1") == "");
   wait_lesson(s);
+  // Entering the step loads its model and then chooses its machine: the half-made state between
+  // (m on host) is not an attempt of the learner's (it once showed the hint on arrival).
+  REQUIRE(run(s, "machine host") == "");
+  s.model.text = std::string(tilescope::graph::default_model_text());
+  REQUIRE(reparse_model(s));
+  update_state(s);
   REQUIRE(run(s, "lesson goto end") == "");
+  CHECK(s.bench.machine_name == "tiny");
+  CHECK(s.model.text.rfind("x: [8, 16]", 0) == 0);
   settle(s);
   const CheckpointStatus& st = s.lessons.checkpoints.at("fuse-it");
   // m lowers to two kernels (matmul0, relu0): not reached, but nothing tried yet: no hint.

@@ -29,6 +29,10 @@ namespace {
 
 // [SECTION] Shared: Markdown style, caches of parsed snippets, small helpers
 
+// Keys in the lesson text window's ImGui storage (whatever the ID stack): the scroll serial it
+// last scrolled for, and the width it was laid out at.
+constexpr ImGuiID kScrolledSerialKey = 0x7E550001, kTextWidthKey = 0x7E550002;
+
 constexpr const char* kCheck = "\u2713";  // ✓
 constexpr const char* kCross = "\u2717";  // ✗
 
@@ -231,9 +235,8 @@ namespace {
 // a step change, a reveal, a focus). The text's child window keeps which serial it scrolled for.
 void scroll_here_once(int serial) {
   ImGuiStorage* storage = ImGui::GetStateStorage();
-  constexpr ImGuiID key = 0x7E55'0001;  // one key in the text window's storage, whatever the ID stack
-  if (storage->GetInt(key, -1) == serial) return;
-  storage->SetInt(key, serial);
+  if (storage->GetInt(kScrolledSerialKey, -1) == serial) return;
+  storage->SetInt(kScrolledSerialKey, serial);
   ImGui::SetScrollHereY(0.0f);
 }
 
@@ -769,6 +772,15 @@ void draw_lesson_text_view(ViewContext& ctx, const Rect& rect) {
   ImGui::PushFont(ms.body);
   draw_header(ctx, ms);
   ImGui::BeginChild("lesson-text", ImVec2(0, 0), false);
+  {
+    // A new width (presentation mode, a resize) reflows the text: scroll to the step again.
+    ImGuiStorage* storage = ImGui::GetStateStorage();
+    const float w = ImGui::GetContentRegionAvail().x;
+    if (storage->GetFloat(kTextWidthKey, -1.0f) != w) {
+      storage->SetFloat(kTextWidthKey, w);
+      storage->SetInt(kScrolledSerialKey, -1);
+    }
+  }
   const lesson::Lesson& l = *p.lesson;
   MarkdownAction action;
   for (size_t i = 0; i < p.doc.size(); ++i) {
