@@ -488,8 +488,17 @@ void draw_predict_block(ViewContext& ctx, const lesson::Block& b, const Markdown
     const float em = ms.body->FontSize;
     ImGui::SetNextItemWidth(std::min(em * 9, width * 0.5f));
     const std::string field = "##answer-" + q.id;
-    const bool enter = ImGui::InputTextWithHint(field.c_str(), q.unit.empty() ? "a number" : q.unit.c_str(),
-                                                &draft, ImGuiInputTextFlags_EnterReturnsTrue);
+    // The empty field says what kind of number it wants (a bare "x" would read as typed text).
+    const char* placeholder = q.unit == "x"        ? "a ratio"
+                              : q.unit == "bytes"  ? "bytes"
+                              : q.unit == "%"      ? "a percentage"
+                              : q.unit == "s"      ? "a time"
+                              : q.unit == "B/s"    ? "bytes per second"
+                              : q.unit == "FLOP"   ? "FLOPs"
+                              : q.unit == "FLOP/s" ? "FLOP per second"
+                                                   : "a number";
+    const bool enter = ImGui::InputTextWithHint(field.c_str(), placeholder, &draft,
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
     note_widget("lesson.predict." + q.id + ".input");
     if (ImGui::IsItemEdited()) push_lesson(ctx, "draft " + q.id + " " + draft);
     ImGui::SameLine();
