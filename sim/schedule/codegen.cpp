@@ -825,6 +825,26 @@ std::string emit_cuda(const Kernel& k) {
   return Writer(k, Dialect::Cuda).finish();
 }
 
+std::string describe_launch(const LaunchConfig& lc) {
+  const int64_t blocks = lc.grid[0] * lc.grid[1] * lc.grid[2];
+  const int64_t threads = lc.block[0] * lc.block[1] * lc.block[2];
+  auto dims = [](const std::array<int64_t, 3>& d) {
+    return std::to_string(d[0]) + "×" + std::to_string(d[1]) + "×" + std::to_string(d[2]);
+  };
+  std::string s = "grid " + dims(lc.grid) + " = " + std::to_string(blocks) +
+                  (blocks == 1 ? " block" : " blocks") + ", block " + dims(lc.block) + " = " +
+                  std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
+                  ", dynamic shared memory " + std::to_string(lc.dynamic_smem_bytes) + " B";
+  if (blocks == 1 && threads == 1)
+    s += " — nothing is bound yet, so one thread of one block would run the whole loop nest; "
+         "bind(LOOP, block.x) and bind(LOOP, thread.x) spread it over the GPU";
+  else if (threads == 1)
+    s += " — one thread per block: bind a loop to thread.x so each block's work is shared";
+  else if (blocks == 1)
+    s += " — one block, on one SM of many: bind a loop to block.x to use the others";
+  return s;
+}
+
 LaunchConfig launch_config(const Kernel& k) {
   LaunchConfig lc;
   for (const auto& l : k.loops) {
