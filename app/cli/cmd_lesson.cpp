@@ -1,10 +1,12 @@
-// `tilescope-cli lesson check|list|show|run`: verifies lesson files' claims against computed
-// numbers, lists the lessons in lessons/, prints a lesson for a terminal, and plays one headless.
+// `tilescope-cli lesson check|list|show|run|handout`: verifies lesson files' claims against
+// computed numbers, lists the lessons in lessons/, prints a lesson for a terminal, plays one
+// headless, and writes a printable handout (lesson_handout_cmd.cpp).
 //
 // Predict answers are the lesson's reveal: every subcommand computes or prints them only with
 // --answers (or, in `lesson run`, after the learner's --predict for that block).
 #include "build_paths.h"
 #include "commands.h"
+#include "lesson_handout_cmd.h"
 
 #include "sim/lesson/checker.h"
 #include "sim/lesson/lesson.h"
@@ -642,6 +644,7 @@ const CommandRegistrar registrar{
           ->expected(1)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
       run->callback([flags, &exit_code] { exit_code = run_run(*flags); });
+      add_lesson_handout(sub, exit_code);
     }};
 
 }  // namespace

@@ -217,10 +217,11 @@ Command parse_command(std::string_view line) {
     c.kind = CommandKind::Key;
     c.text = std::string(take_word(rest));
     if (!parse_key_chord(c.text)) {
-      throw CommandError("key: expected a letter or digit such as F or 2, or a key name (Left, "
-                         "Right, Up, Down, Enter, Escape, Tab, Space, Backspace, F1-F12) with "
-                         "optional Ctrl+, Alt+, Shift+; got '" +
-                         c.text + "'");
+      throw CommandError(
+          "key: expected a letter or digit such as F or 2, or a key name (Left, "
+          "Right, Up, Down, Enter, Escape, Tab, Space, Backspace, F1-F12) with "
+          "optional Ctrl+, Alt+, Shift+; got '" +
+          c.text + "'");
     }
     if (c.text.size() == 1)
       c.text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(c.text[0])));
@@ -291,9 +292,10 @@ Command parse_command(std::string_view line) {
     expect_end(rest, verb);
   } else if (verb == "lesson") {
     c.kind = CommandKind::Lesson;
-    c.text = unescape(require_rest(rest, verb, "open, next, prev, goto, focus, draft, predict, "
-                                               "reveal, apply, show-me, load-model, "
-                                               "restore-model, reset, panel, close or reload"));
+    c.text = unescape(require_rest(rest, verb,
+                                   "open, next, prev, goto, focus, draft, predict, "
+                                   "reveal, apply, show-me, load-model, "
+                                   "restore-model, reset, panel, close or reload"));
     if (std::string e = check_lesson_command(c.text); !e.empty()) throw CommandError(e);
   } else if (verb == "teacher") {
     c.kind = CommandKind::Teacher;
@@ -483,10 +485,10 @@ std::optional<KeyChord> parse_key_chord(std::string_view name) {
   }
   // GLFW key codes (glfw3.h); the core includes no GLFW.
   static const std::pair<std::string_view, int> kNamed[] = {
-      {"Space", 32},  {"Escape", 256}, {"Enter", 257}, {"Tab", 258},  {"Backspace", 259},
-      {"Right", 262}, {"Left", 263},   {"Down", 264},  {"Up", 265},   {"F1", 290},
-      {"F2", 291},    {"F3", 292},     {"F4", 293},    {"F5", 294},   {"F6", 295},
-      {"F7", 296},    {"F8", 297},     {"F9", 298},    {"F10", 299},  {"F11", 300},
+      {"Space", 32},  {"Escape", 256}, {"Enter", 257}, {"Tab", 258}, {"Backspace", 259},
+      {"Right", 262}, {"Left", 263},   {"Down", 264},  {"Up", 265},  {"F1", 290},
+      {"F2", 291},    {"F3", 292},     {"F4", 293},    {"F5", 294},  {"F6", 295},
+      {"F7", 296},    {"F8", 297},     {"F9", 298},    {"F10", 299}, {"F11", 300},
       {"F12", 301}};
   for (const auto& [n, code] : kNamed)
     if (n == name) {

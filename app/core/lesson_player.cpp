@@ -456,9 +456,14 @@ std::string open_lesson(AppState& s, size_t index, bool drive, const std::string
   return message;
 }
 
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -473,8 +478,7 @@ std::string_view take_word(std::string_view& rest) {
 // A lesson named by its 1-based number, its id, or a prefix of its id ("02").
 int find_lesson(const LessonPlayer& p, std::string_view name) {
   int number = 0;
-  if (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit) && name.size() < 4)
-    number = std::stoi(std::string(name));
+  if (all_digits(name) && name.size() < 4) number = std::stoi(std::string(name));
   for (size_t i = 0; i < p.catalogue.size(); ++i)
     if (p.catalogue[i].id == name || p.catalogue[i].file == name) return static_cast<int>(i);
   int match = -1, matches = 0;
@@ -499,7 +503,7 @@ std::string lesson_names(const LessonPlayer& p) {
 int find_step(const lesson::Lesson& l, std::string_view name) {
   for (size_t i = 0; i < l.steps.size(); ++i)
     if (l.steps[i].id == name) return static_cast<int>(i);
-  if (!name.empty() && name.size() < 4 && std::all_of(name.begin(), name.end(), ::isdigit)) {
+  if (all_digits(name) && name.size() < 4) {
     const int n = std::stoi(std::string(name));
     if (n >= 1 && n <= static_cast<int>(l.steps.size())) return n - 1;
   }
@@ -670,8 +674,9 @@ std::string check_lesson_command(std::string_view args) {
     return rest.empty() ? "lesson " + std::string(sub) + ": needs " + std::string(what) : "";
   };
   const auto none = [&]() -> std::string {
-    return rest.empty() ? "" : "lesson " + std::string(sub) + ": unexpected '" +
-                                   std::string(rest) + "' at the end";
+    return rest.empty() ? ""
+                        : "lesson " + std::string(sub) + ": unexpected '" + std::string(rest) +
+                              "' at the end";
   };
   if (sub == "open") return need("a lesson number or id (lesson open 2)");
   if (sub == "goto") return need("a step id or number");
@@ -690,8 +695,7 @@ std::string check_lesson_command(std::string_view args) {
     if (rest != "text" && rest != "model") return "lesson panel: expected text or model";
     return {};
   }
-  if (sub == "next" || sub == "prev" || sub == "close" || sub == "restore-model" ||
-      sub == "reload")
+  if (sub == "next" || sub == "prev" || sub == "close" || sub == "restore-model" || sub == "reload")
     return none();
   if (sub == "reveal" || sub == "reset") return {};
   return "lesson: unknown sub-command '" + std::string(sub) +
@@ -803,9 +807,10 @@ std::string lesson_command(AppState& s, std::string_view args) {
     if (!b) {
       std::string known;
       for (const lesson::Block& o : l.blocks)
-        if (o.kind == lesson::BlockKind::Predict) known += (known.empty() ? "" : ", ") + o.predict.id;
-      return "lesson predict: no predict block '" + id + "' (this lesson has: " +
-             (known.empty() ? "none" : known) + ")";
+        if (o.kind == lesson::BlockKind::Predict)
+          known += (known.empty() ? "" : ", ") + o.predict.id;
+      return "lesson predict: no predict block '" + id +
+             "' (this lesson has: " + (known.empty() ? "none" : known) + ")";
     }
     if (p.progress->prediction(id))
       return "lesson predict: " + id + " is already predicted (its answer has been revealed)";
@@ -879,9 +884,9 @@ std::string lesson_command(AppState& s, std::string_view args) {
     if (it == p.computed->solutions.end() || !it->second.error.empty())
       return "lesson show-me: the solution of " + arg + " cannot be built: " +
              (it == p.computed->solutions.end() ? p.computed->error : it->second.error);
-    load_model(s, it->second.model_text,
-               model_label(l, it->second.steps.empty() ? b->checkpoint.solution
-                                                        : b->checkpoint.model));
+    load_model(
+        s, it->second.model_text,
+        model_label(l, it->second.steps.empty() ? b->checkpoint.solution : b->checkpoint.model));
     const std::string e =
         it->second.steps.empty() ? std::string() : workbench_apply(s.bench, it->second.steps);
     const std::string machine = b->attr_value("machine");
@@ -1098,7 +1103,8 @@ nlohmann::json lesson_state_json(const AppState& state) {
     }
     // What the screen shows of the answer: only once it is visible.
     if (pj["revealed"].get<bool>() && p.computed) {
-      if (const auto a = p.computed->answers.find(id); a != p.computed->answers.end() && a->second.ok)
+      if (const auto a = p.computed->answers.find(id);
+          a != p.computed->answers.end() && a->second.ok)
         pj["answer"] = a->second.shown;
       pj["explanation"] = b.predict.explain;
     }

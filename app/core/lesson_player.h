@@ -142,16 +142,16 @@ struct LessonPlayer {
   bool driving = false;        // a step is setting the workbench up (no evaluation meanwhile)
   std::map<std::string, std::string> shown;  // checkpoint id → the state "Show me" made
 
-  bool teacher = false;             // answers visible (except when presenting, until revealed)
-  std::set<std::string> revealed;   // predict ids revealed to the class (R in presentation)
-  bool side_shows_model = false;    // the left panel shows the model text instead of the lesson
-  std::string model_loaded;         // the model text the player last put into the editor
-  std::string model_offer;          // a model id the step wants, not loaded over edited text
-  std::string stash;                // the learner's text a requested load replaced
-  std::string stash_path;           // and the file it came from
-  std::string notice;               // what the player last did to the workbench, in words
-  int scroll_serial = 0;            // bumps when the text should scroll (to `focus`)
-  std::string focus;                // a block id to scroll to; "" = the current step's start
+  bool teacher = false;            // answers visible (except when presenting, until revealed)
+  std::set<std::string> revealed;  // predict ids revealed to the class (R in presentation)
+  bool side_shows_model = false;   // the left panel shows the model text instead of the lesson
+  std::string model_loaded;        // the model text the player last put into the editor
+  std::string model_offer;         // a model id the step wants, not loaded over edited text
+  std::string stash;               // the learner's text a requested load replaced
+  std::string stash_path;          // and the file it came from
+  std::string notice;              // what the player last did to the workbench, in words
+  int scroll_serial = 0;           // bumps when the text should scroll (to `focus`)
+  std::string focus;               // a block id to scroll to; "" = the current step's start
 
   bool is_open() const { return open >= 0 && lesson != nullptr; }
   bool loading() const { return job.running(); }

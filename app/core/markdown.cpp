@@ -38,24 +38,72 @@ std::string utf8(char32_t c) {
 }
 
 const std::map<std::string, std::string>& latex_symbols() {
-  static const std::map<std::string, std::string> kSymbols = {
-      {"times", "\u00D7"},   {"cdot", "\u00B7"},   {"div", "\u00F7"},    {"pm", "\u00B1"},
-      {"le", "\u2264"},      {"leq", "\u2264"},    {"ge", "\u2265"},     {"geq", "\u2265"},
-      {"ne", "\u2260"},      {"neq", "\u2260"},    {"approx", "\u2248"}, {"sim", "~"},
-      {"to", "\u2192"},      {"rightarrow", "\u2192"}, {"leftarrow", "\u2190"},
-      {"infty", "\u221E"},   {"sum", "\u2211"},    {"prod", "\u220F"},   {"sqrt", "\u221A"},
-      {"ldots", "\u2026"},   {"dots", "\u2026"},   {"cdots", "\u22EF"},  {"in", "\u2208"},
-      {"lceil", "\u2308"},   {"rceil", "\u2309"},  {"lfloor", "\u230A"}, {"rfloor", "\u230B"},
-      {"prime", "\u2032"},   {"partial", "\u2202"}, {"nabla", "\u2207"},
-      {"alpha", "\u03B1"},   {"beta", "\u03B2"},   {"gamma", "\u03B3"},  {"delta", "\u03B4"},
-      {"epsilon", "\u03B5"}, {"eta", "\u03B7"},    {"theta", "\u03B8"},  {"lambda", "\u03BB"},
-      {"mu", "\u03BC"},      {"pi", "\u03C0"},     {"rho", "\u03C1"},    {"sigma", "\u03C3"},
-      {"tau", "\u03C4"},     {"phi", "\u03C6"},    {"omega", "\u03C9"},  {"Delta", "\u0394"},
-      {"Sigma", "\u03A3"},   {"Omega", "\u03A9"},  {"log", "log"},       {"max", "max"},
-      {"min", "min"},        {"exp", "exp"},       {"lg", "lg"},         {",", "\u2009"},
-      {";", " "},            {":", " "},           {"!", ""},            {"quad", "  "},
-      {"left", ""},          {"right", ""},        {"{", "{"},           {"}", "}"},
-      {"%", "%"},            {"_", "_"},           {"$", "$"},           {"\\", " "}};
+  static const std::map<std::string, std::string> kSymbols = {{"times", "\u00D7"},
+                                                              {"cdot", "\u00B7"},
+                                                              {"div", "\u00F7"},
+                                                              {"pm", "\u00B1"},
+                                                              {"le", "\u2264"},
+                                                              {"leq", "\u2264"},
+                                                              {"ge", "\u2265"},
+                                                              {"geq", "\u2265"},
+                                                              {"ne", "\u2260"},
+                                                              {"neq", "\u2260"},
+                                                              {"approx", "\u2248"},
+                                                              {"sim", "~"},
+                                                              {"to", "\u2192"},
+                                                              {"rightarrow", "\u2192"},
+                                                              {"leftarrow", "\u2190"},
+                                                              {"infty", "\u221E"},
+                                                              {"sum", "\u2211"},
+                                                              {"prod", "\u220F"},
+                                                              {"sqrt", "\u221A"},
+                                                              {"ldots", "\u2026"},
+                                                              {"dots", "\u2026"},
+                                                              {"cdots", "\u22EF"},
+                                                              {"in", "\u2208"},
+                                                              {"lceil", "\u2308"},
+                                                              {"rceil", "\u2309"},
+                                                              {"lfloor", "\u230A"},
+                                                              {"rfloor", "\u230B"},
+                                                              {"prime", "\u2032"},
+                                                              {"partial", "\u2202"},
+                                                              {"nabla", "\u2207"},
+                                                              {"alpha", "\u03B1"},
+                                                              {"beta", "\u03B2"},
+                                                              {"gamma", "\u03B3"},
+                                                              {"delta", "\u03B4"},
+                                                              {"epsilon", "\u03B5"},
+                                                              {"eta", "\u03B7"},
+                                                              {"theta", "\u03B8"},
+                                                              {"lambda", "\u03BB"},
+                                                              {"mu", "\u03BC"},
+                                                              {"pi", "\u03C0"},
+                                                              {"rho", "\u03C1"},
+                                                              {"sigma", "\u03C3"},
+                                                              {"tau", "\u03C4"},
+                                                              {"phi", "\u03C6"},
+                                                              {"omega", "\u03C9"},
+                                                              {"Delta", "\u0394"},
+                                                              {"Sigma", "\u03A3"},
+                                                              {"Omega", "\u03A9"},
+                                                              {"log", "log"},
+                                                              {"max", "max"},
+                                                              {"min", "min"},
+                                                              {"exp", "exp"},
+                                                              {"lg", "lg"},
+                                                              {",", "\u2009"},
+                                                              {";", " "},
+                                                              {":", " "},
+                                                              {"!", ""},
+                                                              {"quad", "  "},
+                                                              {"left", ""},
+                                                              {"right", ""},
+                                                              {"{", "{"},
+                                                              {"}", "}"},
+                                                              {"%", "%"},
+                                                              {"_", "_"},
+                                                              {"$", "$"},
+                                                              {"\\", " "}};
   return kSymbols;
 }
 
@@ -199,10 +247,10 @@ std::string attribute_text(const MD_ATTRIBUTE& a) {
 
 std::string entity_text(std::string_view e) {
   static const std::map<std::string_view, std::string> kNamed = {
-      {"&amp;", "&"},       {"&lt;", "<"},        {"&gt;", ">"},        {"&quot;", "\""},
-      {"&apos;", "'"},      {"&nbsp;", "\u00A0"}, {"&times;", "\u00D7"}, {"&middot;", "\u00B7"},
+      {"&amp;", "&"},        {"&lt;", "<"},         {"&gt;", ">"},          {"&quot;", "\""},
+      {"&apos;", "'"},       {"&nbsp;", "\u00A0"},  {"&times;", "\u00D7"},  {"&middot;", "\u00B7"},
       {"&mdash;", "\u2014"}, {"&ndash;", "\u2013"}, {"&hellip;", "\u2026"}, {"&rarr;", "\u2192"},
-      {"&le;", "\u2264"},   {"&ge;", "\u2265"},   {"&asymp;", "\u2248"}, {"&micro;", "\u00B5"}};
+      {"&le;", "\u2264"},    {"&ge;", "\u2265"},    {"&asymp;", "\u2248"},  {"&micro;", "\u00B5"}};
   if (const auto it = kNamed.find(e); it != kNamed.end()) return it->second;
   if (e.size() > 3 && e[1] == '#') {
     const bool hex = e[2] == 'x' || e[2] == 'X';
@@ -250,7 +298,8 @@ class Builder {
         m_current = -1;
         break;
       case MD_BLOCK_H:
-        start(BlockKind::Heading).level = static_cast<int>(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level);
+        start(BlockKind::Heading).level =
+            static_cast<int>(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level);
         break;
       case MD_BLOCK_CODE: {
         Block& b = start(BlockKind::Code);

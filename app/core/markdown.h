@@ -40,7 +40,7 @@ struct Block {
   int quote = 0;       // how many block quotes it sits in
   std::string bullet;  // list items: "•", "3." or "" for a continuation paragraph
   std::vector<Span> spans;
-  std::string code, lang;                          // code blocks (each line ends in '\n')
+  std::string code, lang;                            // code blocks (each line ends in '\n')
   std::vector<std::vector<std::vector<Span>>> rows;  // tables: rows of cells; row 0 is the head
 };
 

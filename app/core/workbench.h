@@ -33,8 +33,8 @@ namespace tilescope::core {
 
 // Lessons (key 7) is the lesson catalogue; the six before it are the workbench's views.
 enum class ViewTab { Graph, Schedule, Tiles, Memory, Roofline, Timings, Lessons };
-inline constexpr ViewTab kAllViewTabs[] = {ViewTab::Graph,    ViewTab::Schedule, ViewTab::Tiles,
-                                           ViewTab::Memory,   ViewTab::Roofline, ViewTab::Timings,
+inline constexpr ViewTab kAllViewTabs[] = {ViewTab::Graph,  ViewTab::Schedule, ViewTab::Tiles,
+                                           ViewTab::Memory, ViewTab::Roofline, ViewTab::Timings,
                                            ViewTab::Lessons};
 const char* view_tab_name(ViewTab);   // "graph", "schedule", ...
 const char* view_tab_title(ViewTab);  // "Graph", "Schedule", ...

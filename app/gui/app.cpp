@@ -239,6 +239,7 @@ int run_app(const AppOptions& options) {
   // [SECTION] Startup inputs (model, script)
   AppState state;
   state.theme = options.theme;
+  if (!options.lessons_dir.empty()) state.lessons.dir = options.lessons_dir;
   ScriptRunner script;
   try {
     if (!options.script.empty()) {

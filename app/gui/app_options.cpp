@@ -39,6 +39,7 @@ std::string app_usage() {
          "                      (scripted and --frames runs never use the session)\n"
          "  --session FILE      restore from and autosave to FILE instead (also in scripted and\n"
          "                      --frames runs)\n"
+         "  --lessons DIR       the folder of lessons the Lessons view lists (default: lessons)\n"
          "  --teacher           teacher mode: the lesson player shows predict answers at once\n"
          "                      (hidden again in presentation mode until R reveals them)\n"
          "  --help              show this text\n";
@@ -78,6 +79,8 @@ AppOptions parse_app_options(const std::vector<std::string>& args) {
     };
     if (name == "--model") {
       o.model_path = take();
+    } else if (name == "--lessons") {
+      o.lessons_dir = take();
     } else if (name == "--session") {
       o.session_path = take();
     } else if (name == "--script") {

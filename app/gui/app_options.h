@@ -23,6 +23,7 @@ struct AppOptions {
   bool no_session = false;   // --no-session: neither restore nor autosave the session
   std::string session_path;  // --session FILE: restore and autosave FILE (scripted runs too)
   bool teacher = false;      // --teacher: the lesson player shows predict answers at once
+  std::string lessons_dir;   // --lessons DIR: the lesson catalogue's folder (default lessons/)
   bool help = false;
 };
 

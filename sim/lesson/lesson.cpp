@@ -3,8 +3,8 @@
 #include "sim/lesson/lesson.h"
 
 #include "sim/io/input.h"
-#include "sim/model/machine.h"
 #include "sim/lesson/quantity.h"
+#include "sim/model/machine.h"
 
 #include <algorithm>
 #include <cctype>
@@ -222,8 +222,7 @@ class LessonParser {
         if (!keys.view.empty()) fail(line, col, "view= is given twice");
         const auto& views = step_view_names();
         if (std::find(views.begin(), views.end(), value) == views.end())
-          throw LessonError(value_loc,
-                            "unknown view '" + value + "' (known: " + join(views) + ")");
+          throw LessonError(value_loc, "unknown view '" + value + "' (known: " + join(views) + ")");
         keys.view = value;
         keys.view_loc = value_loc;
       } else if (key == "machine") {

@@ -10,15 +10,17 @@
 # restores the identical screen and clicks those positions. The state JSON of each run is asserted
 # on: each checkpoint turns done when the learner's own schedule reaches it, the prediction's answer
 # is absent before the input and present (with the error and the explanation) after it.
-# usage: gui_lesson_player.sh TILESCOPE GUI_PNG_CHECK GUI_JSON_QUERY OUT_DIR  (77 = skipped)
+# Last, `tilescope-cli lesson handout` makes its pictures with this app, one per step.
+# usage: gui_lesson_player.sh TILESCOPE GUI_PNG_CHECK GUI_JSON_QUERY TILESCOPE_CLI OUT_DIR
+#        (exit 77 = skipped: no xvfb-run)
 set -euo pipefail
-app=$1 check=$2 query=$3 out=$4
+app=$1 check=$2 query=$3 cli=$4 out=$5
 if ! command -v xvfb-run >/dev/null 2>&1; then
   echo "SKIP: xvfb-run is not installed (Debian package xvfb), so the app cannot run headless"
   exit 77
 fi
 mkdir -p "$out"
-rm -f "$out"/*.png "$out"/*.json "$out"/*.script
+rm -rf "$out"/*.png "$out"/*.json "$out"/*.script "$out/handout"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 session="$out/session.json"
 lesson=02-data-movement-fusion
@@ -159,5 +161,11 @@ expect restart /lesson/start_here false
 
 for shot in step1-fused note step3-reveal step4-done; do
   "$check" "$out/$shot.png" "$out/a7.layout.json" --expect-parsed true --min-ops 2
+done
+# [8] The handout: one picture per step, made by this app under Xvfb, each a full player screen.
+"$cli" lesson handout 2 --app "$app" --out "$out/handout"
+for n in 1 2 3 4; do
+  grep -q "<img src=\"step-$n.png\"" "$out/handout/index.html" || fail "handout: no picture of step $n"
+  "$check" "$out/handout/step-$n.png" "$out/a7.layout.json" --expect-parsed true --min-ops 2
 done
 echo "gui lesson player: all checks passed"

@@ -4,6 +4,7 @@
 // teacher mode, progress in the session (old sessions and bad fields), and the commands' text.
 #include "app/core/app_state.h"
 #include "app/core/commands.h"
+#include "app/core/lesson_handout.h"
 #include "app/core/lesson_player.h"
 #include "app/core/markdown.h"
 #include "app/core/session.h"
@@ -11,12 +12,12 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
-#include <unistd.h>
 
 using namespace tilescope::core;
 namespace fs = std::filesystem;
@@ -371,7 +372,8 @@ void settle(AppState& s) {
   for (int i = 0; i < 6000; ++i) {
     update_state(s);
     bool current = !s.lessons.busy();
-    for (const auto& [id, st] : s.lessons.checkpoints) current = current && st.key == learner_key(s);
+    for (const auto& [id, st] : s.lessons.checkpoints)
+      current = current && st.key == learner_key(s);
     if (current && !s.lessons.checkpoints.empty()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -380,7 +382,8 @@ void settle(AppState& s) {
 
 }  // namespace
 
-TEST_CASE("a checkpoint turns green on the learner's own schedule; a failed attempt shows the hint") {
+TEST_CASE(
+    "a checkpoint turns green on the learner's own schedule; a failed attempt shows the hint") {
   LessonDir dir;
   AppState s = player_state(dir);
   REQUIRE(run(s, "lesson open 1") == "");
@@ -487,17 +490,66 @@ TEST_CASE("sessions without lesson fields restore; bad lesson fields are skipped
   CHECK(t.model.text == s.model.text);
 }
 
+// [SECTION] Handout
+
+TEST_CASE("handout HTML: Markdown written out, questions in the text, answers after the break") {
+  CHECK(html_escape("<a & \"b\">") == "&lt;a &amp; &quot;b&quot;&gt;");
+  CHECK(markdown_html(md::parse_markdown("# T\n\nSome **b** `c<d>`\n\n- x\n")) ==
+        "<h1>T</h1>\n<p>Some <strong>b</strong> <code>c&lt;d&gt;</code></p>\n"
+        "<p class=\"li\" style=\"margin-left:1.4em\"><span class=\"bullet\">\u2022</span> "
+        "x</p>\n");
+  const tilescope::lesson::Lesson l = tilescope::lesson::parse_lesson(kLesson, "01-test.md");
+  tilescope::core::JobProgress progress;
+  const LessonComputed computed = compute_lesson(l, progress);
+  REQUIRE(computed.error == "");
+  HandoutOptions options;
+  options.pictures[1] = "step-2.png";
+  const std::string html = lesson_handout_html(l, computed, options);
+  const size_t answers = html.find("<section class=\"answers\">");
+  REQUIRE(answers != std::string::npos);
+  CHECK(html.find("How many FLOPs does <code>matmul0</code> do?") < answers);
+  CHECK(html.find("Two per multiply-add") > answers);
+  CHECK(html.find(computed.answers.at("flops").shown) > answers);
+  // The picture of step 2 follows its heading; step 1 has none.
+  const size_t picture = html.find("<img src=\"step-2.png\"");
+  CHECK(picture > html.find("<h3>Guess</h3>"));
+  CHECK(picture < html.find("<strong>Question 1.</strong>"));
+  CHECK(html.find("step-1.png") == std::string::npos);
+  // The checkpoint: its goal in the text, its hint and solution on the last page.
+  CHECK(html.find("<strong>Your turn.</strong> Make <code>m</code> one kernel.") < answers);
+  CHECK(html.find("Hint: Fuse matmul0 with relu0.") > answers);
+  CHECK(html.find("A solution: <code>fuse(matmul0, relu0)</code>") > answers);
+}
+
 // [SECTION] Commands
 
 TEST_CASE("lesson and teacher commands round-trip through their script text") {
-  for (const char* line :
-       {"lesson open 2", "lesson next", "lesson prev", "lesson goto simulate",
-        "lesson predict dram-ratio 2.5 MiB", "lesson draft dram-ratio 2.", "lesson reveal",
-        "lesson reveal dram-ratio", "lesson apply small_fused", "lesson show-me fuse-small",
-        "lesson load-model small",
-        "lesson restore-model", "lesson reset", "lesson reset 02", "lesson panel model",
-        "lesson close", "lesson reload", "teacher on", "teacher off", "teacher", "view lessons",
-        "key Alt+Right", "key R", "key F5", "key Ctrl+Shift+Z", "key Enter"}) {
+  for (const char* line : {"lesson open 2",
+                           "lesson next",
+                           "lesson prev",
+                           "lesson goto simulate",
+                           "lesson predict dram-ratio 2.5 MiB",
+                           "lesson draft dram-ratio 2.",
+                           "lesson reveal",
+                           "lesson reveal dram-ratio",
+                           "lesson apply small_fused",
+                           "lesson show-me fuse-small",
+                           "lesson load-model small",
+                           "lesson restore-model",
+                           "lesson reset",
+                           "lesson reset 02",
+                           "lesson panel model",
+                           "lesson close",
+                           "lesson reload",
+                           "teacher on",
+                           "teacher off",
+                           "teacher",
+                           "view lessons",
+                           "key Alt+Right",
+                           "key R",
+                           "key F5",
+                           "key Ctrl+Shift+Z",
+                           "key Enter"}) {
     CAPTURE(line);
     const Command c = parse_command(line);
     CHECK(command_to_string(c) == line);

@@ -136,17 +136,19 @@ void draw_lessons_view(ViewContext& ctx, const Rect& rect) {
   ImGui::PushFont(ctx.large ? ctx.large->ui_bold : ctx.fonts.ui_bold);
   ImGui::TextUnformatted("Lessons");
   ImGui::PopFont();
-  wrapped("Each lesson walks through one idea with the workbench beside it: it loads its models, "
-          "asks you to predict a number before it shows it, and checks what you build. Start "
-          "with 1; each builds on the ones before.",
-          pal.subtext);
+  wrapped(
+      "Each lesson walks through one idea with the workbench beside it: it loads its models, "
+      "asks you to predict a number before it shows it, and checks what you build. Start "
+      "with 1; each builds on the ones before.",
+      pal.subtext);
   bool teacher = p.teacher;
   if (ImGui::Checkbox("Teacher mode: answers visible", &teacher))
     ctx.push(command_from(teacher ? "teacher on" : "teacher off"));
   note_widget("lessons.teacher");
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Shows every prediction's answer at once (not in presentation mode, F5, "
-                      "where R reveals it to the class). Flag: --teacher");
+    ImGui::SetTooltip(
+        "Shows every prediction's answer at once (not in presentation mode, F5, "
+        "where R reveals it to the class). Flag: --teacher");
   ImGui::Spacing();
   if (p.catalogue.empty()) {
     wrapped(("No lessons found in " + p.dir +
@@ -210,7 +212,10 @@ void draw_lessons_view(ViewContext& ctx, const Rect& rect) {
                          ImVec2(-FLT_MIN, 0), progress.c_str());
       ImGui::TableNextColumn();
       const bool is_open = p.open == static_cast<int>(i);
-      const char* label = is_open ? "Reading" : done == 0 ? "Open" : done == total ? "Review" : "Continue";
+      const char* label = is_open         ? "Reading"
+                          : done == 0     ? "Open"
+                          : done == total ? "Review"
+                                          : "Continue";
       if (ImGui::Button(label)) push_lesson(ctx, "open " + l.id);
       note_widget("lessons.open." + l.id);
       if (done > 0) {
@@ -252,14 +257,14 @@ float code_height(const std::string& code, ImFont* mono) {
   for (size_t start = 0; start < code.size();) {
     size_t end = code.find('\n', start);
     if (end == std::string::npos) end = code.size();
-    widest = std::max(widest, mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, code.data() + start,
-                                                  code.data() + end)
-                                  .x);
+    widest = std::max(
+        widest,
+        mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, code.data() + start, code.data() + end).x);
     start = end + 1;
   }
   // The listing's line-number gutter is about four characters.
-  const bool scrolls = widest + mono->FontSize * 3.5f + st.WindowPadding.x * 2 >
-                       ImGui::GetContentRegionAvail().x;
+  const bool scrolls =
+      widest + mono->FontSize * 3.5f + st.WindowPadding.x * 2 > ImGui::GetContentRegionAvail().x;
   return (mono->FontSize + st.ItemSpacing.y) * static_cast<float>(n) + st.WindowPadding.y * 2 +
          (scrolls ? st.ScrollbarSize : 0);
 }
@@ -295,8 +300,9 @@ void draw_model_block(ViewContext& ctx, const lesson::Block& b, const MarkdownSt
     if (ImGui::Button(("Load model " + id).c_str())) push_lesson(ctx, "load-model " + id);
     note_widget("lesson.load." + id);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("Puts this model into the model text (yours is kept: Restore brings it "
-                        "back).");
+      ImGui::SetTooltip(
+          "Puts this model into the model text (yours is kept: Restore brings it "
+          "back).");
   }
 }
 
@@ -324,9 +330,10 @@ void draw_steps_block(ViewContext& ctx, const lesson::Block& b, const MarkdownSt
   if (ImGui::Button("Apply these steps")) push_lesson(ctx, "apply " + id);
   note_widget("lesson.apply." + id);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Loads model %s and applies the steps in the Schedule view, where Ctrl+Z "
-                      "takes them back one by one.",
-                      info->model.c_str());
+    ImGui::SetTooltip(
+        "Loads model %s and applies the steps in the Schedule view, where Ctrl+Z "
+        "takes them back one by one.",
+        info->model.c_str());
   if (info->refused) {
     ImGui::SameLine();
     ImGui::TextDisabled("the last step is refused, as the lesson expects");
@@ -355,15 +362,15 @@ void draw_check_block(ViewContext& ctx, int index, const lesson::Block& b) {
           : std::to_string(results.size() - pass) + " of " + std::to_string(results.size()) +
                 " checks fail on this machine " + kCross;
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(all ? pal.ok : pal.error));
-  const bool open =
-      ImGui::TreeNodeEx(("check-" + std::to_string(index)).c_str(), ImGuiTreeNodeFlags_SpanAvailWidth,
-                        "%s", label.c_str());
+  const bool open = ImGui::TreeNodeEx(("check-" + std::to_string(index)).c_str(),
+                                      ImGuiTreeNodeFlags_SpanAvailWidth, "%s", label.c_str());
   ImGui::PopStyleColor();
   note_widget("lesson.checks." + std::to_string(b.loc.line));
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("The numbers the text claims, checked against what tilescope computes "
-                      "(line %d of the lesson). Open to see each.",
-                      b.loc.line);
+    ImGui::SetTooltip(
+        "The numbers the text claims, checked against what tilescope computes "
+        "(line %d of the lesson). Open to see each.",
+        b.loc.line);
   if (!open) return;
   for (const lesson::CheckResult& r : results) {
     ImGui::PushStyleColor(ImGuiCol_Text,
@@ -420,10 +427,9 @@ void draw_reveal(ViewContext& ctx, const lesson::Block& b, const lesson::Predict
                  ? std::string(1, static_cast<char>('A' + c)) + ") " + q.choices[size_t(c)]
                  : std::string("?");
     };
-    const std::string you =
-        r->choice ? "You chose " + choice_text(r->learner_choice)
-                  : "You said " + lesson::format_quantity(r->value, q.unit) + " (typed \"" +
-                        r->input + "\")";
+    const std::string you = r->choice ? "You chose " + choice_text(r->learner_choice)
+                                      : "You said " + lesson::format_quantity(r->value, q.unit) +
+                                            " (typed \"" + r->input + "\")";
     const std::string truth = r->choice ? "The answer: " + choice_text(r->answer_choice)
                                         : "Computed: " + lesson::format_quantity(r->answer, q.unit);
     wrapped(you.c_str(), pal.text);
@@ -474,8 +480,8 @@ void draw_predict_block(ViewContext& ctx, const lesson::Block& b, const Markdown
       const bool right = visible && p.computed && p.computed->answers.count(q.id) &&
                          p.computed->answers.at(q.id).choice == static_cast<int>(c);
       if (picked || right)
-        ImGui::PushStyleColor(ImGuiCol_Button,
-                              ImGui::ColorConvertU32ToFloat4(with_alpha(right ? pal.ok : pal.error, 90)));
+        ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(
+                                                   with_alpha(right ? pal.ok : pal.error, 90)));
       if (r) ImGui::BeginDisabled();
       if (ImGui::Button(label.c_str())) push_lesson(ctx, "predict " + q.id + " " + letter);
       if (r) ImGui::EndDisabled();
@@ -506,9 +512,11 @@ void draw_predict_block(ViewContext& ctx, const lesson::Block& b, const Markdown
     note_widget("lesson.predict." + q.id + ".check");
     if ((enter || check) && draft.find_first_not_of(' ') != std::string::npos)
       push_lesson(ctx, "predict " + q.id + " " + draft);
-    const std::string hint =
-        q.unit == "bytes" ? "e.g. 2.5 MiB, 4e6, 512 KB" : q.unit == "x" ? "e.g. 3x or 2.5" :
-        q.unit == "%" ? "e.g. 37%" : q.unit == "s" ? "e.g. 1.2 ms" : "e.g. 4e6 or 120k";
+    const std::string hint = q.unit == "bytes" ? "e.g. 2.5 MiB, 4e6, 512 KB"
+                             : q.unit == "x"   ? "e.g. 3x or 2.5"
+                             : q.unit == "%"   ? "e.g. 37%"
+                             : q.unit == "s"   ? "e.g. 1.2 ms"
+                                               : "e.g. 4e6 or 120k";
     ImGui::TextDisabled("%s; the answer shows after you check.", hint.c_str());
   }
   if (const auto n = p.notes.find(q.id); n != p.notes.end() && !r)
@@ -574,8 +582,8 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - pad * 2);
   draw_rich_text(spans_of(cp.goal), ms, action);
   if (st && !st->checks.empty() && on_step) {
-    const size_t pass = static_cast<size_t>(std::count_if(
-        st->checks.begin(), st->checks.end(), [](const auto& r) { return r.pass; }));
+    const size_t pass = static_cast<size_t>(
+        std::count_if(st->checks.begin(), st->checks.end(), [](const auto& r) { return r.pass; }));
     const std::string label = std::to_string(pass) + " of " + std::to_string(st->checks.size()) +
                               " goal checks hold for your schedule";
     if (ImGui::TreeNodeEx(("cp-" + cp.id).c_str(), ImGuiTreeNodeFlags_SpanAvailWidth, "%s",
@@ -588,9 +596,9 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
         ImGui::TextWrapped("%s", r.check.text.c_str());
         ImGui::PopFont();
         ImGui::Indent();
-        wrapped((r.error.empty() ? r.lhs.to_string() + "  vs  " + r.rhs.to_string() : r.error)
-                    .c_str(),
-                pal.subtext);
+        wrapped(
+            (r.error.empty() ? r.lhs.to_string() + "  vs  " + r.rhs.to_string() : r.error).c_str(),
+            pal.subtext);
         ImGui::Unindent();
       }
       ImGui::TreePop();
@@ -608,9 +616,10 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
     if (ImGui::SmallButton("Show me")) push_lesson(ctx, "show-me " + cp.id);
     note_widget("lesson.show-me." + cp.id);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("Applies the lesson's solution (%s). It does not count as reached: undo "
-                        "it and do it yourself.",
-                        cp.solution.c_str());
+      ImGui::SetTooltip(
+          "Applies the lesson's solution (%s). It does not count as reached: undo "
+          "it and do it yourself.",
+          cp.solution.c_str());
   }
   follow_link(ctx, action.link);
   ImGui::PopTextWrapPos();
@@ -706,7 +715,7 @@ void draw_header(ViewContext& ctx, const MarkdownStyle& ms) {
         if (b.kind == lesson::BlockKind::Predict) {
           id = b.predict.id;
           label = p.progress && p.progress->prediction(id) ? std::string("Predict ") + kCheck
-                                                            : "Predict \xE2\x86\x93";  // ↓
+                                                           : "Predict \xE2\x86\x93";  // ↓
         } else if (b.kind == lesson::BlockKind::Checkpoint) {
           id = b.checkpoint.id;
           label = p.progress && p.progress->checkpoint_reached(id) ? std::string("Goal ") + kCheck

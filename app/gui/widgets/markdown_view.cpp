@@ -73,13 +73,13 @@ void draw_rich_text(const std::vector<md::Span>& spans, const MarkdownStyle& sty
         if (img.texture) {
           const ImVec2 size = image_size(img, width);
           dl->AddImage(img.texture, pos, ImVec2(pos.x + size.x, pos.y + size.y));
-          if (window_hovered && ImGui::IsMouseHoveringRect(pos, ImVec2(pos.x + size.x, pos.y + size.y)))
+          if (window_hovered &&
+              ImGui::IsMouseHoveringRect(pos, ImVec2(pos.x + size.x, pos.y + size.y)))
             ImGui::SetTooltip("%s", span.text.empty() ? span.href.c_str() : span.text.c_str());
         } else {
           const std::string shown = "[image: " + span.text + "]";
           dl->AddText(style.body, style.body->FontSize, pos, style.subtext, shown.c_str());
-          if (window_hovered &&
-              ImGui::IsMouseHoveringRect(pos, ImVec2(pos.x + run.w, pos.y + lh)))
+          if (window_hovered && ImGui::IsMouseHoveringRect(pos, ImVec2(pos.x + run.w, pos.y + lh)))
             ImGui::SetTooltip("%s", img.error.c_str());
         }
         continue;
@@ -87,8 +87,10 @@ void draw_rich_text(const std::vector<md::Span>& spans, const MarkdownStyle& sty
       ImFont* font = font_for(span.style, style, base);
       const float ty = y + (lh - font->FontSize) * 0.5f;
       ImU32 c = colour;
-      if (span.style & md::kLink) c = style.link;
-      else if (span.style & md::kEmph) c = style.emph;
+      if (span.style & md::kLink)
+        c = style.link;
+      else if (span.style & md::kEmph)
+        c = style.emph;
       if (span.style & md::kCode) {
         // The blanks a word keeps after it are not part of the code box.
         std::string ink = run.text;
@@ -175,8 +177,8 @@ void draw_markdown(const std::vector<md::Block>& blocks, const MarkdownStyle& st
         size_t cols = 0;
         for (const auto& row : b.rows) cols = std::max(cols, row.size());
         if (cols == 0) break;
-        const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
-                                      ImGuiTableFlags_SizingStretchProp;
+        const ImGuiTableFlags flags =
+            ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
         if (ImGui::BeginTable("table", static_cast<int>(cols), flags)) {
           for (size_t r = 0; r < b.rows.size(); ++r) {
             ImGui::TableNextRow(r == 0 ? ImGuiTableRowFlags_Headers : 0);
