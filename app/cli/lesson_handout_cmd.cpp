@@ -39,8 +39,9 @@ std::string resolve_lesson(const HandoutFlags& f) {
   std::string folder = f.dir;
   std::error_code ec;
   if (folder.empty())
-    folder = fs::is_directory("lessons", ec) ? "lessons"
-                                             : (fs::path(TILESCOPE_SOURCE_DIR) / "lessons").string();
+    folder = fs::is_directory("lessons", ec)
+                 ? "lessons"
+                 : (fs::path(TILESCOPE_SOURCE_DIR) / "lessons").string();
   const int n = std::stoi(name);
   const std::string prefix = (n < 10 ? "0" : "") + std::to_string(n) + "-";
   for (const auto& e : fs::directory_iterator(folder, ec))
@@ -149,8 +150,8 @@ int run_handout(const HandoutFlags& f) {
   size_t questions = 0;
   for (const lesson::Block& b : lesson->blocks)
     questions += b.kind == lesson::BlockKind::Predict ? 1 : 0;
-  std::cout << "wrote " << index.string() << ": " << lesson->steps.size() << " steps, "
-            << questions << " questions (answers on the last page), " << options.pictures.size()
+  std::cout << "wrote " << index.string() << ": " << lesson->steps.size() << " steps, " << questions
+            << " questions (answers on the last page), " << options.pictures.size()
             << " pictures\n";
   if (!options.pictures_note.empty()) std::cout << options.pictures_note << "\n";
   return computed.error.empty() ? 0 : 1;
@@ -165,8 +166,7 @@ void add_lesson_handout(CLI::App& lesson, int& exit_code) {
       "Write a printable HTML handout of a lesson: its text and models, each prediction as a "
       "question with room to answer, each checkpoint as a goal, a picture of the workbench at "
       "each step (the app under xvfb-run), and the answers on a last page of their own");
-  h->add_option("lesson", flags->lesson, "Lesson number (2 = lessons/02-*.md) or file")
-      ->required();
+  h->add_option("lesson", flags->lesson, "Lesson number (2 = lessons/02-*.md) or file")->required();
   h->add_option("--out", flags->out, "Folder for index.html and the pictures")->required();
   h->add_option("--dir", flags->dir, "Lessons folder for a lesson number");
   h->add_option("--app", flags->app, "The tilescope app (default: the one beside this CLI)");

@@ -72,7 +72,7 @@ void update_state(AppState& state) {
                       state.model.generation);
   workbench_poll(state.bench);
   workbench_tick(state.bench, state.now);
-  lesson_poll(state);
+  lesson_poll(state.lessons, state.bench, state.model.graph, state.model.graph_text);
   if (!state.outline_text || *state.outline_text != state.model.text) {
     state.outline = outline_model(state.model.text);
     state.outline_text = state.model.text;

@@ -3,7 +3,7 @@
 
 #include "app/core/autotune_jobs.h"
 #include "app/core/graph_edit.h"
-#include "app/core/lesson_player.h"
+#include "app/core/lesson_commands.h"
 #include "app/core/memory_model.h"
 #include "sim/io/input.h"
 

@@ -114,7 +114,8 @@ std::string markdown_html(const std::vector<md::Block>& blocks) {
 
 namespace {
 
-constexpr const char* kStyle = R"(body { font-family: "Inter", "Helvetica", sans-serif; max-width: 46em;
+constexpr const char* kStyle =
+    R"(body { font-family: "Inter", "Helvetica", sans-serif; max-width: 46em;
   margin: 2em auto; padding: 0 1em; line-height: 1.45; color: #111; }
 h1 { font-size: 1.6em; } h3 { margin-top: 1.6em; }
 .meta { color: #555; }
@@ -218,8 +219,7 @@ std::string lesson_handout_html(const lesson::Lesson& l, const LessonComputed& c
             if (const auto a = computed.answers.find(q.id); a != computed.answers.end())
               shown = a->second.ok ? a->second.shown : "cannot be computed: " + a->second.error;
             answers += "<li><strong>Question " + std::to_string(question) + "</strong> (<code>" +
-                       html_escape(q.id) + "</code>): <strong>" + html_escape(shown) +
-                       "</strong>" +
+                       html_escape(q.id) + "</code>): <strong>" + html_escape(shown) + "</strong>" +
                        (q.is_choice() ? std::string()
                                       : " &mdash; right within " + html_escape(q.tolerance_text)) +
                        ".<br>" + inline_html(q.explain) + "</li>\n";
@@ -231,16 +231,16 @@ std::string lesson_handout_html(const lesson::Lesson& l, const LessonComputed& c
                     " <em>(A hint and a solution are on the last page.)</em></div>\n";
             std::string solution;
             if (const auto s = computed.solutions.find(cp.id); s != computed.solutions.end())
-              solution = s->second.error.empty()
-                             ? (s->second.steps.empty() ? "write model " + cp.solution
-                                                        : s->second.steps)
-                             : "cannot be built: " + s->second.error;
-            answers += "<li><strong>Your turn</strong> (<code>" + html_escape(cp.id) +
-                       "</code>): " + inline_html(cp.goal) + "<br>Hint: " + inline_html(cp.hint) +
-                       (solution.empty() ? std::string()
-                                         : "<br>A solution: <code>" + html_escape(solution) +
-                                               "</code>") +
-                       "</li>\n";
+              solution =
+                  s->second.error.empty()
+                      ? (s->second.steps.empty() ? "write model " + cp.solution : s->second.steps)
+                      : "cannot be built: " + s->second.error;
+            answers +=
+                "<li><strong>Your turn</strong> (<code>" + html_escape(cp.id) +
+                "</code>): " + inline_html(cp.goal) + "<br>Hint: " + inline_html(cp.hint) +
+                (solution.empty() ? std::string()
+                                  : "<br>A solution: <code>" + html_escape(solution) + "</code>") +
+                "</li>\n";
             break;
           }
         }
@@ -266,9 +266,9 @@ std::string lesson_handout_html(const lesson::Lesson& l, const LessonComputed& c
   page += "<section class=\"answers\"><h2>Answers</h2>\n";
   if (!computed.error.empty())
     page += "<p>The answers could not be computed: " + html_escape(computed.error) + "</p>\n";
-  page += answers.empty() ? "<p>This lesson asks no questions.</p>\n"
-                          : "<ul style=\"list-style: none; padding-left: 0\">\n" + answers +
-                                "</ul>\n";
+  page += answers.empty()
+              ? "<p>This lesson asks no questions.</p>\n"
+              : "<ul style=\"list-style: none; padding-left: 0\">\n" + answers + "</ul>\n";
   page += "</section>\n</body></html>\n";
   return page;
 }

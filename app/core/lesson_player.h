@@ -7,14 +7,15 @@
 // a while, so it happens on a background Job; the frame thread only reads the finished result.
 // The session is not thread-safe, so only one job at a time ever touches it.
 //
-// Pure C++ (no ImGui): tests drive it with `lesson ...` commands and no display. The learner's
-// model text is never thrown away without saying so: a step whose model differs from text the
-// learner has edited offers its model instead of loading it, and text replaced on request is kept
-// to restore.
+// Pure C++ (no ImGui): tests drive it with `lesson ...` commands (lesson_commands.h) and no
+// display. The learner's model text is never thrown away without saying so: a step whose model
+// differs from text the learner has edited offers its model instead of loading it, and text
+// replaced on request is kept to restore.
 #pragma once
 
 #include "app/core/jobs.h"
 #include "app/core/markdown.h"
+#include "app/core/workbench.h"
 #include "sim/lesson/checker.h"
 #include "sim/lesson/lesson.h"
 #include "sim/lesson/predict.h"
@@ -31,8 +32,6 @@
 #include <vector>
 
 namespace tilescope::core {
-
-struct AppState;
 
 // [SECTION] The catalogue and a lesson as a document
 
@@ -108,8 +107,10 @@ struct CheckpointEvaluation {
 
 // The learner's state as a checkpoint sees it (the workbench's model and schedule at the cursor),
 // and the key that changes whenever it does (model text, steps, machine).
-std::optional<lesson::LearnerState> learner_state(const AppState& state);
-std::string learner_key(const AppState& state);
+std::optional<lesson::LearnerState> learner_state(const Workbench& wb,
+                                                  const std::shared_ptr<const graph::Graph>& graph,
+                                                  const std::string& graph_text);
+std::string learner_key(const Workbench& wb);
 
 // [SECTION] The player's state
 
@@ -182,49 +183,31 @@ std::optional<std::string> lesson_model_text(const lesson::Lesson& lesson, const
 std::string step_model(const lesson::Lesson& lesson, int step_index);
 std::string step_machine(const lesson::Lesson& lesson, int step_index);
 
-// [SECTION] Commands (app/core/commands.h dispatches `lesson ...` and `teacher on|off` here)
+// [SECTION] Progress, polling, session JSON (the commands that need the whole AppState are in
+// lesson_commands.h)
 
-//   lesson open N|ID        open lesson N of the catalogue (1-based) or by id / file stem
-//   lesson close            close it (progress stays)
-//   lesson next | prev      the next / previous step; moving past a step with nothing to do
-//                           marks it done
-//   lesson goto STEP        a step by id or 1-based number
-//   lesson draft ID [TEXT]  what the learner has typed into ID's field so far (no grade)
-//   lesson predict ID INPUT the learner's prediction for predict block ID ("2.5 MiB", "B")
-//   lesson reveal [ID]      reveal a prediction to the class (default: the current step's)
-//   lesson apply STEPS_ID   load the steps block's model and apply its steps
-//   lesson show-me ID       apply checkpoint ID's solution ("Show me"; not recorded as reached)
-//   lesson load-model ID    load a model block of the lesson (the learner's text is kept)
-//   lesson restore-model    put back the learner's text a load replaced
-//   lesson focus ID         scroll the text to a block (a predict, checkpoint, model or steps id)
-//   lesson reset [ID]       forget the progress of a lesson (default: the open one)
-//   lesson panel text|model what the left panel shows while a lesson is open
-//   lesson reload           re-read the lessons folder
-std::string lesson_command(AppState& state, std::string_view args);
-std::string teacher_command(AppState& state, bool on);
-// Checks a `lesson ...` line's shape when a script is parsed (sub-command and arity), so a bad
-// script line fails before it runs; throws nothing, returns "" or the message.
-std::string check_lesson_command(std::string_view args);
+// Keeps the saved JSON of the open lesson's progress up to date (after any change to it).
+void lesson_save_progress(LessonPlayer& p);
+// Marks done each step whose predictions are made and checkpoints reached (and saves).
+void lesson_refresh_done(LessonPlayer& p);
+// Whether a step asks something of the learner (a prediction or a checkpoint): a step that does
+// not is done when the learner moves past it.
+bool step_has_work(const lesson::Lesson& lesson, int step_index);
+// Closes the open lesson (its progress stays saved); a job still running is left to finish.
+void lesson_close(LessonPlayer& p);
 
 // Loads the catalogue when it has not been (called before a session restore and on first use).
 void lesson_ensure_catalogue(LessonPlayer& p);
-// Called once per frame: takes a finished job's result, reaps retired jobs.
-void lesson_poll(AppState& state);
-
-// [SECTION] Session and state JSON
+// Called once per frame (update_state): takes a finished job's result, reaps retired jobs, and
+// re-evaluates the current step's checkpoints when the learner's state (the workbench's schedule
+// of `graph`, parsed from `graph_text`) has changed since the last evaluation.
+void lesson_poll(LessonPlayer& p, const Workbench& wb,
+                 const std::shared_ptr<const graph::Graph>& graph, const std::string& graph_text);
 
 // {"open": ID, "step": ID, "focus": BLOCK_ID, "teacher": bool, "panel": "text"|"model",
 //  "model_loaded": TEXT}
 nlohmann::json lesson_session_json(const LessonPlayer& p);
 // {ID: progress, ...} for every lesson touched, the open one as it is now.
 nlohmann::json lesson_progress_json(const LessonPlayer& p);
-// Restores what those two hold; each bad field or lesson is skipped by name, the message lists
-// them ("" when all came back). The open lesson is reopened without driving the workbench (the
-// session restores the model and machine the learner had).
-std::string restore_lesson_session(AppState& state, const nlohmann::json* lesson,
-                                   const nlohmann::json* progress);
-// What a test reads off the screen: the open lesson, its steps, predictions (answers only when
-// visible), checks, the catalogue.
-nlohmann::json lesson_state_json(const AppState& state);
 
 }  // namespace tilescope::core

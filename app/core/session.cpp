@@ -7,6 +7,8 @@
 //   [SECTION] Start-up restore: moving bad sessions aside, surviving what restoring throws
 #include "app/core/session.h"
 
+#include "app/core/lesson_commands.h"
+
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 

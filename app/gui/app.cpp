@@ -7,6 +7,7 @@
 #include "app/gui/app.h"
 
 #include "app/core/commands.h"
+#include "app/core/lesson_commands.h"
 #include "app/core/script_runner.h"
 #include "app/core/session.h"
 #include "app/gui/theme.h"

@@ -4,6 +4,7 @@
 // teacher mode, progress in the session (old sessions and bad fields), and the commands' text.
 #include "app/core/app_state.h"
 #include "app/core/commands.h"
+#include "app/core/lesson_commands.h"
 #include "app/core/lesson_handout.h"
 #include "app/core/lesson_player.h"
 #include "app/core/markdown.h"
@@ -373,7 +374,7 @@ void settle(AppState& s) {
     update_state(s);
     bool current = !s.lessons.busy();
     for (const auto& [id, st] : s.lessons.checkpoints)
-      current = current && st.key == learner_key(s);
+      current = current && st.key == learner_key(s.bench);
     if (current && !s.lessons.checkpoints.empty()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -431,6 +432,35 @@ TEST_CASE(
   CHECK(s.lessons.checkpoints.at("fuse-it").shown);
   CHECK_FALSE(s.lessons.progress->checkpoint_reached("fuse-it"));
   CHECK(run(s, "lesson show-me nope").find("no checkpoint 'nope'") != std::string::npos);
+}
+
+TEST_CASE("a check that fails on this machine says which and why; the player goes on") {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tilescope-player-missing-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "01-missing.md")
+      << "---\ntitle: Missing\nlevel: beginner\nminutes: 5\n---\n"
+         "<!-- step: one -->\n### One\n"
+         "```check\n"
+         "recorded(\"assets/recorded/no-such-file.json\", \"suites/0/gflops\") == 1\n"
+         "```\n";
+  AppState s;
+  s.lessons.dir = dir.string();
+  REQUIRE(run(s, "lesson open 1") == "");
+  wait_lesson(s);
+  CHECK(s.lessons.computed->error == "");
+  const auto& results = s.lessons.computed->checks.at(0);
+  REQUIRE(results.size() == 1);
+  CHECK_FALSE(results[0].pass);
+  CHECK(results[0].error.find("no-such-file.json") != std::string::npos);
+  const nlohmann::json j = lesson_state_json(s);
+  CHECK(j["checks"][0]["pass"] == 0);
+  CHECK(j["checks"][0]["first_failure"].get<std::string>().find("no-such-file.json") !=
+        std::string::npos);
+  // The lesson still plays: its one step is passed by moving on (there is nothing after it).
+  CHECK(run(s, "lesson next").find("last step") != std::string::npos);
+  fs::remove_all(dir);
 }
 
 // [SECTION] Progress in the session

@@ -567,7 +567,8 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
   std::string status;
   if (!on_step)
     status = reached ? "" : "(go to this step to try it)";
-  else if (!p.computed || p.checkpoint_job.running() || (st && st->key != learner_key(ctx.state)))
+  else if (!p.computed || p.checkpoint_job.running() ||
+           (st && st->key != learner_key(ctx.state.bench)))
     status = "checking your schedule\xE2\x80\xA6";
   else if (st && !st->error.empty())
     status = "cannot check: " + st->error;
