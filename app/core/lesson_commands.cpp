@@ -565,10 +565,12 @@ std::string restore_lesson_session(AppState& state, const nlohmann::json* lesson
             problems.push_back(e);
           p.side_shows_model = side;
           // Only a block of this lesson; an unknown id just leaves the text at the step.
-          for (const lesson::Block& b : p.lesson ? p.lesson->blocks : std::vector<lesson::Block>{})
-            if (!focus.empty() && (b.attr_value("id") == focus ||
-                                   (b.kind == lesson::BlockKind::Predict && b.predict.id == focus)))
-              p.focus = focus;
+          if (p.lesson)
+            for (const lesson::Block& b : p.lesson->blocks)
+              if (!focus.empty() &&
+                  (b.attr_value("id") == focus ||
+                   (b.kind == lesson::BlockKind::Predict && b.predict.id == focus)))
+                p.focus = focus;
         }
       }
     }
