@@ -22,8 +22,17 @@ SharedCost shared_warp_cost(const std::vector<LaneAddr>& lanes, uint32_t banks,
   SharedCost cost;
   if (lanes.empty() || banks == 0 || banks > 64 || bank_width == 0) return cost;
   const uint32_t bytes = std::max<uint32_t>(lanes[0].bytes, bank_width);
-  // 4-byte accesses: the whole warp at once; 8-byte: half-warps; 16-byte: quarter-warps.
-  const size_t phase_lanes = std::max<size_t>(1, 32 / std::max<uint32_t>(1, bytes / bank_width));
+  // The data path returns 128 bytes (one 32-bit register for 32 lanes) per wavefront, so a
+  // 16-byte access takes quarter-warp phases, an 8-byte one half-warps. When every lane shares its
+  // address with lane n^1, or every lane with lane n^2, two phases' lanes need only one phase's
+  // distinct data and are served together (NVIDIA's description of uniform-address shared loads).
+  size_t phase_lanes = std::max<size_t>(1, 32 / std::max<uint32_t>(1, bytes / bank_width));
+  auto paired = [&](size_t mask) {
+    for (size_t l = 0; l < lanes.size(); ++l)
+      if ((l ^ mask) < lanes.size() && lanes[l ^ mask].addr != lanes[l].addr) return false;
+    return true;
+  };
+  if (phase_lanes < 32 && (paired(1) || paired(2))) phase_lanes *= 2;
   for (size_t start = 0; start < lanes.size(); start += phase_lanes) {
     const size_t end = std::min(lanes.size(), start + phase_lanes);
     // Distinct words per bank (a phase asks for at most 32 words, 128 bytes' worth per lane set).
@@ -168,10 +177,12 @@ Desc sgemm_desc(int version, int M, int N, int K, const Bases& base, bool bias_r
             e.global(kB, false, lanes_of([&](int l) { return LaneAddr{B + f4((k0 + w) * N + l), 4}; }));
             e.shared(true, lanes_of([&](int l) { return LaneAddr{As + f4(w * 32 + l), 4}; }));
             e.shared(true, lanes_of([&](int l) { return LaneAddr{Bs + f4(w * 32 + l), 4}; }));
-            for (int k = 0; k < 32; ++k) {
-              e.shared(false, lanes_of([&](int) { return LaneAddr{As + f4(w * 32 + k), 4}; }));
+            // As SASS has it: nvcc reads the row of As a thread walks (As[ty·32 + k], the same
+            // for every lane) four k at a time with LDS.128; Bs one k at a time.
+            for (int k = 0; k < 32; k += 4)
+              e.shared(false, lanes_of([&](int) { return LaneAddr{As + f4(w * 32 + k), 16}; }));
+            for (int k = 0; k < 32; ++k)
               e.shared(false, lanes_of([&](int l) { return LaneAddr{Bs + f4(k * 32 + l), 4}; }));
-            }
           } else if (w % sample == 0) {
             e.global(kC, true, lanes_of([&](int l) { return LaneAddr{C + f4(uint64_t(w) * N + l), 4}; }));
           }
@@ -194,11 +205,13 @@ Desc sgemm_desc(int version, int M, int N, int K, const Bases& base, bool bias_r
             e.global(kB, false, lanes_of([&](int l) { return LaneAddr{B + f4((k0 + tid(l) / 64) * N + tid(l) % 64), 4}; }));
             e.shared(true, lanes_of([&](int l) { return LaneAddr{As + f4((tid(l) / 8) * 8 + tid(l) % 8), 4}; }));
             e.shared(true, lanes_of([&](int l) { return LaneAddr{Bs + f4((tid(l) / 64) * 64 + tid(l) % 64), 4}; }));
-            for (int k = 0; k < 8; ++k) {
+            // As SASS has it: the unrolled k loop reads each row i of a thread's As values as two
+            // LDS.128 (k 0–3, 4–7); Bs one k at a time.
+            for (int i = 0; i < 8; ++i)
+              for (int k = 0; k < 8; k += 4)
+                e.shared(false, lanes_of([&](int l) { return LaneAddr{As + f4(((tid(l) / 64) * 8 + i) * 8 + k), 16}; }));
+            for (int k = 0; k < 8; ++k)
               e.shared(false, lanes_of([&](int l) { return LaneAddr{Bs + f4(k * 64 + tid(l) % 64), 4}; }));
-              for (int i = 0; i < 8; ++i)
-                e.shared(false, lanes_of([&](int l) { return LaneAddr{As + f4(((tid(l) / 64) * 8 + i) * 8 + k), 4}; }));
-            }
           } else {
             for (int i = 0; i < 8; ++i) {
               const int row = (tid(0) / 64) * 8 + i;  // one thread_row per warp
@@ -229,12 +242,14 @@ Desc sgemm_desc(int version, int M, int N, int K, const Bases& base, bool bias_r
               e.shared(true, lanes_of([&](int l) { return LaneAddr{As + f4((tid(l) / 8 + off) * 8 + tid(l) % 8), 4}; }));
             for (int off = 0; off < 8; off += 2)
               e.shared(true, lanes_of([&](int l) { return LaneAddr{Bs + f4((tid(l) / 128 + off) * 128 + tid(l) % 128), 4}; }));
-            for (int k = 0; k < 8; ++k) {
-              for (int i = 0; i < 8; ++i)
-                e.shared(false, lanes_of([&](int l) { return LaneAddr{As + f4(((tid(l) / 16) * 8 + i) * 8 + k), 4}; }));
-              for (int j = 0; j < 8; ++j)
-                e.shared(false, lanes_of([&](int l) { return LaneAddr{Bs + f4(k * 128 + (tid(l) % 16) * 8 + j), 4}; }));
-            }
+            // As SASS has it: nvcc turns the scalar reads into LDS.128 — As over k (a thread's row
+            // i, k 0–3 and 4–7), Bs over j (its 8 columns at one k).
+            for (int i = 0; i < 8; ++i)
+              for (int k = 0; k < 8; k += 4)
+                e.shared(false, lanes_of([&](int l) { return LaneAddr{As + f4(((tid(l) / 16) * 8 + i) * 8 + k), 16}; }));
+            for (int k = 0; k < 8; ++k)
+              for (int j = 0; j < 8; j += 4)
+                e.shared(false, lanes_of([&](int l) { return LaneAddr{Bs + f4(k * 128 + (tid(l) % 16) * 8 + j), 16}; }));
           } else {
             for (int i = 0; i < 8; ++i)
               for (int j = 0; j < 8; ++j)
@@ -398,6 +413,25 @@ Desc elementwise_desc(const std::string& kernel, int rows, int cols, const Bases
 
 // [SECTION] L1
 
+// NVIDIA hashes line addresses onto cache sets and does not publish how; with plain modulo
+// indexing the power-of-two row strides of a GEMM would alias into a few sets and miss for no
+// reason the hardware has. The twin scrambles line numbers with a bijective mixer (xor-shifts and
+// odd multiplies modulo 2^57, so every bit of the line reaches the set bits) before they reach a
+// cache: sets fill evenly, and distinct lines stay distinct.
+uint64_t hashed_line(uint64_t line) {
+  constexpr uint64_t kMask = (uint64_t{1} << 57) - 1;
+  uint64_t x = line & kMask;
+  x ^= x >> 23;
+  x = (x * 0x9E3779B97F4A7C15ull) & kMask;
+  x ^= x >> 29;
+  x = (x * 0xBF58476D1CE4E5B9ull) & kMask;
+  x ^= x >> 31;
+  return x;
+}
+uint64_t hashed_addr(uint64_t addr) {
+  return (hashed_line(addr / 128) << 7) | (addr & 127);
+}
+
 // Blocks resident on one SM: threads, registers (allocated per warp in units of 256), shared
 // memory (plus 1 KiB the system reserves per block) and the 32-block limit of compute
 // capability 9.0.
@@ -435,7 +469,7 @@ class SectorL1 {
   }
   // True on a hit; a miss installs the sector.
   bool load(uint64_t sector_addr) {
-    const uint64_t line = sector_addr / 128;
+    const uint64_t line = hashed_line(sector_addr / 128);
     const uint32_t bit = 1u << ((sector_addr / kSector) % 4);
     const uint64_t set = line % m_sets, base = set * m_ways;
     uint64_t victim = base;
@@ -617,8 +651,11 @@ GpuTwinPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, in
   if (o.k_slice > 0) {
     s = o.k_slice;
   } else if (!d.elementwise) {
+    // At most as many as the tile has rows (the epilogue samples rows within a tile), and at
+    // least 32 serial steps left, so the L1's reuse along K is still seen.
     while (per_block_l2 * double(blocks) / s > o.max_l2_accesses && d.steps % (2 * s) == 0 &&
-           l2_sets % (2 * s) == 0 && d.steps / (2 * s) >= 4)
+           l2_sets % (2 * s * std::max(1, o.l2_partitions)) == 0 && d.steps / (2 * s) >= 32 &&
+           2 * s <= d.bm)
       s *= 2;
   }
   if (s < 1 || d.steps % s || l2_sets % s)
@@ -650,7 +687,7 @@ GpuTwinPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, in
   const BlockTrace& bt = s == 1 ? full : sliced;
   memory::HierarchyConfig l2only;
   memory::CacheConfig l2 = *l2cfg;
-  l2.size_bytes /= static_cast<uint64_t>(s);
+  l2.size_bytes /= static_cast<uint64_t>(s) * static_cast<uint64_t>(std::max(1, o.l2_partitions));
   l2only.levels = {l2};
   l2only.memory = hc.memory;
   memory::Hierarchy h(l2only);
@@ -700,7 +737,7 @@ GpuTwinPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, in
             }
             seen.push_back(addr);
           }
-          batch.push_back(memory::Access{addr, kSector,
+          batch.push_back(memory::Access{hashed_addr(addr), kSector,
                                          r.write ? memory::AccessKind::Write : memory::AccessKind::Read,
                                          r.tensor});
           if (batch.size() == batch.capacity()) flush();

@@ -22,10 +22,13 @@
 //   traffic counts are multiplied by s. Every footprint the L2 sees shrinks by s together with
 //   its capacity, so hit rates are kept; tests check the error against the full trace where that
 //   is feasible.
-// - Shared memory: each warp instruction is served in phases of 32 / (bytes per lane / 4) lanes
-//   (a quarter-warp for 16-byte accesses); a phase takes as many wavefronts as the most distinct
-//   4-byte words any bank must deliver (the same word is broadcast). Conflicts are wavefronts
-//   beyond one per phase.
+// - Shared memory: the descriptions list the shared-memory instructions as nvcc emitted them
+//   (it turns runs of scalar reads into LDS.128 where addresses allow). The data path returns
+//   128 bytes a wavefront, so a warp instruction is served in phases of 32 / (bytes per lane / 4)
+//   lanes (quarter-warps for 16-byte accesses), two phases together when every lane shares its
+//   address with lane n^1 (or every lane with n^2); a phase takes as many wavefronts as the most
+//   distinct 4-byte words one bank must deliver (one word is broadcast). Conflicts are wavefronts
+//   beyond one per phase, as ncu counts them.
 #pragma once
 
 #include "sim/model/machine.h"
@@ -40,6 +43,10 @@ struct GpuTwinOptions {
   int k_slice = 0;          // s above; 0 = chosen so the L2 trace stays under max_l2_accesses
   double max_l2_accesses = 6e6;
   int group_rows = 0;       // block order: 0 = launch order, else GroupedOrder<group_rows>
+  // The L2 is split into this many partitions, each SM attached to one; a line the SMs of every
+  // partition read is held in each of them, so the capacity the kernel sees is size / partitions
+  // (Hopper: 2; 1 models one unified L2).
+  int l2_partitions = 2;
 };
 
 // Everything predicted for one launch, in the units of kernels/gpu_counters.h's keys.
