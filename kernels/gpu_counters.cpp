@@ -241,6 +241,7 @@ std::map<std::string, double> number_map(const json& j, const std::string& where
 void to_json(json& j, const CounterReport& r) {
   j = json::object();
   j["schema"] = kCountersSchema;
+  j["tool"] = r.tool;
   j["date"] = r.date;
   j["device"] = r.device;
   j["ncu_version"] = r.ncu_version;
@@ -275,6 +276,7 @@ bool is_counters_document(const json& j) {
 void from_json(const json& j, CounterReport& r) {
   need(is_counters_document(j), std::string("\"schema\" must be \"") + kCountersSchema + "\"");
   r = CounterReport{};
+  r.tool = j.value("tool", "ncu");
   r.date = j.value("date", "");
   r.device = j.value("device", json::object());
   r.ncu_version = j.value("ncu_version", "");
@@ -376,29 +378,42 @@ std::string human(double v) {
 
 std::string format_counters_table(const CounterReport& r) {
   std::ostringstream os;
+  const bool cpu = r.tool == "cachegrind";
   const std::string device = r.device.is_object() ? r.device.value("name", "?") : "?";
-  os << "Hardware counters (Nsight Compute " << r.ncu_version << ") on " << device;
-  if (r.device.is_object() && r.device.contains("driver"))
-    os << ", driver " << r.device["driver"].get<std::string>();
-  os << ", " << r.date << "\n";
-  os << "each version profiled once with cold caches (ncu flushes them before every kernel); "
-        "predicted by the simulator's trace description of the kernel\n";
+  if (cpu) {
+    os << "Cache misses by cachegrind (" << r.ncu_version << ") on " << device;
+    if (r.device.is_object() && r.device.contains("caches"))
+      os << ", " << r.device["caches"].get<std::string>();
+    os << ", " << r.date << "\n";
+    os << "the generated C++ of each schedule run once under cachegrind; predicted by the same "
+          "schedule's trace through the simulator set up as cachegrind's caches\n";
+  } else {
+    os << "Hardware counters (Nsight Compute " << r.ncu_version << ") on " << device;
+    if (r.device.is_object() && r.device.contains("driver"))
+      os << ", driver " << r.device["driver"].get<std::string>();
+    os << ", " << r.date << "\n";
+    os << "each version profiled once with cold caches (ncu flushes them before every kernel); "
+          "predicted by the simulator's trace description of the kernel\n";
+  }
   if (!r.metrics_unavailable.empty()) {
     os << "not measured (this ncu does not know the metric):";
     for (const std::string& k : r.metrics_unavailable) os << " " << k;
     os << "\n";
   }
-  // The comparison the issue asks for: DRAM bytes, L2 sectors, shared-memory wavefronts.
+  // The comparison the issue asks for: DRAM bytes, L2 sectors, shared-memory conflicts on a GPU;
+  // D1 and LL misses on a CPU.
   struct Col {
     const char* title;
     std::vector<std::string> keys;  // summed
   };
-  const std::vector<Col> cols = {
-      {"DRAM bytes", {"dram_read_bytes", "dram_write_bytes"}},
-      {"L2 sectors", {"l2_read_sectors", "l2_write_sectors"}},
-      {"smem ld conflicts", {"shared_ld_conflicts"}},
-      {"smem st conflicts", {"shared_st_conflicts"}},
-  };
+  const std::vector<Col> cols =
+      cpu ? std::vector<Col>{{"D1 misses", {"d1_misses"}}, {"LL misses", {"ll_misses"}}}
+          : std::vector<Col>{
+                {"DRAM bytes", {"dram_read_bytes", "dram_write_bytes"}},
+                {"L2 sectors", {"l2_read_sectors", "l2_write_sectors"}},
+                {"smem ld conflicts", {"shared_ld_conflicts"}},
+                {"smem st conflicts", {"shared_st_conflicts"}},
+            };
   auto total = [](const std::map<std::string, double>& m, const std::vector<std::string>& keys)
       -> std::optional<double> {
     double t = 0;
@@ -451,6 +466,7 @@ std::string format_counters_table(const CounterReport& r) {
         os << "      " << key << ": " << cause << "\n";
     }
   }
+  if (cpu) return os.str();
   os << "\nL2 hit rate of reads (measured / predicted):\n";
   for (const CounterRun& run : r.runs) {
     if (!run.predicted) continue;

@@ -1,5 +1,5 @@
-// Hardware counters of the GPU kernel versions (Nsight Compute) beside the simulator's
-// predictions: the one table of ncu metric names, the parser of ncu's CSV, and the report
+// Hardware counters of the GPU kernel versions (Nsight Compute) — and cachegrind's counts of
+// the CPU ones — beside the simulator's predictions: the one table of ncu metric names, the parser of ncu's CSV, and the report
 // (schema "tilescope-counters/1") with its JSON and its comparison table. Plain C++: no CUDA.
 //
 // Index: [SECTION] Metrics · [SECTION] ncu CSV · [SECTION] Report · [SECTION] JSON · [SECTION] Table
@@ -81,6 +81,10 @@ struct CounterRun {
 };
 
 struct CounterReport {
+  // What measured: "ncu" (Nsight Compute on a GPU) or "cachegrind" (valgrind's cache simulator,
+  // for the CPU versions: scripts/cachegrind_compare.sh --counters-json). ncu_version and
+  // ncu_command then hold that tool's version and command.
+  std::string tool = "ncu";
   std::string date;
   nlohmann::json device;  // cuda::describe_device()'s object
   std::string ncu_version;

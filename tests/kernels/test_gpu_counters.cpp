@@ -121,3 +121,19 @@ TEST_CASE("the comparison table prints each error as (predicted − measured) / 
   CHECK(back.runs.size() == r.runs.size());
   CHECK(back.runs[5].predicted->values == r.runs[5].predicted->values);
 }
+
+TEST_CASE("the CPU recording (cachegrind) prints in the same table with D1 and LL columns") {
+  const CounterReport r = load_counters_report("assets/recorded/cpu-cachegrind-counters-2026-12-02.json");
+  CHECK(r.tool == "cachegrind");
+  REQUIRE(r.runs.size() == 8);
+  const std::string table = format_counters_table(r);
+  CHECK(table.find("D1 misses") != std::string::npos);
+  CHECK(table.find("DRAM bytes") == std::string::npos);
+  CHECK(table.find("L2 hit rate") == std::string::npos);
+  for (const CounterRun& run : r.runs) {
+    // The measured count is cachegrind's read + write misses of ts_kernel, as the kernel row has.
+    const auto& k = run.kernels.at(0).metrics;
+    CHECK(run.measured.at("d1_misses") == k.at("D1mr") + k.at("D1mw"));
+    CHECK(run.measured.at("ll_misses") == k.at("DLmr") + k.at("DLmw"));
+  }
+}
