@@ -20,6 +20,14 @@
 #include <string>
 
 namespace tilescope::cli {
+
+#if TILESCOPE_HAVE_CUDA
+std::string gpu_bench_program() {
+  const char* env = std::getenv("TILESCOPE_GPU_BENCH");
+  return env && *env ? std::string(env) : std::string(TILESCOPE_GPU_BENCH_PATH);
+}
+#endif
+
 namespace {
 
 struct BenchFlags {
@@ -110,7 +118,7 @@ int run_bench(const BenchFlags& flags) {
     const std::string json_path = (std::filesystem::temp_directory_path() /
                                    ("tilescope-gpu-bench-" + std::to_string(getpid()) + ".json"))
                                       .string();
-    std::string command = std::string("'") + TILESCOPE_GPU_BENCH_PATH + "' --repeats " +
+    std::string command = std::string("'") + gpu_bench_program() + "' --repeats " +
                           std::to_string(flags.repeats) + " --out '" + json_path + "'";
     if (flags.counters) {
       command += " --counters";
@@ -122,7 +130,7 @@ int run_bench(const BenchFlags& flags) {
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (code != 0) {
       std::filesystem::remove(json_path);
-      std::cerr << "bench --gpu: the GPU bench (" << TILESCOPE_GPU_BENCH_PATH << ") stopped with "
+      std::cerr << "bench --gpu: the GPU bench (" << gpu_bench_program() << ") stopped with "
                 << (code < 0 ? std::string("a signal") : "status " + std::to_string(code)) << "\n";
       return 1;
     }

@@ -2,6 +2,8 @@
 // `tilescope-cli bench --gpu`), so scripts/gpu-run.sh has a path that depends only on kernels/cuda.
 #include "kernels/cuda/gpu_bench.h"
 #include "kernels/cuda/gpu_counters_run.h"
+#include "kernels/cuda/run_schedule.h"
+#include "sim/io/input.h"
 
 #include <CLI/CLI.hpp>
 
@@ -35,7 +37,36 @@ int main(int argc, char** argv) {
   app.add_option("--profile-one", profile_one,
                  "SUITE:VERSION — the child of --counters: one warm-up and one profiled launch");
   app.add_option("--size", profile_size, "--profile-one: square size");
+  // The current schedule of a model file on the GPU (tilescope-cli run --gpu).
+  std::string schedule_file, schedule_steps;
+  app.add_option("--run-schedule", schedule_file,
+                 "model FILE: generate its current kernel after --apply, compile with NVRTC, "
+                 "verify, time beside cuBLAS; JSON out");
+  app.add_option("--apply", schedule_steps, "--run-schedule: schedule steps");
   CLI11_PARSE(app, argc, argv);
+  if (!schedule_file.empty()) {
+    const tilescope::io::TextInput in =
+        tilescope::io::read_text_input(schedule_file, tilescope::io::kMaxModelBytes, "a model file");
+    if (!in.ok) {
+      std::cerr << "tilescope-gpu-bench: cannot read model file '" << schedule_file
+                << "': " << in.error << "\n";
+      return 1;
+    }
+    if (std::string reason; !tilescope::kernels::gpu_bench_available(&reason)) {
+      std::cerr << "no usable GPU: " << reason << "\n";
+      return 1;
+    }
+    try {
+      const nlohmann::json doc = tilescope::kernels::run_schedule_on_gpu(
+          in.text, schedule_file, schedule_steps, options.repeats, std::cerr);
+      std::ofstream out(out_path.empty() ? "/dev/stdout" : out_path);
+      out << doc.dump(2) << "\n";
+      return doc.value("verified", false) ? 0 : 3;
+    } catch (const std::exception& e) {
+      std::cerr << "tilescope-gpu-bench --run-schedule: " << e.what() << "\n";
+      return 2;
+    }
+  }
   if (!profile_one.empty()) {
     const auto colon = profile_one.find(':');
     if (colon == std::string::npos) {
