@@ -65,8 +65,7 @@ void print_prediction(const RunFlags& f, std::ostream& out) {
   model::RunOptions ro;
   const model::KernelRun run = model::run_kernel(k, *g, machine, ro);
   out << "prediction on " << machine.name << ": " << run.roofline.summary() << "; DRAM "
-      << std::fixed << std::setprecision(1) << run.dram_bytes() / 1e6 << " MB, "
-      << run.flops / 1e9 << " GFLOP\n";
+      << format_bytes_exact(run.dram_bytes()) << ", " << format_count(run.flops) << " FLOP\n";
 }
 
 int run_gpu(const RunFlags& f) {

@@ -29,7 +29,8 @@ TEST_CASE("run --gpu without a GPU: the prediction, then why the GPU step cannot
                                .string();
   const SplitResult r = run_cli("run --gpu '" + file +
                                 "' --apply 'fuse(matmul0, add0, relu0); tile(i, 32); tile(j, 32); "
-                                "bind(i.o, block.y); bind(j.o, block.x)'");
+                                "reorder(i.o, j.o, i.i, j.i); bind(i.o, block.y); "
+                                "bind(j.o, block.x)'");
   CHECK(r.code != 0);
   CHECK(has(r.out, "kernel matmul0+add0+relu0"));
   CHECK(has(r.out, "prediction on h200"));
