@@ -24,11 +24,16 @@ std::vector<TwinLaunch> twin_launches(const std::string& suite, int version, std
   }
   if (suite == "gemm_epilogue") {
     switch (version) {
-      case 1: return {{"sgemm_08", 0}, {"bias_add", 0}, {"relu", 0}};
-      case 2: return {{"sgemm_08_bias_relu", 0}};
-      case 3: return {{"hgemm_02", 0}, {"bias_add", 0}, {"relu", 0}};
-      case 4: return {{"hgemm_02_bias_relu", 0}};
-      default: break;
+      case 1:
+        return {{"sgemm_08", 0}, {"bias_add", 0}, {"relu", 0}};
+      case 2:
+        return {{"sgemm_08_bias_relu", 0}};
+      case 3:
+        return {{"hgemm_02", 0}, {"bias_add", 0}, {"relu", 0}};
+      case 4:
+        return {{"hgemm_02_bias_relu", 0}};
+      default:
+        break;
     }
   }
   if (suite == "grid_order" && (version == 1 || version == 2)) {
@@ -84,7 +89,8 @@ void explain_differences(CounterRun& run) {
   };
   const double ab = 4.0 * (double(run.m) * run.k + double(run.k) * run.n);
   if (dram_m > 0 && pct(dram_p, dram_m) < -15) {
-    const double wr_m = run.measured.count("dram_write_bytes") ? run.measured.at("dram_write_bytes") : 0;
+    const double wr_m =
+        run.measured.count("dram_write_bytes") ? run.measured.at("dram_write_bytes") : 0;
     const double wr_p = p.values.count("dram_write_bytes") ? p.values.at("dram_write_bytes") : 0;
     if (dram_m - wr_m <= dram_p - wr_p + 0.15 * dram_m) {
       p.causes["dram"] = "L2 write-back timing: the writes differ (" + num(wr_m / 1e6) +
@@ -93,18 +99,21 @@ void explain_differences(CounterRun& run) {
       p.causes["dram"] =
           "resident-block interleaving: the twin runs each wave of resident blocks in lockstep, "
           "so blocks sharing a panel of A or B meet in L2 within one serial step; the measured "
-          "reads are " + num(dram_m / std::max(1.0, dram_p)) + "× the lockstep prediction (" +
-          num(dram_m / ab) + "× the operands' size): the blocks of a wave do not run in step, "
+          "reads are " +
+          num(dram_m / std::max(1.0, dram_p)) + "× the lockstep prediction (" + num(dram_m / ab) +
+          "× the operands' size): the blocks of a wave do not run in step, "
           "so panels are re-read after the L2 dropped them (reproducible: a second run "
           "measured the same within 0.6 %, so it is the hardware's block schedule, not noise)";
     }
   } else if (dram_m > 0 && pct(dram_p, dram_m) > 15) {
-    p.causes["dram"] = "the twin keeps less in L2 than the hardware (replacement is not LRU on "
-                       "hardware; the L2's policy is not published)";
+    p.causes["dram"] =
+        "the twin keeps less in L2 than the hardware (replacement is not LRU on "
+        "hardware; the L2's policy is not published)";
   }
   if (l2_m > 0 && pct(l2_p, l2_m) > 25) {
-    p.causes["l2"] = "blocks resident on one SM share its L1 (and its misses in flight merge); "
-                     "the twin gives each block its own share of L1";
+    p.causes["l2"] =
+        "blocks resident on one SM share its L1 (and its misses in flight merge); "
+        "the twin gives each block its own share of L1";
   } else if (l2_m > 0 && pct(l2_p, l2_m) < -25) {
     p.causes["l2"] = "more sectors reach L2 than the twin's coalescing predicts";
   }
@@ -115,7 +124,8 @@ void explain_differences(CounterRun& run) {
     const double diff = run.measured.at(key) - p.values.at(key);
     const double per_instr = run.measured.at(ins) > 0 ? diff / run.measured.at(ins) : 0;
     if (std::fabs(per_instr) > 0.05) {
-      p.causes[key] = std::string("ncu counts ") + num(per_instr) + " more conflict wavefronts per " +
+      p.causes[key] = std::string("ncu counts ") + num(per_instr) +
+                      " more conflict wavefronts per " +
                       (kind == std::string("ld") ? "load" : "store") +
                       " instruction than the bank model: likely the data banks busy with L1 "
                       "fills of global loads (shared memory and L1 share them), which ncu counts "
@@ -129,7 +139,8 @@ void explain_differences(CounterRun& run) {
 void predict_counters(CounterReport& report, const model::Machine& machine) {
   for (CounterRun& run : report.runs) {
     CounterPrediction cp;
-    const std::vector<TwinLaunch> launches = twin_launches(run.suite, run.version, &cp.no_twin_reason);
+    const std::vector<TwinLaunch> launches =
+        twin_launches(run.suite, run.version, &cp.no_twin_reason);
     bool shared_known = true;
     for (const TwinLaunch& l : launches) {
       const bool elementwise = l.kernel == "bias_add" || l.kernel == "relu";
@@ -147,9 +158,9 @@ void predict_counters(CounterReport& report, const model::Machine& machine) {
                    std::to_string(static_cast<int>(p.l1_bytes_per_block / 1024)) + " KiB/block";
     }
     if (!shared_known) {
-      for (const char* k : {"shared_ld_wavefronts", "shared_st_wavefronts", "shared_ld_conflicts",
-                            "shared_st_conflicts", "shared_ld_instructions",
-                            "shared_st_instructions"})
+      for (const char* k :
+           {"shared_ld_wavefronts", "shared_st_wavefronts", "shared_ld_conflicts",
+            "shared_st_conflicts", "shared_ld_instructions", "shared_st_instructions"})
         cp.values.erase(k);
     }
     run.predicted = std::move(cp);

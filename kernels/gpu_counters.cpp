@@ -128,8 +128,8 @@ std::vector<CsvField> split_csv(const std::string& line, const std::string& wher
     fields.push_back(std::move(f));
     if (i >= line.size()) break;
     if (line[i] != ',') {
-      throw CountersParseError(where + ":" + std::to_string(line_no) + ":" +
-                               std::to_string(i + 1) + ": expected ',' after a quoted field");
+      throw CountersParseError(where + ":" + std::to_string(line_no) + ":" + std::to_string(i + 1) +
+                               ": expected ',' after a quoted field");
     }
     ++i;
   }
@@ -180,9 +180,9 @@ std::vector<NcuKernel> parse_ncu_csv(const std::string& text, const std::string&
       if (!fields.empty() && fields[0].text.empty()) continue;
     }
     if (fields.size() != header.size()) {
-      throw CountersParseError(where + ":" + std::to_string(line_no) + ":1: " +
-                               std::to_string(fields.size()) + " fields where the header has " +
-                               std::to_string(header.size()));
+      throw CountersParseError(where + ":" + std::to_string(line_no) +
+                               ":1: " + std::to_string(fields.size()) +
+                               " fields where the header has " + std::to_string(header.size()));
     }
     NcuKernel k;
     k.name = fields[static_cast<size_t>(name_col)].text;
@@ -252,16 +252,17 @@ void to_json(json& j, const CounterReport& r) {
   j["metrics_unavailable"] = r.metrics_unavailable;
   j["runs"] = json::array();
   for (const CounterRun& run : r.runs) {
-    json o = {{"suite", run.suite}, {"version", run.version}, {"name", run.name},
-              {"M", run.m},         {"N", run.n},             {"K", run.k}};
+    json o = {{"suite", run.suite}, {"version", run.version},
+              {"name", run.name},   {"M", run.m},
+              {"N", run.n},         {"K", run.k}};
     o["kernels"] = json::array();
     for (const NcuKernel& k : run.kernels) o["kernels"].push_back(kernel_json(k));
     o["measured"] = run.measured;
     if (run.error) o["error"] = *run.error;
     if (run.predicted) {
       const CounterPrediction& p = *run.predicted;
-      o["predicted"] = {{"values", p.values}, {"twin", p.twin},
-                        {"method", p.method}, {"causes", p.causes}};
+      o["predicted"] = {
+          {"values", p.values}, {"twin", p.twin}, {"method", p.method}, {"causes", p.causes}};
       if (!p.no_twin_reason.empty()) o["predicted"]["no_twin_reason"] = p.no_twin_reason;
     }
     j["runs"].push_back(std::move(o));
@@ -295,8 +296,8 @@ void from_json(const json& j, CounterReport& r) {
   for (size_t i = 0; i < j["runs"].size(); ++i) {
     const json& o = j["runs"][i];
     const std::string where = "runs[" + std::to_string(i) + "]";
-    need(o.is_object() && o.contains("suite") && o["suite"].is_string() &&
-             o.contains("version") && o["version"].is_number_integer(),
+    need(o.is_object() && o.contains("suite") && o["suite"].is_string() && o.contains("version") &&
+             o["version"].is_number_integer(),
          where + " needs a string \"suite\" and an integer \"version\"");
     CounterRun run;
     run.suite = o["suite"];
@@ -414,8 +415,8 @@ std::string format_counters_table(const CounterReport& r) {
                 {"smem ld conflicts", {"shared_ld_conflicts"}},
                 {"smem st conflicts", {"shared_st_conflicts"}},
             };
-  auto total = [](const std::map<std::string, double>& m, const std::vector<std::string>& keys)
-      -> std::optional<double> {
+  auto total = [](const std::map<std::string, double>& m,
+                  const std::vector<std::string>& keys) -> std::optional<double> {
     double t = 0;
     for (const std::string& k : keys) {
       const auto it = m.find(k);
@@ -449,8 +450,8 @@ std::string format_counters_table(const CounterReport& r) {
       std::string s = (m ? human(mv) : "—") + " / " + (p ? human(pv) : "—");
       if (m && p && mv != 0) {
         std::ostringstream e;
-        e << " (" << std::showpos << std::fixed << std::setprecision(1)
-          << 100.0 * (pv - mv) / mv << "%)";
+        e << " (" << std::showpos << std::fixed << std::setprecision(1) << 100.0 * (pv - mv) / mv
+          << "%)";
         s += e.str();
       } else if (m && p && mv == 0 && pv == 0) {
         s += " (=)";

@@ -1,8 +1,10 @@
 // Hardware counters of the GPU kernel versions (Nsight Compute) — and cachegrind's counts of
-// the CPU ones — beside the simulator's predictions: the one table of ncu metric names, the parser of ncu's CSV, and the report
-// (schema "tilescope-counters/1") with its JSON and its comparison table. Plain C++: no CUDA.
+// the CPU ones — beside the simulator's predictions: the one table of ncu metric names, the parser
+// of ncu's CSV, and the report (schema "tilescope-counters/1") with its JSON and its comparison
+// table. Plain C++: no CUDA.
 //
-// Index: [SECTION] Metrics · [SECTION] ncu CSV · [SECTION] Report · [SECTION] JSON · [SECTION] Table
+// Index: [SECTION] Metrics · [SECTION] ncu CSV · [SECTION] Report · [SECTION] JSON · [SECTION]
+// Table
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -61,10 +63,10 @@ std::vector<NcuKernel> parse_ncu_csv(const std::string& text, const std::string&
 
 // What the simulator predicts for one run (counter key → value), how, and why it may differ.
 struct CounterPrediction {
-  std::map<std::string, double> values;  // keys of counter_metrics()
-  std::string twin;                      // the trace description used, or "" when none
-  std::string method;                    // the reduction, e.g. "K slice 1/8, L2 scaled 1/8"
-  std::string no_twin_reason;            // when twin is empty
+  std::map<std::string, double> values;       // keys of counter_metrics()
+  std::string twin;                           // the trace description used, or "" when none
+  std::string method;                         // the reduction, e.g. "K slice 1/8, L2 scaled 1/8"
+  std::string no_twin_reason;                 // when twin is empty
   std::map<std::string, std::string> causes;  // key → likely cause of a difference
 };
 
@@ -89,8 +91,8 @@ struct CounterReport {
   nlohmann::json device;  // cuda::describe_device()'s object
   std::string ncu_version;
   std::string ncu_command;  // the options every run used (the program and its arguments follow)
-  std::vector<CounterMetric> metrics;             // the table as used
-  std::vector<std::string> metrics_unavailable;   // keys whose ncu metric this ncu does not know
+  std::vector<CounterMetric> metrics;            // the table as used
+  std::vector<std::string> metrics_unavailable;  // keys whose ncu metric this ncu does not know
   std::vector<CounterRun> runs;
   nlohmann::json details = nlohmann::json::object();
 };

@@ -84,8 +84,8 @@ int run_gpu(const RunFlags& f) {
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return q + "'";
   };
-  const std::string command = quote(gpu_bench_program()) + " --run-schedule " +
-                              quote(f.file) + " --apply " + quote(f.apply) + " --repeats " +
+  const std::string command = quote(gpu_bench_program()) + " --run-schedule " + quote(f.file) +
+                              " --apply " + quote(f.apply) + " --repeats " +
                               std::to_string(f.repeats) + " --out " + quote(json_path);
   const int status = std::system(command.c_str());
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -104,7 +104,8 @@ int run_gpu(const RunFlags& f) {
   }
   std::cout << "measured on " << r["device"].value("name", "?") << ": "
             << (r.value("verified", false) ? "verified" : "NOT verified");
-  if (r.contains("rel_error")) std::cout << " (relative error " << r["rel_error"].get<double>() << ")";
+  if (r.contains("rel_error"))
+    std::cout << " (relative error " << r["rel_error"].get<double>() << ")";
   if (r.contains("median_ms")) std::cout << ", " << ms(r["median_ms"].get<double>()) << " median";
   std::cout << "; NVRTC, " << r.value("registers", 0) << " registers/thread\n";
   if (r.contains("cublas") && r["cublas"].is_object())

@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
   app.add_option("--apply", schedule_steps, "--run-schedule: schedule steps");
   CLI11_PARSE(app, argc, argv);
   if (!schedule_file.empty()) {
-    const tilescope::io::TextInput in =
-        tilescope::io::read_text_input(schedule_file, tilescope::io::kMaxModelBytes, "a model file");
+    const tilescope::io::TextInput in = tilescope::io::read_text_input(
+        schedule_file, tilescope::io::kMaxModelBytes, "a model file");
     if (!in.ok) {
       std::cerr << "tilescope-gpu-bench: cannot read model file '" << schedule_file
                 << "': " << in.error << "\n";
@@ -74,8 +74,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     return tilescope::kernels::profile_one(profile_one.substr(0, colon),
-                                           std::atoi(profile_one.c_str() + colon + 1),
-                                           profile_size, std::cerr);
+                                           std::atoi(profile_one.c_str() + colon + 1), profile_size,
+                                           std::cerr);
   }
   if (counters) {
     counter_options.suite = options.suite == "all" ? "" : options.suite;

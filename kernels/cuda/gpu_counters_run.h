@@ -14,8 +14,8 @@ namespace tilescope::kernels {
 struct CountersOptions {
   std::vector<int> sizes = {2048, 4096};  // M = N = K
   std::string suite;                      // "" = sgemm,gemm_epilogue,grid_order
-  std::string ncu;                        // the ncu program; "" = find it (TILESCOPE_NCU, PATH, ...)
-  int timeout_s = 240;                    // per profiled version
+  std::string ncu;      // the ncu program; "" = find it (TILESCOPE_NCU, PATH, ...)
+  int timeout_s = 240;  // per profiled version
 };
 
 // The suites --counters knows, in the order it runs them.

@@ -64,8 +64,8 @@ json run_schedule_on_gpu(const std::string& model_text, const std::string& where
     launch.block[d] = static_cast<unsigned>(lc.block[size_t(d)]);
   }
   launch.dynamic_smem_bytes = static_cast<unsigned>(lc.dynamic_smem_bytes);
-  out["launch"] = {{"grid", lc.grid}, {"block", lc.block},
-                   {"dynamic_smem_bytes", lc.dynamic_smem_bytes}};
+  out["launch"] = {
+      {"grid", lc.grid}, {"block", lc.block}, {"dynamic_smem_bytes", lc.dynamic_smem_bytes}};
   const cuda::NvrtcKernel jit = cuda::NvrtcKernel::compile_and_load(source);
   out["registers"] = jit.registers_per_thread();
   out["nvrtc_ms"] = jit.compile_ms();
@@ -136,9 +136,9 @@ json run_schedule_on_gpu(const std::string& model_text, const std::string& where
     to.repeats = std::max(3, repeats);
     const cuda::KernelTiming ct = cuda::time_gpu(gemm, to);
     cublasDestroy(h);
-    out["cublas"] = {{"what", "cuBLAS SGEMM of the kernel's matrix product, M=" + std::to_string(M) +
-                                  " N=" + std::to_string(N) + " K=" + std::to_string(K) +
-                                  " (fp32, no TF32; no epilogue)"},
+    out["cublas"] = {{"what", "cuBLAS SGEMM of the kernel's matrix product, M=" +
+                                  std::to_string(M) + " N=" + std::to_string(N) +
+                                  " K=" + std::to_string(K) + " (fp32, no TF32; no epilogue)"},
                      {"median_ms", ct.median_ms}};
     break;
   }

@@ -89,15 +89,15 @@ struct Bases {
 // function, and where each tensor's tile of block (tx, ty) starts relative to tile (0, 0).
 struct Desc {
   std::string name;
-  int grid_x = 1, grid_y = 1;   // launch grid (x fastest)
-  bool x_is_rows = false;       // sgemm_01 launches blockIdx.x along M
+  int grid_x = 1, grid_y = 1;  // launch grid (x fastest)
+  bool x_is_rows = false;      // sgemm_01 launches blockIdx.x along M
   int threads = 256;
-  int registers = 32;           // per thread, nvcc -Xptxas -v (kernels/cuda/NOTES.md)
-  int smem_bytes = 0;           // static + dynamic shared memory per block
-  int bm = 0, bn = 0, bk = 1;   // output tile rows, columns; K per serial step
-  int steps = 1;                // serial-loop iterations at full K
-  bool elementwise = false;     // tiles are 1-D slices of a matrix
-  int elems_per_block = 0;      // elementwise: floats per block
+  int registers = 32;          // per thread, nvcc -Xptxas -v (kernels/cuda/NOTES.md)
+  int smem_bytes = 0;          // static + dynamic shared memory per block
+  int bm = 0, bn = 0, bk = 1;  // output tile rows, columns; K per serial step
+  int steps = 1;               // serial-loop iterations at full K
+  bool elementwise = false;    // tiles are 1-D slices of a matrix
+  int elems_per_block = 0;     // elementwise: floats per block
   // Emits step `s` (0 .. steps-1) of the representative block; `s == steps` is the epilogue.
   // `sample_rows`: the epilogue stores only rows r with r % sample_rows == 0.
   std::function<void(int s, int sample_rows, Emit&)> step;
@@ -131,8 +131,12 @@ Desc sgemm_desc(int version, int M, int N, int K, const Bases& base, bool bias_r
       d.step = [=](int s, int sample, Emit& e) {
         for (int w = 0; w < 32; ++w) {  // threadIdx.y = w is the column
           if (s < K) {
-            e.global(kA, false, lanes_of([&](int l) { return LaneAddr{A + f4(uint64_t(l) * K + s), 4}; }));
-            e.global(kB, false, lanes_of([&](int) { return LaneAddr{B + f4(uint64_t(s) * N + w), 4}; }));
+            e.global(kA, false, lanes_of([&](int l) {
+                       return LaneAddr{A + f4(uint64_t(l) * K + s), 4};
+                     }));
+            e.global(kB, false, lanes_of([&](int) {
+                       return LaneAddr{B + f4(uint64_t(s) * N + w), 4};
+                     }));
           } else {
             std::vector<int> rows;
             for (int l = 0; l < 32; ++l)
@@ -154,10 +158,16 @@ Desc sgemm_desc(int version, int M, int N, int K, const Bases& base, bool bias_r
       d.step = [=](int s, int sample, Emit& e) {
         for (int w = 0; w < 32; ++w) {
           if (s < K) {
-            e.global(kA, false, lanes_of([&](int) { return LaneAddr{A + f4(uint64_t(w) * K + s), 4}; }));
-            e.global(kB, false, lanes_of([&](int l) { return LaneAddr{B + f4(uint64_t(s) * N + l), 4}; }));
+            e.global(kA, false, lanes_of([&](int) {
+                       return LaneAddr{A + f4(uint64_t(w) * K + s), 4};
+                     }));
+            e.global(kB, false, lanes_of([&](int l) {
+                       return LaneAddr{B + f4(uint64_t(s) * N + l), 4};
+                     }));
           } else if (w % sample == 0) {
-            e.global(kC, true, lanes_of([&](int l) { return LaneAddr{C + f4(uint64_t(w) * N + l), 4}; }));
+            e.global(kC, true, lanes_of([&](int l) {
+                       return LaneAddr{C + f4(uint64_t(w) * N + l), 4};
+                     }));
           }
         }
       };
@@ -173,8 +183,12 @@ Desc sgemm_desc(int version, int M, int N, int K, const Bases& base, bool bias_r
         for (int w = 0; w < 32; ++w) {
           if (s < K / 32) {
             const uint64_t k0 = uint64_t(s) * 32;
-            e.global(kA, false, lanes_of([&](int l) { return LaneAddr{A + f4(uint64_t(w) * K + k0 + l), 4}; }));
-            e.global(kB, false, lanes_of([&](int l) { return LaneAddr{B + f4((k0 + w) * N + l), 4}; }));
+            e.global(kA, false, lanes_of([&](int l) {
+                       return LaneAddr{A + f4(uint64_t(w) * K + k0 + l), 4};
+                     }));
+            e.global(kB, false, lanes_of([&](int l) {
+                       return LaneAddr{B + f4((k0 + w) * N + l), 4};
+                     }));
             e.shared(true, lanes_of([&](int l) { return LaneAddr{As + f4(w * 32 + l), 4}; }));
             e.shared(true, lanes_of([&](int l) { return LaneAddr{Bs + f4(w * 32 + l), 4}; }));
             // As SASS has it: nvcc reads the row of As a thread walks (As[ty·32 + k], the same
@@ -184,7 +198,9 @@ Desc sgemm_desc(int version, int M, int N, int K, const Bases& base, bool bias_r
             for (int k = 0; k < 32; ++k)
               e.shared(false, lanes_of([&](int l) { return LaneAddr{Bs + f4(k * 32 + l), 4}; }));
           } else if (w % sample == 0) {
-            e.global(kC, true, lanes_of([&](int l) { return LaneAddr{C + f4(uint64_t(w) * N + l), 4}; }));
+            e.global(kC, true, lanes_of([&](int l) {
+                       return LaneAddr{C + f4(uint64_t(w) * N + l), 4};
+                     }));
           }
         }
       };
@@ -201,22 +217,36 @@ Desc sgemm_desc(int version, int M, int N, int K, const Bases& base, bool bias_r
           auto tid = [w](int l) { return w * 32 + l; };
           if (s < K / 8) {
             const uint64_t k0 = uint64_t(s) * 8;
-            e.global(kA, false, lanes_of([&](int l) { return LaneAddr{A + f4(uint64_t(tid(l) / 8) * K + k0 + tid(l) % 8), 4}; }));
-            e.global(kB, false, lanes_of([&](int l) { return LaneAddr{B + f4((k0 + tid(l) / 64) * N + tid(l) % 64), 4}; }));
-            e.shared(true, lanes_of([&](int l) { return LaneAddr{As + f4((tid(l) / 8) * 8 + tid(l) % 8), 4}; }));
-            e.shared(true, lanes_of([&](int l) { return LaneAddr{Bs + f4((tid(l) / 64) * 64 + tid(l) % 64), 4}; }));
+            e.global(kA, false, lanes_of([&](int l) {
+                       return LaneAddr{A + f4(uint64_t(tid(l) / 8) * K + k0 + tid(l) % 8), 4};
+                     }));
+            e.global(kB, false, lanes_of([&](int l) {
+                       return LaneAddr{B + f4((k0 + tid(l) / 64) * N + tid(l) % 64), 4};
+                     }));
+            e.shared(true, lanes_of([&](int l) {
+                       return LaneAddr{As + f4((tid(l) / 8) * 8 + tid(l) % 8), 4};
+                     }));
+            e.shared(true, lanes_of([&](int l) {
+                       return LaneAddr{Bs + f4((tid(l) / 64) * 64 + tid(l) % 64), 4};
+                     }));
             // As SASS has it: the unrolled k loop reads each row i of a thread's As values as two
             // LDS.128 (k 0–3, 4–7); Bs one k at a time.
             for (int i = 0; i < 8; ++i)
               for (int k = 0; k < 8; k += 4)
-                e.shared(false, lanes_of([&](int l) { return LaneAddr{As + f4(((tid(l) / 64) * 8 + i) * 8 + k), 16}; }));
+                e.shared(false, lanes_of([&](int l) {
+                           return LaneAddr{As + f4(((tid(l) / 64) * 8 + i) * 8 + k), 16};
+                         }));
             for (int k = 0; k < 8; ++k)
-              e.shared(false, lanes_of([&](int l) { return LaneAddr{Bs + f4(k * 64 + tid(l) % 64), 4}; }));
+              e.shared(false, lanes_of([&](int l) {
+                         return LaneAddr{Bs + f4(k * 64 + tid(l) % 64), 4};
+                       }));
           } else {
             for (int i = 0; i < 8; ++i) {
               const int row = (tid(0) / 64) * 8 + i;  // one thread_row per warp
               if (row % sample) continue;
-              e.global(kC, true, lanes_of([&](int l) { return LaneAddr{C + f4(uint64_t(row) * N + tid(l) % 64), 4}; }));
+              e.global(kC, true, lanes_of([&](int l) {
+                         return LaneAddr{C + f4(uint64_t(row) * N + tid(l) % 64), 4};
+                       }));
             }
           }
         }
@@ -235,28 +265,44 @@ Desc sgemm_desc(int version, int M, int N, int K, const Bases& base, bool bias_r
           if (s < K / 8) {
             const uint64_t k0 = uint64_t(s) * 8;
             for (int off = 0; off < 128; off += 32)
-              e.global(kA, false, lanes_of([&](int l) { return LaneAddr{A + f4(uint64_t(tid(l) / 8 + off) * K + k0 + tid(l) % 8), 4}; }));
+              e.global(
+                  kA, false, lanes_of([&](int l) {
+                    return LaneAddr{A + f4(uint64_t(tid(l) / 8 + off) * K + k0 + tid(l) % 8), 4};
+                  }));
             for (int off = 0; off < 8; off += 2)
-              e.global(kB, false, lanes_of([&](int l) { return LaneAddr{B + f4((k0 + tid(l) / 128 + off) * N + tid(l) % 128), 4}; }));
+              e.global(kB, false, lanes_of([&](int l) {
+                         return LaneAddr{B + f4((k0 + tid(l) / 128 + off) * N + tid(l) % 128), 4};
+                       }));
             for (int off = 0; off < 128; off += 32)
-              e.shared(true, lanes_of([&](int l) { return LaneAddr{As + f4((tid(l) / 8 + off) * 8 + tid(l) % 8), 4}; }));
+              e.shared(true, lanes_of([&](int l) {
+                         return LaneAddr{As + f4((tid(l) / 8 + off) * 8 + tid(l) % 8), 4};
+                       }));
             for (int off = 0; off < 8; off += 2)
-              e.shared(true, lanes_of([&](int l) { return LaneAddr{Bs + f4((tid(l) / 128 + off) * 128 + tid(l) % 128), 4}; }));
+              e.shared(true, lanes_of([&](int l) {
+                         return LaneAddr{Bs + f4((tid(l) / 128 + off) * 128 + tid(l) % 128), 4};
+                       }));
             // As SASS has it: nvcc turns the scalar reads into LDS.128 — As over k (a thread's row
             // i, k 0–3 and 4–7), Bs over j (its 8 columns at one k).
             for (int i = 0; i < 8; ++i)
               for (int k = 0; k < 8; k += 4)
-                e.shared(false, lanes_of([&](int l) { return LaneAddr{As + f4(((tid(l) / 16) * 8 + i) * 8 + k), 16}; }));
+                e.shared(false, lanes_of([&](int l) {
+                           return LaneAddr{As + f4(((tid(l) / 16) * 8 + i) * 8 + k), 16};
+                         }));
             for (int k = 0; k < 8; ++k)
               for (int j = 0; j < 8; j += 4)
-                e.shared(false, lanes_of([&](int l) { return LaneAddr{Bs + f4(k * 128 + (tid(l) % 16) * 8 + j), 16}; }));
+                e.shared(false, lanes_of([&](int l) {
+                           return LaneAddr{Bs + f4(k * 128 + (tid(l) % 16) * 8 + j), 16};
+                         }));
           } else {
             for (int i = 0; i < 8; ++i)
               for (int j = 0; j < 8; ++j)
                 e.global(kC, true, lanes_of([&](int l) {
-                  const int row = (tid(l) / 16) * 8 + i;
-                  return LaneAddr{row % sample ? ~uint64_t{0} : C + f4(uint64_t(row) * N + (tid(l) % 16) * 8 + j), 4};
-                }));
+                           const int row = (tid(l) / 16) * 8 + i;
+                           return LaneAddr{row % sample
+                                               ? ~uint64_t{0}
+                                               : C + f4(uint64_t(row) * N + (tid(l) % 16) * 8 + j),
+                                           4};
+                         }));
           }
         }
       };
@@ -273,24 +319,40 @@ Desc sgemm_desc(int version, int M, int N, int K, const Bases& base, bool bias_r
           auto tid = [w](int l) { return w * 32 + l; };
           if (s < K / 8) {
             const uint64_t k0 = uint64_t(s) * 8;
-            e.global(kA, false, lanes_of([&](int l) { return LaneAddr{A + f4(uint64_t(tid(l) / 2) * K + k0 + (tid(l) % 2) * 4), 16}; }));
-            e.global(kB, false, lanes_of([&](int l) { return LaneAddr{B + f4((k0 + tid(l) / 32) * N + (tid(l) % 32) * 4), 16}; }));
+            e.global(
+                kA, false, lanes_of([&](int l) {
+                  return LaneAddr{A + f4(uint64_t(tid(l) / 2) * K + k0 + (tid(l) % 2) * 4), 16};
+                }));
+            e.global(kB, false, lanes_of([&](int l) {
+                       return LaneAddr{B + f4((k0 + tid(l) / 32) * N + (tid(l) % 32) * 4), 16};
+                     }));
             for (int c = 0; c < 4; ++c)
-              e.shared(true, lanes_of([&](int l) { return LaneAddr{As + f4(((tid(l) % 2) * 4 + c) * 128 + tid(l) / 2), 4}; }));
-            e.shared(true, lanes_of([&](int l) { return LaneAddr{Bs + f4((tid(l) / 32) * 128 + (tid(l) % 32) * 4), 16}; }));
+              e.shared(true, lanes_of([&](int l) {
+                         return LaneAddr{As + f4(((tid(l) % 2) * 4 + c) * 128 + tid(l) / 2), 4};
+                       }));
+            e.shared(true, lanes_of([&](int l) {
+                       return LaneAddr{Bs + f4((tid(l) / 32) * 128 + (tid(l) % 32) * 4), 16};
+                     }));
             for (int k = 0; k < 8; ++k) {
               for (int i = 0; i < 8; i += 4)
-                e.shared(false, lanes_of([&](int l) { return LaneAddr{As + f4(k * 128 + (tid(l) / 16) * 8 + i), 16}; }));
+                e.shared(false, lanes_of([&](int l) {
+                           return LaneAddr{As + f4(k * 128 + (tid(l) / 16) * 8 + i), 16};
+                         }));
               for (int j = 0; j < 8; j += 4)
-                e.shared(false, lanes_of([&](int l) { return LaneAddr{Bs + f4(k * 128 + (tid(l) % 16) * 8 + j), 16}; }));
+                e.shared(false, lanes_of([&](int l) {
+                           return LaneAddr{Bs + f4(k * 128 + (tid(l) % 16) * 8 + j), 16};
+                         }));
             }
           } else {
             for (int i = 0; i < 8; ++i)
               for (int j = 0; j < 8; j += 4)
                 e.global(kC, true, lanes_of([&](int l) {
-                  const int row = (tid(l) / 16) * 8 + i;
-                  return LaneAddr{row % sample ? ~uint64_t{0} : C + f4(uint64_t(row) * N + (tid(l) % 16) * 8 + j), 16};
-                }));
+                           const int row = (tid(l) / 16) * 8 + i;
+                           return LaneAddr{row % sample
+                                               ? ~uint64_t{0}
+                                               : C + f4(uint64_t(row) * N + (tid(l) % 16) * 8 + j),
+                                           16};
+                         }));
           }
         }
       };
@@ -314,26 +376,48 @@ Desc sgemm_desc(int version, int M, int N, int K, const Bases& base, bool bias_r
           auto col0 = [w](int l) { return (w % 2) * 64 + (l % 8) * 4; };
           if (s < K / 8) {
             const uint64_t k0 = uint64_t(s) * 8;
-            e.global(kA, false, lanes_of([&](int l) { return LaneAddr{A + f4(uint64_t(tid(l) / 2) * K + k0 + (tid(l) % 2) * 4), 16}; }));
-            e.global(kB, false, lanes_of([&](int l) { return LaneAddr{B + f4((k0 + tid(l) / 32) * N + (tid(l) % 32) * 4), 16}; }));
+            e.global(
+                kA, false, lanes_of([&](int l) {
+                  return LaneAddr{A + f4(uint64_t(tid(l) / 2) * K + k0 + (tid(l) % 2) * 4), 16};
+                }));
+            e.global(kB, false, lanes_of([&](int l) {
+                       return LaneAddr{B + f4((k0 + tid(l) / 32) * N + (tid(l) % 32) * 4), 16};
+                     }));
             for (int c = 0; c < 4; ++c)
-              e.shared(true, lanes_of([&](int l) { return LaneAddr{as + f4(((tid(l) % 2) * 4 + c) * 132 + tid(l) / 2), 4}; }));
-            e.shared(true, lanes_of([&](int l) { return LaneAddr{bs + f4((tid(l) / 32) * 128 + (tid(l) % 32) * 4), 16}; }));
+              e.shared(true, lanes_of([&](int l) {
+                         return LaneAddr{as + f4(((tid(l) % 2) * 4 + c) * 132 + tid(l) / 2), 4};
+                       }));
+            e.shared(true, lanes_of([&](int l) {
+                       return LaneAddr{bs + f4((tid(l) / 32) * 128 + (tid(l) % 32) * 4), 16};
+                     }));
             for (int k = 0; k < 8; ++k) {
-              e.shared(false, lanes_of([&](int l) { return LaneAddr{as + f4(k * 132 + row0(l)), 16}; }));
-              e.shared(false, lanes_of([&](int l) { return LaneAddr{as + f4(k * 132 + row0(l) + 16), 16}; }));
-              e.shared(false, lanes_of([&](int l) { return LaneAddr{bs + f4(k * 128 + col0(l)), 16}; }));
-              e.shared(false, lanes_of([&](int l) { return LaneAddr{bs + f4(k * 128 + col0(l) + 32), 16}; }));
+              e.shared(false, lanes_of([&](int l) {
+                         return LaneAddr{as + f4(k * 132 + row0(l)), 16};
+                       }));
+              e.shared(false, lanes_of([&](int l) {
+                         return LaneAddr{as + f4(k * 132 + row0(l) + 16), 16};
+                       }));
+              e.shared(false, lanes_of([&](int l) {
+                         return LaneAddr{bs + f4(k * 128 + col0(l)), 16};
+                       }));
+              e.shared(false, lanes_of([&](int l) {
+                         return LaneAddr{bs + f4(k * 128 + col0(l) + 32), 16};
+                       }));
             }
           } else {
             for (int i = 0; i < 8; ++i)
               for (int jh = 0; jh < 2; ++jh) {
                 if (bias_relu && i % sample == 0)
-                  e.global(kBias, false, lanes_of([&](int l) { return LaneAddr{BIAS + f4(col0(l) + jh * 32), 16}; }));
+                  e.global(kBias, false, lanes_of([&](int l) {
+                             return LaneAddr{BIAS + f4(col0(l) + jh * 32), 16};
+                           }));
                 e.global(kC, true, lanes_of([&](int l) {
-                  const int row = row0(l) + (i / 4) * 16 + i % 4;
-                  return LaneAddr{row % sample ? ~uint64_t{0} : C + f4(uint64_t(row) * N + col0(l) + jh * 32), 16};
-                }));
+                           const int row = row0(l) + (i / 4) * 16 + i % 4;
+                           return LaneAddr{row % sample
+                                               ? ~uint64_t{0}
+                                               : C + f4(uint64_t(row) * N + col0(l) + jh * 32),
+                                           16};
+                         }));
               }
           }
         }
@@ -365,8 +449,14 @@ Desc hgemm2_desc(int M, int N, int K, const Bases& base, bool bias_relu) {
         const uint64_t k0 = uint64_t(s) * 32;
         for (int rep = 0; rep < 4; ++rep) {  // 512 chunks of 16 B per operand, 128 threads
           auto chunk = [&](int l) { return rep * 128 + w * 32 + l; };
-          e.global(kA, false, lanes_of([&](int l) { return LaneAddr{A + (uint64_t(chunk(l) / 4) * K + k0 + (chunk(l) % 4) * 8) * 2, 16}; }));
-          e.global(kB, false, lanes_of([&](int l) { return LaneAddr{W + (uint64_t(chunk(l) / 4) * K + k0 + (chunk(l) % 4) * 8) * 2, 16}; }));
+          e.global(
+              kA, false, lanes_of([&](int l) {
+                return LaneAddr{A + (uint64_t(chunk(l) / 4) * K + k0 + (chunk(l) % 4) * 8) * 2, 16};
+              }));
+          e.global(
+              kB, false, lanes_of([&](int l) {
+                return LaneAddr{W + (uint64_t(chunk(l) / 4) * K + k0 + (chunk(l) % 4) * 8) * 2, 16};
+              }));
         }
       } else {
         const int wm = (w / 2) * 64, wn = (w % 2) * 64;
@@ -374,11 +464,16 @@ Desc hgemm2_desc(int M, int N, int K, const Bases& base, bool bias_relu) {
           for (int ni = 0; ni < 8; ++ni)
             for (int half = 0; half < 2; ++half) {
               if (bias_relu)
-                e.global(kBias, false, lanes_of([&](int l) { return LaneAddr{BIAS + f4(wn + ni * 8 + (l % 4) * 2), 8}; }));
+                e.global(kBias, false, lanes_of([&](int l) {
+                           return LaneAddr{BIAS + f4(wn + ni * 8 + (l % 4) * 2), 8};
+                         }));
               e.global(kC, true, lanes_of([&](int l) {
-                const int row = wm + mi * 16 + half * 8 + l / 4;
-                return LaneAddr{row % sample ? ~uint64_t{0} : C + f4(uint64_t(row) * N + wn + ni * 8 + (l % 4) * 2), 8};
-              }));
+                         const int row = wm + mi * 16 + half * 8 + l / 4;
+                         return LaneAddr{
+                             row % sample ? ~uint64_t{0}
+                                          : C + f4(uint64_t(row) * N + wn + ni * 8 + (l % 4) * 2),
+                             8};
+                       }));
             }
       }
     }
@@ -402,10 +497,16 @@ Desc elementwise_desc(const std::string& kernel, int rows, int cols, const Bases
     (void)sample;
     if (s > 0) return;
     for (int w = 0; w < 8; ++w) {
-      e.global(kA, false, lanes_of([&](int l) { return LaneAddr{IN + f4(uint64_t(w * 32 + l) * 4), 16}; }));
+      e.global(kA, false, lanes_of([&](int l) {
+                 return LaneAddr{IN + f4(uint64_t(w * 32 + l) * 4), 16};
+               }));
       if (bias)
-        e.global(kBias, false, lanes_of([&](int l) { return LaneAddr{BIAS + f4(uint64_t(w * 32 + l) * 4 % cols), 16}; }));
-      e.global(kC, true, lanes_of([&](int l) { return LaneAddr{OUT + f4(uint64_t(w * 32 + l) * 4), 16}; }));
+        e.global(kBias, false, lanes_of([&](int l) {
+                   return LaneAddr{BIAS + f4(uint64_t(w * 32 + l) * 4 % cols), 16};
+                 }));
+      e.global(kC, true, lanes_of([&](int l) {
+                 return LaneAddr{OUT + f4(uint64_t(w * 32 + l) * 4), 16};
+               }));
     }
   };
   return d;
@@ -510,7 +611,8 @@ struct BlockTrace {
 
 class BlockRecorder final : public Emit {
  public:
-  BlockRecorder(BlockTrace& t, SectorL1& l1, bool count_shared) : m_t(t), m_l1(l1), m_shared(count_shared) {}
+  BlockRecorder(BlockTrace& t, SectorL1& l1, bool count_shared)
+      : m_t(t), m_l1(l1), m_shared(count_shared) {}
   void begin_step() { m_t.steps.emplace_back(); }
   void global(Tensor t, bool write, const Warp& w) override {
     std::vector<uint64_t> sectors;
@@ -593,10 +695,9 @@ std::pair<int, int> tile_of(const Desc& d, int64_t index, int group) {
 // [SECTION] Prediction
 
 std::vector<std::string> gpu_twin_kernels() {
-  return {"sgemm_01", "sgemm_02",         "sgemm_03",        "sgemm_04",
-          "sgemm_05", "sgemm_06",         "sgemm_07",        "sgemm_08",
-          "sgemm_08_bias_relu", "hgemm_02", "hgemm_02_bias_relu", "bias_add",
-          "relu",     "bias_relu_fused"};
+  return {"sgemm_01",           "sgemm_02", "sgemm_03", "sgemm_04",           "sgemm_05",
+          "sgemm_06",           "sgemm_07", "sgemm_08", "sgemm_08_bias_relu", "hgemm_02",
+          "hgemm_02_bias_relu", "bias_add", "relu",     "bias_relu_fused"};
 }
 
 bool has_gpu_twin(const std::string& kernel) {
@@ -664,9 +765,9 @@ GpuTwinPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, in
   p.k_slice = s;
   p.method = s == 1 ? "full trace"
                     : "K slice 1/" + std::to_string(s) + " (first " + std::to_string(d.steps / s) +
-                          " of " + std::to_string(d.steps) + " steps), every " +
-                          std::to_string(s) + "th C row, L2 at 1/" + std::to_string(s) +
-                          " of its sets; counts ×" + std::to_string(s);
+                          " of " + std::to_string(d.steps) + " steps), every " + std::to_string(s) +
+                          "th C row, L2 at 1/" + std::to_string(s) + " of its sets; counts ×" +
+                          std::to_string(s);
 
   // Exact per-block counts from the full-K block trace.
   const double nb = static_cast<double>(blocks);
@@ -683,7 +784,8 @@ GpuTwinPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, in
 
   // The L2 replay of the slice.
   const BlockTrace sliced =
-      s == 1 ? BlockTrace{} : trace_block(d, static_cast<uint64_t>(p.l1_bytes_per_block), d.steps / s, s);
+      s == 1 ? BlockTrace{}
+             : trace_block(d, static_cast<uint64_t>(p.l1_bytes_per_block), d.steps / s, s);
   const BlockTrace& bt = s == 1 ? full : sliced;
   memory::HierarchyConfig l2only;
   memory::CacheConfig l2 = *l2cfg;
@@ -713,10 +815,14 @@ GpuTwinPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, in
     const int row_tile = d.x_is_rows ? bx : by, col_tile = d.x_is_rows ? by : bx;
     const uint64_t r0 = uint64_t(row_tile) * d.bm, c0 = uint64_t(col_tile) * d.bn;
     switch (tensor) {
-      case kA: return hgemm ? r0 * K * 2 : f4(r0 * K);
-      case kB: return hgemm ? c0 * K * 2 : f4(c0);
-      case kC: return f4(r0 * N + c0);
-      default: return f4(c0);
+      case kA:
+        return hgemm ? r0 * K * 2 : f4(r0 * K);
+      case kB:
+        return hgemm ? c0 * K * 2 : f4(c0);
+      case kC:
+        return f4(r0 * N + c0);
+      default:
+        return f4(c0);
     }
   };
   const int replay_steps = static_cast<int>(bt.steps.size());
@@ -737,9 +843,9 @@ GpuTwinPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, in
             }
             seen.push_back(addr);
           }
-          batch.push_back(memory::Access{hashed_addr(addr), kSector,
-                                         r.write ? memory::AccessKind::Write : memory::AccessKind::Read,
-                                         r.tensor});
+          batch.push_back(memory::Access{
+              hashed_addr(addr), kSector,
+              r.write ? memory::AccessKind::Write : memory::AccessKind::Read, r.tensor});
           if (batch.size() == batch.capacity()) flush();
         }
       }

@@ -40,9 +40,9 @@
 namespace tilescope::model {
 
 struct GpuTwinOptions {
-  int k_slice = 0;          // s above; 0 = chosen so the L2 trace stays under max_l2_accesses
+  int k_slice = 0;  // s above; 0 = chosen so the L2 trace stays under max_l2_accesses
   double max_l2_accesses = 6e6;
-  int group_rows = 0;       // block order: 0 = launch order, else GroupedOrder<group_rows>
+  int group_rows = 0;  // block order: 0 = launch order, else GroupedOrder<group_rows>
   // The L2 is split into this many partitions, each SM attached to one; a line the SMs of every
   // partition read is held in each of them, so the capacity the kernel sees is size / partitions
   // (Hopper: 2; 1 models one unified L2).

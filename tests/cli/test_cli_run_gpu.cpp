@@ -1,8 +1,8 @@
 // End-to-end tests of `tilescope-cli run --gpu` and `bench --counters/--predict/--show` on a
 // machine without a GPU: the prediction is printed, the GPU step says why it cannot run and the
 // command fails; a counters recording prints its table; misuse is refused with a reason.
-#include "build_paths.h"
 #include <doctest/doctest.h>
+#include "build_paths.h"
 
 #include "tests/support/run_command.h"
 
@@ -24,9 +24,11 @@ bool has(const std::string& text, const std::string& part) {
 }  // namespace
 
 TEST_CASE("run --gpu without a GPU: the prediction, then why the GPU step cannot run, exit 1") {
-  const std::string file = tilescope::test::write_scratch_file(
-      "gpu_run.model", "x: [64, 32]\nW: [64, 32] weight\nb: [64] weight\ny = relu(x @ W.T + b)\n")
-                               .string();
+  const std::string file =
+      tilescope::test::write_scratch_file(
+          "gpu_run.model",
+          "x: [64, 32]\nW: [64, 32] weight\nb: [64] weight\ny = relu(x @ W.T + b)\n")
+          .string();
   const SplitResult r = run_cli("run --gpu '" + file +
                                 "' --apply 'fuse(matmul0, add0, relu0); tile(i, 32); tile(j, 32); "
                                 "reorder(i.o, j.o, i.i, j.i); bind(i.o, block.y); "
@@ -39,9 +41,9 @@ TEST_CASE("run --gpu without a GPU: the prediction, then why the GPU step cannot
 }
 
 TEST_CASE("run: a refused step and a missing --gpu are errors with reasons") {
-  const std::string file =
-      tilescope::test::write_scratch_file("gpu_run2.model", "x: [8, 8]\nW: [8, 8] weight\ny = x @ W\n")
-          .string();
+  const std::string file = tilescope::test::write_scratch_file(
+                               "gpu_run2.model", "x: [8, 8]\nW: [8, 8] weight\ny = x @ W\n")
+                               .string();
   SplitResult r = run_cli("run --gpu '" + file + "' --apply 'tile(q, 4)'");
   CHECK(r.code != 0);
   CHECK(has(r.err, "q"));

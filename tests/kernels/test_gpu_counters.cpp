@@ -19,13 +19,16 @@ TEST_CASE("ncu CSV: chatter and the units row skipped, thousands separators read
   const std::string csv =
       "==PROF== Connected to process 42\n"
       "profile-one sgemm:3 2048³: rel_error 1e-07 ok\n"
-      "\"ID\",\"Process ID\",\"Kernel Name\",\"dram__bytes_read.sum\",\"lts__t_sectors_srcunit_tex_op_read.sum\"\n"
+      "\"ID\",\"Process ID\",\"Kernel "
+      "Name\",\"dram__bytes_read.sum\",\"lts__t_sectors_srcunit_tex_op_read.sum\"\n"
       "\"\",\"\",\"\",\"byte\",\"sector\"\n"
-      "\"0\",\"42\",\"sgemm_03_smem_tiled<32>(int, int, int, const float*, const float*, float*)\",\"33,562,368\",\"n/a\"\n"
+      "\"0\",\"42\",\"sgemm_03_smem_tiled<32>(int, int, int, const float*, const float*, "
+      "float*)\",\"33,562,368\",\"n/a\"\n"
       "\"1\",\"42\",\"relu_kernel\",\"1024\",\"17\"\n";
   const std::vector<NcuKernel> k = parse_ncu_csv(csv, "t.csv");
   REQUIRE(k.size() == 2);
-  CHECK(k[0].name.rfind("sgemm_03_smem_tiled<32>(int, int, int,", 0) == 0);  // commas kept inside quotes
+  CHECK(k[0].name.rfind("sgemm_03_smem_tiled<32>(int, int, int,", 0) ==
+        0);  // commas kept inside quotes
   CHECK(k[0].metrics.at("dram__bytes_read.sum") == 33562368.0);
   CHECK(k[0].metrics.count("lts__t_sectors_srcunit_tex_op_read.sum") == 0);
   CHECK(k[1].metrics.at("lts__t_sectors_srcunit_tex_op_read.sum") == 17.0);
@@ -67,8 +70,9 @@ TEST_CASE("metric names: roll-up suffixes stripped, --query-metrics' first colum
   }
 }
 
-TEST_CASE("the H200 recording: device, date and metric names inside; every twin's prediction "
-          "recomputed equals the stored one") {
+TEST_CASE(
+    "the H200 recording: device, date and metric names inside; every twin's prediction "
+    "recomputed equals the stored one") {
   const CounterReport stored = load_counters_report(kRecording);
   CHECK(stored.device.value("name", "") == "NVIDIA H200");
   CHECK(stored.date.rfind("2026-12-02", 0) == 0);
@@ -109,8 +113,8 @@ TEST_CASE("the comparison table prints each error as (predicted − measured) / 
   for (const CounterRun& run : r.runs) {
     if (run.suite != "sgemm" || run.version != 4 || run.m != 4096) continue;
     const double m = run.measured.at("dram_read_bytes") + run.measured.at("dram_write_bytes");
-    const double p = run.predicted->values.at("dram_read_bytes") +
-                     run.predicted->values.at("dram_write_bytes");
+    const double p =
+        run.predicted->values.at("dram_read_bytes") + run.predicted->values.at("dram_write_bytes");
     char want[32];
     std::snprintf(want, sizeof want, "(%+.1f%%)", 100.0 * (p - m) / m);
     CHECK(table.find(want) != std::string::npos);
@@ -123,7 +127,8 @@ TEST_CASE("the comparison table prints each error as (predicted − measured) / 
 }
 
 TEST_CASE("the CPU recording (cachegrind) prints in the same table with D1 and LL columns") {
-  const CounterReport r = load_counters_report("assets/recorded/cpu-cachegrind-counters-2026-12-02.json");
+  const CounterReport r =
+      load_counters_report("assets/recorded/cpu-cachegrind-counters-2026-12-02.json");
   CHECK(r.tool == "cachegrind");
   REQUIRE(r.runs.size() == 8);
   const std::string table = format_counters_table(r);
