@@ -35,21 +35,47 @@ struct ConvShape {
   GemmShape as_gemm() const { return {n * p() * q(), k, r * s * c}; }
 };
 
-// [SECTION] SGEMM progression (fp32, CUDA cores): versions 1..8; version 0 is cuBLAS.
+// [SECTION] SGEMM progression (fp32, CUDA cores): versions 1..10; version 0 is cuBLAS. Version 9
+// is version 8 as a tile-shape template (swizzled A tile, BK = 16, streaming stores) at 128×128;
+// version 10 is the same kernel at the tile shape tuned for the problem's size.
 const std::vector<KernelVersion>& sgemm_versions();
 // Empty when `version` can run `shape`; otherwise why not, in the user's terms.
 std::string sgemm_unsupported(int version, GemmShape shape);
 void sgemm_launch(int version, GemmShape shape, const float* a, const float* b, float* c);
+// The tile shapes version 9's kernel is built for (the autotuning candidates), in a fixed order;
+// `name` reads "128x128x16_w32x64" (block BM×BN×BK, warp tile WM×WN).
+struct SgemmTiles {
+  std::string name;
+  int bm, bn, bk, wm, wn;
+  int threads() const { return (bm / wm) * (bn / wn) * 32; }
+};
+const std::vector<SgemmTiles>& sgemm_tile_candidates();
+// The candidate version 10 uses for this shape (an index into sgemm_tile_candidates()): the one
+// the recorded sweep measured fastest at the nearest tuned size that divides the shape.
+int sgemm_tuned_candidate(GemmShape shape);
+std::string sgemm_tiles_unsupported(int candidate, GemmShape shape);
+void sgemm_tiles_launch(int candidate, GemmShape shape, const float* a, const float* b, float* c);
 // The best version (8) with bias + ReLU applied to each output before it is stored.
 void sgemm_bias_relu_fused_launch(GemmShape shape, const float* a, const float* b,
                                   const float* bias, float* c);
 
-// [SECTION] Tensor-core GEMM: C (fp32, M×N) = A (fp16, M×K) · Wᵀ with W (fp16) stored N×K, i.e. the
-// model's `x @ W.T`; fp32 accumulation. Versions 1 (WMMA) and 2 (mma.sync + ldmatrix + cp.async).
+// [SECTION] Tensor-core GEMM: C (fp32, M×N) = A (16-bit, M×K) · Wᵀ with W (16-bit) stored N×K, i.e.
+// the model's `x @ W.T`; fp32 accumulation. Versions 1 (WMMA), 2 (mma.sync + ldmatrix + cp.async),
+// then the Hopper path: 3 (TMA + mbarrier), 4 (wgmma), 5 (warp specialization + setmaxnreg),
+// 6 (128×256 tiles), 7 (persistent, grouped tile order), 8 (clusters + TMA multicast).
+
+// The 16-bit input type: fp16 (every version) or bf16 (versions 4–8).
+enum class Operand16 { f16, bf16 };
+const char* operand16_name(Operand16 type);  // "fp16" / "bf16"
+
 const std::vector<KernelVersion>& hgemm_versions();
-std::string hgemm_unsupported(int version, GemmShape shape);
-// `a` and `w` point to fp16 (__half) data; void* keeps CUDA types out of this header.
-void hgemm_launch(int version, GemmShape shape, const void* a, const void* w, float* c);
+// Empty when `version` can run `shape` with inputs of `type`; otherwise why not, in the user's
+// terms. Shapes only: versions 3–8 also need a Hopper GPU, which hgemm_launch checks.
+std::string hgemm_unsupported(int version, GemmShape shape, Operand16 type = Operand16::f16);
+// `a` and `w` point to 16-bit data (__half or __nv_bfloat16 as `type` says); void* keeps CUDA
+// types out of this header.
+void hgemm_launch(int version, GemmShape shape, const void* a, const void* w, float* c,
+                  Operand16 type = Operand16::f16);
 // Version 2 with bias + ReLU fused into the epilogue.
 void hgemm_bias_relu_fused_launch(GemmShape shape, const void* a, const void* w, const float* bias,
                                   float* c);
@@ -76,6 +102,9 @@ void fill_uniform_launch(float* data, std::size_t count, std::uint64_t seed, flo
 // tensor cores multiply.
 void f32_to_f16_launch(const float* in, void* out_half, std::size_t count);
 void f16_to_f32_launch(const void* in_half, float* out, std::size_t count);
+// The same for bf16 (round to nearest even).
+void f32_to_bf16_launch(const float* in, void* out_bf16, std::size_t count);
+void bf16_to_f32_launch(const void* in_bf16, float* out, std::size_t count);
 // out (cols×rows) = inᵀ (in is rows×cols), both row-major.
 void transpose_launch(const float* in, float* out, int rows, int cols);
 

@@ -7,6 +7,7 @@
 #include "kernels/cuda/gpu_kernels.h"
 #include "kernels/cuda/hgemm_01_wmma.cuh"
 #include "kernels/cuda/hgemm_02_mma_multistage.cuh"
+#include "kernels/cuda/hgemm_hopper.h"
 #include "kernels/cuda/sgemm_01_naive.cuh"
 #include "kernels/cuda/sgemm_02_coalesced.cuh"
 #include "kernels/cuda/sgemm_03_smem_tiled.cuh"
@@ -15,11 +16,14 @@
 #include "kernels/cuda/sgemm_06_vectorized.cuh"
 #include "kernels/cuda/sgemm_07_warptiling.cuh"
 #include "kernels/cuda/sgemm_08_double_buffered.cuh"
+#include "kernels/cuda/sgemm_09_tiles.cuh"
 #include "kernels/cuda/util_kernels.cuh"
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 namespace tilescope::kernels::cuda {
@@ -77,14 +81,105 @@ const std::vector<KernelVersion>& sgemm_versions() {
        "32×64 warp tiles, 2×2 sub-blocks of 4×4 per thread: conflict-free LDS.128"},
       {8, "double_buffered",
        "two shared buffers + register prefetch: one barrier per tile, loads overlap math"},
+      {9, "swizzled_bk16",
+       "version 8 as a tile template: A's tile XOR-swizzled instead of padded, BK = 16, "
+       "streaming (evict-first) stores of C"},
+      {10, "tuned_tiles",
+       "version 9's kernel at the block and warp tile measured fastest for this size"},
   };
   return versions;
 }
 
-std::string sgemm_unsupported(int version, GemmShape s) {
-  if (version < 1 || version > 8)
-    return "SGEMM version " + std::to_string(version) + " does not exist (1..8)";
+// [SECTION] SGEMM tile candidates (version 9's kernel)
+// Each row: the template arguments and the registers it may use (min blocks per SM). Thread tiles
+// are 8×8 for 32×64 warp tiles and 16×8 for 64×64 (128 accumulators, so fewer, fatter threads).
+namespace {
+template <int kBM, int kBN, int kBK, int kWM, int kWN, int kMinBlocks>
+void launch_tiles(GemmShape s, const float* a, const float* b, float* c) {
+  constexpr int threads = (kBM / kWM) * (kBN / kWN) * 32;
+  sgemm_09_tiles<kBM, kBN, kBK, kWM, kWN, kMinBlocks>
+      <<<dim3(s.n / kBN, s.m / kBM), threads>>>(s.m, s.n, s.k, a, b, c);
+}
+struct TileEntry {
+  SgemmTiles tiles;
+  void (*launch)(GemmShape, const float*, const float*, float*);
+};
+const std::vector<TileEntry>& tile_entries() {
+  static const std::vector<TileEntry> entries = {
+      {{"128x128x16_w32x64", 128, 128, 16, 32, 64}, launch_tiles<128, 128, 16, 32, 64, 2>},
+      {{"128x128x16_w64x64", 128, 128, 16, 64, 64}, launch_tiles<128, 128, 16, 64, 64, 2>},
+      {{"128x256x16_w64x64", 128, 256, 16, 64, 64}, launch_tiles<128, 256, 16, 64, 64, 1>},
+      {{"256x128x16_w64x64", 256, 128, 16, 64, 64}, launch_tiles<256, 128, 16, 64, 64, 1>},
+      {{"64x128x16_w32x64", 64, 128, 16, 32, 64}, launch_tiles<64, 128, 16, 32, 64, 2>},
+      {{"64x64x16_w32x32", 64, 64, 16, 32, 32}, launch_tiles<64, 64, 16, 32, 32, 4>},
+      {{"128x128x8_w32x64", 128, 128, 8, 32, 64}, launch_tiles<128, 128, 8, 32, 64, 2>},
+  };
+  return entries;
+}
+// Version 10's table: problem size → candidate, from the sweep recorded in
+// assets/recorded/ (the sgemm suites list every candidate next to version 10).
+struct Tuned {
+  int size;
+  int candidate;
+};
+constexpr Tuned kTuned[] = {{1024, 5}, {2048, 4}, {4096, 1}, {8192, 2}};
+}  // namespace
+
+const std::vector<SgemmTiles>& sgemm_tile_candidates() {
+  static const std::vector<SgemmTiles> tiles = [] {
+    std::vector<SgemmTiles> t;
+    for (const TileEntry& e : tile_entries()) t.push_back(e.tiles);
+    return t;
+  }();
+  return tiles;
+}
+
+std::string sgemm_tiles_unsupported(int candidate, GemmShape s) {
+  const auto& all = tile_entries();
+  if (candidate < 0 || candidate >= static_cast<int>(all.size()))
+    return "SGEMM tile candidate " + std::to_string(candidate) + " does not exist (0.." +
+           std::to_string(all.size() - 1) + ")";
   if (s.m <= 0 || s.n <= 0 || s.k <= 0) return "GEMM sizes must be positive";
+  const SgemmTiles& t = all[size_t(candidate)].tiles;
+  if (s.m % t.bm) return divisibility("M", s.m, t.bm);
+  if (s.n % t.bn) return divisibility("N", s.n, t.bn);
+  if (s.k % t.bk) return divisibility("K", s.k, t.bk);
+  return {};
+}
+
+int sgemm_tuned_candidate(GemmShape s) {
+  // The tuned size nearest to the problem's (by the smaller of M and N, which decides how many
+  // blocks there are), if its tiles divide the shape; otherwise the first candidate that does.
+  const int size = std::min(s.m, s.n);
+  int best = -1, best_distance = 0;
+  for (const Tuned& t : kTuned) {
+    const int distance = std::abs(t.size - size);
+    if (sgemm_tiles_unsupported(t.candidate, s).empty() && (best < 0 || distance < best_distance))
+      best = t.candidate, best_distance = distance;
+  }
+  for (int c = 0; best < 0 && c < static_cast<int>(tile_entries().size()); ++c)
+    if (sgemm_tiles_unsupported(c, s).empty()) best = c;
+  return best;
+}
+
+void sgemm_tiles_launch(int candidate, GemmShape s, const float* a, const float* b, float* c) {
+  if (const std::string why = sgemm_tiles_unsupported(candidate, s); !why.empty()) {
+    throw GpuError("sgemm tiles " + std::to_string(candidate) + ": " + why);
+  }
+  tile_entries()[size_t(candidate)].launch(s, a, b, c);
+  TS_CUDA_CHECK_LAUNCH();
+}
+
+std::string sgemm_unsupported(int version, GemmShape s) {
+  if (version < 1 || version > 10)
+    return "SGEMM version " + std::to_string(version) + " does not exist (1..10)";
+  if (s.m <= 0 || s.n <= 0 || s.k <= 0) return "GEMM sizes must be positive";
+  if (version == 9) return sgemm_tiles_unsupported(0, s);
+  if (version == 10)
+    return sgemm_tuned_candidate(s) < 0
+               ? "no SGEMM tile candidate divides M = " + std::to_string(s.m) +
+                     ", N = " + std::to_string(s.n) + ", K = " + std::to_string(s.k)
+               : std::string();
   const Tiles t = sgemm_tiles(version);
   if (s.m % t.bm) return divisibility("M", s.m, t.bm);
   if (s.n % t.bn) return divisibility("N", s.n, t.bn);
@@ -130,6 +225,12 @@ void sgemm_launch(int version, GemmShape s, const float* a, const float* b, floa
           <<<dim3(s.n / sgemm08::kBN, s.m / sgemm08::kBM), sgemm08::kThreads>>>(
               s.m, s.n, s.k, LoadADense::Params{a, s.k}, b, EpilogueStore::Params{}, c);
       break;
+    case 9:  // the 128×128×16 candidate: version 8's block and warp tiles
+      sgemm_tiles_launch(0, s, a, b, c);
+      break;
+    case 10:
+      sgemm_tiles_launch(sgemm_tuned_candidate(s), s, a, b, c);
+      break;
   }
   TS_CUDA_CHECK_LAUNCH();
 }
@@ -147,6 +248,10 @@ void sgemm_bias_relu_fused_launch(GemmShape s, const float* a, const float* b, c
 
 // [SECTION] Tensor-core GEMM
 
+const char* operand16_name(Operand16 type) {
+  return type == Operand16::bf16 ? "bf16" : "fp16";
+}
+
 const std::vector<KernelVersion>& hgemm_versions() {
   static const std::vector<KernelVersion> versions = {
       {1, "wmma",
@@ -154,17 +259,42 @@ const std::vector<KernelVersion>& hgemm_versions() {
       {2, "mma_ldmatrix_cp_async",
        "mma.sync m16n8k16, ldmatrix.x4, swizzled smem, 4-stage cp.async pipeline, 64×64 warp "
        "tiles"},
+      {3, "tma_mbarrier",
+       "tiles copied by TMA (one thread, a tensor map) completing on an mbarrier per stage; "
+       "128-byte swizzle, 64-deep tiles; math still mma.sync"},
+      {4, "wgmma",
+       "warpgroup MMA (wgmma.m64n128k16) reading both operands from shared memory through "
+       "descriptors; no ldmatrix, no fragments in registers"},
+      {5, "warp_specialized",
+       "producer warpgroup (TMA) + 2 consumer warpgroups (wgmma), full/empty mbarriers, "
+       "setmaxnreg, one k-tile of wgmma in flight, 5 stages"},
+      {6, "tiles_128x256",
+       "version 5 at 128×256 tiles: wgmma.m64n256k16, 128 accumulators per consumer thread, "
+       "1.5× fewer bytes per FLOP"},
+      {7, "persistent_grouped",
+       "one block per SM looping over tiles (loads of the next tile overlap this one's stores), "
+       "tiles in grouped (L2-friendly) order"},
+      {8, "cluster_multicast",
+       "clusters of 2 blocks sharing the W tile: each loads half and TMA multicasts it to both "
+       "(a third less L2 traffic)"},
   };
   return versions;
 }
 
-std::string hgemm_unsupported(int version, GemmShape s) {
-  if (version < 1 || version > 2)
-    return "tensor-core GEMM version " + std::to_string(version) + " does not exist (1..2)";
+std::string hgemm_unsupported(int version, GemmShape s, Operand16 type) {
+  const int last = kLastHopperHgemm;
+  if (version < 1 || version > last)
+    return "tensor-core GEMM version " + std::to_string(version) + " does not exist (1.." +
+           std::to_string(last) + ")";
+  if (type == Operand16::bf16 && !hopper_hgemm_has_bf16(version))
+    return "tensor-core GEMM version " + std::to_string(version) + " has no bf16 form (4.." +
+           std::to_string(last) + " do)";
   if (s.m <= 0 || s.n <= 0 || s.k <= 0) return "GEMM sizes must be positive";
-  if (s.m % 128) return divisibility("M", s.m, 128);
-  if (s.n % 128) return divisibility("N", s.n, 128);
-  if (s.k % 32) return divisibility("K", s.k, 32);
+  const HgemmTile t =
+      version >= kFirstHopperHgemm ? hopper_hgemm_tile(version) : HgemmTile{128, 128, 32};
+  if (s.m % t.bm) return divisibility("M", s.m, t.bm);
+  if (s.n % t.bn) return divisibility("N", s.n, t.bn);
+  if (s.k % t.bk) return divisibility("K", s.k, t.bk);
   return {};
 }
 
@@ -183,11 +313,14 @@ void launch_hgemm02(GemmShape s, const void* a, const void* w, const float* bias
 }
 }  // namespace
 
-void hgemm_launch(int version, GemmShape s, const void* a, const void* w, float* c) {
-  if (const std::string why = hgemm_unsupported(version, s); !why.empty()) {
+void hgemm_launch(int version, GemmShape s, const void* a, const void* w, float* c,
+                  Operand16 type) {
+  if (const std::string why = hgemm_unsupported(version, s, type); !why.empty()) {
     throw GpuError("tensor-core gemm version " + std::to_string(version) + ": " + why);
   }
-  if (version == 1) {  // 8 warps, 64×32 each; 20 KB static shared memory
+  if (version >= kFirstHopperHgemm) {
+    hopper_hgemm_launch(version, s, a, w, c, type);
+  } else if (version == 1) {  // 8 warps, 64×32 each; 20 KB static shared memory
     hgemm_01_wmma<<<dim3(s.n / hgemm01::kBN, s.m / hgemm01::kBM), hgemm01::kThreads>>>(
         s.m, s.n, s.k, static_cast<const __half*>(a), static_cast<const __half*>(w), c);
     TS_CUDA_CHECK_LAUNCH();
@@ -306,6 +439,20 @@ void f16_to_f32_launch(const void* in_half, float* out, std::size_t count) {
   if (count == 0) return;
   f16_to_f32_kernel<<<blocks_for(count, kElementwiseThreads), kElementwiseThreads>>>(
       static_cast<const __half*>(in_half), out, count);
+  TS_CUDA_CHECK_LAUNCH();
+}
+
+void f32_to_bf16_launch(const float* in, void* out_bf16, std::size_t count) {
+  if (count == 0) return;
+  f32_to_bf16_kernel<<<blocks_for(count, kElementwiseThreads), kElementwiseThreads>>>(
+      in, static_cast<__nv_bfloat16*>(out_bf16), count);
+  TS_CUDA_CHECK_LAUNCH();
+}
+
+void bf16_to_f32_launch(const void* in_bf16, float* out, std::size_t count) {
+  if (count == 0) return;
+  bf16_to_f32_kernel<<<blocks_for(count, kElementwiseThreads), kElementwiseThreads>>>(
+      static_cast<const __nv_bfloat16*>(in_bf16), out, count);
   TS_CUDA_CHECK_LAUNCH();
 }
 
