@@ -47,8 +47,8 @@ constexpr double kTolTensorCore = kGemmToleranceTensorCore;
 constexpr int kSpotSamples = 256;
 // Each version gets fresh inputs, drawn from the suite's seed + kSeedStride · version.
 constexpr std::uint64_t kSeedStride = 7919;
-// The SGEMM suites number version 9's tile candidates from here (after the progression's 0–10).
-constexpr int kFirstSgemmCandidate = 11;
+// The SGEMM suites number the tile candidates from here (after the progression's 0–11).
+constexpr int kFirstSgemmCandidate = 21;
 
 // [SECTION] harness
 
@@ -277,8 +277,8 @@ GemmProblem at_size(GemmProblem p, int size) {
 }
 
 // The SGEMM suite at `size` (0: the problem's own, 4096): cuBLAS, then `versions` of the
-// progression, then every tile candidate of version 9's kernel as versions 11, 12, ... (the sweep
-// version 10's table was read from, measured again next to it).
+// progression, then every tile candidate of versions 9 and 10's kernels as versions 21, 22, ...
+// (the sweep version 11's table was read from, measured again next to it).
 SuiteResult suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log,
                         const std::string& name, int size, const std::vector<int>& versions) {
   GemmProblem p = gemm_problem(GemmSuite::gpu_sgemm, o.quick);
@@ -308,7 +308,7 @@ SuiteResult suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ost
     const int version = kv.number;
     if (std::find(versions.begin(), versions.end(), version) == versions.end()) continue;
     std::string note;
-    if (version == 10) {
+    if (version == 11) {
       const int c = cuda::sgemm_tuned_candidate(s);
       note = c < 0 ? "no candidate divides this shape"
                    : "tiles " + candidates[size_t(c)].name + " (version " +
@@ -323,10 +323,11 @@ SuiteResult suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ost
     const cuda::SgemmTiles& t = candidates[size_t(c)];
     suite.variants.push_back(
         {kFirstSgemmCandidate + c, "tiles_" + t.name,
-         "autotuning candidate for version 10: version 9's kernel with block " +
-             std::to_string(t.bm) + "×" + std::to_string(t.bn) + "×" + std::to_string(t.bk) +
-             ", warp " + std::to_string(t.wm) + "×" + std::to_string(t.wn) + ", " +
-             std::to_string(t.threads()) + " threads",
+         "autotuning candidate for version 11: version " + std::to_string(t.kernel) +
+             "'s kernel with block " + std::to_string(t.bm) + "×" + std::to_string(t.bn) + "×" +
+             std::to_string(t.bk) + ", warp " + std::to_string(t.wm) + "×" +
+             std::to_string(t.wn) + ", " + std::to_string(t.threads()) + " threads, " +
+             std::to_string(t.stages) + " stages",
          [&, c] { cuda::sgemm_tiles_launch(c, s, a.get(), b.get(), out.get()); }});
   }
   return run_suite(suite, o, log);
@@ -387,7 +388,7 @@ SuiteResult suite_hgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ost
     suite.variants.push_back(
         {version, kv.name, kv.changed,
          [&, version] { cuda::hgemm_launch(version, s, ah.get(), wh.get(), out.get(), type); },
-         kTolTensorCore});
+         kTolTensorCore, "hand", cuda::hgemm_launch_note(version, type)});
   }
   return run_suite(suite, o, log);
 }
@@ -820,7 +821,8 @@ BenchReport run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
     try {
       // SGEMM: the whole progression at 4096³; at the other sizes cuBLAS, the best hand-written
       // versions and the tile sweep.
-      const std::vector<int> sgemm_all = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, sgemm_best = {8, 9, 10};
+      const std::vector<int> sgemm_all = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+                             sgemm_best = {8, 9, 10, 11};
       if (name == "sgemm")
         report.suites.push_back(suite_sgemm(cublas, options, log, name, 0, sgemm_all));
       for (const int size : {1024, 2048, 8192})

@@ -35,22 +35,26 @@ struct ConvShape {
   GemmShape as_gemm() const { return {n * p() * q(), k, r * s * c}; }
 };
 
-// [SECTION] SGEMM progression (fp32, CUDA cores): versions 1..10; version 0 is cuBLAS. Version 9
-// is version 8 as a tile-shape template (swizzled A tile, BK = 16, streaming stores) at 128×128;
-// version 10 is the same kernel at the tile shape tuned for the problem's size.
+// [SECTION] SGEMM progression (fp32, CUDA cores): versions 1..11; version 0 is cuBLAS. Version 9
+// is version 8 as a tile-shape template (swizzled A tile, streaming stores); version 10 reads A
+// transposed (one transpose pass first) through a cp.async pipeline; version 11 is whichever of the
+// two kernels, at whichever tile shape, was measured fastest for the problem's size.
 const std::vector<KernelVersion>& sgemm_versions();
 // Empty when `version` can run `shape`; otherwise why not, in the user's terms.
 std::string sgemm_unsupported(int version, GemmShape shape);
 void sgemm_launch(int version, GemmShape shape, const float* a, const float* b, float* c);
-// The tile shapes version 9's kernel is built for (the autotuning candidates), in a fixed order;
-// `name` reads "128x128x16_w32x64" (block BM×BN×BK, warp tile WM×WN).
+// The tile shapes versions 9 and 10's kernels are built for (the autotuning candidates), in a
+// fixed order; `name` reads "k9_128x128x8_w32x64" (kernel, block BM×BN×BK, warp tile WM×WN, and
+// for kernel 10 "_sN", its pipeline stages).
 struct SgemmTiles {
   std::string name;
+  int kernel;  // 9: registers stage the next tile; 10: Aᵀ + cp.async
   int bm, bn, bk, wm, wn;
+  int stages;  // tiles in shared memory at once
   int threads() const { return (bm / wm) * (bn / wn) * 32; }
 };
 const std::vector<SgemmTiles>& sgemm_tile_candidates();
-// The candidate version 10 uses for this shape (an index into sgemm_tile_candidates()): the one
+// The candidate version 11 uses for this shape (an index into sgemm_tile_candidates()): the one
 // the recorded sweep measured fastest at the nearest tuned size that divides the shape.
 int sgemm_tuned_candidate(GemmShape shape);
 std::string sgemm_tiles_unsupported(int candidate, GemmShape shape);
@@ -76,6 +80,9 @@ std::string hgemm_unsupported(int version, GemmShape shape, Operand16 type = Ope
 // types out of this header.
 void hgemm_launch(int version, GemmShape shape, const void* a, const void* w, float* c,
                   Operand16 type = Operand16::f16);
+// What a version's launch decided on this GPU that a reader of its timing should know (the
+// persistent grid of versions 7 and 8); empty when nothing, or when the GPU cannot run it.
+std::string hgemm_launch_note(int version, Operand16 type = Operand16::f16);
 // Version 2 with bias + ReLU fused into the epilogue.
 void hgemm_bias_relu_fused_launch(GemmShape shape, const void* a, const void* w, const float* bias,
                                   float* c);

@@ -79,10 +79,10 @@ __global__ void __launch_bounds__(hgemm08::kThreads, 1)
       float acc[kBN / 2];
 #pragma unroll
       for (int i = 0; i < kBN / 2; ++i) acc[i] = 0.f;
-      // Frees stage s in both blocks: both producers write into it.
+      // Frees stage s in both blocks (both producers write into it): thread p of the warpgroup
+      // signals block p, so the two arrivals go out at once instead of one after the other.
       auto release = [&](int s) {
-        if (t == 0)
-          for (unsigned peer = 0; peer < kCluster; ++peer) mbar_arrive_cluster(&empty[s], peer);
+        if (t < kCluster) mbar_arrive_cluster(&empty[s], static_cast<unsigned>(t));
       };
       for (int kt = 0; kt < k_tiles; ++kt, ++it) {
         const int s = it % kStages;

@@ -106,6 +106,32 @@ void opt_in(Kernel kernel, int bytes) {
   TS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
 }
 
+// How many clusters of version 8 fit on the GPU at once: a cluster's two blocks must sit in one
+// GPC (a group of ~16–18 SMs), so an odd SM out in a GPC stays idle. Asked once per type.
+template <class T>
+int max_active_clusters_08() {
+  static const int n = [] {
+    auto* const kernel = hgemm_08_cluster_multicast<T>;
+    opt_in(kernel, hgemm08::Shape::kSmemBytes);
+    cudaLaunchConfig_t probe{};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = hgemm08::kCluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    probe.gridDim = dim3(hgemm08::kCluster * sm_count());
+    probe.blockDim = dim3(hgemm08::kThreads);
+    probe.dynamicSmemBytes = hgemm08::Shape::kSmemBytes;
+    probe.attrs = attr;
+    probe.numAttrs = 1;
+    int clusters = 0;
+    TS_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &probe));
+    if (clusters < 1) throw GpuError("hgemm version 8: no cluster of 2 blocks fits on this GPU");
+    return clusters;
+  }();
+  return n;
+}
+
 template <class T>
 void launch_typed(int version, GemmShape s, const void* a, const void* w, float* c,
                   Operand16 type) {
@@ -163,14 +189,7 @@ void launch_typed(int version, GemmShape s, const void* a, const void* w, float*
       config.dynamicSmemBytes = bytes;
       config.attrs = attr;
       config.numAttrs = 1;
-      static const int max_clusters = [&] {
-        cudaLaunchConfig_t probe = config;
-        probe.gridDim = dim3(hgemm08::kCluster * sm_count());
-        int n = 0;
-        TS_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &probe));
-        if (n < 1) throw GpuError("hgemm version 8: no cluster of 2 blocks fits on this GPU");
-        return n;
-      }();
+      const int max_clusters = max_active_clusters_08<T>();
       const int pairs = (s.m / (hgemm08::kCluster * hgemm08::kBM)) * (s.n / hgemm08::kBN);
       config.gridDim = dim3(hgemm08::kCluster * std::min(pairs, max_clusters));
       config.stream = nullptr;
@@ -225,6 +244,18 @@ bool hopper_hgemm_has_bf16(int version) {
 std::string hopper_device_unsupported() {
   static const std::string why = device_unsupported_uncached();
   return why;
+}
+
+std::string hopper_hgemm_launch_note(int version, Operand16 type) {
+  if (version == 7) return "persistent grid: one block per SM (" + std::to_string(sm_count()) + ")";
+  if (version == 8) {
+    const int clusters = type == Operand16::bf16 ? max_active_clusters_08<__nv_bfloat16>()
+                                                 : max_active_clusters_08<__half>();
+    return "persistent grid: " + std::to_string(clusters) +
+           " clusters of 2 resident at once (cudaOccupancyMaxActiveClusters) on " +
+           std::to_string(sm_count()) + " SMs";
+  }
+  return {};
 }
 
 void hopper_hgemm_launch(int version, GemmShape s, const void* a, const void* w, float* c,

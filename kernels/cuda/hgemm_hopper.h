@@ -22,6 +22,9 @@ HgemmTile hopper_hgemm_tile(int version);
 bool hopper_hgemm_has_bf16(int version);
 // Empty when this device can run the sm_90a kernels (compute capability 9.0), otherwise why not.
 std::string hopper_device_unsupported();
+// How version 7 or 8 sizes its persistent grid on this GPU, for the bench's notes; empty for the
+// others. Needs a Hopper GPU (see hopper_device_unsupported).
+std::string hopper_hgemm_launch_note(int version, Operand16 type);
 // Launches version 3..8 (shapes already checked by hgemm_unsupported).
 void hopper_hgemm_launch(int version, GemmShape shape, const void* a, const void* w, float* c,
                          Operand16 type);

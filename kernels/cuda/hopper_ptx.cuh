@@ -64,11 +64,13 @@ __device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
 }
 
 // An arrival on the barrier at the same offset in CTA `cta` of this cluster (the consumer of a
-// multicast stage tells every CTA whose producer writes into it that the stage is free).
+// multicast stage tells every CTA whose producer writes into it that the stage is free). Default
+// semantics (release, CTA scope), as CUTLASS's cluster barrier uses: the reads being released were
+// the tensor cores', and they completed at wgmma.wait_group.
 __device__ __forceinline__ void mbar_arrive_cluster(std::uint64_t* bar, unsigned cta) {
   asm volatile(
       "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
+      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
       "r"(cta)
       : "memory");
 }

@@ -1,14 +1,14 @@
 // SGEMM version 9 — version 8 as a template over its tile shapes, with A's shared tile swizzled
-// instead of padded, 16-deep k-tiles and streaming stores; version 10 picks the shape per size.
+// instead of padded and streaming stores of C; versions 10 and 11 build on it.
 // Changed since version 8: (1) block tile (BM × BN × BK) and warp tile (WM × WN) are template
 // parameters; a lane still owns 4×4 sub-blocks spaced 16 rows and 32 columns apart (conflict-free
 // LDS.128 as in version 7), now (WM/16) × (WN/32) of them; (2) A's transposed tile has no pad
-// column: the row a float4 is stored at is XORed with (k/4)·(128/BK), so the four k-quads a warp
-// writes land in four disjoint groups of banks, and readers, who share one k, undo it with the same
-// XOR (the tile is 1/33 smaller and the addressing stays one XOR); (3) BK = 16 halves the
-// barriers per FMA of version 8's BK = 8, and each thread keeps twice the loads in flight; (4) C is
-// written with st.global.cs (streaming: evict first), so the 64 MB of output at 4096² does not push
-// A and B out of L2 while other blocks still read them.
+// column: the row a float4 is stored at is XORed with (k/4)·(128/BK), so the k-quads a warp
+// writes land in disjoint groups of banks, and readers, who share one k, undo it with the same XOR;
+// (3) C is written with st.global.cs (streaming: evict first), so the output does not push A and B
+// out of L2 while other blocks still read them. Version 9 itself is 128×128×8 with 32×64 warp
+// tiles, version 8's shape: BK = 16 at 8×8 outputs per thread needs more than the 128 registers
+// two blocks per SM allow and spilled (measured 80.9 % of cuBLAS against 85.0 % at BK = 8).
 #pragma once
 
 namespace sgemm09 {
