@@ -51,6 +51,20 @@ timeout --kill-after=5 180 "$PRE/test_cuda" --test-suite=cuda_gpu >"$OUT/tests.l
 echo "test_cuda exit $?" | tee -a "$LOG"
 grep -E "ERROR|test cases|assertions" "$OUT/tests.log" | head -20 | tee -a "$LOG"
 
+# Optional: NCU_SUITE=name profiles, with ncu (clocks left alone), the first launch of each kernel
+# whose name matches a regex in NCU_KERNELS (space-separated) while that suite runs.
+if [ -n "${NCU_SUITE:-}" ]; then
+  NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  for k in ${NCU_KERNELS:-gemm}; do
+    say "ncu: first '$k' kernel in suite $NCU_SUITE"
+    timeout --kill-after=5 120 "$NCU" --clock-control none --section SpeedOfLight \
+      --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+      --section Occupancy --section LaunchStats --section InstructionStats -k "regex:$k" -c 1 \
+      "$PRE/tilescope-gpu-bench" --suite "$NCU_SUITE" --repeats 3 >>"$OUT/ncu.txt" 2>&1
+    echo "ncu exit $?" | tee -a "$LOG"
+  done
+fi
+
 SUITE_GROUPS=("$@")
 [ ${#SUITE_GROUPS[@]} -eq 0 ] && SUITE_GROUPS=(hgemm hgemm_bf16,hgemm_2048,hgemm_8192 sgemm sgemm_1024,sgemm_2048,sgemm_8192)
 i=0
