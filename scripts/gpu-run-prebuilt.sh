@@ -41,40 +41,49 @@ if command -v cuobjdump >/dev/null; then
     /FFMA/ { ff[name]++ } /LDL|STL/ { local[name]++ }
     END { for (n in hg) printf "%s HGMMA %d UTMALDG %d USETMAXREG %d LDL/STL %d\n", n, hg[n], tma[n], reg[n], local[n]
           for (n in hm) if (!(n in hg)) printf "%s HMMA %d UTMALDG %d LDL/STL %d\n", n, hm[n], tma[n], local[n]
-          for (n in ff) if (n ~ /sgemm_09/) printf "%s FFMA %d LDL/STL %d\n", n, ff[n], local[n] }' \
+          for (n in ff) if (n ~ /sgemm_(09|10)/) printf "%s FFMA %d LDL/STL %d\n", n, ff[n], local[n] }' \
     | sort >"$OUT/sass.txt"
   head -40 "$OUT/sass.txt" | cut -c1-160 >>"$LOG"
 fi
 
 say "tests (cuda_gpu)"
 timeout --kill-after=5 180 "$PRE/test_cuda" --test-suite=cuda_gpu >"$OUT/tests.log" 2>&1
-echo "test_cuda exit $?" | tee -a "$LOG"
+TESTS_RC=$?
+echo "test_cuda exit $TESTS_RC" | tee -a "$LOG"
 grep -E "ERROR|test cases|assertions" "$OUT/tests.log" | head -20 | tee -a "$LOG"
 
-# Optional: NCU_SUITE=name profiles, with ncu (clocks left alone), the first launch of each kernel
-# whose name matches a regex in NCU_KERNELS (space-separated) while that suite runs.
-if [ -n "${NCU_SUITE:-}" ]; then
-  NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-  for k in ${NCU_KERNELS:-gemm}; do
-    say "ncu: first '$k' kernel in suite $NCU_SUITE"
-    timeout --kill-after=5 120 "$NCU" --clock-control none --section SpeedOfLight \
-      --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
-      --section Occupancy --section LaunchStats --section InstructionStats -k "regex:$k" -c 1 \
-      "$PRE/tilescope-gpu-bench" --suite "$NCU_SUITE" --repeats 3 >>"$OUT/ncu.txt" 2>&1
-    echo "ncu exit $?" | tee -a "$LOG"
-  done
-fi
-
+# A group "all" is the whole bench in one process (one JSON, as a recording wants), but only when
+# the tests passed; otherwise the suites run in separate groups, so one fault loses only its group.
 SUITE_GROUPS=("$@")
 [ ${#SUITE_GROUPS[@]} -eq 0 ] && SUITE_GROUPS=(hgemm hgemm_bf16,hgemm_2048,hgemm_8192 sgemm sgemm_1024,sgemm_2048,sgemm_8192)
+if [ "${SUITE_GROUPS[*]}" = all ] && [ $TESTS_RC -ne 0 ]; then
+  say "tests failed: the suites run in separate groups instead of 'all'"
+  SUITE_GROUPS=(hgemm hgemm_bf16,hgemm_2048,hgemm_8192 sgemm sgemm_1024,sgemm_2048,sgemm_8192 bias_relu,gemm_epilogue,conv2d,jit_twin,schedule_twin)
+fi
 i=0
 for g in "${SUITE_GROUPS[@]}"; do
   i=$((i + 1))
   say "bench group $i: $g"
-  timeout --kill-after=5 200 "$PRE/tilescope-gpu-bench" --suite "$g" --out "$OUT/bench$i.json" \
+  timeout --kill-after=5 400 "$PRE/tilescope-gpu-bench" --suite "$g" --out "$OUT/bench$i.json" \
     >>"$LOG" 2>&1
   echo "bench group $i exit $?" | tee -a "$LOG"
 done
+
+# Optional, last (a profiler run must not cost the bench its time): NCU_SUITE=name profiles, with
+# ncu (clocks left alone), the first launch of each kernel whose name matches a regex in
+# NCU_KERNELS (space-separated) while that suite runs.
+if [ -n "${NCU_SUITE:-}" ]; then
+  NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  for k in ${NCU_KERNELS:-gemm}; do
+    say "ncu: first kernel matching '$k' in suite $NCU_SUITE"
+    timeout --kill-after=5 120 "$NCU" --clock-control none --section SpeedOfLight \
+      --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+      --section Occupancy --section LaunchStats --section InstructionStats --kernel-name-base demangled -k "regex:$k" -c 1 \
+      "$PRE/tilescope-gpu-bench" --suite "$NCU_SUITE" --repeats 3 --out /tmp/ncu-bench.json \
+      >>"$OUT/ncu.txt" 2>&1
+    echo "ncu exit $?" | tee -a "$LOG"
+  done
+fi
 
 say "done"
 python3 - "$OUT"/bench*.json <<'PY'

@@ -308,11 +308,24 @@ SuiteResult suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ost
     const int version = kv.number;
     if (std::find(versions.begin(), versions.end(), version) == versions.end()) continue;
     std::string note;
-    if (version == 11) {
-      const int c = cuda::sgemm_tuned_candidate(s);
-      note = c < 0 ? "no candidate divides this shape"
-                   : "tiles " + candidates[size_t(c)].name + " (version " +
-                         std::to_string(kFirstSgemmCandidate + c) + " of this suite)";
+    if (version == 11) {  // autotune now, on this suite's inputs, so the note can say what won
+      try {
+        suite.fresh_inputs(suite.seed);
+        const cuda::SgemmAutotune& tune = cuda::sgemm_autotune(s, a.get(), b.get(), out.get());
+        std::vector<std::pair<int, float>> ranked = tune.median_ms;
+        std::sort(ranked.begin(), ranked.end(),
+                  [](const auto& x, const auto& y) { return x.second < y.second; });
+        note = "autotuned on first use (median of " + std::to_string(cuda::kAutotuneRepeats) +
+               " per candidate): " + candidates[size_t(ranked[0].first)].name + " " +
+               fmt(ranked[0].second, 4) + " ms";
+        if (ranked.size() > 1)
+          note += ", runner-up " + candidates[size_t(ranked[1].first)].name + " " +
+                  fmt(ranked[1].second, 4) + " ms";
+        note += " (versions " + std::to_string(kFirstSgemmCandidate) +
+                "+ of this suite time every candidate again)";
+      } catch (const GpuError& e) {
+        note = std::string("autotune failed: ") + e.what();
+      }
     }
     suite.variants.push_back(
         {version, kv.name, kv.changed,
@@ -325,9 +338,9 @@ SuiteResult suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ost
         {kFirstSgemmCandidate + c, "tiles_" + t.name,
          "autotuning candidate for version 11: version " + std::to_string(t.kernel) +
              "'s kernel with block " + std::to_string(t.bm) + "×" + std::to_string(t.bn) + "×" +
-             std::to_string(t.bk) + ", warp " + std::to_string(t.wm) + "×" +
-             std::to_string(t.wn) + ", " + std::to_string(t.threads()) + " threads, " +
-             std::to_string(t.stages) + " stages",
+             std::to_string(t.bk) + ", warp " + std::to_string(t.wm) + "×" + std::to_string(t.wn) +
+             ", " + std::to_string(t.threads()) + " threads, " + std::to_string(t.stages) +
+             " stages",
          [&, c] { cuda::sgemm_tiles_launch(c, s, a.get(), b.get(), out.get()); }});
   }
   return run_suite(suite, o, log);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tilescope::kernels::cuda {
@@ -38,7 +39,8 @@ struct ConvShape {
 // [SECTION] SGEMM progression (fp32, CUDA cores): versions 1..11; version 0 is cuBLAS. Version 9
 // is version 8 as a tile-shape template (swizzled A tile, streaming stores); version 10 reads A
 // transposed (one transpose pass first) through a cp.async pipeline; version 11 is whichever of the
-// two kernels, at whichever tile shape, was measured fastest for the problem's size.
+// two kernels, at whichever tile shape, it measures fastest for the problem's shape (autotuned on
+// first use).
 const std::vector<KernelVersion>& sgemm_versions();
 // Empty when `version` can run `shape`; otherwise why not, in the user's terms.
 std::string sgemm_unsupported(int version, GemmShape shape);
@@ -54,9 +56,17 @@ struct SgemmTiles {
   int threads() const { return (bm / wm) * (bn / wn) * 32; }
 };
 const std::vector<SgemmTiles>& sgemm_tile_candidates();
-// The candidate version 11 uses for this shape (an index into sgemm_tile_candidates()): the one
-// the recorded sweep measured fastest at the nearest tuned size that divides the shape.
-int sgemm_tuned_candidate(GemmShape shape);
+// Version 11's choice for a shape: on the first call for that shape every candidate that divides
+// it runs once to warm up and kAutotuneRepeats times timed (CUDA events) on the caller's buffers;
+// the candidate with the smallest median wins and is remembered for the process's lifetime (as
+// cuDNN's benchmark mode does). `c` is overwritten by whichever candidate ran last. Throws GpuError
+// when no candidate divides the shape.
+inline constexpr int kAutotuneRepeats = 5;
+struct SgemmAutotune {
+  int candidate = -1;                            // index into sgemm_tile_candidates()
+  std::vector<std::pair<int, float>> median_ms;  // every candidate timed, in table order
+};
+const SgemmAutotune& sgemm_autotune(GemmShape shape, const float* a, const float* b, float* c);
 std::string sgemm_tiles_unsupported(int candidate, GemmShape shape);
 void sgemm_tiles_launch(int candidate, GemmShape shape, const float* a, const float* b, float* c);
 // The best version (8) with bias + ReLU applied to each output before it is stored.

@@ -3,9 +3,9 @@
 #include "kernels/cuda/conv_01_im2col.cuh"
 #include "kernels/cuda/conv_02_implicit_gemm.cuh"
 #include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/gpu_memory.h"
 #include "kernels/cuda/epilogue_bias_relu.cuh"
 #include "kernels/cuda/gpu_kernels.h"
+#include "kernels/cuda/gpu_memory.h"
 #include "kernels/cuda/hgemm_01_wmma.cuh"
 #include "kernels/cuda/hgemm_02_mma_multistage.cuh"
 #include "kernels/cuda/hgemm_hopper.h"
@@ -26,7 +26,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <sstream>
+#include <tuple>
 
 namespace tilescope::kernels::cuda {
 namespace {
@@ -157,19 +160,18 @@ const std::vector<TileEntry>& tile_entries() {
        launch_k10<64, 128, 16, 32, 64, 3, 3>},
       {{"k10_128x256x8_w64x64_s4", 10, 128, 256, 8, 64, 64, 4},
        launch_k10<128, 256, 8, 64, 64, 4, 1>},
-      {{"k10_64x64x16_w32x32_s4", 10, 64, 64, 16, 32, 32, 4},
-       launch_k10<64, 64, 16, 32, 32, 4, 4>},
+      {{"k10_64x64x16_w32x32_s4", 10, 64, 64, 16, 32, 32, 4}, launch_k10<64, 64, 16, 32, 32, 4, 4>},
+      {{"k10_128x128x32_w32x64_s3", 10, 128, 128, 32, 32, 64, 3},
+       launch_k10<128, 128, 32, 32, 64, 3, 2>},
+      {{"k10_128x128x16_w32x64_s4", 10, 128, 128, 16, 32, 64, 4},
+       launch_k10<128, 128, 16, 32, 64, 4, 2>},
+      {{"k10_64x128x32_w32x64_s3", 10, 64, 128, 32, 32, 64, 3},
+       launch_k10<64, 128, 32, 32, 64, 3, 3>},
   };
   return entries;
 }
-// Version 9 and 10 are these candidates; version 11's table maps a problem size to a candidate,
-// from the sweep recorded in assets/recorded/ (the sgemm suites time every candidate next to it).
+// Versions 9 and 10 are these candidates; version 11 times them all on first use of a shape.
 constexpr int kVersion9Candidate = 0, kVersion10Candidate = 6;
-struct Tuned {
-  int size;
-  int candidate;
-};
-constexpr Tuned kTuned[] = {{1024, 3}, {2048, 0}, {4096, 0}, {8192, 2}};
 }  // namespace
 
 const std::vector<SgemmTiles>& sgemm_tile_candidates() {
@@ -194,19 +196,42 @@ std::string sgemm_tiles_unsupported(int candidate, GemmShape s) {
   return {};
 }
 
-int sgemm_tuned_candidate(GemmShape s) {
-  // The tuned size nearest to the problem's (by the smaller of M and N, which decides how many
-  // blocks there are), if its tiles divide the shape; otherwise the first candidate that does.
-  const int size = std::min(s.m, s.n);
-  int best = -1, best_distance = 0;
-  for (const Tuned& t : kTuned) {
-    const int distance = std::abs(t.size - size);
-    if (sgemm_tiles_unsupported(t.candidate, s).empty() && (best < 0 || distance < best_distance))
-      best = t.candidate, best_distance = distance;
+const SgemmAutotune& sgemm_autotune(GemmShape s, const float* a, const float* b, float* c) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int, int>, SgemmAutotune> done;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_tuple(s.m, s.n, s.k);
+  if (const auto it = done.find(key); it != done.end()) return it->second;
+  SgemmAutotune result;
+  cudaEvent_t start, stop;
+  TS_CUDA_CHECK(cudaEventCreate(&start));
+  TS_CUDA_CHECK(cudaEventCreate(&stop));
+  for (int cand = 0; cand < static_cast<int>(tile_entries().size()); ++cand) {
+    if (!sgemm_tiles_unsupported(cand, s).empty()) continue;
+    sgemm_tiles_launch(cand, s, a, b, c);  // warm-up: module load, the workspace, caches
+    std::vector<float> ms;
+    for (int r = 0; r < kAutotuneRepeats; ++r) {
+      TS_CUDA_CHECK(cudaEventRecord(start));
+      sgemm_tiles_launch(cand, s, a, b, c);
+      TS_CUDA_CHECK(cudaEventRecord(stop));
+      TS_CUDA_CHECK(cudaEventSynchronize(stop));
+      float t = 0.f;
+      TS_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+      ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    result.median_ms.emplace_back(cand, ms[ms.size() / 2]);
   }
-  for (int c = 0; best < 0 && c < static_cast<int>(tile_entries().size()); ++c)
-    if (sgemm_tiles_unsupported(c, s).empty()) best = c;
-  return best;
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (result.median_ms.empty())
+    throw GpuError("SGEMM autotune: no tile candidate divides M = " + std::to_string(s.m) +
+                   ", N = " + std::to_string(s.n) + ", K = " + std::to_string(s.k));
+  result.candidate =
+      std::min_element(result.median_ms.begin(), result.median_ms.end(),
+                       [](const auto& x, const auto& y) { return x.second < y.second; })
+          ->first;
+  return done.emplace(key, std::move(result)).first->second;
 }
 
 void sgemm_tiles_launch(int candidate, GemmShape s, const float* a, const float* b, float* c) {
@@ -223,11 +248,12 @@ std::string sgemm_unsupported(int version, GemmShape s) {
   if (s.m <= 0 || s.n <= 0 || s.k <= 0) return "GEMM sizes must be positive";
   if (version == 9) return sgemm_tiles_unsupported(kVersion9Candidate, s);
   if (version == 10) return sgemm_tiles_unsupported(kVersion10Candidate, s);
-  if (version == 11)
-    return sgemm_tuned_candidate(s) < 0
-               ? "no SGEMM tile candidate divides M = " + std::to_string(s.m) +
-                     ", N = " + std::to_string(s.n) + ", K = " + std::to_string(s.k)
-               : std::string();
+  if (version == 11) {
+    for (int cand = 0; cand < static_cast<int>(tile_entries().size()); ++cand)
+      if (sgemm_tiles_unsupported(cand, s).empty()) return {};
+    return "no SGEMM tile candidate divides M = " + std::to_string(s.m) +
+           ", N = " + std::to_string(s.n) + ", K = " + std::to_string(s.k);
+  }
   const Tiles t = sgemm_tiles(version);
   if (s.m % t.bm) return divisibility("M", s.m, t.bm);
   if (s.n % t.bn) return divisibility("N", s.n, t.bn);
@@ -279,8 +305,8 @@ void sgemm_launch(int version, GemmShape s, const float* a, const float* b, floa
     case 10:
       sgemm_tiles_launch(kVersion10Candidate, s, a, b, c);
       break;
-    case 11:
-      sgemm_tiles_launch(sgemm_tuned_candidate(s), s, a, b, c);
+    case 11:  // the first call for a shape times every candidate; the winner computes C
+      sgemm_tiles_launch(sgemm_autotune(s, a, b, c).candidate, s, a, b, c);
       break;
   }
   TS_CUDA_CHECK_LAUNCH();

@@ -102,8 +102,8 @@ __global__ void __launch_bounds__((kBM / kWM) * (kBN / kWN) * 32, kMinBlocks)
     const int row = m0 + (i / 4) * kSubM + i % 4;
 #pragma unroll
     for (int r = 0; r < kRN; ++r) {
-      const float4 v = make_float4(acc[i][4 * r], acc[i][4 * r + 1], acc[i][4 * r + 2],
-                                   acc[i][4 * r + 3]);
+      const float4 v =
+          make_float4(acc[i][4 * r], acc[i][4 * r + 1], acc[i][4 * r + 2], acc[i][4 * r + 3]);
       __stcs(reinterpret_cast<float4*>(&c_blk[(size_t)row * N + n0 + r * kSubN]), v);
     }
   }

@@ -205,6 +205,34 @@ TEST_SUITE("cuda_gpu") {
     }
   }
 
+  TEST_CASE("the autotune times every candidate that divides the shape and keeps the fastest") {
+    if (!gpu_or_skip("sgemm autotune")) return;
+    const GemmShape s{192, 320, 48};  // only the two 64×64×16 candidates divide it
+    const auto a = random_vector((size_t)s.m * s.k, 95);
+    const auto b = random_vector((size_t)s.k * s.n, 96);
+    DeviceBuffer<float> da = upload(a), db = upload(b), dc((size_t)s.m * s.n);
+    const SgemmAutotune& tune = sgemm_autotune(s, da.get(), db.get(), dc.get());
+    const auto& tiles = sgemm_tile_candidates();
+    REQUIRE(tune.median_ms.size() == 2);
+    float best = tune.median_ms[0].second;
+    for (const auto& [cand, ms] : tune.median_ms) {
+      CHECK(tiles[size_t(cand)].bm == 64);
+      CHECK(tiles[size_t(cand)].bn == 64);
+      CHECK(ms > 0.f);
+      best = std::min(best, ms);
+    }
+    CHECK(std::any_of(tune.median_ms.begin(), tune.median_ms.end(), [&](const auto& p) {
+      return p.first == tune.candidate && p.second == best;
+    }));
+    // Remembered: a second call returns the same result without timing again.
+    CHECK(&sgemm_autotune(s, da.get(), db.get(), dc.get()) == &tune);
+    // And version 11 computes the product with the winner.
+    dc.poison();
+    sgemm_launch(11, s, da.get(), db.get(), dc.get());
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(rel_error(dc.to_host(), cpu_gemm(a, b, nullptr, false, false, s.m, s.n, s.k)) < 1e-5);
+  }
+
   TEST_CASE("every SGEMM tile candidate computes A·B (512×512×64) like a float64 loop") {
     if (!gpu_or_skip("sgemm tiles")) return;
     const GemmShape s{512, 512, 64};
