@@ -57,9 +57,9 @@ struct SgemmTiles {
 };
 const std::vector<SgemmTiles>& sgemm_tile_candidates();
 // Version 11's choice for a shape: on the first call for that shape every candidate that divides
-// it runs once to warm up and kAutotuneRepeats times timed (CUDA events) on the caller's buffers;
-// the candidate with the smallest median wins and is remembered for the process's lifetime (as
-// cuDNN's benchmark mode does). `c` is overwritten by whichever candidate ran last. Throws GpuError
+// it is timed as the bench times a version (gpu_timing.h: a warm-up, then kAutotuneRepeats runs
+// with the L2 flushed before each) on the caller's buffers; the candidate with the smallest median
+// wins and is remembered for the process's lifetime (as cuDNN's benchmark mode does). `c` is overwritten by whichever candidate ran last. Throws GpuError
 // when no candidate divides the shape.
 inline constexpr int kAutotuneRepeats = 5;
 struct SgemmAutotune {

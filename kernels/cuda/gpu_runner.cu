@@ -6,6 +6,7 @@
 #include "kernels/cuda/epilogue_bias_relu.cuh"
 #include "kernels/cuda/gpu_kernels.h"
 #include "kernels/cuda/gpu_memory.h"
+#include "kernels/cuda/gpu_timing.h"
 #include "kernels/cuda/hgemm_01_wmma.cuh"
 #include "kernels/cuda/hgemm_02_mma_multistage.cuh"
 #include "kernels/cuda/hgemm_hopper.h"
@@ -203,27 +204,19 @@ const SgemmAutotune& sgemm_autotune(GemmShape s, const float* a, const float* b,
   const auto key = std::make_tuple(s.m, s.n, s.k);
   if (const auto it = done.find(key); it != done.end()) return it->second;
   SgemmAutotune result;
-  cudaEvent_t start, stop;
-  TS_CUDA_CHECK(cudaEventCreate(&start));
-  TS_CUDA_CHECK(cudaEventCreate(&stop));
+  // Timed exactly as the bench times a version (gpu_timing.h: warm-up, L2 flushed before each
+  // repeat, median), so the winner is the winner of the measurement that gets reported. Without
+  // the flush, a 1024³ problem (12 MB) sits in the 60 MB L2 and the kernels that hide DRAM latency
+  // worst look best.
+  TimingOptions timing;
+  timing.warmup = 1;
+  timing.repeats = kAutotuneRepeats;
+  timing.min_repeats = kAutotuneRepeats;
   for (int cand = 0; cand < static_cast<int>(tile_entries().size()); ++cand) {
     if (!sgemm_tiles_unsupported(cand, s).empty()) continue;
-    sgemm_tiles_launch(cand, s, a, b, c);  // warm-up: module load, the workspace, caches
-    std::vector<float> ms;
-    for (int r = 0; r < kAutotuneRepeats; ++r) {
-      TS_CUDA_CHECK(cudaEventRecord(start));
-      sgemm_tiles_launch(cand, s, a, b, c);
-      TS_CUDA_CHECK(cudaEventRecord(stop));
-      TS_CUDA_CHECK(cudaEventSynchronize(stop));
-      float t = 0.f;
-      TS_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-      ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    result.median_ms.emplace_back(cand, ms[ms.size() / 2]);
+    const KernelTiming t = time_gpu([&] { sgemm_tiles_launch(cand, s, a, b, c); }, timing);
+    result.median_ms.emplace_back(cand, static_cast<float>(t.median_ms));
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   if (result.median_ms.empty())
     throw GpuError("SGEMM autotune: no tile candidate divides M = " + std::to_string(s.m) +
                    ", N = " + std::to_string(s.n) + ", K = " + std::to_string(s.k));
