@@ -803,7 +803,8 @@ BenchReport run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
   report.host = HostDescription{
       host_cpu_model(), static_cast<int>(std::thread::hardware_concurrency()), {}, {}, {}, {}};
   report.compiler = std::string("nvcc ") + TILESCOPE_NVCC_VERSION;
-  report.flags = std::string("-O3 -lineinfo, CUDA architectures ") + TILESCOPE_CUDA_ARCHS;
+  report.flags = std::string("-O3 -lineinfo, CUDA architectures ") + TILESCOPE_CUDA_ARCHS +
+                 "; tensor-core versions 3–8 sm_90a (wgmma, setmaxnreg)";
   const json device = cuda::describe_device();
   report.device = device;
   report.quick = options.quick;
