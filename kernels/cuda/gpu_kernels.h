@@ -1,6 +1,7 @@
 // Plain C++ entry points to the hand-written CUDA kernels (no CUDA headers): each launcher checks
 // the shape, launches on the default stream and checks the launch. Implemented in gpu_runner.cu,
-// the one runner that holds every launch configuration and the reasoning behind it.
+// the one runner that holds every launch configuration and the reasoning behind it, except the
+// Hopper tensor-core versions (sm_90a only), whose launches are in hgemm_hopper.cu.
 #pragma once
 
 #include <cstddef>
