@@ -759,6 +759,11 @@ void workbench_load_recorded(Workbench& wb, const std::string& dir) {
       wb.recorded_error += std::string(e.what()) + "\n";
     }
   }
+  // Newest first (ISO dates compare as text; undated reports last, by file name), so the Timings
+  // view opens on the latest recording and the older ones stay a click away.
+  std::stable_sort(wb.recorded.begin(), wb.recorded.end(), [](const auto& x, const auto& y) {
+    return x.second.value("date", std::string()) > y.second.value("date", std::string());
+  });
 }
 
 }  // namespace tilescope::core

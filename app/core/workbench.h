@@ -199,7 +199,7 @@ struct Workbench {
   double tiles_speed = 8;  // frames per second
   double tiles_last_time = -1;
 
-  // Recorded benchmark reports (assets/recorded/*.json), loaded once.
+  // Recorded benchmark reports (assets/recorded/*.json), loaded once, newest first.
   bool recorded_loaded = false;
   std::vector<std::pair<std::string, nlohmann::json>> recorded;  // (file, report)
   std::string recorded_error;

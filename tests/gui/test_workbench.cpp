@@ -404,4 +404,34 @@ TEST_CASE("'anyway' round-trips through the script form; anything else is refuse
   CHECK_THROWS_WITH_AS(parse_command("simulate now"), doctest::Contains("'anyway'"), CommandError);
   CHECK_THROWS_WITH_AS(parse_command("tiles record twice"), doctest::Contains("'anyway'"),
                        CommandError);
+
+TEST_CASE("recorded reports load newest first, whatever their file names, and none is dropped") {
+  // Two real reports rewritten with dates that run against the file names' order, and one with
+  // no date at all: the loader must order by the reports' own dates, the undated one last.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tilescope_recorded_order";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto copy_with_date = [&](const char* source, const std::string& name, const char* date) {
+    nlohmann::json report = nlohmann::json::parse(std::ifstream(source));
+    if (date) {
+      report["date"] = date;
+    } else {
+      report.erase("date");
+    }
+    std::ofstream(dir / name) << report.dump(2);
+  };
+  copy_with_date("assets/recorded/gpu-h200-2026-11-29.json", "a-oldest.json",
+                 "2026-11-01T00:00:00Z");
+  copy_with_date("assets/recorded/gpu-h200-2026-11-29.json", "b-undated.json", nullptr);
+  copy_with_date("assets/recorded/cpu-2026-11-29-xeon2-dev-quiet.json", "c-newest.json",
+                 "2026-12-24T00:00:00Z");
+  Workbench wb;
+  workbench_load_recorded(wb, dir.string());
+  CHECK(wb.recorded_error.empty());
+  REQUIRE(wb.recorded.size() == 3);
+  CHECK(fs::path(wb.recorded[0].first).filename() == "c-newest.json");
+  CHECK(fs::path(wb.recorded[1].first).filename() == "a-oldest.json");
+  CHECK(fs::path(wb.recorded[2].first).filename() == "b-undated.json");
+  fs::remove_all(dir);
 }
