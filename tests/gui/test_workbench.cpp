@@ -404,6 +404,7 @@ TEST_CASE("'anyway' round-trips through the script form; anything else is refuse
   CHECK_THROWS_WITH_AS(parse_command("simulate now"), doctest::Contains("'anyway'"), CommandError);
   CHECK_THROWS_WITH_AS(parse_command("tiles record twice"), doctest::Contains("'anyway'"),
                        CommandError);
+}
 
 TEST_CASE("recorded reports load newest first, whatever their file names, and none is dropped") {
   // Two real reports rewritten with dates that run against the file names' order, and one with
