@@ -7,6 +7,9 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 using namespace tilescope::lesson;
@@ -194,4 +197,23 @@ TEST_CASE("curriculum: every schedule step belongs to one compiler pass") {
       steps("h", "layout(W, transposed)\nfuse(matmul0, add0, relu0)\ntile(i, 16)\ntile(j, 16)");
   CHECK(texts(m, "passes(h)") == std::vector<std::string>{"layout", "fusion", "scheduling"});
   CHECK(texts(m, "passes(m)").empty());
+}
+
+TEST_CASE("curriculum: recorded() reads a list as a list, so len() counts a suite's versions") {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "tilescope_lesson_recorded_list.json").string();
+  {
+    std::ofstream o(path);
+    o << R"({"suites": [{"name": "a", "results": [{"n": 7}, {"n": 9}, {"n": 11}],)"
+      << R"( "sizes": [256, 512]}]})";
+  }
+  const std::string m = layer(8, 8, 8);
+  const std::string file = "\"" + path + "\"";
+  // Three result objects, written above by hand.
+  CHECK(number(m, "len(recorded(" + file + ", \"suites/name=a/results\"))") == 3);
+  CHECK(run(m, "recorded(" + file + ", \"suites/name=a/sizes\") == [256, 512]").pass);
+  // An object is still not a value a check can compare.
+  CHECK(run(m, "recorded(" + file + ", \"suites/0\") == 1").error.find("is an object") !=
+        std::string::npos);
+  std::remove(path.c_str());
 }
