@@ -325,6 +325,7 @@ const std::vector<FunctionSpec>& functions() {
       // Curriculum functions (lessons 07 onward): see [SECTION] Curriculum functions.
       {"strides", {kSubject, kTensorOfSubject}, 2, false, false},
       {"waves", {kSubject, kMachine}, 2, false, false},
+      {"first_wave", {kSubject, kMachine}, 2, false, false},
       {"cores", {kMachine}, 1, false, false},
       {"dtype", {kTensor}, 1, true, false},
       {"dtype_bytes", {kString}, 1, false, false},
@@ -938,17 +939,30 @@ bool LessonSession::call_curriculum(const Expr& e, const Context& c, Value& out)
     throw EvalError{"no kernel of " + arg0 + " keeps " + tensor +
                     " in memory (it was fused away or folded into another kernel)"};
   }
-  if (f == "waves" || f == "cores") {
+  if (f == "waves" || f == "first_wave" || f == "cores") {
     const model::Machine& m = machine(f == "cores" ? arg0 : e.args[1].text);
     if (f == "cores") {
       out = Value::of(double(m.cores));
       return true;
     }
-    if (m.kind != "gpu") throw EvalError{"waves() needs a GPU machine; " + m.name + " is a CPU"};
-    const schedule::LaunchConfig lc = schedule::launch_config(current_kernel(*program(arg0)));
+    if (m.kind != "gpu") throw EvalError{f + "() needs a GPU machine; " + m.name + " is a CPU"};
+    const schedule::Kernel& k = current_kernel(*program(arg0));
+    const schedule::LaunchConfig lc = schedule::launch_config(k);
     const int64_t blocks = lc.grid[0] * lc.grid[1] * lc.grid[2];
     const int64_t per_wave = model::resident_blocks(m);
-    out = Value::of(double((blocks + per_wave - 1) / per_wave));
+    if (f == "waves") {
+      out = Value::of(double((blocks + per_wave - 1) / per_wave));
+      return true;
+    }
+    // The rows (block.y) and columns (block.x) of tiles the first wave's blocks cover, in the
+    // kernel's launch order: the operand panels those blocks need in L2 at once.
+    std::set<int64_t> rows, cols;
+    for (int64_t b = 0; b < std::min(blocks, per_wave); ++b) {
+      const auto at = schedule::block_coords(k, b);
+      cols.insert(at[0]);
+      rows.insert(at[1]);
+    }
+    out = list({Value::of(double(rows.size())), Value::of(double(cols.size()))});
     return true;
   }
   if (f == "dtype") {

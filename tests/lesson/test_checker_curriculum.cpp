@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -104,6 +105,16 @@ TEST_CASE("curriculum: waves are blocks over SMs, one block per SM at a time, ro
   CHECK(number(m, "cores(h200)") == 132);
   CHECK(number(m, "blocks(g)") == 1024);
   CHECK(number(m, "waves(g, h200)") == 8);
+  // 4096 × 4096 outputs in 128 × 128 tiles: a 32 × 32 grid. Row-major, the first 132 blocks are
+  // 4 full rows of 32 and 4 blocks of a fifth: 5 rows × 32 columns. Grouped by 8 rows, launch
+  // walks down 8 rows per column: 132 = 16 × 8 + 4, so 17 columns × 8 rows.
+  const std::string big = "```model id=m\nA: [4096, 4096]\nB: [4096, 4096]\nC = A @ B\n```\n" +
+                          steps("rows",
+                                "tile(i, j, 128, 128)\nbind(i.o, block.y)\n"
+                                "bind(j.o, block.x)") +
+                          steps("grouped", "block_order(grouped, 8)", " from=rows");
+  CHECK(numbers(big, "first_wave(rows, h200)") == std::vector<double>{5, 32});
+  CHECK(numbers(big, "first_wave(grouped, h200)") == std::vector<double>{8, 17});
   // A CPU machine has no waves.
   CHECK_FALSE(run(m, "waves(g, tiny) == 1").error.empty());
   CHECK(number(m, "cores(tiny)") == 1);
@@ -130,18 +141,28 @@ TEST_CASE("curriculum: dtype sizes, largest values and epsilons from the formats
 }
 
 TEST_CASE("curriculum: predicted time is the binding roofline bound over simulated traffic") {
-  // relu(X + bias) fused on tiny, X [64, 64]: DRAM moves (256 + 4 + 256 + 256) lines of 64 B (the
-  // hand count of test_checker.cpp) at 8 GB/s. The other bounds are smaller: 8192 FLOPs at
-  // 16 GFLOP/s is 0.5 µs; L1 serves 3 × 4096 accesses of 4 B at 64 GB/s, 0.8 µs.
+  // relu(X + bias) fused on tiny, X [64, 64]. The roofline's rule: the largest of the compute time
+  // (FLOPs at 16 GFLOP/s) and each level's bytes at its bandwidth — L1 serves 4-byte accesses at
+  // 64 GB/s, L2 serves 64-byte lines at 32 GB/s, DRAM at 8 GB/s (tiny.machine). DRAM's bytes are
+  // the hand count of test_checker.cpp: (256 + 4 + 256 + 256) lines of 64 B.
   const std::string m =
       "```model id=e\nX: [64, 64]\nbias: [64] weight\nY = relu(X + bias)\n```\n"
       "```steps id=f model=e\nfuse(add0, relu0)\n```\n";
-  CHECK(text(m, "bound(f)", " machine=tiny") == "DRAM");
-  CHECK(number(m, "predicted_time(f)", " machine=tiny") ==
-        doctest::Approx((256 + 4 + 256 + 256) * 64 / 8e9));
+  const std::string t = " machine=tiny";
+  const double dram = (256 + 4 + 256 + 256) * 64.0;
+  CHECK(number(m, "dram_bytes(f)", t) == dram);
+  const double compute = 2 * 64 * 64 / 16e9;
+  const double l1 = number(m, "accesses(f, L1)", t) * 4 / 64e9;
+  const double l2 = number(m, "accesses(f, L2)", t) * 64 / 32e9;
+  const double slowest = std::max({compute, l1, l2, dram / 8e9});
+  CHECK(number(m, "predicted_time(f)", t) == doctest::Approx(slowest));
+  // The 1 KiB 2-way L1 thrashes between X, bias and Y, so L2 serves more lines than DRAM does.
+  CHECK(slowest == l2);
+  CHECK(text(m, "bound(f)", t) == "L2");
   // Unfused, the temporary adds traffic: the fused program is the faster of the two.
-  CHECK(text(m, "fastest([e, f])", " machine=tiny") == "f");
-  CHECK(text(m, "fastest([f, e])", " machine=tiny") == "f");
+  CHECK(number(m, "predicted_time(e)", t) > number(m, "predicted_time(f)", t));
+  CHECK(text(m, "fastest([e, f])", t) == "f");
+  CHECK(text(m, "fastest([f, e])", t) == "f");
 }
 
 TEST_CASE("curriculum: generated source and counting in it") {
