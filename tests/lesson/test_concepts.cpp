@@ -1,6 +1,9 @@
-// The concept table of lessons/README.md: every concept of the source documents names at least one
-// lesson step, and every step it names exists; every lesson is listed in both lesson tables.
+// The curriculum as a whole: the concept table of lessons/README.md (every concept of the source
+// documents names a lesson step that exists), both lesson tables list every lesson, and every
+// lesson has a prediction and a checkpoint its solution reaches, with prerequisites that come
+// first.
 #include "build_paths.h"
+#include "sim/lesson/checker.h"
 #include "sim/lesson/lesson.h"
 
 #include <doctest/doctest.h>
@@ -96,5 +99,23 @@ TEST_CASE("concepts: every lesson is in the lesson table of lessons/README.md an
     CAPTURE(stem);
     CHECK(lessons_readme.find("](" + stem + ".md)") != std::string::npos);
     CHECK(readme.find("lessons/" + stem + ".md") != std::string::npos);
+  }
+}
+
+TEST_CASE("curriculum: every lesson has a prediction and a checkpoint, prerequisites come first") {
+  for (const std::string& stem : lesson_stems()) {
+    CAPTURE(stem);
+    LessonSession s(load_lesson_file((source_dir() / "lessons" / (stem + ".md")).string()));
+    const auto& blocks = s.lesson().blocks;
+    CHECK(std::any_of(blocks.begin(), blocks.end(),
+                      [](const Block& b) { return b.kind == BlockKind::Predict; }));
+    const std::vector<CheckpointCheck> checkpoints = s.run_checkpoints();
+    CHECK(checkpoints.size() >= 1);
+    for (const CheckpointCheck& c : checkpoints) {
+      INFO(c.block->attr_value("id") << ": " << c.error);
+      CHECK(c.pass);  // the solution reaches it, the start does not
+    }
+    // A prerequisite is an earlier lesson: the numbered order is a reading order.
+    for (const std::string& p : s.lesson().prerequisites) CHECK(p < stem);
   }
 }
