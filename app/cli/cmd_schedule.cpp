@@ -192,10 +192,7 @@ int run_schedule(const ScheduleFlags& f) {
       }
     }
     if (f.launch) {
-      const LaunchConfig lc = launch_config(p.kernels[size_t(p.current)]);
-      out << "launch: grid " << lc.grid[0] << "×" << lc.grid[1] << "×" << lc.grid[2] << ", block "
-          << lc.block[0] << "×" << lc.block[1] << "×" << lc.block[2] << ", dynamic shared memory "
-          << lc.dynamic_smem_bytes << " B\n";
+      out << "launch: " << describe_launch(launch_config(p.kernels[size_t(p.current)])) << "\n";
     }
     if (f.verify) return verify(p, out, f.max_accesses);
   } catch (const ScheduleError& e) {

@@ -1,6 +1,7 @@
 // Memory budget, size formatting and terminal progress for the CLI's long-running commands.
 #include "work_limits.h"
 
+#include "sim/io/format.h"
 #include "sim/model/machine.h"
 
 #include <unistd.h>
@@ -47,20 +48,8 @@ MemoryBudget memory_budget() {
 }
 
 std::string format_bytes_exact(uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = double(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 6) {
-    v /= 1024;
-    ++u;
-  }
-  char b[64];
-  if (u == 0)
-    std::snprintf(b, sizeof b, "%llu B", static_cast<unsigned long long>(bytes));
-  else
-    std::snprintf(b, sizeof b, "%.1f %s (%llu bytes)", v, units[u],
-                  static_cast<unsigned long long>(bytes));
-  return b;
+  const std::string shown = io::format_bytes(double(bytes));
+  return bytes < 1024 ? shown : shown + " (" + std::to_string(bytes) + " bytes)";
 }
 
 std::string format_count(double n) {

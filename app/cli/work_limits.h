@@ -23,7 +23,7 @@ struct MemoryBudget {
 // budget; else MemAvailable from /proc/meminfo; else a fixed 4 GiB.
 MemoryBudget memory_budget();
 
-// "2.0 GiB (2147483648 bytes)": rounded for reading, exact for checking.
+// "2 GiB (2147483648 bytes)": rounded for reading (io::format_bytes), exact for checking.
 std::string format_bytes_exact(uint64_t bytes);
 // "8.8 T", "3.4 G", "120 M", "5000": for access counts.
 std::string format_count(double n);

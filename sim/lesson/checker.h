@@ -20,7 +20,7 @@
 //              cache_bytes(MACHINE, "L2") scratchpad_bytes(MACHINE)       bytes
 //   recorded   recorded("assets/recorded/FILE.json", "suites/name=sgemm/results/name=naive/gflops")
 //   helpers    abs(x) min(a, b) max(a, b) len(list) contains("text", "part")
-// Curriculum functions (lessons 07 onward; [SECTION] Curriculum functions in checker.cpp):
+// Curriculum functions (lessons 07 onward; curriculum.cpp):
 //   layout     strides(S, T)                        elements, as program S stores tensor T
 //   GPU grid   waves(S, MACHINE) cores(MACHINE)     waves of one block per SM (tilescope's model)
 //              first_wave(S, MACHINE)               [rows, columns] of tiles the first wave covers
@@ -170,7 +170,7 @@ class LessonSession {
   Context context_of(const Block& b) const;
   void validate(const Expr& e, const Context& c) const;
   void validate_arg(const Expr& call, const Expr& arg, int kind, const Context& c) const;
-  // Curriculum functions ([SECTION] Curriculum functions): their argument kinds, and their values
+  // Curriculum functions (curriculum.cpp): their argument kinds, and their values
   // (false when `e` is not one of them).
   void validate_curriculum_arg(const Expr& call, const Expr& arg, bool subject_list,
                                const Context& c) const;
