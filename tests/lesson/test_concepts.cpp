@@ -3,7 +3,6 @@
 // lesson has a prediction and a checkpoint its solution reaches, with prerequisites that come
 // first.
 #include "build_paths.h"
-#include "sim/lesson/checker.h"
 #include "sim/lesson/lesson.h"
 
 #include <doctest/doctest.h>
@@ -103,19 +102,18 @@ TEST_CASE("concepts: every lesson is in the lesson table of lessons/README.md an
 }
 
 TEST_CASE("curriculum: every lesson has a prediction and a checkpoint, prerequisites come first") {
+  // Whether each checkpoint's solution reaches it and its start does not is `lesson check`'s
+  // verdict, which test_lessons.cpp asks for; here, that every lesson has the blocks at all.
   for (const std::string& stem : lesson_stems()) {
     CAPTURE(stem);
-    LessonSession s(load_lesson_file((source_dir() / "lessons" / (stem + ".md")).string()));
-    const auto& blocks = s.lesson().blocks;
-    CHECK(std::any_of(blocks.begin(), blocks.end(),
-                      [](const Block& b) { return b.kind == BlockKind::Predict; }));
-    const std::vector<CheckpointCheck> checkpoints = s.run_checkpoints();
-    CHECK(checkpoints.size() >= 1);
-    for (const CheckpointCheck& c : checkpoints) {
-      INFO(c.block->attr_value("id") << ": " << c.error);
-      CHECK(c.pass);  // the solution reaches it, the start does not
-    }
+    const Lesson l = load_lesson_file((source_dir() / "lessons" / (stem + ".md")).string());
+    auto has = [&](BlockKind k) {
+      return std::any_of(l.blocks.begin(), l.blocks.end(),
+                         [&](const Block& b) { return b.kind == k; });
+    };
+    CHECK(has(BlockKind::Predict));
+    CHECK(has(BlockKind::Checkpoint));
     // A prerequisite is an earlier lesson: the numbered order is a reading order.
-    for (const std::string& p : s.lesson().prerequisites) CHECK(p < stem);
+    for (const std::string& p : l.prerequisites) CHECK(p < stem);
   }
 }
