@@ -1,7 +1,6 @@
 // The curriculum as a whole: the concept table of lessons/README.md (every concept of the source
 // documents names a lesson step that exists), both lesson tables list every lesson, and every
-// lesson has a prediction and a checkpoint its solution reaches, with prerequisites that come
-// first.
+// lesson has a prediction and a checkpoint, with prerequisites that come first.
 #include "build_paths.h"
 #include "sim/lesson/lesson.h"
 
