@@ -3,7 +3,7 @@
 // measurements.
 //
 // Index: [SECTION] Building  [SECTION] Functions  [SECTION] Validation  [SECTION] Simulation
-//        [SECTION] Evaluation   (checkpoints: checkpoints.cpp)
+//        [SECTION] Evaluation   (checkpoints: checkpoints.cpp; lessons 07 on: curriculum.cpp)
 // Values are in value.cpp; recorded() and lesson paths in recorded.cpp.
 #include "sim/lesson/checker.h"
 #include "sim/lesson/checker_impl.h"
@@ -262,7 +262,19 @@ LessonSession::Context LessonSession::context_of(const Block& b) const {
 
 namespace {
 
-enum ArgKind { kNumber, kString, kSubject, kOpOrSubject, kOp, kTensor, kMachine, kLevel, kAny };
+enum ArgKind {
+  kNumber,
+  kString,
+  kSubject,
+  kOpOrSubject,
+  kOp,
+  kTensor,
+  kMachine,
+  kLevel,
+  kAny,
+  kSubjectList,      // [a, b, c]: model or steps ids (curriculum functions)
+  kTensorOfSubject,  // a tensor of the model the previous argument (a subject) schedules
+};
 
 struct FunctionSpec {
   const char* name;
@@ -314,6 +326,23 @@ const std::vector<FunctionSpec>& functions() {
       {"max", {kNumber, kNumber}, 2, false, false},
       {"len", {kAny}, 1, false, false},
       {"contains", {kString, kString}, 2, false, false},
+      // Curriculum functions (lessons 07 onward): curriculum.cpp.
+      {"strides", {kSubject, kTensorOfSubject}, 2, false, false},
+      {"waves", {kSubject, kMachine}, 2, false, false},
+      {"first_wave", {kSubject, kMachine}, 2, false, false},
+      {"cores", {kMachine}, 1, false, false},
+      {"dtype", {kTensor}, 1, true, false},
+      {"dtype_bytes", {kString}, 1, false, false},
+      {"dtype_max", {kString}, 1, false, false},
+      {"dtype_eps", {kString}, 1, false, false},
+      {"predicted_time", {kSubject}, 1, false, true},
+      {"bound", {kSubject}, 1, false, true},
+      {"fastest", {kSubjectList}, 1, false, true},
+      {"source", {kSubject, kString}, 2, false, false},
+      {"count", {kString, kString}, 2, false, false},
+      {"depends", {kOp, kOp}, 2, true, false},
+      {"critical_flops", {kSubject}, 0, true, false},
+      {"passes", {kSubject}, 1, false, false},
   };
   return kFunctions;
 }
@@ -436,6 +465,10 @@ void LessonSession::validate_arg(const Expr& call, const Expr& arg, int kind,
     case kAny:
       validate(arg, c);
       return;
+    case kSubjectList:
+    case kTensorOfSubject:
+      validate_curriculum_arg(call, arg, kind == kSubjectList, c);
+      return;
     case kSubject:
       need_name("a model or steps id");
       if (!is_subject(arg.text, c)) {
@@ -522,6 +555,7 @@ const SimResult& LessonSession::simulate(const std::string& program_id,
   SimResult r;
   r.level_names = level_names(m);
   for (int l = 0; l <= h.level_count(); ++l) r.levels.push_back(h.counters(l));
+  r.roofline = model::roofline(m, run.flops, run.bytes);
   return m_sims[key] = std::move(r);
 }
 
@@ -810,6 +844,7 @@ Value LessonSession::call(const Expr& e, const Context& c) {
     throw EvalError{"len() takes a list or a string"};
   }
   if (f == "contains") return Value::of(str(0).find(str(1)) != std::string::npos ? 1.0 : 0.0);
+  if (Value v; call_curriculum(e, c, v)) return v;
   throw EvalError{"unknown function '" + f + "'"};
 }
 

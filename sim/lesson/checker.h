@@ -20,6 +20,20 @@
 //              cache_bytes(MACHINE, "L2") scratchpad_bytes(MACHINE)       bytes
 //   recorded   recorded("assets/recorded/FILE.json", "suites/name=sgemm/results/name=naive/gflops")
 //   helpers    abs(x) min(a, b) max(a, b) len(list) contains("text", "part")
+// Curriculum functions (lessons 07 onward; curriculum.cpp):
+//   layout     strides(S, T)                        elements, as program S stores tensor T
+//   GPU grid   waves(S, MACHINE) cores(MACHINE)     waves of one block per SM (tilescope's model)
+//              first_wave(S, MACHINE)               [rows, columns] of tiles the first wave covers
+//   dtypes     dtype(T) dtype_bytes("fp16") dtype_max("bf16") dtype_eps("fp16")   (IEEE-style
+//              formats from their exponent and mantissa bits: fp32, tf32, fp16, bf16)
+//   time       predicted_time(S) bound(S) fastest([S1, S2, ...])   (need a machine): the roofline
+//              over S's simulated traffic, seconds; its binding bound ("compute", "L2", "DRAM");
+//              the id whose predicted time is least (an autotuning search over steps blocks)
+//   code       source(S, "cuda"|"cpp"|"pseudo") count("text", "part")
+//   graph      depends(A, B) (1 when op A reads, through any path, what op B writes)
+//              critical_flops(M) (FLOPs on the heaviest dependency chain of model M)
+//   compilers  passes(S): the compiler pass of each applied step, runs of one pass merged
+//              (compiler_pass below)
 //   learner    in a checkpoint block, `learner` is a subject like a steps id: the learner's own
 //              model and schedule (LearnerState), bound for the evaluation of that block only
 // Simulation traces every kernel of the program, in order, through one memory hierarchy of the
@@ -32,11 +46,13 @@
 #include "sim/lesson/recorded.h"
 #include "sim/lesson/value.h"
 #include "sim/model/machine.h"
+#include "sim/model/roofline.h"
 #include "sim/schedule/kernel.h"
 
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tilescope::lesson {
@@ -64,7 +80,14 @@ struct LessonProgram {
 struct SimResult {
   std::vector<std::string> level_names;  // caches, closest first, then the memory's name
   std::vector<memory::Counters> levels;
+  model::Roofline roofline;  // the program's FLOPs against the bytes each level served
 };
+
+// The compiler pass a schedule step belongs to, by the step's name: "layout" (layout, pad — a
+// graph-level layout pass), "fusion" (fuse, compute_at), "lowering" (im2col: the op's algorithm),
+// "scheduling" (kernel, split, tile, reorder, unroll, vectorize, parallel, bind, stage,
+// block_order); "" for an unknown name.
+std::string compiler_pass(std::string_view step_name);
 
 // The learner's own state, as a checkpoint sees it: the model in their editor and its schedule at
 // the history cursor (in the app, the workbench's; headless, a solution or a starting model).
@@ -147,6 +170,11 @@ class LessonSession {
   Context context_of(const Block& b) const;
   void validate(const Expr& e, const Context& c) const;
   void validate_arg(const Expr& call, const Expr& arg, int kind, const Context& c) const;
+  // Curriculum functions (curriculum.cpp): their argument kinds, and their values
+  // (false when `e` is not one of them).
+  void validate_curriculum_arg(const Expr& call, const Expr& arg, bool subject_list,
+                               const Context& c) const;
+  bool call_curriculum(const Expr& e, const Context& c, Value& out);
   std::string model_for(const Expr& call, const Context& c) const;
   std::string machine_for(const Expr& call, const Context& c) const;
   Value eval(const Expr& e, const Context& c);

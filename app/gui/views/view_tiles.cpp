@@ -53,6 +53,13 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
     return;
   }
   const std::string key = wb.schedule_key();
+  if (auto held = wb.tiles_held.find(key);
+      held != wb.tiles_held.end() && (wb.tiles_key != key || !wb.tiles)) {
+    if (held_job_lines(ctx, held->second, "Walk it anyway"))
+      ctx.push(command_from("tiles record anyway"));
+    end_panel();
+    return;
+  }
   if (wb.tiles_key != key || (!wb.tiles && wb.tiles_error.empty())) {
     if (wb.tiles_job.running() && wb.tiles_job.key() == key) {
       job_progress_line(ctx, ("Walking the loop nest of " + k->name + "…").c_str(),
@@ -68,6 +75,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
     ImGui::TextWrapped("Could not walk this schedule: %s", wb.tiles_error.c_str());
     ImGui::PopStyleColor();
+    if (ImGui::Button("Walk it again")) ctx.push(command_from("tiles record anyway"));
     end_panel();
     return;
   }
@@ -121,8 +129,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
                         heat_colour(0.15 + 0.85 * (i + 1) / kHeatLevels, p.bar_bg));
     ImGui::Dummy(ImVec2(sw * kHeatLevels, em));
     ImGui::SameLine();
-    ImGui::TextDisabled("%s (log scale)",
-                        format_thousands(int64_t(std::lround(peak))).c_str());
+    ImGui::TextDisabled("%s (log scale)", format_thousands(int64_t(std::lround(peak))).c_str());
   }
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const float avail_w = rect.x + rect.w - start.x - em;
@@ -137,9 +144,10 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
       y += row_h + em * 2.2f;
       row_h = 0;
     }
-    const std::string title = g.name + (g.output ? " (out)" : "") + "  " + std::to_string(g.rows) +
-                              "×" + std::to_string(g.cols) +
-                              (g.rows > g.bin_rows || g.cols > g.bin_cols ? " (binned: mean per bin)" : "");
+    const std::string title =
+        g.name + (g.output ? " (out)" : "") + "  " + std::to_string(g.rows) + "×" +
+        std::to_string(g.cols) +
+        (g.rows > g.bin_rows || g.cols > g.bin_cols ? " (binned: mean per bin)" : "");
     dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(x, y), p.text, title.c_str());
     const float gy = y + em * 1.4f;
     // Each row of bins is drawn as runs of equal colour, every pixel once: a 48×48 grid is a few
