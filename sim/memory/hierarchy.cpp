@@ -68,6 +68,7 @@ struct Hierarchy::FastLevel {
         valid(c.m_valid.data()),
         dirty(c.m_dirty.data()),
         tensor(c.m_tensor.data()),
+        filled(c.m_filled.data()),
         mru(c.m_mru.data()),
         order_words(c.m_order.data()),
         free(c.m_free.data()),
@@ -82,11 +83,14 @@ struct Hierarchy::FastLevel {
     return c.config().replacement == Replacement::LRU ? Order::NibbleLru : Order::NibbleFifo;
   }
   Cache* cache;
+  // The Cache's per-way arrays as stored: tags, keys and tensors complemented (Cache::stored_tag),
+  // so an empty way's tag is 0 and a line is compared as Cache::stored_tag(line).
   uint64_t* tags;
   uint32_t* key;
   uint32_t* valid;
   uint32_t* dirty;
   int16_t* tensor;
+  uint8_t* filled;
   uint32_t* mru;
   uint64_t* order_words;  // nibble levels only
   uint32_t* free;         // nibble levels only
@@ -145,8 +149,25 @@ Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
              !L.drop_writebacks &&
              (k == 0 || L.line_bytes >= m_levels[k - 1]->line_bytes);
   }
-  if (m_fast)
+  if (m_fast) {
     for (const auto& level : m_levels) m_fast_levels.emplace_back(level->cache);
+    const bool pow2 = std::has_single_bit(m_levels[0]->cache.sets());
+    using Order = FastLevel::Order;
+    switch (m_fast_levels[0].order) {
+      case Order::NibbleLru:
+        m_fast_batch = pow2 ? &Hierarchy::fast_batch<true, int(Order::NibbleLru)>
+                            : &Hierarchy::fast_batch<false, int(Order::NibbleLru)>;
+        break;
+      case Order::NibbleFifo:
+        m_fast_batch = pow2 ? &Hierarchy::fast_batch<true, int(Order::NibbleFifo)>
+                            : &Hierarchy::fast_batch<false, int(Order::NibbleFifo)>;
+        break;
+      case Order::General:
+        m_fast_batch = pow2 ? &Hierarchy::fast_batch<true, int(Order::General)>
+                            : &Hierarchy::fast_batch<false, int(Order::General)>;
+        break;
+    }
+  }
   m_counters.assign(m_levels.size() + 1, std::vector<Counters>(1));
   m_row_data.resize(m_counters.size());
   grow_counters(0);
@@ -168,7 +189,7 @@ void Hierarchy::grow_counters(size_t index) {
 void Hierarchy::access_batch(const Access* accesses, size_t count) {
   m_trace_accesses += count;
   if (m_fast) {
-    fast_batch(accesses, count);
+    (this->*m_fast_batch)(accesses, count);
     return;
   }
   Level& l0 = *m_levels.front();
@@ -184,7 +205,7 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
   ReuseDistance* const reuse = l0.reuse.get();
   const Cache& c0 = l0.cache;
   const SetIndex set_of = c0.set_index();
-  const uint64_t* const tags = c0.tags();
+  const uint64_t* const tags = c0.stored_tags();
   const uint32_t* const valid = c0.valid_masks();
   const uint32_t* const mru = c0.mru_ways();
   uint32_t* const dirty = l0.cache.dirty_masks();
@@ -215,7 +236,7 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
         const uint64_t line = unit >> sector_bits;
         way = mru[set_of(line)];
         sbit = 1u << (unit & sector_mask);
-        hit = tags[way] == line && (valid[way] & sbit) != 0;
+        hit = tags[way] == Cache::stored_tag(line) && (valid[way] & sbit) != 0;
       } else {
         hit = false;
       }
@@ -285,8 +306,9 @@ namespace {
 // One access of `bytes` at level k to `line` (counter row `row`), after the caller found it not
 // on the set's most recent way (or did not look): counts it, and on a hit updates the replacement
 // state and dirty bit; on a miss evicts (writing a dirty victim back below) and installs the line.
-// Returns whether it hit; `way` receives the line's way. `order` is a FastLevel::Order.
-template <int order>
+// Returns whether it hit; `way` receives the line's way. `order` is a FastLevel::Order; with
+// `absent` the caller has searched the set already and not found the line (nibble orders only).
+template <int order, bool absent>
 [[gnu::always_inline]] inline bool Hierarchy::fast_lookup(const FastLevel& F, size_t k,
                                                           uint64_t line, uint32_t bytes, bool write,
                                                           int16_t tensor, size_t row,
@@ -300,15 +322,18 @@ template <int order>
     // LRU / FIFO in nibble order, ≤ 16 ways: Cache::touch_in_set, victim and install_in_set.
     const uint32_t ways = F.ways;
     uint64_t* const tags = F.tags;
+    const uint64_t stored = Cache::stored_tag(line);
     const uint64_t base = set * ways;
-    uint64_t match = match_keys16(F.key + base, ways, static_cast<uint32_t>(line));
-    while (match != 0) {
-      way = base + static_cast<uint64_t>(std::countr_zero(match));
-      if (tags[way] == line) {
-        hit = true;
-        break;
+    if constexpr (!absent) {
+      uint64_t match = match_keys16(F.key + base, ways, Cache::stored_key(line));
+      while (match != 0) {
+        way = base + static_cast<uint64_t>(std::countr_zero(match));
+        if (tags[way] == stored) {
+          hit = true;
+          break;
+        }
+        match &= match - 1;
       }
-      match &= match - 1;
     }
     if (hit) {
       F.mru[set] = static_cast<uint32_t>(way);
@@ -322,25 +347,26 @@ template <int order>
       const uint32_t local = free != 0 ? static_cast<uint32_t>(std::countr_zero(free))
                                        : static_cast<uint32_t>(order_word >> F.last_nibble) & 15;
       way = base + local;
-      if (tags[way] != Cache::kInvalid) [[likely]] {
+      if (tags[way] != 0) [[likely]] {
         // evict() of a non-inclusive level. The way is not emptied first (as evict() does for a
         // dirty victim): nothing below looks at this level, and the install overwrites every
         // field, leaving exactly the state invalidate-then-install leaves. The level below never
         // touches this one, so the order word read above is still this set's.
-        const int16_t vtensor = F.tensor[way];
+        const int16_t vtensor = Cache::stored_tensor(F.tensor[way]);
         Counters& v = rows[row_of(vtensor)];
         ++v.evictions;
         if (F.dirty[way] != 0) [[unlikely]] {
           ++v.writebacks;
-          fast_access(k + 1, tags[way] << F.line_shift, F.line_bytes, true, vtensor);
+          fast_access(k + 1, ~tags[way] << F.line_shift, F.line_bytes, true, vtensor);
         }
       }
       F.mru[set] = static_cast<uint32_t>(way);
-      tags[way] = line;
-      F.key[way] = static_cast<uint32_t>(line);
+      tags[way] = stored;
+      F.key[way] = Cache::stored_key(line);
       F.valid[way] = 1;
       F.dirty[way] = write ? 1 : 0;
-      F.tensor[way] = tensor;
+      F.tensor[way] = Cache::stored_tensor(tensor);
+      F.filled[way >> Cache::kBlockShift] = 1;
       F.free[set] = free & ~(1u << local);
       F.order_words[set] = Cache::nibble_to_front(order_word, local);
     }
@@ -384,31 +410,43 @@ bool Hierarchy::fast_lookup_any(const FastLevel& F, size_t k, uint64_t line, uin
                                 bool write, int16_t tensor, size_t row, uint64_t& way) {
   switch (F.order) {
     case FastLevel::Order::NibbleLru:
-      return fast_lookup<static_cast<int>(FastLevel::Order::NibbleLru)>(F, k, line, bytes, write,
-                                                                         tensor, row, way);
+      return fast_lookup<static_cast<int>(FastLevel::Order::NibbleLru), false>(
+          F, k, line, bytes, write, tensor, row, way);
     case FastLevel::Order::NibbleFifo:
-      return fast_lookup<static_cast<int>(FastLevel::Order::NibbleFifo)>(F, k, line, bytes, write,
-                                                                          tensor, row, way);
+      return fast_lookup<static_cast<int>(FastLevel::Order::NibbleFifo), false>(
+          F, k, line, bytes, write, tensor, row, way);
     case FastLevel::Order::General:
       break;
   }
-  return fast_lookup<static_cast<int>(FastLevel::Order::General)>(F, k, line, bytes, write,
-                                                                   tensor, row, way);
+  return fast_lookup<static_cast<int>(FastLevel::Order::General), false>(F, k, line, bytes, write,
+                                                                          tensor, row, way);
 }
 
 // access_batch() for fast_path() hierarchies. The loop handles what needs no replacement update
 // — a repeat of the last line looked up, or a hit on its set's most recent way: counters and the
-// dirty bit only — with few enough live values to stay in registers; everything else goes out of
-// line to fast_miss0().
+// dirty bit only — and, for a nibble-order level 0, a hit found by the tag search (the order word
+// moves); with few enough live values to stay in registers. A miss goes out of line to
+// fast_miss0(). Compiled per level-0 geometry: a power-of-two set count (a mask) or not, and the
+// replacement order.
+template <bool pow2, int order>
 void Hierarchy::fast_batch(const Access* accesses, size_t count) {
+  constexpr bool nibble = order != static_cast<int>(FastLevel::Order::General);
+  constexpr bool lru = order == static_cast<int>(FastLevel::Order::NibbleLru);
   Level& l0 = *m_levels.front();
   const FastLevel& f0 = m_fast_levels[0];
   const uint32_t shift = f0.line_shift;
   const uint64_t offset_mask = f0.line_bytes - 1;
   const uint64_t line_bytes = f0.line_bytes;
-  const SetIndex set_of = f0.set_of;
+  const SetIndex set_index = f0.set_of;
+  const uint64_t set_mask = f0.cache->sets() - 1;
+  const auto set_of = [&](uint64_t line) {
+    if constexpr (pow2)
+      return line & set_mask;
+    else
+      return set_index(line);
+  };
   const uint64_t* const tags = f0.tags;
-  const uint32_t* const mru = f0.mru;
+  uint32_t* const mru = f0.mru;
   uint32_t* const dirty = f0.dirty;
   uint64_t last_line = l0.last_unit, last_way = l0.last_way;
   Counters* counters = m_row_data[0];
@@ -417,6 +455,7 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
     const Access& a = accesses[i];
     const uint64_t addr = a.addr;
     const uint64_t line = addr >> shift;
+    const uint64_t stored = Cache::stored_tag(line);
     // Within one line and not empty (size − 1 wraps to 2^32 − 1 for size 0).
     const bool one_line = (addr & offset_mask) + static_cast<uint32_t>(a.size - 1) < line_bytes;
     if (!one_line || a.space != AddressSpace::Global) [[unlikely]] {
@@ -441,8 +480,32 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
       way = last_way;
       hit = true;
     } else {
-      way = mru[set_of(line)];
-      hit = tags[way] == line;  // whole lines: a present line is valid
+      const uint64_t set = set_of(line);
+      way = mru[set];
+      hit = tags[way] == stored;  // whole lines: a present line is valid
+      if constexpr (nibble) {
+        if (!hit && row < rows) {
+          // Elsewhere in the set: a hit that moves the line to the front (Cache::touch_in_set).
+          const uint64_t base = set * f0.ways;
+          uint64_t match = match_keys16(f0.key + base, f0.ways, Cache::stored_key(line));
+          while (match != 0) {
+            way = base + static_cast<uint64_t>(std::countr_zero(match));
+            if (tags[way] == stored) {
+              hit = true;
+              break;
+            }
+            match &= match - 1;
+          }
+          if (hit) {
+            mru[set] = static_cast<uint32_t>(way);
+            if constexpr (lru)
+              f0.order_words[set] =
+                  Cache::nibble_to_front(f0.order_words[set], static_cast<uint32_t>(way - base));
+            last_line = line;
+            last_way = way;
+          }
+        }
+      }
     }
     if (hit && row < rows) [[likely]] {
       Counters& c = counters[row];
@@ -456,7 +519,9 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
       }
       continue;
     }
-    last_way = fast_miss0(line, a.size, write, a.tensor);
+    // A nibble level 0 searched the set above whenever the row exists: the line is not there.
+    last_way = nibble && row < rows ? fast_miss0<order>(line, a.size, write, a.tensor)
+                                    : fast_miss0<-1>(line, a.size, write, a.tensor);
     last_line = line;
     counters = m_row_data[0];
     rows = m_rows;
@@ -468,7 +533,9 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
 
 // Level 0's full lookup for fast_batch() and, on a miss, the fetch from below, whose first level is
 // tested here for a hit on its set's most recent way (no replacement update: only counters).
-// Returns level 0's way for the line.
+// Returns level 0's way for the line. `absent_order` ≥ 0: level 0 has that (nibble) order and the
+// caller found the line absent from its set; −1: nothing is known, look it up.
+template <int absent_order>
 [[gnu::noinline]] uint64_t Hierarchy::fast_miss0(uint64_t line, uint32_t bytes, bool write,
                                                  int16_t tensor) {
   const size_t row = row_of(tensor);
@@ -476,11 +543,11 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
     grow_counters(row);
   const FastLevel& f0 = m_fast_levels[0];
   uint64_t way = 0;
-  const bool hit =
-      f0.order == FastLevel::Order::NibbleLru
-          ? fast_lookup<static_cast<int>(FastLevel::Order::NibbleLru)>(f0, 0, line, bytes, write,
-                                                                        tensor, row, way)
-          : fast_lookup_any(f0, 0, line, bytes, write, tensor, row, way);
+  bool hit = false;
+  if constexpr (absent_order >= 0)
+    fast_lookup<absent_order, true>(f0, 0, line, bytes, write, tensor, row, way);
+  else
+    hit = fast_lookup_any(f0, 0, line, bytes, write, tensor, row, way);
   // A write covering the whole line has nothing to merge, so it fetches nothing.
   if (hit || (write && bytes == f0.line_bytes)) return way;
   const uint64_t addr = line << f0.line_shift;
@@ -489,7 +556,7 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
     // 16 consecutive j, and little else touches that set in between.
     const FastLevel& f1 = m_fast_levels[1];
     const uint64_t line1 = addr >> f1.line_shift;
-    if (f1.tags[f1.mru[f1.set_of(line1)]] == line1) {
+    if (f1.tags[f1.mru[f1.set_of(line1)]] == Cache::stored_tag(line1)) {
       count_access(m_row_data[1][row], f0.line_bytes, false, true);
       return way;
     }
@@ -514,7 +581,7 @@ void Hierarchy::fast_access(size_t k, uint64_t addr, uint32_t bytes, bool write,
     const uint64_t line = addr >> F.line_shift;
     // The set's most recent way: a hit there changes no replacement state (Cache::mru()).
     uint64_t way = F.mru[F.set_of(line)];
-    bool hit = F.tags[way] == line;
+    bool hit = F.tags[way] == Cache::stored_tag(line);
     if (hit) {
       if (write) F.dirty[way] = 1;
       count_access(m_row_data[k][row], bytes, write, true);
@@ -718,18 +785,20 @@ void Hierarchy::write_back_all() {
   for (size_t k = 0; k < m_levels.size(); ++k) {
     Level& L = *m_levels[k];
     Cache& cache = L.cache;
-    for (uint64_t way = 0; way < cache.total_ways(); ++way) {
-      uint32_t dirty = cache.dirty_mask(way);
-      if (!cache.valid(way) || dirty == 0) continue;
+    // Requests go to the levels below only (a back-invalidation there may empty ways here, which
+    // the scan then finds empty), so the scan order is way order, as it always was.
+    cache.for_each_valid_way([&](uint64_t way) {
+      const uint32_t dirty = cache.dirty_mask(way);
+      if (!cache.valid(way) || dirty == 0) return;
       const int16_t t = cache.tensor(way);
       ++counter(k, t).writebacks;
       cache.dirty_mask(way) = 0;
-      if (L.drop_writebacks) continue;
+      if (L.drop_writebacks) return;
       const uint64_t vaddr = cache.tag(way) * L.line_bytes;
       for (uint32_t s = 0; s < 32; ++s)
         if (dirty & (1u << s))
           request(k + 1, vaddr + uint64_t{s} * L.sector_bytes, L.sector_bytes, true, t);
-    }
+    });
   }
 }
 
@@ -776,11 +845,10 @@ const ReuseDistance* Hierarchy::reuse(int level) const {
 std::vector<ResidentLine> Hierarchy::resident_lines(int level) const {
   const Level& L = *m_levels.at(level);
   std::vector<ResidentLine> out;
-  for (uint64_t way = 0; way < L.cache.total_ways(); ++way) {
-    if (!L.cache.valid(way)) continue;
+  L.cache.for_each_valid_way([&](uint64_t way) {
     out.push_back({L.cache.tag(way) * L.line_bytes, L.line_bytes, L.cache.tensor(way),
                    L.cache.valid_mask(way), L.cache.dirty_mask(way)});
-  }
+  });
   return out;
 }
 

@@ -134,12 +134,14 @@ class Hierarchy final : public AccessSink {
   void unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t bytes, bool write,
                    int16_t tensor);
   void evict(size_t k, uint64_t way);
+  template <bool pow2, int order>
   void fast_batch(const Access* accesses, size_t count);
-  template <int order>
+  template <int order, bool absent>
   bool fast_lookup(const FastLevel& F, size_t k, uint64_t line, uint32_t bytes, bool write,
                    int16_t tensor, size_t row, uint64_t& way);
   bool fast_lookup_any(const FastLevel& F, size_t k, uint64_t line, uint32_t bytes, bool write,
                        int16_t tensor, size_t row, uint64_t& way);
+  template <int absent_order>
   uint64_t fast_miss0(uint64_t line, uint32_t bytes, bool write, int16_t tensor);
   void fast_access(size_t k, uint64_t addr, uint32_t bytes, bool write, int16_t tensor);
   void memory_access(uint32_t bytes, bool write, int16_t tensor);
@@ -176,6 +178,8 @@ class Hierarchy final : public AccessSink {
   uint64_t m_trace_accesses = 0;
   bool m_fast = false;
   std::vector<FastLevel> m_fast_levels;  // when m_fast: one per level
+  // when m_fast: fast_batch compiled for level 0's set count and replacement order
+  void (Hierarchy::*m_fast_batch)(const Access*, size_t) = nullptr;
 };
 
 }  // namespace tilescope::memory
