@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -155,7 +156,16 @@ struct FramePhases {
   std::vector<double> ui_ms, submit_ms, swap_ms;
   std::vector<double> vertices;
   std::vector<double> covered_px;  // sum of triangle areas: the pixels llvmpipe shades
+  // CPU time of the whole process (the UI thread and llvmpipe's rasteriser threads) over the
+  // measured frames: what a frame costs, whatever else the machine is running.
+  double cpu_start_s = -1, cpu_end_s = 0;
 };
+
+static double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 // Pixels the rasteriser shades for a frame's draw data: the sum of its triangles' areas, clipped
 // to nothing finer than that (overlaps count twice, as they are shaded twice).
@@ -190,6 +200,13 @@ static void use_nearest_font_sampling(ImGuiIO& io) {
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
 }
 
+static std::string load_average_text() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one.empty() ? "unknown" : one + " " + five + " " + fifteen;
+}
+
 static double median_of(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -217,6 +234,12 @@ static void print_frame_bench(std::vector<double> ms, double first_frame_ms, int
       median_of(phases.ui_ms), median_of(phases.submit_ms), median_of(phases.swap_ms),
       median_of(phases.vertices), median_of(phases.covered_px) / 1e6,
       median_of(phases.covered_px) / std::max(1.0, double(fb_w) * double(fb_h)));
+  if (phases.cpu_start_s >= 0 && ms.size() > 1)
+    std::printf(
+        "bench-frames: CPU time %.2f ms per frame (this process, all threads, mean of %zu); load "
+        "average %s\n",
+        1e3 * (phases.cpu_end_s - phases.cpu_start_s) / double(ms.size() - 1), ms.size() - 1,
+        load_average_text().c_str());
 }
 
 int run_app(const AppOptions& options) {
@@ -473,6 +496,10 @@ int run_app(const AppOptions& options) {
     if (first_frame_ms < 0) first_frame_ms = since_last;
     bool bench_done = false;
     if (options.bench_frames > 0 && script.done() && frame > 1) {
+      // CPU time from the end of the first measured frame to the end of the last: as many frames
+      // as intervals between them.
+      if (phases.cpu_start_s < 0) phases.cpu_start_s = process_cpu_seconds();
+      phases.cpu_end_s = process_cpu_seconds();
       frame_ms.push_back(since_last);
       using Ms = std::chrono::duration<double, std::milli>;
       phases.ui_ms.push_back(Ms(ui_end - ui_start).count());
