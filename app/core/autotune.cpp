@@ -367,8 +367,7 @@ AutotuneGrid autotune_sweep_simulator(const schedule::Program& base, const Autot
   // Each worker takes the next unclaimed point; points are written in place (one per worker at a
   // time), and the first error or cancel stops the others at their next point.
   const size_t n = g.points.size();
-  const int workers =
-      int(std::min<size_t>(n, size_t(threads > 0 ? threads : autotune_threads(m))));
+  const int workers = int(std::min<size_t>(n, size_t(threads > 0 ? threads : autotune_threads(m))));
   std::vector<PointNotes> notes(n);
   std::atomic<size_t> next{0}, done{0};
   std::atomic<bool> stop{false};

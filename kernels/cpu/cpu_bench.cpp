@@ -180,8 +180,8 @@ SuiteResult run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks&
     VersionResult& r = result.results[timed[i]];
     r.timing = timings[i];
     if (r.multithreaded.value_or(false) && !r.note)
-      r.note = "uses " + std::to_string(options.threads > 0 ? options.threads
-                                                              : matmul_thread_count()) +
+      r.note = "uses " +
+               std::to_string(options.threads > 0 ? options.threads : matmul_thread_count()) +
                " threads; the peaks are one thread's";
   }
   const PeakRates peak_rates{peaks.gflops_fp32, peaks.gbps};
@@ -263,8 +263,7 @@ SuiteResult run_matmul_suite(const CpuBenchOptions& options, const Peaks& peaks,
   add_comparison(s, "fused bias+ReLU epilogue (5) vs two passes (4)", 4, 5);
   add_comparison(s, "micro-kernel, fused (5) vs Eigen (0), one thread", 0, 5);
   add_comparison(s, "threads (6) vs one thread (5)", 5, 6);
-  add_comparison(s,
-                 "threads (6) vs Eigen on the same " + std::to_string(threads) + " threads (7)",
+  add_comparison(s, "threads (6) vs Eigen on the same " + std::to_string(threads) + " threads (7)",
                  7, 6);
   return run_suite(s, options, peaks, log);
 }

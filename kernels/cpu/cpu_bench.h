@@ -21,7 +21,7 @@ struct CpuBenchOptions {
   // the threads of its threaded versions, 6 and Eigen's 7 (0: every hardware thread).
   int size = 0;
   int threads = 0;
-  JitOptions jit;      // compiler and cache for the "jit" suite
+  JitOptions jit;  // compiler and cache for the "jit" suite
 };
 
 inline constexpr int kMaxMatMulSize = 2048;  // version 1 (naive ijk) takes minutes beyond it

@@ -181,7 +181,8 @@ inline void store_block(const float (&acc)[kMR][kNR], float* c, std::size_t ldc,
 // [SECTION] Driver
 
 // C (m×n, row stride ldc) = A (m×k, lda) · B (k×n, ldb), with the epilogue fused into the store of
-// the last k block. Packs into its thread's own buffers, so concurrent calls on disjoint C are safe.
+// the last k block. Packs into its thread's own buffers, so concurrent calls on disjoint C are
+// safe.
 inline void gemm(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                  std::size_t ldc, int m, int n, int k, Epilogue epilogue = Epilogue::kNone,
                  const float* bias = nullptr) {

@@ -77,6 +77,7 @@ struct Hierarchy::FastLevel {
         line_shift(static_cast<uint32_t>(std::countr_zero(c.config().line_bytes))),
         line_bytes(c.config().line_bytes),
         last_nibble(4 * (c.ways() - 1)),
+        order_mask(c.ways() >= 16 ? ~uint64_t{0} : (uint64_t{1} << (4 * c.ways())) - 1),
         order(order_of(c)) {}
   static Order order_of(const Cache& c) {
     if (!c.nibble_order()) return Order::General;
@@ -97,6 +98,7 @@ struct Hierarchy::FastLevel {
   SetIndex set_of;
   uint32_t ways, line_shift, line_bytes;
   uint32_t last_nibble;  // shift of the order word's last (oldest) nibble
+  uint64_t order_mask;   // the order word's nibbles in use (the others stay 0)
   Order order;
 };
 
@@ -146,25 +148,25 @@ Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
     // Lines no shorter than the level above's: every fill and write-back from above is then one
     // line here, so the fast path never splits a request.
     m_fast = m_fast && L.sector_bits == 0 && L.write_back && L.write_allocate && !L.inclusive &&
-             !L.drop_writebacks &&
-             (k == 0 || L.line_bytes >= m_levels[k - 1]->line_bytes);
+             !L.drop_writebacks && (k == 0 || L.line_bytes >= m_levels[k - 1]->line_bytes);
   }
   if (m_fast) {
     for (const auto& level : m_levels) m_fast_levels.emplace_back(level->cache);
-    const bool pow2 = std::has_single_bit(m_levels[0]->cache.sets());
+    const bool common = std::has_single_bit(m_levels[0]->cache.sets()) &&
+                        m_levels[0]->cache.config().line_bytes == 64;
     using Order = FastLevel::Order;
     switch (m_fast_levels[0].order) {
       case Order::NibbleLru:
-        m_fast_batch = pow2 ? &Hierarchy::fast_batch<true, int(Order::NibbleLru)>
-                            : &Hierarchy::fast_batch<false, int(Order::NibbleLru)>;
+        m_fast_batch = common ? &Hierarchy::fast_batch<true, int(Order::NibbleLru)>
+                              : &Hierarchy::fast_batch<false, int(Order::NibbleLru)>;
         break;
       case Order::NibbleFifo:
-        m_fast_batch = pow2 ? &Hierarchy::fast_batch<true, int(Order::NibbleFifo)>
-                            : &Hierarchy::fast_batch<false, int(Order::NibbleFifo)>;
+        m_fast_batch = common ? &Hierarchy::fast_batch<true, int(Order::NibbleFifo)>
+                              : &Hierarchy::fast_batch<false, int(Order::NibbleFifo)>;
         break;
       case Order::General:
-        m_fast_batch = pow2 ? &Hierarchy::fast_batch<true, int(Order::General)>
-                            : &Hierarchy::fast_batch<false, int(Order::General)>;
+        m_fast_batch = common ? &Hierarchy::fast_batch<true, int(Order::General)>
+                              : &Hierarchy::fast_batch<false, int(Order::General)>;
         break;
     }
   }
@@ -306,9 +308,8 @@ namespace {
 // One access of `bytes` at level k to `line` (counter row `row`), after the caller found it not
 // on the set's most recent way (or did not look): counts it, and on a hit updates the replacement
 // state and dirty bit; on a miss evicts (writing a dirty victim back below) and installs the line.
-// Returns whether it hit; `way` receives the line's way. `order` is a FastLevel::Order; with
-// `absent` the caller has searched the set already and not found the line (nibble orders only).
-template <int order, bool absent>
+// Returns whether it hit; `way` receives the line's way. `order` is a FastLevel::Order.
+template <int order>
 [[gnu::always_inline]] inline bool Hierarchy::fast_lookup(const FastLevel& F, size_t k,
                                                           uint64_t line, uint32_t bytes, bool write,
                                                           int16_t tensor, size_t row,
@@ -324,16 +325,14 @@ template <int order, bool absent>
     uint64_t* const tags = F.tags;
     const uint64_t stored = Cache::stored_tag(line);
     const uint64_t base = set * ways;
-    if constexpr (!absent) {
-      uint64_t match = match_keys16(F.key + base, ways, Cache::stored_key(line));
-      while (match != 0) {
-        way = base + static_cast<uint64_t>(std::countr_zero(match));
-        if (tags[way] == stored) {
-          hit = true;
-          break;
-        }
-        match &= match - 1;
+    uint64_t match = match_keys16(F.key + base, ways, Cache::stored_key(line));
+    while (match != 0) {
+      way = base + static_cast<uint64_t>(std::countr_zero(match));
+      if (tags[way] == stored) {
+        hit = true;
+        break;
       }
+      match &= match - 1;
     }
     if (hit) {
       F.mru[set] = static_cast<uint32_t>(way);
@@ -347,7 +346,10 @@ template <int order, bool absent>
       const uint32_t local = free != 0 ? static_cast<uint32_t>(std::countr_zero(free))
                                        : static_cast<uint32_t>(order_word >> F.last_nibble) & 15;
       way = base + local;
-      if (tags[way] != 0) [[likely]] {
+      if (tags[way] == 0) [[unlikely]] {
+        // A way's first fill: its block of the tables is in use from now on (for_each_valid_way).
+        F.filled[way >> Cache::kBlockShift] = 1;
+      } else {
         // evict() of a non-inclusive level. The way is not emptied first (as evict() does for a
         // dirty victim): nothing below looks at this level, and the install overwrites every
         // field, leaving exactly the state invalidate-then-install leaves. The level below never
@@ -366,9 +368,11 @@ template <int order, bool absent>
       F.valid[way] = 1;
       F.dirty[way] = write ? 1 : 0;
       F.tensor[way] = Cache::stored_tensor(tensor);
-      F.filled[way >> Cache::kBlockShift] = 1;
       F.free[set] = free & ~(1u << local);
-      F.order_words[set] = Cache::nibble_to_front(order_word, local);
+      // A full set's victim is its last nibble: moving it to the front shifts the whole word
+      // (what nibble_to_front computes, without finding the position).
+      F.order_words[set] = free != 0 ? Cache::nibble_to_front(order_word, local)
+                                     : ((order_word << 4) | local) & F.order_mask;
     }
   } else {
     // Other policies and geometries: the Cache's own calls.
@@ -410,43 +414,42 @@ bool Hierarchy::fast_lookup_any(const FastLevel& F, size_t k, uint64_t line, uin
                                 bool write, int16_t tensor, size_t row, uint64_t& way) {
   switch (F.order) {
     case FastLevel::Order::NibbleLru:
-      return fast_lookup<static_cast<int>(FastLevel::Order::NibbleLru), false>(
-          F, k, line, bytes, write, tensor, row, way);
+      return fast_lookup<static_cast<int>(FastLevel::Order::NibbleLru)>(F, k, line, bytes, write,
+                                                                        tensor, row, way);
     case FastLevel::Order::NibbleFifo:
-      return fast_lookup<static_cast<int>(FastLevel::Order::NibbleFifo), false>(
-          F, k, line, bytes, write, tensor, row, way);
+      return fast_lookup<static_cast<int>(FastLevel::Order::NibbleFifo)>(F, k, line, bytes, write,
+                                                                         tensor, row, way);
     case FastLevel::Order::General:
       break;
   }
-  return fast_lookup<static_cast<int>(FastLevel::Order::General), false>(F, k, line, bytes, write,
-                                                                          tensor, row, way);
+  return fast_lookup<static_cast<int>(FastLevel::Order::General)>(F, k, line, bytes, write, tensor,
+                                                                  row, way);
 }
 
 // access_batch() for fast_path() hierarchies. The loop handles what needs no replacement update
 // — a repeat of the last line looked up, or a hit on its set's most recent way: counters and the
-// dirty bit only — and, for a nibble-order level 0, a hit found by the tag search (the order word
-// moves); with few enough live values to stay in registers. A miss goes out of line to
-// fast_miss0(). Compiled per level-0 geometry: a power-of-two set count (a mask) or not, and the
-// replacement order.
-template <bool pow2, int order>
+// dirty bit only — with few enough live values to stay in registers; everything else goes out of
+// line to fast_miss0(). Compiled per level 0: its geometry (64 B lines and a power-of-two set
+// count, as constants and a mask, or anything else) and replacement order (fast_miss0's lookup).
+template <bool common, int order>
 void Hierarchy::fast_batch(const Access* accesses, size_t count) {
-  constexpr bool nibble = order != static_cast<int>(FastLevel::Order::General);
-  constexpr bool lru = order == static_cast<int>(FastLevel::Order::NibbleLru);
   Level& l0 = *m_levels.front();
   const FastLevel& f0 = m_fast_levels[0];
-  const uint32_t shift = f0.line_shift;
-  const uint64_t offset_mask = f0.line_bytes - 1;
-  const uint64_t line_bytes = f0.line_bytes;
+  // The common level 0 (64 B lines, a power-of-two set count) with its geometry as constants:
+  // fewer live values in the loop, so fewer of them spill.
+  const uint32_t shift = common ? 6 : f0.line_shift;
+  const uint64_t line_bytes = common ? 64 : f0.line_bytes;
+  const uint64_t offset_mask = line_bytes - 1;
   const SetIndex set_index = f0.set_of;
   const uint64_t set_mask = f0.cache->sets() - 1;
   const auto set_of = [&](uint64_t line) {
-    if constexpr (pow2)
+    if constexpr (common)
       return line & set_mask;
     else
       return set_index(line);
   };
   const uint64_t* const tags = f0.tags;
-  uint32_t* const mru = f0.mru;
+  const uint32_t* const mru = f0.mru;
   uint32_t* const dirty = f0.dirty;
   uint64_t last_line = l0.last_unit, last_way = l0.last_way;
   Counters* counters = m_row_data[0];
@@ -483,29 +486,6 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
       const uint64_t set = set_of(line);
       way = mru[set];
       hit = tags[way] == stored;  // whole lines: a present line is valid
-      if constexpr (nibble) {
-        if (!hit && row < rows) {
-          // Elsewhere in the set: a hit that moves the line to the front (Cache::touch_in_set).
-          const uint64_t base = set * f0.ways;
-          uint64_t match = match_keys16(f0.key + base, f0.ways, Cache::stored_key(line));
-          while (match != 0) {
-            way = base + static_cast<uint64_t>(std::countr_zero(match));
-            if (tags[way] == stored) {
-              hit = true;
-              break;
-            }
-            match &= match - 1;
-          }
-          if (hit) {
-            mru[set] = static_cast<uint32_t>(way);
-            if constexpr (lru)
-              f0.order_words[set] =
-                  Cache::nibble_to_front(f0.order_words[set], static_cast<uint32_t>(way - base));
-            last_line = line;
-            last_way = way;
-          }
-        }
-      }
     }
     if (hit && row < rows) [[likely]] {
       Counters& c = counters[row];
@@ -519,9 +499,7 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
       }
       continue;
     }
-    // A nibble level 0 searched the set above whenever the row exists: the line is not there.
-    last_way = nibble && row < rows ? fast_miss0<order>(line, a.size, write, a.tensor)
-                                    : fast_miss0<-1>(line, a.size, write, a.tensor);
+    last_way = fast_miss0<order>(line, a.size, write, a.tensor);
     last_line = line;
     counters = m_row_data[0];
     rows = m_rows;
@@ -533,9 +511,8 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
 
 // Level 0's full lookup for fast_batch() and, on a miss, the fetch from below, whose first level is
 // tested here for a hit on its set's most recent way (no replacement update: only counters).
-// Returns level 0's way for the line. `absent_order` ≥ 0: level 0 has that (nibble) order and the
-// caller found the line absent from its set; −1: nothing is known, look it up.
-template <int absent_order>
+// Returns level 0's way for the line. `order` is level 0's FastLevel::Order.
+template <int order>
 [[gnu::noinline]] uint64_t Hierarchy::fast_miss0(uint64_t line, uint32_t bytes, bool write,
                                                  int16_t tensor) {
   const size_t row = row_of(tensor);
@@ -544,10 +521,10 @@ template <int absent_order>
   const FastLevel& f0 = m_fast_levels[0];
   uint64_t way = 0;
   bool hit = false;
-  if constexpr (absent_order >= 0)
-    fast_lookup<absent_order, true>(f0, 0, line, bytes, write, tensor, row, way);
-  else
+  if constexpr (order == static_cast<int>(FastLevel::Order::General))
     hit = fast_lookup_any(f0, 0, line, bytes, write, tensor, row, way);
+  else
+    hit = fast_lookup<order>(f0, 0, line, bytes, write, tensor, row, way);
   // A write covering the whole line has nothing to merge, so it fetches nothing.
   if (hit || (write && bytes == f0.line_bytes)) return way;
   const uint64_t addr = line << f0.line_shift;

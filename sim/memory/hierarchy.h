@@ -58,8 +58,8 @@ struct HierarchyOptions {
 };
 
 // Counts for one level (or one tensor at one level). Main memory uses accesses, reads, writes,
-// read_bytes and write_bytes only (every access "hits"). Every access is a read or a write and a hit
-// or a miss, so the hierarchy stores neither `accesses` nor `hits` while it runs (two fewer
+// read_bytes and write_bytes only (every access "hits"). Every access is a read or a write and a
+// hit or a miss, so the hierarchy stores neither `accesses` nor `hits` while it runs (two fewer
 // increments per simulated access) and derives them (with_totals) when asked.
 struct Counters {
   uint64_t accesses = 0, reads = 0, writes = 0;
@@ -134,14 +134,14 @@ class Hierarchy final : public AccessSink {
   void unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t bytes, bool write,
                    int16_t tensor);
   void evict(size_t k, uint64_t way);
-  template <bool pow2, int order>
+  template <bool common, int order>
   void fast_batch(const Access* accesses, size_t count);
-  template <int order, bool absent>
+  template <int order>
   bool fast_lookup(const FastLevel& F, size_t k, uint64_t line, uint32_t bytes, bool write,
                    int16_t tensor, size_t row, uint64_t& way);
   bool fast_lookup_any(const FastLevel& F, size_t k, uint64_t line, uint32_t bytes, bool write,
                        int16_t tensor, size_t row, uint64_t& way);
-  template <int absent_order>
+  template <int order>
   uint64_t fast_miss0(uint64_t line, uint32_t bytes, bool write, int16_t tensor);
   void fast_access(size_t k, uint64_t addr, uint32_t bytes, bool write, int16_t tensor);
   void memory_access(uint32_t bytes, bool write, int16_t tensor);

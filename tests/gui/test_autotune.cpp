@@ -345,7 +345,8 @@ TEST_CASE("simulator sweep on several threads: a cancel stops every worker") {
   // Cancelled once the first point is done, with 41 of 42 to go: it stops early and says so.
   JobProgress progress;
   std::thread canceller([&] {
-    while (progress.fraction.load() == 0.0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    while (progress.fraction.load() == 0.0)
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
     progress.cancel = true;
   });
   CHECK_THROWS_AS(autotune_sweep_simulator(*s.bench.program(), loops, m, progress, 0, 3),
