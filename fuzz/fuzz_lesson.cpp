@@ -4,8 +4,10 @@
 // An input that starts with "---" is a whole lesson: parsed, loaded by the checker (models and
 // steps built, names resolved) and, when its models are small, every check run and every predict
 // block's answer computed, graded against inputs taken from the block itself, mutated, and
-// recorded in a progress that goes through JSON and back. Anything else is check lines: each line
-// parsed as a check and as a learner's quantity in every unit, the whole text as one expression.
+// recorded in a progress that goes through JSON and back; every checkpoint checked (its solution
+// and its start bound to `learner`), with its solution's checks mutated and reached ones recorded.
+// Anything else is check lines: each line parsed as a check and as a learner's quantity in every
+// unit, the whole text as one expression.
 //
 // Build and run (new inputs go to the first folder, which .gitignore keeps out of the tree):
 //   cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_lesson
@@ -72,6 +74,13 @@ void fuzz_lesson(const std::string& text) {
       if (g.understood && g.graded != r.answer.ok) __builtin_trap();
       (void)progress.record_prediction(p.id, input, g);
     }
+  }
+  for (const CheckpointCheck& c : session.run_checkpoints()) {
+    for (const CheckResult& r : c.solution.checks) (void)mutate_check(r);
+    // A checkpoint's own solution fails it only with a reason.
+    if (!c.pass && c.error.empty()) __builtin_trap();
+    if (c.solution.pass) (void)progress.record_checkpoint(c.block->checkpoint.id);
+    (void)session.solution_of(*c.block);
   }
   progress.apply_results(results);
   LessonProgress back(session.lesson());

@@ -12,7 +12,10 @@
 # below the stack top the compiler put the array, a second probe checks the placement.
 #
 # Usage: [KERNEL_CXXFLAGS=-O2] scripts/cachegrind_compare.sh [--cli PATH] [--sizes "128 256"] [--d1 32768,8,64]
-#                                      [--ll 262144,8,64] [--markdown]
+#                                      [--ll 262144,8,64] [--markdown] [--counters-json FILE]
+# --counters-json also writes the rows as a tilescope-counters/1 report (cachegrind's counts as
+# the measurement, the simulator's as the prediction), the format of the GPU's Nsight Compute
+# comparison, so `tilescope-cli bench --show FILE` prints both the same way.
 # Needs valgrind (cachegrind, cg_annotate), g++ and python3.
 set -euo pipefail
 
@@ -22,6 +25,7 @@ SIZES="128 256"
 D1="32768,8,64"
 LL="262144,8,64"
 MARKDOWN=0
+COUNTERS_JSON=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --cli) CLI=$2; shift 2 ;;
@@ -29,6 +33,7 @@ while [[ $# -gt 0 ]]; do
     --d1) D1=$2; shift 2 ;;
     --ll) LL=$2; shift 2 ;;
     --markdown) MARKDOWN=1; shift ;;
+    --counters-json) COUNTERS_JSON=$2; shift 2 ;;
     *) echo "cachegrind_compare.sh: unknown argument '$1'" >&2; exit 1 ;;
   esac
 done
@@ -123,10 +128,52 @@ for line in open(sys.argv[2]):
 if row is None:
     sys.exit("cg_annotate output has no ts_kernel line")
 cg_d1, cg_ll = row[0] + row[1], row[2] + row[3]
-print(f"{sys.argv[3]}\t{sys.argv[4]}\t{sim_d1}\t{cg_d1}\t{sim_ll}\t{cg_ll}\t{sys.argv[5]}")
+print(f"{sys.argv[3]}\t{sys.argv[4]}\t{sim_d1}\t{cg_d1}\t{sim_ll}\t{cg_ll}\t{sys.argv[5]}\t"
+      f"{row[0]}\t{row[1]}\t{row[2]}\t{row[3]}")
 PY
   done
 done
+
+if [[ -n "$COUNTERS_JSON" ]]; then
+  python3 - "$WORK/rows.tsv" "$D1" "$LL" "$COUNTERS_JSON" "$(valgrind --version)" "${KERNEL_CXXFLAGS:--O2}" \
+    "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" <<'PY'
+import datetime, json, sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
+steps = {"ijk": "", "ikj": "reorder(k, j)", "panel": "tile(i, j, 16, 16); reorder(i.i, k, j.i)",
+         "tiled": "tile(i, j, 32, 32); split(k, 32); reorder(i.o, j.o, k.o, i.i, k.i, j.i)"}
+order = ["ijk", "ikj", "panel", "tiled"]
+doc = {
+    "schema": "tilescope-counters/1",
+    "tool": "cachegrind",
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    "device": {"name": sys.argv[7], "caches": f"D1={sys.argv[2]} LL={sys.argv[3]} (size,assoc,line), LRU"},
+    "ncu_version": sys.argv[5],
+    "ncu_command": f"valgrind --tool=cachegrind --cache-sim=yes --D1={sys.argv[2]} --LL={sys.argv[3]} "
+                   f"(kernel g++ {sys.argv[6]}); counts of ts_kernel from cg_annotate",
+    "metrics": [
+        {"key": "d1_misses", "ncu": "D1mr+D1mw", "meaning": "D1 misses, reads + writes"},
+        {"key": "ll_misses", "ncu": "DLmr+DLmw", "meaning": "LL misses, reads + writes"},
+    ],
+    "metrics_unavailable": [],
+    "runs": [],
+}
+for r in rows:
+    name, n = r[0], int(r[1])
+    cg = {"D1mr": int(r[7]), "D1mw": int(r[8]), "DLmr": int(r[9]), "DLmw": int(r[10])}
+    doc["runs"].append({
+        "suite": "cpu_gemm", "version": order.index(name) + 1, "name": name, "M": n, "N": n, "K": n,
+        "kernels": [{"name": "ts_kernel", "metrics": cg}],
+        "measured": {"d1_misses": int(r[3]), "ll_misses": int(r[5])},
+        "predicted": {"values": {"d1_misses": int(r[2]), "ll_misses": int(r[4])},
+                      "twin": "schedule: " + (steps[name] or "(no steps: ijk)"),
+                      "method": "full trace of the same schedule through cachegrind's caches "
+                                "(LRU, write-allocate, write-backs dropped); accumulator: "
+                                + ("registers" if int(r[6]) == 0 else f"stack {r[6]} B, traced"),
+                      "causes": {}}})
+json.dump(doc, open(sys.argv[4], "w"), indent=2)
+print(f"wrote {sys.argv[4]}")
+PY
+fi
 
 python3 - "$WORK/rows.tsv" "$MARKDOWN" "$D1" "$LL" <<'PY'
 import sys

@@ -3,8 +3,11 @@
 #include "build_paths.h"
 #include "commands.h"
 
+#include "kernels/counters_predict.h"
 #include "kernels/cpu/bench_report.h"
 #include "kernels/cpu/cpu_bench.h"
+#include "kernels/gpu_counters.h"
+#include "sim/model/machine.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +20,14 @@
 #include <string>
 
 namespace tilescope::cli {
+
+#if TILESCOPE_HAVE_CUDA
+std::string gpu_bench_program() {
+  const char* env = std::getenv("TILESCOPE_GPU_BENCH");
+  return env && *env ? std::string(env) : std::string(TILESCOPE_GPU_BENCH_PATH);
+}
+#endif
+
 namespace {
 
 struct BenchFlags {
@@ -29,13 +40,67 @@ struct BenchFlags {
   bool quick = false;
   std::string out;
   std::string show;
+  bool counters = false;
+  std::string sizes;
+  std::string predict;
+  std::string machine = "h200";
 };
+
+// A counters report: the simulator's predictions attached (again) for `machine`, the table
+// printed, the JSON written to `out`.
+int finish_counters(kernels::CounterReport report, const BenchFlags& flags,
+                    const std::string& default_out) {
+  kernels::predict_counters(report, model::load_machine(flags.machine));
+  std::cout << kernels::format_counters_table(report);
+  const std::string out = flags.out.empty() ? default_out : flags.out;
+  std::ofstream f(out);
+  f << nlohmann::json(report).dump(2) << "\n";
+  if (!f) {
+    std::cerr << "bench: cannot write " << out << "\n";
+    return 1;
+  }
+  std::cout << "\nwrote " << out << "\n";
+  return 0;
+}
+
+// Reads a recorded report; a counters recording (tilescope-counters/1) is told apart by its
+// schema. Returns true and fills `counters` for one.
+bool read_counters(const std::string& path, kernels::CounterReport& counters) {
+  std::ifstream in(path);
+  if (!in) return false;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error&) {
+    return false;  // load_bench_report says what is wrong with it
+  }
+  if (!kernels::is_counters_document(j)) return false;
+  counters = kernels::load_counters_report(path);
+  return true;
+}
 
 int run_bench(const BenchFlags& flags) {
   using namespace tilescope::kernels;
   if (!flags.show.empty()) {
+    if (CounterReport counters; read_counters(flags.show, counters)) {
+      std::cout << format_counters_table(counters);
+      return 0;
+    }
     std::cout << format_bench_table(load_bench_report(flags.show));
     return 0;
+  }
+  if (!flags.predict.empty()) {
+    CounterReport counters;
+    if (!read_counters(flags.predict, counters)) {
+      std::cerr << "bench --predict: " << flags.predict
+                << " is not a counters report (schema tilescope-counters/1)\n";
+      return 1;
+    }
+    return finish_counters(std::move(counters), flags, "tilescope-counters.json");
+  }
+  if (flags.counters && !flags.gpu) {
+    std::cerr << "bench: --counters goes with --gpu (hardware counters of the CUDA versions)\n";
+    return 1;
   }
   if (flags.cpu == flags.gpu) {
     std::cerr << "bench: choose exactly one of --cpu or --gpu (or --show FILE)\n";
@@ -61,17 +126,32 @@ int run_bench(const BenchFlags& flags) {
     const std::string json_path = (std::filesystem::temp_directory_path() /
                                    ("tilescope-gpu-bench-" + std::to_string(getpid()) + ".json"))
                                       .string();
-    std::string command = std::string("'") + TILESCOPE_GPU_BENCH_PATH + "' --repeats " +
+    std::string command = std::string("'") + gpu_bench_program() + "' --repeats " +
                           std::to_string(flags.repeats) + " --out '" + json_path + "'";
+    if (flags.counters) {
+      command += " --counters";
+      if (!flags.sizes.empty()) command += " --sizes '" + flags.sizes + "'";
+    }
     if (!flags.suite.empty()) command += " --suite '" + flags.suite + "'";
     if (flags.quick) command += " --quick";
     const int status = std::system(command.c_str());
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (code != 0) {
       std::filesystem::remove(json_path);
-      std::cerr << "bench --gpu: the GPU bench (" << TILESCOPE_GPU_BENCH_PATH << ") stopped with "
+      std::cerr << "bench --gpu: the GPU bench (" << gpu_bench_program() << ") stopped with "
                 << (code < 0 ? std::string("a signal") : "status " + std::to_string(code)) << "\n";
       return 1;
+    }
+    if (flags.counters) {
+      try {
+        CounterReport counters = load_counters_report(json_path);
+        std::filesystem::remove(json_path);
+        return finish_counters(std::move(counters), flags, "tilescope-counters-gpu.json");
+      } catch (const std::exception& e) {
+        std::filesystem::remove(json_path);
+        std::cerr << "bench --gpu --counters: " << e.what() << "\n";
+        return 1;
+      }
     }
     try {
       report = load_bench_report(json_path);
@@ -125,14 +205,32 @@ const CommandRegistrar registrar{
       sub.add_option("--out", flags->out,
                      "Where to write the JSON (default tilescope-bench-cpu.json / -gpu.json)");
       sub.add_option("--show", flags->show,
-                     "Print the table of a recorded report (e.g. assets/recorded/cpu-*.json)");
+                     "Print the table of a recorded report (e.g. assets/recorded/cpu-*.json; a "
+                     "counters recording prints measured vs predicted counters)");
+      sub.add_flag("--counters", flags->counters,
+                   "With --gpu: profile each version of sgemm, gemm_epilogue and grid_order once "
+                   "under Nsight Compute and print the counters beside the simulator's "
+                   "predictions");
+      sub.add_option("--sizes", flags->sizes, "With --counters: square sizes (default 2048,4096)");
+      sub.add_option("--predict", flags->predict,
+                     "Recompute the simulator's predictions for a counters recording and print "
+                     "the comparison (no GPU needed; --out writes the result)");
+      sub.add_option("--machine", flags->machine,
+                     "Machine the predictions are made for (default h200)")
+          ->capture_default_str();
       sub.callback([flags, &exit_code] {
         try {
           exit_code = run_bench(*flags);
         } catch (const tilescope::kernels::BenchError& e) {
           std::cerr << "bench: " << e.what() << "\n";
           exit_code = 1;
+        } catch (const std::invalid_argument& e) {  // an unknown machine, an impossible shape
+          std::cerr << "bench: " << e.what() << "\n";
+          exit_code = 1;
         } catch (const tilescope::kernels::BenchReportError& e) {
+          std::cerr << "bench: " << e.what() << "\n";
+          exit_code = 1;
+        } catch (const std::runtime_error& e) {  // a counters recording that cannot be read
           std::cerr << "bench: " << e.what() << "\n";
           exit_code = 1;
         }

@@ -34,11 +34,12 @@ struct LessonFlags {
   bool mutate = false;
   bool answers = false;
   std::vector<std::string> predictions;  // `lesson run --predict ID=INPUT`
+  std::vector<std::string> tries;        // `lesson run --try CHECKPOINT=STEPS`
 };
 
 // Counts of a mutation run over one or more lessons.
 struct MutationTotals {
-  size_t checks = 0, predicts = 0, mutants = 0, killed = 0, surviving = 0;
+  size_t checks = 0, predicts = 0, checkpoints = 0, mutants = 0, killed = 0, surviving = 0;
 };
 
 // [SECTION] Finding lessons
@@ -133,6 +134,23 @@ void print_predict(const PredictResult& r, bool answers, const std::string& inde
     out << indent << "      " << p.answer_text << " = " << revealed(p, r.answer) << "\n";
 }
 
+// `lesson check` of a checkpoint: the solution reaches the goal and the starting model does not.
+// The hint is the player's to show; the checks' values are the solution's.
+void print_checkpoint(const CheckpointCheck& c, bool quiet, const std::string& indent,
+                      std::ostream& out) {
+  const CheckpointBlock& cp = c.block->checkpoint;
+  out << indent << (c.pass ? "PASS" : "FAIL") << "  " << c.block->loc.line << ": checkpoint "
+      << cp.id << ": " << cp.goal << "\n";
+  if (!c.pass) {
+    out << indent << "      error: " << c.error << "\n";
+    return;
+  }
+  if (quiet) return;
+  out << indent << "      the solution " << cp.solution << " reaches it; the start (" << cp.model
+      << ") does not\n";
+  for (const CheckResult& r : c.solution.checks) print_check(r, indent + "    ", out);
+}
+
 // [SECTION] lesson check
 
 // Checks one file; returns the number of failed checks and predict blocks, or -1 when the lesson
@@ -140,7 +158,8 @@ void print_predict(const PredictResult& r, bool answers, const std::string& inde
 int check_file(const std::string& file, const LessonFlags& f, std::ostream& out) {
   const auto session = open_session(file);
   if (!session) return -1;
-  size_t checks = 0, checks_failed = 0, predicts = 0, predicts_failed = 0;
+  size_t checks = 0, checks_failed = 0, predicts = 0, predicts_failed = 0, checkpoints = 0,
+         checkpoints_failed = 0;
   out << file << ": " << session->lesson().title << "\n";
   for (const Block& b : session->lesson().blocks) {
     if (b.kind == BlockKind::Check) {
@@ -155,13 +174,21 @@ int check_file(const std::string& file, const LessonFlags& f, std::ostream& out)
       ++predicts;
       predicts_failed += r.pass ? 0 : 1;
       if (!f.quiet || !r.pass) print_predict(r, f.answers, "  ", out);
+    } else if (b.kind == BlockKind::Checkpoint) {
+      const CheckpointCheck c = session->check_checkpoint(b);
+      ++checkpoints;
+      checkpoints_failed += c.pass ? 0 : 1;
+      if (!f.quiet || !c.pass) print_checkpoint(c, f.quiet, "  ", out);
     }
   }
   out << "  " << checks - checks_failed << " of " << checks << " checks pass";
   if (predicts)
     out << ", " << predicts - predicts_failed << " of " << predicts << " predict answers computed";
+  if (checkpoints)
+    out << ", " << checkpoints - checkpoints_failed << " of " << checkpoints
+        << " checkpoints reached by their solutions and not by the start";
   out << "\n";
-  return int(checks_failed + predicts_failed);
+  return int(checks_failed + predicts_failed + checkpoints_failed);
 }
 
 // `lesson check --mutate`: every passing check re-judged with its expected side perturbed, every
@@ -198,6 +225,24 @@ int mutate_file(const std::string& file, MutationTotals& totals) {
     }
     report(std::to_string(r.check.loc.line), r.check.text, mutate_check(r),
            " (computed " + r.lhs.to_string() + ")");
+  }
+  // A checkpoint's checks are mutated as the solution evaluates them; that the start fails the
+  // goal is check_checkpoint's part.
+  for (const CheckpointCheck& c : session->run_checkpoints()) {
+    ++totals.checkpoints;
+    const CheckpointBlock& cp = c.block->checkpoint;
+    if (!c.pass) {
+      std::cout << file << ":" << c.block->loc.line
+                << ": FAIL (fix it before mutating): checkpoint " << cp.id << ": " << c.error
+                << "\n";
+      failing = true;
+      continue;
+    }
+    for (const CheckResult& r : c.solution.checks) {
+      ++totals.checks;
+      report(std::to_string(r.check.loc.line), "checkpoint " + cp.id + ": " + r.check.text,
+             mutate_check(r), " (computed " + r.lhs.to_string() + " on the solution)");
+    }
   }
   for (const PredictResult& r : run_predicts(*session)) {
     ++totals.predicts;
@@ -249,8 +294,10 @@ int run_check(const LessonFlags& f) {
     MutationTotals totals;
     for (const std::string& file : files)
       if (mutate_file(file, totals) != 0) ++bad;
-    std::cout << totals.mutants << " mutants of " << totals.checks << " checks and "
-              << totals.predicts << " predict blocks: " << totals.killed << " killed, "
+    std::cout << totals.mutants << " mutants of " << totals.checks << " checks"
+              << (totals.checkpoints ? " (" + std::to_string(totals.checkpoints) + " checkpoints)"
+                                     : std::string())
+              << " and " << totals.predicts << " predict blocks: " << totals.killed << " killed, "
               << totals.mutants - totals.killed << " survived (" << totals.surviving
               << " guard less than they claim)\n";
     return bad ? 1 : 0;
@@ -284,15 +331,16 @@ int run_list(const LessonFlags& f) {
   for (const std::string& file : files) {
     try {
       const Lesson l = load_lesson_file(file);
-      size_t checks = 0, predicts = 0;
+      size_t checks = 0, predicts = 0, checkpoints = 0;
       for (const Block& b : l.blocks) {
-        checks += b.checks.size();
+        checks += b.kind == BlockKind::Check ? b.checks.size() : 0;
         predicts += b.kind == BlockKind::Predict ? 1 : 0;
+        checkpoints += b.kind == BlockKind::Checkpoint ? 1 : 0;
       }
       std::cout << padded(l.id, 28) << " " << padded(l.title, 52) << " " << padded(l.level, 12)
                 << " " << l.minutes << " min  " << l.steps.size() << " steps, " << checks
-                << " checks, " << predicts << (predicts == 1 ? " prediction" : " predictions")
-                << "\n";
+                << " checks, " << predicts << (predicts == 1 ? " prediction, " : " predictions, ")
+                << checkpoints << (checkpoints == 1 ? " checkpoint" : " checkpoints") << "\n";
     } catch (const LessonError& e) {
       std::cerr << e.what() << "\n";
       status = 1;
@@ -393,6 +441,42 @@ bool play_predict(LessonSession& session, const Block& b, const LessonFlags& f,
   return true;
 }
 
+// Shows a checkpoint's goal, then judges the learner's --try steps for it, or the lesson's
+// solution when none were given ("show me"). Records it in `progress` when the learner's steps
+// reach it; false when they cannot be applied.
+bool play_checkpoint(LessonSession& session, const Block& b,
+                     const std::map<std::string, std::string>& tries, bool answers,
+                     LessonProgress& progress, std::ostream& out) {
+  const CheckpointBlock& cp = b.checkpoint;
+  out << "  checkpoint " << cp.id << ": " << cp.goal << "\n";
+  LearnerState state;
+  const auto given = tries.find(cp.id);
+  if (given != tries.end()) {
+    out << "    your steps on " << cp.model << ": "
+        << (given->second.empty() ? std::string("(none)") : given->second) << "\n";
+    try {
+      state = session.state_with_steps(b, given->second);
+    } catch (const LessonError& e) {
+      out << "    " << e.message() << "\n";
+      return false;
+    }
+  } else {
+    const auto [model_text, steps] = session.solution_of(b);
+    out << "    the lesson's solution (" << cp.solution
+        << "): " << (steps.empty() ? "the model of " + cp.solution : steps)
+        << "   (try your own: --try " << cp.id << "=\"STEPS\")\n";
+    state = session.solution_state(b);
+  }
+  const CheckpointResult r = session.run_checkpoint(b, state);
+  for (const CheckResult& c : r.checks) print_check(c, "    ", out);
+  if (!r.error.empty()) out << "    " << r.error << "\n";
+  out << "    " << (r.pass ? "REACHED" : "NOT YET") << "\n";
+  if (!r.pass && (given != tries.end() || answers)) out << "    hint: " << cp.hint << "\n";
+  // Reached by the learner's own steps only: the lesson's solution shown is not the learner's.
+  if (r.pass && given != tries.end()) progress.record_checkpoint(cp.id);
+  return true;
+}
+
 int run_run(const LessonFlags& f) {
   const std::string file = lesson_by_name(f.files.at(0), f.dir, "run");
   if (file.empty()) return 1;
@@ -425,6 +509,23 @@ int run_run(const LessonFlags& f) {
         }
       }
   }
+  std::map<std::string, std::string> tries;
+  for (const std::string& given : f.tries) {
+    const size_t eq = given.find('=');
+    const std::string id = given.substr(0, eq);
+    const bool known = std::any_of(lesson.blocks.begin(), lesson.blocks.end(), [&](const Block& b) {
+      return b.kind == BlockKind::Checkpoint && b.checkpoint.id == id;
+    });
+    if (eq == std::string::npos || !known) {
+      std::string ids;
+      for (const Block& b : lesson.blocks)
+        if (b.kind == BlockKind::Checkpoint) ids += (ids.empty() ? "" : ", ") + b.checkpoint.id;
+      std::cerr << "lesson run: --try " << given << ": expected ID=STEPS with ID a checkpoint of "
+                << file << " (" << (ids.empty() ? "it has none" : ids) << ")\n";
+      return 1;
+    }
+    tries[id] = given.substr(eq + 1);
+  }
   LessonProgress progress(lesson);
   std::vector<CheckResult> results;
   bool ok = true;
@@ -452,6 +553,8 @@ int run_run(const LessonFlags& f) {
           ok = ok && results.back().pass;
           print_check(results.back(), "  ", std::cout);
         }
+      } else if (b.kind == BlockKind::Checkpoint) {
+        ok = play_checkpoint(*session, b, tries, f.answers, progress, std::cout) && ok;
       } else {
         ok = play_predict(*session, b, f, inputs, progress, std::cout) && ok;
       }
@@ -465,13 +568,21 @@ int run_run(const LessonFlags& f) {
             << passed << " of " << results.size() << " checks pass; "
             << progress.predictions().size() << " predictions made, "
             << progress.passed_predictions() << " right; " << progress.done_count() << " of "
-            << progress.step_count() << " steps done by their checks and predictions\n";
+            << progress.step_count()
+            << " steps done by their checks, predictions and checkpoints\n";
   for (const LessonStep& s : lesson.steps) {
     const auto missing = progress.predictions_missing(s.id);
-    if (missing.empty()) continue;
-    std::cout << "  step " << s.id << " waits for a prediction:";
-    for (const std::string& id : missing) std::cout << " " << id;
-    std::cout << "\n";
+    if (!missing.empty()) {
+      std::cout << "  step " << s.id << " waits for a prediction:";
+      for (const std::string& id : missing) std::cout << " " << id;
+      std::cout << "\n";
+    }
+    const auto unreached = progress.checkpoints_missing(s.id);
+    if (!unreached.empty()) {
+      std::cout << "  step " << s.id << " waits for a checkpoint:";
+      for (const std::string& id : unreached) std::cout << " " << id;
+      std::cout << "\n";
+    }
   }
   return ok ? 0 : 1;
 }
@@ -523,6 +634,11 @@ const CommandRegistrar registrar{
       run->add_flag("--answers", flags->answers, "Reveal every predict block's answer");
       run->add_option("--predict", flags->predictions,
                       "A prediction, ID=VALUE (e.g. fused-ratio=2x, 2.5MiB, 37%, B); repeatable")
+          ->expected(1)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      run->add_option("--try", flags->tries,
+                      "Your own steps for a checkpoint, ID=STEPS (e.g. fuse-small=\"fuse(add0, "
+                      "relu0)\"); without it a checkpoint shows the lesson's solution; repeatable")
           ->expected(1)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
       run->callback([flags, &exit_code] { exit_code = run_run(*flags); });

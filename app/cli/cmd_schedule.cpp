@@ -68,9 +68,7 @@ std::string rule(const std::string& title) {
   return s;
 }
 
-// Element accesses per second of verify() (interpreter plus reference), measured on a 256³
-// matmul: 33.6 M accesses in 1.3 s of CPU time. Only for the "about N s" in a refusal.
-constexpr double kInterpreterRate = 20e6;
+using model::kInterpreterRate;  // only for the "about N s" in a refusal
 
 // Memory verify() holds at its peak, from the graph's shapes: the random feeds in double and
 // their float copy, the reference evaluator's double result for every tensor, the interpreter's
@@ -192,10 +190,7 @@ int run_schedule(const ScheduleFlags& f) {
       }
     }
     if (f.launch) {
-      const LaunchConfig lc = launch_config(p.kernels[size_t(p.current)]);
-      out << "launch: grid " << lc.grid[0] << "×" << lc.grid[1] << "×" << lc.grid[2] << ", block "
-          << lc.block[0] << "×" << lc.block[1] << "×" << lc.block[2] << ", dynamic shared memory "
-          << lc.dynamic_smem_bytes << " B\n";
+      out << "launch: " << describe_launch(launch_config(p.kernels[size_t(p.current)])) << "\n";
     }
     if (f.verify) return verify(p, out, f.max_accesses);
   } catch (const ScheduleError& e) {

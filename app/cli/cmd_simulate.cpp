@@ -43,9 +43,6 @@
 namespace tilescope::cli {
 namespace {
 
-// Accesses per second of a model trace through the hierarchy (see typical_rate()).
-constexpr double kRateFull = 6e6, kRateOneAnalysis = 8e6, kRatePlain = 14e6;
-
 struct SimulateFlags {
   std::string file;   // model file (with --apply)
   std::string apply;  // schedule steps
@@ -155,35 +152,6 @@ std::string read_all(const std::string& file) {
   return std::move(in.text);
 }
 
-// What the walker plus the hierarchy sustain, in accesses per second of one core's CPU time:
-// measured on conv_block at N = 1, 28×28 (57.9 M accesses) on `tiny`, 5.7 M/s with 3C and reuse,
-// 13.6 M/s with neither (perf: reuse distance 27 %, the general hierarchy path 17 %, the walker's
-// affine evaluation and loop walk ~30 %). Only used to say "about N s" before starting.
-double typical_rate(bool three_c, bool reuse) {
-  if (three_c && reuse) return kRateFull;
-  if (three_c || reuse) return kRateOneAnalysis;
-  return kRatePlain;
-}
-
-// Memory the simulation will hold: every level's tag arrays, and for the 3C split and the
-// reuse histogram a hash entry per distinct sector or line the trace touches (at most the
-// kernel's buffers, which the walker lays out once; the entries are open-addressed 16-byte
-// slots at most 3/4 full, doubled when they fill: ~48 bytes each counting a rehash, and the
-// reuse tree adds 8).
-uint64_t simulation_bytes(const schedule::Kernel& k, const memory::HierarchyConfig& h,
-                          const memory::HierarchyOptions& o) {
-  uint64_t footprint = 0;
-  for (const auto& t : k.tensors) footprint += uint64_t(std::max<int64_t>(t.alloc_elems(), 1)) * 4;
-  double bytes = 64ull << 20;  // the program itself, the report, the walker's buffers
-  for (const memory::CacheConfig& c : h.levels) {
-    bytes += double(c.lines()) * 32;
-    if (o.classify_misses)
-      bytes += double(footprint / c.sector_size() + 1) * 48 + double(c.lines()) * 32;
-    if (o.reuse_distance) bytes += double(footprint / c.line_bytes + 1) * 56;
-  }
-  return uint64_t(bytes);
-}
-
 // Model file → lowered program → steps applied → the current kernel traced through the machine.
 int run_model(const SimulateFlags& f) {
   auto g = std::make_shared<const graph::Graph>(
@@ -209,8 +177,10 @@ int run_model(const SimulateFlags& f) {
   // Size first: a trace walk cannot be interrupted with an answer half way, so say how big it is
   // before starting, and refuse what would not finish or would not fit.
   const schedule::TraceSize size = schedule::estimate_trace_size(k);
-  const double rate = typical_rate(options.classify_misses, options.reuse_distance);
-  const uint64_t need = simulation_bytes(k, machine.hierarchy(), options);
+  const double rate =
+      model::typical_simulation_rate(options.classify_misses, options.reuse_distance);
+  const uint64_t need = model::simulation_bytes(k, machine.hierarchy(), options.classify_misses,
+                                                options.reuse_distance);
   const MemoryBudget budget = memory_budget();
   if (need > budget.bytes) {
     std::cerr << "simulate: refused: simulating kernel " << k.name << " on " << machine.name

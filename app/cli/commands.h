@@ -21,6 +21,12 @@ struct CommandInfo {
 
 std::vector<CommandInfo>& command_registry();
 
+#if TILESCOPE_HAVE_CUDA
+// The GPU bench program that `bench --gpu` and `run --gpu` start: $TILESCOPE_GPU_BENCH when set
+// (a build copied to another machine), else the one this build made (cmd_bench.cpp).
+std::string gpu_bench_program();
+#endif
+
 struct CommandRegistrar {
   CommandRegistrar(std::string name, std::string description, CommandSetup setup) {
     command_registry().push_back({std::move(name), std::move(description), std::move(setup)});

@@ -1,7 +1,7 @@
-// Memory budget, size formatting and terminal progress for the CLI's long-running commands.
+// Size formatting and terminal progress for the CLI's long-running commands.
 #include "work_limits.h"
 
-#include "sim/model/machine.h"
+#include "sim/io/format.h"
 
 #include <unistd.h>
 
@@ -13,54 +13,9 @@
 
 namespace tilescope::cli {
 
-namespace {
-
-constexpr uint64_t kFallbackBudget = 4ull << 30;
-
-// "4G", "512 MiB", "1000": the machine files' byte units (model::parse_quantity); 0 when the
-// text is not such a size.
-uint64_t parse_size(const std::string& text) {
-  try {
-    const double v = model::parse_quantity(text, model::Quantity::Bytes);
-    return v < 9.2e18 ? static_cast<uint64_t>(v) : 0;  // beyond uint64_t: not a usable budget
-  } catch (const std::invalid_argument&) {
-    return 0;
-  }
-}
-
-}  // namespace
-
-MemoryBudget memory_budget() {
-  if (const char* env = std::getenv("TILESCOPE_MEMORY_LIMIT"); env && *env) {
-    if (const uint64_t v = parse_size(env))
-      return {v, "TILESCOPE_MEMORY_LIMIT=" + std::string(env)};
-  }
-  // The same /proc the host machine reads (TILESCOPE_SYSFS_ROOT moves it for tests).
-  std::ifstream meminfo(model::host_path("/proc/meminfo"));
-  for (std::string line; std::getline(meminfo, line);) {
-    if (line.rfind("MemAvailable:", 0) != 0) continue;
-    std::istringstream in(line.substr(13));
-    uint64_t kib = 0;
-    if (in >> kib && kib > 0) return {kib << 10, "MemAvailable in /proc/meminfo"};
-  }
-  return {kFallbackBudget, "a fixed cap (no MemAvailable in /proc/meminfo)"};
-}
-
 std::string format_bytes_exact(uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = double(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 6) {
-    v /= 1024;
-    ++u;
-  }
-  char b[64];
-  if (u == 0)
-    std::snprintf(b, sizeof b, "%llu B", static_cast<unsigned long long>(bytes));
-  else
-    std::snprintf(b, sizeof b, "%.1f %s (%llu bytes)", v, units[u],
-                  static_cast<unsigned long long>(bytes));
-  return b;
+  const std::string shown = io::format_bytes(double(bytes));
+  return bytes < 1024 ? shown : shown + " (" + std::to_string(bytes) + " bytes)";
 }
 
 std::string format_count(double n) {

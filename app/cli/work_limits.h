@@ -7,6 +7,7 @@
 #pragma once
 
 #include "sim/memory/access.h"
+#include "sim/model/work_size.h"
 
 #include <chrono>
 #include <cstdint>
@@ -14,16 +15,11 @@
 
 namespace tilescope::cli {
 
-struct MemoryBudget {
-  uint64_t bytes = 0;
-  std::string source;  // where the number came from, for the refusal message
-};
+// The memory budget is the model's (sim/model/work_size.h), shared with the app.
+using model::memory_budget;
+using model::MemoryBudget;
 
-// TILESCOPE_MEMORY_LIMIT (bytes, or with a K/M/G suffix) when set, so tests can ask for a small
-// budget; else MemAvailable from /proc/meminfo; else a fixed 4 GiB.
-MemoryBudget memory_budget();
-
-// "2.0 GiB (2147483648 bytes)": rounded for reading, exact for checking.
+// "2 GiB (2147483648 bytes)": rounded for reading (io::format_bytes), exact for checking.
 std::string format_bytes_exact(uint64_t bytes);
 // "8.8 T", "3.4 G", "120 M", "5000": for access counts.
 std::string format_count(double n);

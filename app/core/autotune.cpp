@@ -48,10 +48,9 @@ std::vector<int64_t> autotune_tile_sizes(int64_t extent, int max_count) {
   return out;
 }
 
-std::string autotune_step(const std::string& loop_a, const std::string& loop_b, int64_t tile_a,
-                          int64_t tile_b) {
-  return "tile(" + loop_a + ", " + loop_b + ", " + std::to_string(tile_a) + ", " +
-         std::to_string(tile_b) + ")";
+schedule::TileStep autotune_step(const std::string& loop_a, const std::string& loop_b,
+                                 int64_t tile_a, int64_t tile_b) {
+  return schedule::TileStep{.loops = {loop_a, loop_b}, .factors = {tile_a, tile_b}};
 }
 
 namespace {
@@ -225,7 +224,8 @@ AutotuneGrid empty_grid(AutotuneMode mode, const schedule::Program& base,
       AutotunePoint p;
       p.tile_a = ta;
       p.tile_b = tb;
-      p.step = autotune_step(loops.a, loops.b, ta, tb);
+      p.spec = autotune_step(loops.a, loops.b, ta, tb);
+      p.step = schedule::to_string(schedule::StepSpec{p.spec});
       g.points.push_back(p);
     }
   return g;
@@ -236,8 +236,7 @@ std::optional<schedule::Program> apply_point(const schedule::Program& base, Auto
                                              const schedule::Target& target) {
   schedule::StepResult r;
   try {
-    const std::vector<schedule::TransformStep> steps = schedule::parse_steps(p.step);
-    r = schedule::apply_step(base, steps.at(0), target);
+    r = schedule::apply_step(base, schedule::StepSpec{p.spec}, target);
   } catch (const std::exception& e) {
     r.ok = false;
     r.explanation = e.what();

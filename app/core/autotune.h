@@ -9,6 +9,7 @@
 #include "app/core/jobs.h"
 #include "sim/model/machine.h"
 #include "sim/schedule/kernel.h"
+#include "sim/schedule/steps.h"
 
 #include <cstdint>
 #include <map>
@@ -23,9 +24,10 @@ enum class AutotuneMode { Simulator, Cpu };
 // (> 0), that many spread evenly over them, the smallest and the largest kept.
 std::vector<int64_t> autotune_tile_sizes(int64_t extent, int max_count = 0);
 
-// The one step a grid point applies: "tile(i, j, 32, 64)" (split both, order A.o B.o A.i B.i).
-std::string autotune_step(const std::string& loop_a, const std::string& loop_b, int64_t tile_a,
-                          int64_t tile_b);
+// The one step a grid point applies, built as a typed step (its text is "tile(i, j, 32, 64)":
+// split both, order A.o B.o A.i B.i).
+schedule::TileStep autotune_step(const std::string& loop_a, const std::string& loop_b,
+                                 int64_t tile_a, int64_t tile_b);
 
 // Which two loops to sweep. Chosen by name (both must be serial loops of the kernel with at
 // least 8 iterations), or, with empty names, the first two such loops that are not reductions
@@ -40,7 +42,8 @@ AutotuneLoops choose_autotune_loops(const schedule::Kernel& k, const std::string
 
 struct AutotunePoint {
   int64_t tile_a = 0, tile_b = 0;
-  std::string step;      // the step text applied to the copy of the schedule
+  schedule::TileStep spec;  // the step applied to the copy of the schedule
+  std::string step;         // its canonical text (schedule::to_string(spec)), for the trace
   bool refused = false;  // the schedule refused the step (why says why)
   bool failed = false;   // applied, but no time came out (compile error, not verified, no model)
   std::string why;

@@ -250,14 +250,18 @@ Command parse_command(std::string_view line) {
       steps = steps.substr(1, steps.size() - 2);
     c.text = unescape(steps);
     if (trim(c.text).empty()) throw CommandError("apply: needs a step such as \"tile(i, 16)\"");
-  } else if (verb == "undo" || verb == "redo" || verb == "simulate" || verb == "run-cpu" ||
-             verb == "cancel" || verb == "wait-jobs") {
-    c.kind = verb == "undo"       ? CommandKind::Undo
-             : verb == "redo"     ? CommandKind::Redo
-             : verb == "simulate" ? CommandKind::Simulate
-             : verb == "run-cpu"  ? CommandKind::RunCpu
-             : verb == "cancel"   ? CommandKind::Cancel
-                                  : CommandKind::WaitJobs;
+  } else if (verb == "simulate" || verb == "run-cpu") {
+    c.kind = verb == "simulate" ? CommandKind::Simulate : CommandKind::RunCpu;
+    c.text = std::string(take_word(rest));
+    if (!c.text.empty() && c.text != "anyway")
+      throw CommandError(std::string(verb) +
+                         ": expected nothing or 'anyway' (start a long job), got '" + c.text + "'");
+    expect_end(rest, verb);
+  } else if (verb == "undo" || verb == "redo" || verb == "cancel" || verb == "wait-jobs") {
+    c.kind = verb == "undo"     ? CommandKind::Undo
+             : verb == "redo"   ? CommandKind::Redo
+             : verb == "cancel" ? CommandKind::Cancel
+                                : CommandKind::WaitJobs;
     expect_end(rest, verb);
   } else if (verb == "goto-step") {
     c.kind = CommandKind::GoToStep;
@@ -271,8 +275,15 @@ Command parse_command(std::string_view line) {
     c.text = std::string(take_word(rest));
     if (c.text == "seek" || c.text == "speed") {
       c.a = parse_number(take_word(rest), c.text == "seek" ? "frame" : "frames per second", verb);
-    } else if (c.text != "play" && c.text != "pause" && c.text != "step" && c.text != "back" &&
-               c.text != "record") {
+    } else if (c.text == "record") {
+      const std::string_view more = take_word(rest);
+      if (more == "anyway") {
+        c.text = "record anyway";
+      } else if (!more.empty()) {
+        throw CommandError("tiles record: expected nothing or 'anyway', got '" + std::string(more) +
+                           "'");
+      }
+    } else if (c.text != "play" && c.text != "pause" && c.text != "step" && c.text != "back") {
       throw CommandError(
           "tiles: expected record, play, pause, step, back, seek N or speed X, got '" + c.text +
           "'");
@@ -391,9 +402,9 @@ std::string command_to_string(const Command& c) {
     case CommandKind::SetMachine:
       return "machine " + c.text;
     case CommandKind::Simulate:
-      return "simulate";
+      return c.text.empty() ? "simulate" : "simulate " + c.text;
     case CommandKind::RunCpu:
-      return "run-cpu";
+      return c.text.empty() ? "run-cpu" : "run-cpu " + c.text;
     case CommandKind::Cancel:
       return "cancel";
     case CommandKind::WaitJobs:
@@ -629,9 +640,9 @@ std::string apply_command(AppState& state, const Command& c) {
     case CommandKind::SetMachine:
       return workbench_set_machine(state.bench, c.text);
     case CommandKind::Simulate:
-      return workbench_simulate(state.bench);
+      return workbench_simulate(state.bench, c.text == "anyway");
     case CommandKind::RunCpu:
-      return workbench_run_cpu(state.bench);
+      return workbench_run_cpu(state.bench, c.text == "anyway");
     case CommandKind::Cancel:
       workbench_cancel(state.bench);
       return {};
@@ -688,7 +699,8 @@ std::string apply_command(AppState& state, const Command& c) {
     case CommandKind::MemoryFormula:
       return workbench_memory_formula(state.bench, c.text);
     case CommandKind::Tiles:
-      if (c.text == "record") return workbench_record_tiles(state.bench);
+      if (c.text == "record" || c.text == "record anyway")
+        return workbench_record_tiles(state.bench, c.text == "record anyway");
       return workbench_tiles_control(state.bench, c.text, c.a);
     case CommandKind::WaitFrames:
     case CommandKind::WaitSeconds:

@@ -29,13 +29,17 @@
 //   undo / redo                step back / forward in the schedule history (Ctrl+Z / Ctrl+Y)
 //   goto-step N                go to history entry N (0 = the default lowering)
 //   machine NAME               machine preset for the memory simulation (host, h200, tiny, ...)
-//   simulate                   simulate the current kernel's trace on the machine (background)
-//   run-cpu                    JIT-compile, verify and time the current kernel on this CPU
+//   simulate [anyway]          simulate the current kernel's trace on the machine (background);
+//                              sized first: a run longer than ~10 s waits for `simulate anyway`,
+//                              one that cannot fit in memory is refused with what it needs
+//   run-cpu [anyway]           JIT-compile, verify and time the current kernel on this CPU (sized
+//                              as simulate)
 //   cancel                     cancel the background jobs
 //   wait-jobs                  let frames pass until no background job is running
 //   present [on|off]           presentation mode (F5): one large view; arrows step the history
 //   fullscreen                 toggle a full-screen window (F11)
-//   tiles record|play|pause|step|back|seek N|speed X   record / drive the Tiles animation
+//   tiles record [anyway]|play|pause|step|back|seek N|speed X   record (sized as simulate) /
+//                              drive the Tiles animation
 //   memory formula LEVEL [TENSOR]|off   the Memory view's "why this number" popup: the analytic
 //                              formula of LEVEL's misses (of TENSOR), or main memory's bytes
 //   autotune sim|cpu|show|hide  sweep two tile sizes: predicted on the machine / timed on this

@@ -49,21 +49,6 @@ std::string format_flops(int64_t flops) {
   return s + (s.back() >= '0' && s.back() <= '9' ? " FLOP" : "FLOP");
 }
 
-std::string format_bytes(int64_t bytes) {
-  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  if (bytes < 1024 && bytes > -1024) return std::to_string(bytes) + " B";
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (std::fabs(value) >= 1024.0 && unit < 5) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, std::fabs(value) >= 100.0 ? "%.0f %s" : "%.2f %s", value,
-                kUnits[unit]);
-  return buf;
-}
-
 std::string format_int_list(const std::vector<int64_t>& values) {
   std::string out = "[";
   for (size_t i = 0; i < values.size(); ++i) {

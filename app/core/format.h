@@ -2,6 +2,8 @@
 // forms.
 #pragma once
 
+#include "sim/io/format.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,8 +20,8 @@ std::string format_si(double value);
 // FLOPs with an SI prefix: 43352064 → "43.4 MFLOP", 10 → "10 FLOP".
 std::string format_flops(int64_t flops);
 
-// Bytes in binary units, because memory sizes are powers of two: 2097152 → "2.00 MiB", 96 → "96 B".
-std::string format_bytes(int64_t bytes);
+// Bytes in binary units, because memory sizes are powers of two: 2097152 → "2 MiB", 96 → "96 B".
+using io::format_bytes;  // sim/io/format.h
 
 // "[64, 1024]" style list of int64 values (strides, shapes).
 std::string format_int_list(const std::vector<int64_t>& values);

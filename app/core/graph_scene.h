@@ -40,7 +40,7 @@ struct SceneNode {
   graph::TensorId tensor = -1;                   // Source/Output nodes
   std::string title;                             // op or tensor name
   std::string kind_label;                        // "MatMul" / "input" / "weight" / "output"
-  std::string detail;                            // "134 MFLOP · 2.00 MiB" or the tensor shape
+  std::string detail;                            // "134 MFLOP · 2 MiB" or the tensor shape
   double flop_share = 0.0;                       // of total FLOPs, op nodes only
   float x = 0.0f, y = 0.0f, w = 0.0f, h = 0.0f;  // world units (pixels at zoom 1)
 };

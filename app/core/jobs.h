@@ -71,6 +71,11 @@ class Job {
         result = work(*progress);
       } catch (const JobCancelled&) {
         error = "cancelled";
+      } catch (const std::bad_alloc&) {
+        // The sizing before a start keeps this rare; a learner never reads "std::bad_alloc".
+        error =
+            "ran out of memory (this computer could not give the job what it asked for); "
+            "try a smaller model";
       } catch (const std::exception& e) {
         error = e.what();
       }

@@ -4,15 +4,20 @@
 #include "kernels/cpu/bench_report.h"
 #include "kernels/cpu/harness.h"
 #include "kernels/cpu/jit.h"
+#include "kernels/gpu_counters.h"
+#include "sim/io/format.h"
 #include "sim/model/run.h"
+#include "sim/model/work_size.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/interpreter.h"
 #include "sim/schedule/lower.h"
+#include "sim/schedule/trace_size.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 namespace tilescope::core {
@@ -246,6 +251,95 @@ class ProgressSink final : public memory::AccessSink {
 
 }  // namespace
 
+// [SECTION] Sizing jobs before they start
+
+JobSize size_simulation(const schedule::Kernel& k, const model::Machine& m) {
+  JobSize s;
+  const schedule::TraceSize t = schedule::estimate_trace_size(k);
+  s.accesses = t.accesses;
+  s.formula = t.formula;
+  // simulate_kernel classifies misses (3C) and keeps no reuse histogram.
+  s.seconds = t.accesses / model::typical_simulation_rate(true, false);
+  s.bytes = model::simulation_bytes(k, m.hierarchy(), true, false);
+  s.budget = model::memory_budget();
+  return s;
+}
+
+JobSize size_cpu_run(const schedule::Kernel& k) {
+  JobSize s;
+  const schedule::TraceSize t = schedule::estimate_trace_size(k);
+  s.accesses = t.accesses;
+  s.formula = t.formula;
+  // The interpreter's walk dominates: the compiled kernel and its timing take far less.
+  s.seconds = t.accesses / model::kInterpreterRate;
+  s.bytes = 2 * model::kernel_buffer_bytes(k);  // the buffers and the interpreter's copy
+  s.budget = model::memory_budget();
+  return s;
+}
+
+JobSize size_tiles_walk(const schedule::Kernel& k) {
+  JobSize s;
+  const schedule::TraceSize t = schedule::estimate_trace_size(k);
+  s.accesses = t.accesses;
+  s.formula = t.formula;
+  // The walk alone, counting into bins: about the rate of a plain simulation.
+  s.seconds = t.accesses / model::kSimulationRatePlain;
+  s.bytes = 64ull << 20;  // bins and frames are bounded (kTileBins, kMaxTileFrames)
+  s.budget = model::memory_budget();
+  return s;
+}
+
+namespace {
+
+std::string count_text(double n) {
+  char buf[32];
+  if (n >= 1e12)
+    std::snprintf(buf, sizeof buf, "%.1f trillion", n / 1e12);
+  else if (n >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.1f billion", n / 1e9);
+  else if (n >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.1f million", n / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f", n);
+  return buf;
+}
+
+std::string duration_text(double seconds) {
+  char buf[48];
+  if (seconds >= 2 * 86400)
+    std::snprintf(buf, sizeof buf, "%.0f days", seconds / 86400);
+  else if (seconds >= 2 * 3600)
+    std::snprintf(buf, sizeof buf, "%.0f hours", seconds / 3600);
+  else if (seconds >= 120)
+    std::snprintf(buf, sizeof buf, "%.0f minutes", seconds / 60);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f s", std::ceil(seconds));
+  return buf;
+}
+
+// Decides whether a sized job may start: "" when it may, else what the learner is told (and the
+// hold recorded). `what` names the work ("simulating kernel matmul0 on tiny").
+std::optional<HeldJob> hold_for(const JobSize& s, const std::string& what, bool anyway) {
+  HeldJob h;
+  if (!s.fits()) {
+    h.refused = true;
+    h.message = what + " would need about " + io::format_bytes(double(s.bytes)) +
+                " of memory, more than the " + io::format_bytes(double(s.budget.bytes)) +
+                " available (" + s.budget.source +
+                "). Make the model smaller: the same schedule shows the same pattern at a "
+                "smaller size.";
+    return h;
+  }
+  if (anyway || s.seconds <= kLongJobSeconds) return std::nullopt;
+  h.message = what + " makes about " + count_text(s.accesses) + " accesses (" + s.formula +
+              "): about " + duration_text(s.seconds) +
+              " at this simulator's typical rate. Run it anyway, or make the model smaller "
+              "(the same schedule shows the same pattern at a smaller size).";
+  return h;
+}
+
+}  // namespace
+
 MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
                              const model::Machine& m, JobProgress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -301,7 +395,7 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
   return r;
 }
 
-std::string workbench_simulate(Workbench& wb) {
+std::string workbench_simulate(Workbench& wb, bool anyway) {
   const schedule::Kernel* k = wb.kernel();
   if (!k) return "simulate: there is no kernel to simulate";
   if (!wb.machine) {
@@ -312,6 +406,26 @@ std::string workbench_simulate(Workbench& wb) {
   if (wb.memory_cache.count(key)) return {};
   if (wb.memory_job.running() && wb.memory_job.key() == key) return {};
   wb.memory_errors.erase(key);
+  if (std::optional<HeldJob> held =
+          hold_for(size_simulation(*k, *wb.machine),
+                   "Simulating " + k->name + " on " + wb.machine_name, anyway)) {
+    // The analytic model answers without a walk (CPU loop nests): show it while the learner
+    // decides.
+    if (!wb.machine->kind.empty() && wb.machine->kind != "gpu") {
+      try {
+        const model::AnalyticResult a = model::analyze_kernel(*k, wb.machine->hierarchy());
+        held->analytic.push_back(a.accesses.to_string());
+        for (const auto& level : a.levels) held->analytic.push_back(level.misses.to_string());
+        held->analytic.push_back(a.memory_read_bytes.to_string());
+        held->analytic.push_back(a.memory_write_bytes.to_string());
+      } catch (const std::exception&) {
+        // not covered: the view says the analytic model has no answer here
+      }
+    }
+    wb.memory_held[key] = *held;
+    return {};
+  }
+  wb.memory_held.erase(key);
   auto graph = wb.program()->graph;
   wb.memory_job.start(key, [kernel = *k, graph, machine = *wb.machine, steps = wb.steps_text(),
                             count = wb.history->size(), text = wb.graph_text](JobProgress& p) {
@@ -394,13 +508,19 @@ CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProg
   return r;
 }
 
-std::string workbench_run_cpu(Workbench& wb) {
+std::string workbench_run_cpu(Workbench& wb, bool anyway) {
   const schedule::Kernel* k = wb.kernel();
   if (!k) return "run-cpu: there is no kernel to run";
   const std::string key = wb.schedule_key();
   if (wb.cpu_cache.count(key)) return {};
   if (wb.cpu_job.running() && wb.cpu_job.key() == key) return {};
   wb.cpu_errors.erase(key);
+  if (std::optional<HeldJob> held =
+          hold_for(size_cpu_run(*k), "Checking " + k->name + " against the interpreter", anyway)) {
+    wb.cpu_held[key] = *held;
+    return {};
+  }
+  wb.cpu_held.erase(key);
   const auto flops = static_cast<int64_t>(model::kernel_flops(*k, *wb.program()->graph));
   wb.cpu_job.start(
       key, [kernel = *k, flops](JobProgress& p) { return run_kernel_on_cpu(kernel, flops, p); });
@@ -563,12 +683,18 @@ TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress) {
   return r;
 }
 
-std::string workbench_record_tiles(Workbench& wb) {
+std::string workbench_record_tiles(Workbench& wb, bool anyway) {
   const schedule::Kernel* k = wb.kernel();
   if (!k) return "tiles: there is no kernel";
   const std::string key = wb.schedule_key();
   if (wb.tiles_key == key && (wb.tiles || !wb.tiles_error.empty())) return {};
   if (wb.tiles_job.running() && wb.tiles_job.key() == key) return {};
+  if (std::optional<HeldJob> held =
+          hold_for(size_tiles_walk(*k), "Walking the loop nest of " + k->name, anyway)) {
+    wb.tiles_held[key] = *held;
+    return {};
+  }
+  wb.tiles_held.erase(key);
   wb.tiles.reset();
   wb.tiles_error.clear();
   wb.tiles_key = key;
@@ -629,12 +755,22 @@ void workbench_load_recorded(Workbench& wb, const std::string& dir) {
   }
   std::sort(files.begin(), files.end());
   for (const std::string& f : files) {
+    // Hardware-counter recordings (tilescope-counters/1) are not timing reports: `bench --show`
+    // prints them; the app's predicted-vs-measured panel is still to come (issue #15).
+    if (std::ifstream in(f);
+        kernels::is_counters_document(nlohmann::json::parse(in, nullptr, false)))
+      continue;
     try {
       wb.recorded.emplace_back(f, kernels::read_bench_report(f));
     } catch (const std::exception& e) {
       wb.recorded_error += std::string(e.what()) + "\n";
     }
   }
+  // Newest first (ISO dates compare as text; undated reports last, by file name), so the Timings
+  // view opens on the latest recording and the older ones stay a click away.
+  std::stable_sort(wb.recorded.begin(), wb.recorded.end(), [](const auto& x, const auto& y) {
+    return x.second.value("date", std::string()) > y.second.value("date", std::string());
+  });
 }
 
 }  // namespace tilescope::core

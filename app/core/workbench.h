@@ -8,13 +8,14 @@
 
 #include "app/core/autotune.h"
 #include "app/core/jobs.h"
-#include "app/core/verify_tolerance.h"
 #include "app/core/memory_grid.h"
+#include "app/core/verify_tolerance.h"
 #include "sim/graph/graph.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/model/analytic.h"
 #include "sim/model/machine.h"
 #include "sim/model/roofline.h"
+#include "sim/model/work_size.h"
 #include "sim/schedule/trace.h"
 #include "sim/schedule/transform.h"
 
@@ -118,6 +119,34 @@ struct TilesResult {
   double peak_per_element = 1;  // the most accesses per element any bin reaches (≥ 1)
 };
 
+// [SECTION] Sizing jobs before they start
+
+// A background job's size, estimated from loop extents and shapes before it starts (no walk):
+// accesses it makes, seconds at the typical rate, memory it holds against what this computer has.
+struct JobSize {
+  double accesses = 0;
+  std::string formula;  // the accesses' formula over the kernel's axes
+  double seconds = 0;   // at the measured typical rate (sim/model/work_size.h)
+  uint64_t bytes = 0;
+  model::MemoryBudget budget;
+  bool fits() const { return bytes <= budget.bytes; }
+};
+
+// Jobs estimated to take longer than this wait for the learner's "anyway" (the view shows the
+// estimate and, where it applies, the analytic model's answer, which needs no walk).
+inline constexpr double kLongJobSeconds = 10;
+
+JobSize size_simulation(const schedule::Kernel& k, const model::Machine& m);
+JobSize size_cpu_run(const schedule::Kernel& k);  // the interpreter's walk and two buffer sets
+JobSize size_tiles_walk(const schedule::Kernel& k);
+
+// A job that was not started: too large to fit (refused: no "anyway"), or long (held until the
+// learner asks). `analytic` holds the analytic model's answer lines when it covers the kernel.
+struct HeldJob {
+  bool refused = false;
+  std::string message;
+  std::vector<std::string> analytic;
+};
 
 // [SECTION] Workbench
 
@@ -157,6 +186,8 @@ struct Workbench {
   std::map<std::string, std::string> cpu_errors;
   Job<MemoryResult> memory_job;
   Job<CpuRunResult> cpu_job;
+  // Jobs sized before they start and not started (see HeldJob), by the same keys as the caches.
+  std::map<std::string, HeldJob> memory_held, cpu_held, tiles_held;
   std::string memory_formula;  // "L1 B": the Memory view's "why this number" popup; "" = closed
 
   // Tiles animation: the recorded frames of the current schedule and the playback position.
@@ -168,7 +199,7 @@ struct Workbench {
   double tiles_speed = 8;  // frames per second
   double tiles_last_time = -1;
 
-  // Recorded benchmark reports (assets/recorded/*.json), loaded once.
+  // Recorded benchmark reports (assets/recorded/*.json), loaded once, newest first.
   bool recorded_loaded = false;
   std::vector<std::pair<std::string, nlohmann::json>> recorded;  // (file, report)
   std::string recorded_error;
@@ -208,11 +239,14 @@ std::string workbench_set_machine(Workbench& wb, const std::string& name);
 schedule::Target workbench_target(const Workbench& wb);
 
 // Starts the background jobs for the current kernel (no-op when the result is cached or running).
-std::string workbench_simulate(Workbench& wb);
-std::string workbench_run_cpu(Workbench& wb);
+// Each is sized first: one that cannot fit in memory is refused (held, refused), one longer than
+// kLongJobSeconds is held until called again with `anyway`.
+std::string workbench_simulate(Workbench& wb, bool anyway = false);
+std::string workbench_run_cpu(Workbench& wb, bool anyway = false);
 void workbench_cancel(Workbench& wb);
-// Starts recording the Tiles frames for the current schedule (no-op when current or running).
-std::string workbench_record_tiles(Workbench& wb);
+// Starts recording the Tiles frames for the current schedule (no-op when current or running);
+// sized first as the jobs above.
+std::string workbench_record_tiles(Workbench& wb, bool anyway = false);
 // tiles play | pause | step | back | seek N | speed X
 std::string workbench_tiles_control(Workbench& wb, const std::string& verb, double value);
 // Advances a playing animation to time `now` (seconds).

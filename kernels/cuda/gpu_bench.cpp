@@ -47,6 +47,8 @@ constexpr double kTolTensorCore = kGemmToleranceTensorCore;
 constexpr int kSpotSamples = 256;
 // Each version gets fresh inputs, drawn from the suite's seed + kSeedStride · version.
 constexpr std::uint64_t kSeedStride = 7919;
+// The SGEMM suites number the tile candidates from here (after the progression's 0–11).
+constexpr int kFirstSgemmCandidate = 21;
 
 // [SECTION] harness
 
@@ -214,13 +216,15 @@ class Cublas {
                        CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx (fp32, W transposed)");
   }
-  // Row-major C (M×N, fp32) = A (M×K, fp16) · Wᵀ with W (N×K, fp16): column-major Cᵀ = W·Aᵀ.
-  void hgemm(GemmShape s, const void* a, const void* w, float* c) const {
+  // Row-major C (M×N, fp32) = A (M×K, 16-bit) · Wᵀ with W (N×K, 16-bit): column-major Cᵀ = W·Aᵀ.
+  void hgemm(GemmShape s, const void* a, const void* w, float* c,
+             cuda::Operand16 type = cuda::Operand16::f16) const {
     const float one = 1.f, zero = 0.f;
-    check(cublasGemmEx(m_handle, CUBLAS_OP_T, CUBLAS_OP_N, s.n, s.m, s.k, &one, w, CUDA_R_16F, s.k,
-                       a, CUDA_R_16F, s.k, &zero, c, CUDA_R_32F, s.n, CUBLAS_COMPUTE_32F,
-                       CUBLAS_GEMM_DEFAULT),
-          "cublasGemmEx (fp16 in, fp32 out)");
+    const cudaDataType in = type == cuda::Operand16::bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    check(cublasGemmEx(m_handle, CUBLAS_OP_T, CUBLAS_OP_N, s.n, s.m, s.k, &one, w, in, s.k, a, in,
+                       s.k, &zero, c, CUDA_R_32F, s.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+          type == cuda::Operand16::bf16 ? "cublasGemmEx (bf16 in, fp32 out)"
+                                        : "cublasGemmEx (fp16 in, fp32 out)");
   }
 
  private:
@@ -265,12 +269,24 @@ void describe_gemm(Suite& suite, const std::string& name, const GemmProblem& p,
 // [SECTION] suites
 // Each builder owns its buffers through a shared State captured by the suite's closures.
 
-SuiteResult suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
-  const GemmProblem p = gemm_problem(GemmSuite::gpu_sgemm, o.quick);
+// A GEMM problem at another square size: same seed, layout and reference, so the sized suites
+// differ from the main one only in M = N = K.
+GemmProblem at_size(GemmProblem p, int size) {
+  p.m = p.n = p.k = size;
+  return p;
+}
+
+// The SGEMM suite at `size` (0: the problem's own, 4096): cuBLAS, then `versions` of the
+// progression, then every tile candidate of versions 9 and 10's kernels as versions 21, 22, ...
+// (the sweep version 11's table was read from, measured again next to it).
+SuiteResult suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log,
+                        const std::string& name, int size, const std::vector<int>& versions) {
+  GemmProblem p = gemm_problem(GemmSuite::gpu_sgemm, o.quick);
+  if (size > 0) p = at_size(p, o.quick ? size / 4 : size);
   const GemmShape s = shape_of(p);
   DeviceBuffer<float> a(p.a_count()), b(p.b_count()), ref(p.y_count()), out(p.y_count());
   Suite suite;
-  describe_gemm(suite, "sgemm", p, "C = A·B, fp32, row-major (A M×K, B K×N), CUDA cores");
+  describe_gemm(suite, name, p, "C = A·B, fp32, row-major (A M×K, B K×N), CUDA cores");
   suite.out = &out;
   std::uint64_t current_seed = 0;
   suite.fresh_inputs = [&](std::uint64_t seed) {
@@ -287,52 +303,105 @@ SuiteResult suite_sgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ost
   };
   suite.variants.push_back({0, "cublas", "the vendor library (cublasGemmEx, fp32 compute, no TF32)",
                             [&] { cublas.sgemm(s, a.get(), b.get(), out.get()); }});
+  const auto& candidates = cuda::sgemm_tile_candidates();
   for (const cuda::KernelVersion& kv : cuda::sgemm_versions()) {
     const int version = kv.number;
-    suite.variants.push_back({version, kv.name, kv.changed, [&, version] {
-                                cuda::sgemm_launch(version, s, a.get(), b.get(), out.get());
-                              }});
+    if (std::find(versions.begin(), versions.end(), version) == versions.end()) continue;
+    std::string note;
+    if (version == 11) {  // autotune now, on this suite's inputs, so the note can say what won
+      try {
+        suite.fresh_inputs(suite.seed);
+        const cuda::SgemmAutotune& tune = cuda::sgemm_autotune(s, a.get(), b.get(), out.get());
+        std::vector<std::pair<int, float>> ranked = tune.median_ms;
+        std::sort(ranked.begin(), ranked.end(),
+                  [](const auto& x, const auto& y) { return x.second < y.second; });
+        note = "autotuned on first use (median of " + std::to_string(cuda::kAutotuneRepeats) +
+               " per candidate): " + candidates[size_t(ranked[0].first)].name + " " +
+               fmt(ranked[0].second, 4) + " ms";
+        if (ranked.size() > 1)
+          note += ", runner-up " + candidates[size_t(ranked[1].first)].name + " " +
+                  fmt(ranked[1].second, 4) + " ms";
+        note += " (versions " + std::to_string(kFirstSgemmCandidate) +
+                "+ of this suite time every candidate again)";
+      } catch (const GpuError& e) {
+        note = std::string("autotune failed: ") + e.what();
+      }
+    }
+    suite.variants.push_back(
+        {version, kv.name, kv.changed,
+         [&, version] { cuda::sgemm_launch(version, s, a.get(), b.get(), out.get()); }, kTolFp32,
+         "hand", note});
+  }
+  for (int c = 0; c < static_cast<int>(candidates.size()); ++c) {
+    const cuda::SgemmTiles& t = candidates[size_t(c)];
+    suite.variants.push_back(
+        {kFirstSgemmCandidate + c, "tiles_" + t.name,
+         "autotuning candidate for version 11: version " + std::to_string(t.kernel) +
+             "'s kernel with block " + std::to_string(t.bm) + "×" + std::to_string(t.bn) + "×" +
+             std::to_string(t.bk) + ", warp " + std::to_string(t.wm) + "×" + std::to_string(t.wn) +
+             ", " + std::to_string(t.threads()) + " threads, " + std::to_string(t.stages) +
+             " stages",
+         [&, c] { cuda::sgemm_tiles_launch(c, s, a.get(), b.get(), out.get()); }});
   }
   return run_suite(suite, o, log);
 }
 
-SuiteResult suite_hgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log) {
-  const GemmProblem p = gemm_problem(GemmSuite::gpu_hgemm, o.quick);
+// The tensor-core suite at `size` (0: the problem's own, 4096) with inputs of `type`: cuBLAS on the
+// same 16-bit inputs, then `versions`.
+SuiteResult suite_hgemm(const Cublas& cublas, const GpuBenchOptions& o, std::ostream& log,
+                        const std::string& name, int size, cuda::Operand16 type,
+                        const std::vector<int>& versions) {
+  GemmProblem p = gemm_problem(GemmSuite::gpu_hgemm, o.quick);
+  if (size > 0) p = at_size(p, o.quick ? size / 4 : size);
   const GemmShape s = shape_of(p);
+  const bool bf16 = type == cuda::Operand16::bf16;
   DeviceBuffer<float> a32(p.a_count()), w32(p.b_count()), ref(p.y_count()), out(p.y_count());
   DeviceBuffer<std::uint16_t> ah(p.a_count()), wh(p.b_count());
   Suite suite;
-  describe_gemm(suite, "hgemm", p,
-                "C = A·Wᵀ, fp16 in (A M×K, W N×K), fp32 accumulate and out, tensor cores", 2);
+  describe_gemm(suite, name, p,
+                std::string("C = A·Wᵀ, ") + cuda::operand16_name(type) +
+                    " in (A M×K, W N×K), fp32 accumulate and out, tensor cores",
+                2);
   suite.out = &out;
   std::uint64_t current_seed = 0;
   suite.fresh_inputs = [&](std::uint64_t seed) {
     current_seed = seed;
     cuda::fill_uniform_launch(a32.get(), a32.size(), seed, -1.f, 1.f);
     cuda::fill_uniform_launch(w32.get(), w32.size(), seed + 1, -1.f, 1.f);
-    cuda::f32_to_f16_launch(a32.get(), ah.get(), a32.size());
-    cuda::f32_to_f16_launch(w32.get(), wh.get(), w32.size());
-    // The exact fp32 values of the fp16 operands, for the CPU spot check.
-    cuda::f16_to_f32_launch(ah.get(), a32.get(), a32.size());
-    cuda::f16_to_f32_launch(wh.get(), w32.get(), w32.size());
+    // Rounded to the 16-bit type, then back: the exact fp32 values of the operands, for the CPU
+    // spot check.
+    if (bf16) {
+      cuda::f32_to_bf16_launch(a32.get(), ah.get(), a32.size());
+      cuda::f32_to_bf16_launch(w32.get(), wh.get(), w32.size());
+      cuda::bf16_to_f32_launch(ah.get(), a32.get(), a32.size());
+      cuda::bf16_to_f32_launch(wh.get(), w32.get(), w32.size());
+    } else {
+      cuda::f32_to_f16_launch(a32.get(), ah.get(), a32.size());
+      cuda::f32_to_f16_launch(w32.get(), wh.get(), w32.size());
+      cuda::f16_to_f32_launch(ah.get(), a32.get(), a32.size());
+      cuda::f16_to_f32_launch(wh.get(), w32.get(), w32.size());
+    }
   };
   suite.reference_output = [&] {
-    cublas.hgemm(s, ah.get(), wh.get(), ref.get());
+    cublas.hgemm(s, ah.get(), wh.get(), ref.get(), type);
     Reference r;
     r.host = ref.to_host();
     r.spot_rel_error =
         spot_check_gemm(p, a32.to_host(), w32.to_host(), nullptr, r.host, current_seed);
     return r;
   };
-  suite.variants.push_back(
-      {0, "cublas_fp16", "the vendor library (cublasGemmEx, fp16 in, fp32 compute)",
-       [&] { cublas.hgemm(s, ah.get(), wh.get(), out.get()); }, kTolTensorCore});
+  suite.variants.push_back({0, bf16 ? "cublas_bf16" : "cublas_fp16",
+                            std::string("the vendor library (cublasGemmEx, ") +
+                                cuda::operand16_name(type) + " in, fp32 compute)",
+                            [&] { cublas.hgemm(s, ah.get(), wh.get(), out.get(), type); },
+                            kTolTensorCore});
   for (const cuda::KernelVersion& kv : cuda::hgemm_versions()) {
     const int version = kv.number;
+    if (std::find(versions.begin(), versions.end(), version) == versions.end()) continue;
     suite.variants.push_back(
         {version, kv.name, kv.changed,
-         [&, version] { cuda::hgemm_launch(version, s, ah.get(), wh.get(), out.get()); },
-         kTolTensorCore});
+         [&, version] { cuda::hgemm_launch(version, s, ah.get(), wh.get(), out.get(), type); },
+         kTolTensorCore, "hand", cuda::hgemm_launch_note(version, type)});
   }
   return run_suite(suite, o, log);
 }
@@ -713,7 +782,9 @@ SuiteResult suite_schedule_twin(const Cublas& cublas, const GpuBenchOptions& o, 
 // [SECTION] entry point
 
 std::vector<std::string> gpu_bench_suites() {
-  return {"sgemm", "hgemm", "bias_relu", "gemm_epilogue", "conv2d", "jit_twin", "schedule_twin"};
+  return {"sgemm",      "sgemm_1024", "sgemm_2048",   "sgemm_8192", "hgemm",
+          "hgemm_bf16", "hgemm_2048", "hgemm_8192",   "bias_relu",  "gemm_epilogue",
+          "conv2d",     "jit_twin",   "schedule_twin"};
 }
 
 bool gpu_bench_available(std::string* reason) {
@@ -732,7 +803,8 @@ BenchReport run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
   report.host = HostDescription{
       host_cpu_model(), static_cast<int>(std::thread::hardware_concurrency()), {}, {}, {}, {}};
   report.compiler = std::string("nvcc ") + TILESCOPE_NVCC_VERSION;
-  report.flags = std::string("-O3 -lineinfo, CUDA architectures ") + TILESCOPE_CUDA_ARCHS;
+  report.flags = std::string("-O3 -lineinfo, CUDA architectures ") + TILESCOPE_CUDA_ARCHS +
+                 "; tensor-core versions 3–8 sm_90a (wgmma, setmaxnreg)";
   const json device = cuda::describe_device();
   report.device = device;
   report.quick = options.quick;
@@ -761,8 +833,28 @@ BenchReport run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
   for (const std::string& name : chosen) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      if (name == "sgemm") report.suites.push_back(suite_sgemm(cublas, options, log));
-      if (name == "hgemm") report.suites.push_back(suite_hgemm(cublas, options, log));
+      // SGEMM: the whole progression at 4096³; at the other sizes cuBLAS, the best hand-written
+      // versions and the tile sweep.
+      const std::vector<int> sgemm_all = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+                             sgemm_best = {8, 9, 10, 11};
+      if (name == "sgemm")
+        report.suites.push_back(suite_sgemm(cublas, options, log, name, 0, sgemm_all));
+      for (const int size : {1024, 2048, 8192})
+        if (name == "sgemm_" + std::to_string(size))
+          report.suites.push_back(suite_sgemm(cublas, options, log, name, size, sgemm_best));
+      // Tensor cores: every version in fp16 at 4096³; bf16 where a version has it; the mma.sync
+      // baseline and the Hopper versions at 2048³ and 8192³.
+      const auto f16 = cuda::Operand16::f16;
+      if (name == "hgemm")
+        report.suites.push_back(
+            suite_hgemm(cublas, options, log, name, 0, f16, {1, 2, 3, 4, 5, 6, 7, 8}));
+      if (name == "hgemm_bf16")
+        report.suites.push_back(
+            suite_hgemm(cublas, options, log, name, 0, cuda::Operand16::bf16, {4, 5, 6, 7, 8}));
+      for (const int size : {2048, 8192})
+        if (name == "hgemm_" + std::to_string(size))
+          report.suites.push_back(
+              suite_hgemm(cublas, options, log, name, size, f16, {2, 4, 5, 6, 7, 8}));
       if (name == "bias_relu") report.suites.push_back(suite_bias_relu(options, log));
       if (name == "gemm_epilogue")
         report.suites.push_back(suite_gemm_epilogue(cublas, options, log));

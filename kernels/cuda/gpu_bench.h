@@ -1,7 +1,8 @@
-// `tilescope-cli bench --gpu`: runs the CUDA suites (SGEMM progression, tensor-core GEMM, bias+ReLU
-// fused vs chain, GEMM epilogue fused vs unfused, Conv2D, the NVRTC twin, the generated schedule vs
-// its hand-written twin) and returns a BenchReport (kernels/bench_types.h, schema
-// tilescope-bench/1, kind "gpu"). Plain C++ header: no CUDA includes.
+// `tilescope-cli bench --gpu`: runs the CUDA suites (SGEMM progression and tile sweep at 1024–8192,
+// tensor-core GEMM progression in fp16 and bf16 at 2048–8192, bias+ReLU fused vs chain, GEMM
+// epilogue fused vs unfused, Conv2D, the NVRTC twin, the generated schedule vs its hand-written
+// twin) and returns a BenchReport (kernels/bench_types.h, schema tilescope-bench/1, kind "gpu").
+// Plain C++ header: no CUDA includes.
 #pragma once
 
 #include "kernels/bench_types.h"

@@ -1,9 +1,14 @@
 // tilescope-gpu-bench: the GPU bench without the rest of the CLI (same run_gpu_bench as
 // `tilescope-cli bench --gpu`), so scripts/gpu-run.sh has a path that depends only on kernels/cuda.
 #include "kernels/cuda/gpu_bench.h"
+#include "kernels/cuda/gpu_counters_run.h"
+#include "kernels/cuda/run_schedule.h"
+#include "sim/io/input.h"
 
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -18,7 +23,77 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", options.repeats, "timed repeats per version")->default_val(20);
   app.add_flag("--quick", options.quick, "small problems (not for recorded numbers)");
   app.add_option("--out", out_path, "write the JSON here (default: stdout)");
+  // Hardware counters: every version of the counters suites once under Nsight Compute.
+  bool counters = false;
+  tilescope::kernels::CountersOptions counter_options;
+  std::string profile_one;
+  int profile_size = 0;
+  app.add_flag("--counters", counters,
+               "profile each version of sgemm, gemm_epilogue and grid_order once under ncu and "
+               "write a tilescope-counters/1 report (--suite picks among those three)");
+  app.add_option("--sizes", counter_options.sizes, "--counters: square sizes M = N = K")
+      ->delimiter(',');
+  app.add_option("--ncu", counter_options.ncu, "--counters: the ncu program (default: found)");
+  app.add_option("--profile-one", profile_one,
+                 "SUITE:VERSION — the child of --counters: one warm-up and one profiled launch");
+  app.add_option("--size", profile_size, "--profile-one: square size");
+  // The current schedule of a model file on the GPU (tilescope-cli run --gpu).
+  std::string schedule_file, schedule_steps;
+  app.add_option("--run-schedule", schedule_file,
+                 "model FILE: generate its current kernel after --apply, compile with NVRTC, "
+                 "verify, time beside cuBLAS; JSON out");
+  app.add_option("--apply", schedule_steps, "--run-schedule: schedule steps");
   CLI11_PARSE(app, argc, argv);
+  if (!schedule_file.empty()) {
+    const tilescope::io::TextInput in = tilescope::io::read_text_input(
+        schedule_file, tilescope::io::kMaxModelBytes, "a model file");
+    if (!in.ok) {
+      std::cerr << "tilescope-gpu-bench: cannot read model file '" << schedule_file
+                << "': " << in.error << "\n";
+      return 1;
+    }
+    if (std::string reason; !tilescope::kernels::gpu_bench_available(&reason)) {
+      std::cerr << "no usable GPU: " << reason << "\n";
+      return 1;
+    }
+    try {
+      const nlohmann::json doc = tilescope::kernels::run_schedule_on_gpu(
+          in.text, schedule_file, schedule_steps, options.repeats, std::cerr);
+      std::ofstream out(out_path.empty() ? "/dev/stdout" : out_path);
+      out << doc.dump(2) << "\n";
+      return doc.value("verified", false) ? 0 : 3;
+    } catch (const std::exception& e) {
+      std::cerr << "tilescope-gpu-bench --run-schedule: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  if (!profile_one.empty()) {
+    const auto colon = profile_one.find(':');
+    if (colon == std::string::npos) {
+      std::cerr << "tilescope-gpu-bench: --profile-one wants SUITE:VERSION\n";
+      return 1;
+    }
+    return tilescope::kernels::profile_one(profile_one.substr(0, colon),
+                                           std::atoi(profile_one.c_str() + colon + 1), profile_size,
+                                           std::cerr);
+  }
+  if (counters) {
+    counter_options.suite = options.suite == "all" ? "" : options.suite;
+    try {
+      const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+      nlohmann::json doc = tilescope::kernels::run_counters(counter_options, self, std::cerr);
+      std::ofstream out(out_path.empty() ? "/dev/stdout" : out_path);
+      out << doc.dump(2) << "\n";
+      if (!out) {
+        std::cerr << "tilescope-gpu-bench: cannot write " << out_path << "\n";
+        return 1;
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "tilescope-gpu-bench --counters: " << e.what() << "\n";
+      return 2;
+    }
+    return 0;
+  }
   try {  // a misspelt suite is reported as such, with or without a GPU
     (void)tilescope::kernels::select_suites(options.suite, tilescope::kernels::gpu_bench_suites(),
                                             "GPU");

@@ -42,7 +42,26 @@ struct EpilogueBiasRelu {
   }
 };
 
-template <class LoadA, class Epilogue>
+// Which output tile a block computes. LaunchOrder: blockIdx as launched (x along N, rows of
+// blocks one after another). GroupedOrder: the launch walks `kGroup` rows of blocks column by
+// column, so the blocks resident at once share fewer, shorter panels of A and B (more L2 hits when
+// the panels a row-major wave touches exceed L2).
+struct LaunchOrder {
+  __device__ static int2 tile() { return make_int2(blockIdx.x, blockIdx.y); }
+};
+template <int kGroup>
+struct GroupedOrder {
+  __device__ static int2 tile() {
+    const int id = blockIdx.y * gridDim.x + blockIdx.x;
+    const int per_group = kGroup * gridDim.x;
+    const int first_row = (id / per_group) * kGroup;
+    const int rows = min(kGroup, static_cast<int>(gridDim.y) - first_row);
+    const int in_group = id % per_group;
+    return make_int2(in_group / rows, first_row + in_group % rows);
+  }
+};
+
+template <class LoadA, class Epilogue, class Order = LaunchOrder>
 __global__ void __launch_bounds__(sgemm08::kThreads, 2)
     sgemm_08_double_buffered(int M, int N, int K, typename LoadA::Params a_params, const float* B,
                              typename Epilogue::Params epi, float* C) {
@@ -55,8 +74,9 @@ __global__ void __launch_bounds__(sgemm08::kThreads, 2)
   const int col0 = (warp % kWarpsN) * kWN + (lane % kLanesN) * 4;
   const int a_row = tid / 2, a_k = (tid % 2) * 4;
   const int b_k = tid / 32, b_col = (tid % 32) * 4;
-  const LoadA load_a(a_params, blockIdx.y * kBM + a_row, a_k);
-  const float* b_ptr = B + (size_t)b_k * N + blockIdx.x * kBN + b_col;
+  const int2 tile = Order::tile();
+  const LoadA load_a(a_params, tile.y * kBM + a_row, a_k);
+  const float* b_ptr = B + (size_t)b_k * N + tile.x * kBN + b_col;
 
   float4 a_next = load_a(0);
   float4 b_next = *reinterpret_cast<const float4*>(b_ptr);
@@ -103,8 +123,8 @@ __global__ void __launch_bounds__(sgemm08::kThreads, 2)
     __syncthreads();
   }
 
-  const int block_col = blockIdx.x * kBN;
-  C += (size_t)blockIdx.y * kBM * N + block_col;
+  const int block_col = tile.x * kBN;
+  C += (size_t)tile.y * kBM * N + block_col;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const int row = row0 + (i / 4) * 16 + i % 4;

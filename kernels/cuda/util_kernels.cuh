@@ -1,6 +1,7 @@
-// Helper kernels for harnesses and tests: random fill, fp32↔fp16 conversion, transpose.
+// Helper kernels for harnesses and tests: random fill, fp32↔fp16/bf16 conversion, transpose.
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
@@ -31,6 +32,16 @@ __global__ void f32_to_f16_kernel(const float* in, __half* out, size_t n) {
 __global__ void f16_to_f32_kernel(const __half* in, float* out, size_t n) {
   const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   if (i < n) out[i] = __half2float(in[i]);
+}
+
+__global__ void f32_to_bf16_kernel(const float* in, __nv_bfloat16* out, size_t n) {
+  const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __float2bfloat16_rn(in[i]);
+}
+
+__global__ void bf16_to_f32_kernel(const __nv_bfloat16* in, float* out, size_t n) {
+  const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __bfloat162float(in[i]);
 }
 
 // 32×32 tiles through shared memory (padded by one to avoid bank conflicts on the column read).

@@ -1,6 +1,8 @@
 // Capped file reading and printable(): see input.h.
 #include "sim/io/input.h"
 
+#include "sim/io/format.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,15 +24,6 @@ std::string join(std::initializer_list<std::string_view> parts) {
 
 }  // namespace
 
-std::string format_limit(uint64_t bytes) {
-  if (bytes >= (1ull << 30) && bytes % (1ull << 30) == 0)
-    return std::to_string(bytes >> 30) + " GiB";
-  if (bytes >= (1ull << 20) && bytes % (1ull << 20) == 0)
-    return std::to_string(bytes >> 20) + " MiB";
-  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
-  return std::to_string(bytes) + " B";
-}
-
 TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::string_view what) {
   namespace fs = std::filesystem;
   TextInput r;
@@ -48,8 +41,8 @@ TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::stri
     uintmax_t size = fs::file_size(path, ec);
     if (!ec && size > max_bytes) {
       r.error =
-          join({"'", printable(path), "' is ", format_limit(size), ", larger than ",
-                format_limit(max_bytes), " (the limit for ", what, "); is it the right file?"});
+          join({"'", printable(path), "' is ", format_bytes(double(size)), ", larger than ",
+                format_bytes(double(max_bytes)), " (the limit for ", what, "); is it the right file?"});
       return r;
     }
   }
@@ -65,7 +58,7 @@ TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::stri
     in.read(buf, sizeof buf);
     text.append(buf, static_cast<size_t>(in.gcount()));
     if (text.size() > max_bytes) {
-      r.error = join({"'", printable(path), "' has more than ", format_limit(max_bytes),
+      r.error = join({"'", printable(path), "' has more than ", format_bytes(double(max_bytes)),
                       " (the limit for ", what,
                       "); an endless stream such as /dev/zero is not a file tilescope can read"});
       return r;

@@ -32,9 +32,6 @@ struct TextInput {
 // `what` names the kind of file for the message ("a model file"). Never throws.
 TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::string_view what);
 
-// "8 MiB", "512 KiB", "300 B": for the limits in messages.
-std::string format_limit(uint64_t bytes);
-
 // Text from a file, made safe to print: control characters (ESC, NUL, BEL, CR, …; not tab or
 // newline when `keep_newlines`) become \xNN, invalid UTF-8 bytes too, and anything past
 // `max_chars` is cut with "… (N more bytes)".

@@ -3,9 +3,10 @@
 // measurements.
 //
 // Index: [SECTION] Building  [SECTION] Functions  [SECTION] Validation  [SECTION] Simulation
-//        [SECTION] Evaluation
+//        [SECTION] Evaluation   (checkpoints: checkpoints.cpp; lessons 07 on: curriculum.cpp)
 // Values are in value.cpp; recorded() and lesson paths in recorded.cpp.
 #include "sim/lesson/checker.h"
+#include "sim/lesson/checker_impl.h"
 
 #include "sim/lesson/mutate.h"
 
@@ -16,6 +17,7 @@
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/trace.h"
+#include "sim/schedule/trace_size.h"
 #include "sim/schedule/transform.h"
 
 #include <algorithm>
@@ -26,19 +28,15 @@
 
 namespace tilescope::lesson {
 
+using detail::EvalError;
+using detail::join;
+
 namespace {
 
-// An evaluation failure inside a check (not a malformed lesson): the check fails with this text.
-struct EvalError {
-  std::string message;
-};
-
-std::string join(const std::vector<std::string>& v, size_t limit = 12) {
-  std::string s;
-  for (size_t i = 0; i < v.size() && i < limit; ++i) s += (i ? ", " : "") + v[i];
-  if (v.size() > limit) s += ", ...";
-  return s;
-}
+// The most accesses a checkpoint simulates of the learner's state: the learner can make a model
+// of any size, and the player must answer in seconds, not minutes (about 2 s at the simulator's
+// measured rate of 50–100 M accesses/s).
+constexpr double kMaxLearnerAccesses = 2e8;
 
 }  // namespace
 
@@ -50,6 +48,7 @@ LessonSession::LessonSession(Lesson lesson) : m_lesson(std::move(lesson)) {
     if (b.kind == BlockKind::Steps) build_steps(b);
   }
   for (const Block& b : m_lesson.blocks) {
+    if (b.kind == BlockKind::Checkpoint) validate_checkpoint(b);
     if (b.kind != BlockKind::Check && b.kind != BlockKind::Predict) continue;
     const Context c = context_of(b);
     for (const Check& ch : b.checks) {
@@ -224,6 +223,10 @@ bool LessonSession::is_subject(const std::string& id) const {
   return m_models.count(id) || m_programs.count(id);
 }
 
+bool LessonSession::is_subject(const std::string& id, const Context& c) const {
+  return (c.learner && id == kLearner) || is_subject(id);
+}
+
 const model::Machine& LessonSession::machine(const std::string& name) const {
   auto it = m_machines.find(name);
   if (it != m_machines.end()) return it->second;
@@ -243,6 +246,7 @@ LessonSession::Context LessonSession::context_of(const Block& b) const {
                                     join(m_model_order) + ")");
     c.model = m->value;
   }
+  c.learner = b.kind == BlockKind::Checkpoint;
   if (const Attribute* m = b.attr("machine")) {
     try {
       machine(m->value);
@@ -258,7 +262,19 @@ LessonSession::Context LessonSession::context_of(const Block& b) const {
 
 namespace {
 
-enum ArgKind { kNumber, kString, kSubject, kOpOrSubject, kOp, kTensor, kMachine, kLevel, kAny };
+enum ArgKind {
+  kNumber,
+  kString,
+  kSubject,
+  kOpOrSubject,
+  kOp,
+  kTensor,
+  kMachine,
+  kLevel,
+  kAny,
+  kSubjectList,      // [a, b, c]: model or steps ids (curriculum functions)
+  kTensorOfSubject,  // a tensor of the model the previous argument (a subject) schedules
+};
 
 struct FunctionSpec {
   const char* name;
@@ -310,6 +326,23 @@ const std::vector<FunctionSpec>& functions() {
       {"max", {kNumber, kNumber}, 2, false, false},
       {"len", {kAny}, 1, false, false},
       {"contains", {kString, kString}, 2, false, false},
+      // Curriculum functions (lessons 07 onward): curriculum.cpp.
+      {"strides", {kSubject, kTensorOfSubject}, 2, false, false},
+      {"waves", {kSubject, kMachine}, 2, false, false},
+      {"first_wave", {kSubject, kMachine}, 2, false, false},
+      {"cores", {kMachine}, 1, false, false},
+      {"dtype", {kTensor}, 1, true, false},
+      {"dtype_bytes", {kString}, 1, false, false},
+      {"dtype_max", {kString}, 1, false, false},
+      {"dtype_eps", {kString}, 1, false, false},
+      {"predicted_time", {kSubject}, 1, false, true},
+      {"bound", {kSubject}, 1, false, true},
+      {"fastest", {kSubjectList}, 1, false, true},
+      {"source", {kSubject, kString}, 2, false, false},
+      {"count", {kString, kString}, 2, false, false},
+      {"depends", {kOp, kOp}, 2, true, false},
+      {"critical_flops", {kSubject}, 0, true, false},
+      {"passes", {kSubject}, 1, false, false},
   };
   return kFunctions;
 }
@@ -354,7 +387,7 @@ void LessonSession::validate(const Expr& e, const Context& c) const {
       return;
     case Expr::Kind::Name: {
       // A bare name is an op of the check's model, or a model or steps id; it stands for its name.
-      if (is_subject(e.text)) return;
+      if (is_subject(e.text, c)) return;
       auto g = model(c.model);
       if (g && g->find_op(e.text)) return;
       std::vector<std::string> known = g ? op_names(*g) : std::vector<std::string>{};
@@ -432,9 +465,13 @@ void LessonSession::validate_arg(const Expr& call, const Expr& arg, int kind,
     case kAny:
       validate(arg, c);
       return;
+    case kSubjectList:
+    case kTensorOfSubject:
+      validate_curriculum_arg(call, arg, kind == kSubjectList, c);
+      return;
     case kSubject:
       need_name("a model or steps id");
-      if (!is_subject(arg.text)) {
+      if (!is_subject(arg.text, c)) {
         std::vector<std::string> known = m_model_order;
         for (const auto& [id, p] : m_programs) known.push_back(id);
         throw LessonError(arg.loc, "unknown model or steps id '" + arg.text + "' (known: " +
@@ -444,7 +481,7 @@ void LessonSession::validate_arg(const Expr& call, const Expr& arg, int kind,
     case kOp:
     case kOpOrSubject: {
       need_name(kind == kOp ? "an op name" : "an op name or a model or steps id");
-      if (kind == kOpOrSubject && is_subject(arg.text)) return;
+      if (kind == kOpOrSubject && is_subject(arg.text, c)) return;
       const std::string m = model_for(call, c);
       auto g = model(m);
       if (!g)
@@ -500,6 +537,17 @@ const SimResult& LessonSession::simulate(const std::string& program_id,
   if (auto it = m_sims.find(key); it != m_sims.end()) return it->second;
   const LessonProgram* lp = program(program_id);
   if (!lp) throw EvalError{"unknown program '" + program_id + "'"};
+  if (program_id == kLearner) {
+    // The lesson's own programs are sized by their author; the learner's can be any size.
+    double accesses = 0;
+    for (const schedule::Kernel& k : lp->program.kernels)
+      accesses += schedule::estimate_trace_size(k).accesses;
+    if (accesses > kMaxLearnerAccesses)
+      throw EvalError{"your model is too large to simulate for this checkpoint: its trace has " +
+                      Value::of(accesses).to_string() + " accesses, more than " +
+                      Value::of(kMaxLearnerAccesses).to_string() +
+                      " (make its shapes smaller, or start from the lesson's model)"};
+  }
   const model::Machine& m = machine(machine_name);
   // The shared pipeline: every kernel of the program in one hierarchy, outputs written back.
   const model::ProgramRun run = model::run_program(lp->program, m);
@@ -507,6 +555,7 @@ const SimResult& LessonSession::simulate(const std::string& program_id,
   SimResult r;
   r.level_names = level_names(m);
   for (int l = 0; l <= h.level_count(); ++l) r.levels.push_back(h.counters(l));
+  r.roofline = model::roofline(m, run.flops, run.bytes);
   return m_sims[key] = std::move(r);
 }
 
@@ -795,6 +844,7 @@ Value LessonSession::call(const Expr& e, const Context& c) {
     throw EvalError{"len() takes a list or a string"};
   }
   if (f == "contains") return Value::of(str(0).find(str(1)) != std::string::npos ? 1.0 : 0.0);
+  if (Value v; call_curriculum(e, c, v)) return v;
   throw EvalError{"unknown function '" + f + "'"};
 }
 

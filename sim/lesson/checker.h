@@ -20,6 +20,22 @@
 //              cache_bytes(MACHINE, "L2") scratchpad_bytes(MACHINE)       bytes
 //   recorded   recorded("assets/recorded/FILE.json", "suites/name=sgemm/results/name=naive/gflops")
 //   helpers    abs(x) min(a, b) max(a, b) len(list) contains("text", "part")
+// Curriculum functions (lessons 07 onward; curriculum.cpp):
+//   layout     strides(S, T)                        elements, as program S stores tensor T
+//   GPU grid   waves(S, MACHINE) cores(MACHINE)     waves of one block per SM (tilescope's model)
+//              first_wave(S, MACHINE)               [rows, columns] of tiles the first wave covers
+//   dtypes     dtype(T) dtype_bytes("fp16") dtype_max("bf16") dtype_eps("fp16")   (IEEE-style
+//              formats from their exponent and mantissa bits: fp32, tf32, fp16, bf16)
+//   time       predicted_time(S) bound(S) fastest([S1, S2, ...])   (need a machine): the roofline
+//              over S's simulated traffic, seconds; its binding bound ("compute", "L2", "DRAM");
+//              the id whose predicted time is least (an autotuning search over steps blocks)
+//   code       source(S, "cuda"|"cpp"|"pseudo") count("text", "part")
+//   graph      depends(A, B) (1 when op A reads, through any path, what op B writes)
+//              critical_flops(M) (FLOPs on the heaviest dependency chain of model M)
+//   compilers  passes(S): the compiler pass of each applied step, runs of one pass merged
+//              (compiler_pass below)
+//   learner    in a checkpoint block, `learner` is a subject like a steps id: the learner's own
+//              model and schedule (LearnerState), bound for the evaluation of that block only
 // Simulation traces every kernel of the program, in order, through one memory hierarchy of the
 // machine (tensors keep one address across kernels, so an intermediate can stay cached), then
 // writes dirty lines back: a kernel's results reach memory.
@@ -30,11 +46,13 @@
 #include "sim/lesson/recorded.h"
 #include "sim/lesson/value.h"
 #include "sim/model/machine.h"
+#include "sim/model/roofline.h"
 #include "sim/schedule/kernel.h"
 
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tilescope::lesson {
@@ -62,6 +80,41 @@ struct LessonProgram {
 struct SimResult {
   std::vector<std::string> level_names;  // caches, closest first, then the memory's name
   std::vector<memory::Counters> levels;
+  model::Roofline roofline;  // the program's FLOPs against the bytes each level served
+};
+
+// The compiler pass a schedule step belongs to, by the step's name: "layout" (layout, pad — a
+// graph-level layout pass), "fusion" (fuse, compute_at), "lowering" (im2col: the op's algorithm),
+// "scheduling" (kernel, split, tile, reorder, unroll, vectorize, parallel, bind, stage,
+// block_order); "" for an unknown name.
+std::string compiler_pass(std::string_view step_name);
+
+// The learner's own state, as a checkpoint sees it: the model in their editor and its schedule at
+// the history cursor (in the app, the workbench's; headless, a solution or a starting model).
+struct LearnerState {
+  std::shared_ptr<const graph::Graph> graph;
+  schedule::Program program;
+  std::vector<std::string> applied;       // canonical text of each applied step
+  std::vector<std::string> explanations;  // one per applied step
+};
+
+// A checkpoint evaluated on one learner state: passed when every check holds.
+struct CheckpointResult {
+  const Block* block = nullptr;
+  bool pass = false;
+  std::vector<CheckResult> checks;
+  std::string error;  // the state could not be evaluated at all (no graph)
+};
+
+// What `lesson check` verifies of a checkpoint block: its solution reaches the goal, and the
+// starting model's default lowering does not (a goal that holds before the learner acts checks
+// nothing the learner did).
+struct CheckpointCheck {
+  const Block* block = nullptr;
+  CheckpointResult solution;  // `learner` bound to the solution: every check must pass
+  CheckpointResult start;     // `learner` bound to the starting model: some check must fail
+  bool pass = false;
+  std::string error;  // why not, when !pass
 };
 
 class LessonSession {
@@ -78,26 +131,57 @@ class LessonSession {
   // at load); false with the reason in `error` when evaluation fails.
   bool evaluate(const Block& block, const Expr& e, Value& out, std::string& error);
 
+  // Checkpoints. run_checkpoint evaluates a checkpoint block's checks with `learner` bound to
+  // `state` (the binding lasts for this call only). solution_state and start_state are the two
+  // states `lesson check` binds; check_checkpoint makes that check, run_checkpoints for every
+  // checkpoint block in file order.
+  CheckpointResult run_checkpoint(const Block& block, const LearnerState& state);
+  LearnerState solution_state(const Block& block);
+  LearnerState start_state(const Block& block);
+  CheckpointCheck check_checkpoint(const Block& block);
+  std::vector<CheckpointCheck> run_checkpoints();
+  // A learner state made headless: the checkpoint's starting model with `steps` (schedule step
+  // text, as `tilescope-cli schedule --apply` takes it) applied. Throws LessonError (no location)
+  // saying which step is refused or unreadable.
+  LearnerState state_with_steps(const Block& block, const std::string& steps);
+
+  // The text of a model block as the learner's editor would hold it (a file= model's file, read);
+  // "" for a train= model, which has no text of its own. Throws LessonError for an unknown id.
+  std::string model_text(const std::string& id) const;
+  // "Show me": the model text and the steps text (canonical, "; "-separated) of a checkpoint's
+  // solution. A model solution has no steps.
+  std::pair<std::string, std::string> solution_of(const Block& checkpoint);
+
   std::shared_ptr<const graph::Graph> model(const std::string& id) const;  // nullptr if unknown
   const LessonProgram* program(const std::string& id);  // model or steps id; nullptr if unknown
   const SimResult& simulate(const std::string& program_id, const std::string& machine);
 
  private:
   struct Context {
-    std::string model;    // default model id ("" when the lesson has none yet)
-    std::string machine;  // default machine ("" when not given)
+    std::string model;     // default model id ("" when the lesson has none yet)
+    std::string machine;   // default machine ("" when not given)
+    bool learner = false;  // a checkpoint block: `learner` names a subject
   };
+  void validate_checkpoint(const Block& b);
+  void bind_learner(const LearnerState& state);
+  void unbind_learner();
   void build_model(const Block& b);
   void build_steps(const Block& b);
   Context context_of(const Block& b) const;
   void validate(const Expr& e, const Context& c) const;
   void validate_arg(const Expr& call, const Expr& arg, int kind, const Context& c) const;
+  // Curriculum functions (curriculum.cpp): their argument kinds, and their values
+  // (false when `e` is not one of them).
+  void validate_curriculum_arg(const Expr& call, const Expr& arg, bool subject_list,
+                               const Context& c) const;
+  bool call_curriculum(const Expr& e, const Context& c, Value& out);
   std::string model_for(const Expr& call, const Context& c) const;
   std::string machine_for(const Expr& call, const Context& c) const;
   Value eval(const Expr& e, const Context& c);
   Value call(const Expr& e, const Context& c);
   const model::Machine& machine(const std::string& name) const;
   bool is_subject(const std::string& id) const;
+  bool is_subject(const std::string& id, const Context& c) const;
 
   Lesson m_lesson;
   std::map<std::string, std::shared_ptr<const graph::Graph>> m_models;

@@ -22,6 +22,8 @@ const char* block_kind_name(BlockKind k) {
       return "check";
     case BlockKind::Predict:
       return "predict";
+    case BlockKind::Checkpoint:
+      return "checkpoint";
   }
   return "?";
 }
@@ -285,13 +287,14 @@ class LessonParser {
       b.kind = BlockKind::Check;
     } else if (kind == "predict") {
       b.kind = BlockKind::Predict;
+    } else if (kind == "checkpoint") {
+      b.kind = BlockKind::Checkpoint;
     } else {
       if (is_display_language(kind) && info.find('=') == std::string::npos) return close;
       fail(open, static_cast<int>(start + ticks) + 1,
            "unknown block kind '" + kind +
-               "': the checker reads model, steps, check and predict blocks; a block shown as "
-               "code "
-               "uses a language such as text, python or cpp");
+               "': the checker reads model, steps, check, predict and checkpoint blocks; a "
+               "block shown as code uses a language such as text, python or cpp");
     }
     b.loc = loc(open, static_cast<int>(start) + 1);
     b.body_line = open.number + 1;
@@ -307,6 +310,7 @@ class LessonParser {
       if (b.checks.empty()) fail(open, static_cast<int>(start) + 1, "this check block is empty");
     }
     if (b.kind == BlockKind::Predict) predict(i, close, b);
+    if (b.kind == BlockKind::Checkpoint) checkpoint(i, close, b);
     m_lesson.blocks.push_back(std::move(b));
     return close;
   }
@@ -316,7 +320,8 @@ class LessonParser {
         {BlockKind::Model, {"id", "file", "train", "loss", "lr"}},
         {BlockKind::Steps, {"id", "model", "from", "expect"}},
         {BlockKind::Check, {"model", "machine"}},
-        {BlockKind::Predict, {"id", "model", "machine"}}};
+        {BlockKind::Predict, {"id", "model", "machine"}},
+        {BlockKind::Checkpoint, {"id", "model", "machine", "solution"}}};
     size_t p = from;
     const std::string_view t = open.text;
     while (p < t.size()) {
@@ -351,9 +356,14 @@ class LessonParser {
             where,
             std::string("a ") + block_kind_name(b.kind) + " block needs id=NAME " +
                 (b.kind == BlockKind::Predict ? "so the learner's progress can record the answer"
-                                              : "so checks can refer to it"));
+                 : b.kind == BlockKind::Checkpoint ? "so the learner's progress can record it"
+                                                   : "so checks can refer to it"));
       if (!is_id(id->value))
         throw LessonError(id->loc, "id '" + id->value + "' must be letters, digits, '-' or '_'");
+      if (id->value == kLearner)
+        throw LessonError(id->loc, std::string("id '") + kLearner +
+                                       "' is reserved: checkpoint checks use it for the "
+                                       "learner's own model and schedule");
       for (const Block& other : m_lesson.blocks) {
         const Attribute* o = other.attr("id");
         if (other.kind != BlockKind::Check && o && o->value == id->value)
@@ -368,6 +378,71 @@ class LessonParser {
                         "schedules");
     if (b.kind == BlockKind::Steps && b.attr("expect") && b.attr_value("expect") != "refused")
       throw LessonError(b.attr("expect")->loc, "expect= takes only 'refused'");
+    if (b.kind == BlockKind::Checkpoint) {
+      if (!b.attr("model"))
+        throw LessonError(where,
+                          "a checkpoint block needs model=ID: the model the learner starts from");
+      if (!b.attr("solution"))
+        throw LessonError(where,
+                          "a checkpoint block needs solution=ID: the steps (or model) block that "
+                          "reaches the goal, which `lesson check` verifies and \"Show me\" "
+                          "applies");
+    }
+  }
+
+  // [SECTION] Checkpoint blocks
+
+  // The body of the checkpoint block whose fences are lines `open` and `close`: `goal:` and
+  // `hint:` lines, then check lines (see CheckpointBlock in lesson.h).
+  void checkpoint(size_t open, size_t close, Block& b) {
+    CheckpointBlock& c = b.checkpoint;
+    c.id = b.attr_value("id");
+    c.model = b.attr_value("model");
+    c.solution = b.attr_value("solution");
+    std::map<std::string, int> seen;  // key → its line
+    for (size_t j = open + 1; j < close; ++j) {
+      const Line& line = m_lines[j];
+      const std::string t = trim(line.text);
+      if (t.empty() || t[0] == '#') continue;
+      const size_t indent = line.text.find_first_not_of(" \t");
+      // `goal:` and `hint:` lines; anything else is a check (a check never starts `word:`).
+      const size_t colon = line.text.find(':');
+      const std::string key =
+          colon == std::string_view::npos ? "" : trim(line.text.substr(0, colon));
+      if (!key.empty() && is_id(key) && key.find('-') == std::string::npos &&
+          line.text.find_first_of("=<>!(", indent) > colon) {
+        if (key != "goal" && key != "hint")
+          fail(line, static_cast<int>(indent) + 1,
+               "unknown key '" + key + "' in a checkpoint block" +
+                   suggestion(key, {"goal", "hint"}) +
+                   " (a checkpoint holds a 'goal:' line, a 'hint:' line and check lines)");
+        if (const auto it = seen.find(key); it != seen.end())
+          fail(line, static_cast<int>(indent) + 1,
+               "'" + key + ":' is given twice in this checkpoint block (first at line " +
+                   std::to_string(it->second) + ")");
+        seen[key] = line.number;
+        const std::string value = trim(line.text.substr(colon + 1));
+        if (value.empty())
+          fail(line, static_cast<int>(colon) + 2,
+               "'" + key + ":' is empty: " +
+                   (key == "goal" ? "say what the learner is to reach"
+                                  : "say what to try after a failed attempt"));
+        (key == "goal" ? c.goal : c.hint) = value;
+        continue;
+      }
+      b.checks.push_back(parse_check(line.text, loc(line, 1)));
+    }
+    const std::string what = "a checkpoint block needs ";
+    if (c.goal.empty())
+      throw LessonError(b.loc, what + "a 'goal:' line: what the learner is to reach");
+    if (c.hint.empty())
+      throw LessonError(b.loc, what +
+                                   "a 'hint:' line: what the player shows after a failed "
+                                   "attempt");
+    if (b.checks.empty())
+      throw LessonError(b.loc, what +
+                                   "at least one check line on `learner`, e.g. "
+                                   "'kernels(learner) == 1'");
   }
 
   // [SECTION] Predict blocks
@@ -611,27 +686,35 @@ std::string render_for_terminal(const Lesson& lesson, const RenderOptions& optio
   if (!lesson.steps.empty()) out += "\nSteps:\n";
   for (size_t s = 0; s < lesson.steps.size(); ++s) {
     const LessonStep& step = lesson.steps[s];
-    size_t checks = 0, predicts = 0;
+    size_t checks = 0, predicts = 0, checkpoints = 0;
     for (const Block& b : lesson.blocks) {
       if (b.step != step.id) continue;
-      checks += b.checks.size();
+      if (b.kind == BlockKind::Check) checks += b.checks.size();
       predicts += b.kind == BlockKind::Predict ? 1 : 0;
+      checkpoints += b.kind == BlockKind::Checkpoint ? 1 : 0;
     }
     out += "  " + std::to_string(s + 1) + ". " + step.title + "  [" + step.id + "] " +
            std::to_string(checks) + (checks == 1 ? " check" : " checks");
     if (predicts)
       out += ", " + std::to_string(predicts) + (predicts == 1 ? " prediction" : " predictions");
+    if (checkpoints)
+      out +=
+          ", " + std::to_string(checkpoints) + (checkpoints == 1 ? " checkpoint" : " checkpoints");
     out += "\n";
   }
-  std::map<int, const Block*> predict_at;  // opening fence line → predict block
-  for (const Block& b : lesson.blocks)
+  std::map<int, const Block*> predict_at;     // opening fence line → predict block
+  std::map<int, const Block*> checkpoint_at;  // opening fence line → checkpoint block
+  for (const Block& b : lesson.blocks) {
     if (b.kind == BlockKind::Predict) predict_at[b.loc.line] = &b;
+    if (b.kind == BlockKind::Checkpoint) checkpoint_at[b.loc.line] = &b;
+  }
   const auto lines = split_lines(lesson.text);
   size_t i = 1;
   while (i < lines.size() && trim(lines[i].text) != "---") ++i;
   ++i;
   bool in_comment = false, in_fence = false;
-  const Block* predict = nullptr;  // the predict block being printed
+  const Block* predict = nullptr;     // the predict block being printed
+  const Block* checkpoint = nullptr;  // the checkpoint block being printed
   for (; i < lines.size(); ++i) {
     std::string l(lines[i].text);
     const std::string t = trim(l);
@@ -645,11 +728,19 @@ std::string render_for_terminal(const Lesson& lesson, const RenderOptions& optio
         out += info.empty() ? "    ┌──\n" : "    ┌── " + info + "\n";
         const auto it = predict_at.find(lines[i].number);
         predict = it == predict_at.end() ? nullptr : it->second;
+        const auto cp = checkpoint_at.find(lines[i].number);
+        checkpoint = cp == checkpoint_at.end() ? nullptr : cp->second;
       } else {
         predict = nullptr;
+        checkpoint = nullptr;
         out += "    └──\n";
       }
       in_fence = !in_fence;
+      continue;
+    }
+    if (checkpoint && !options.answers && t.rfind("hint:", 0) == 0) {
+      // The player shows the hint after a failed attempt; a reader of the terminal asks for it.
+      out += "    │ hint: (shown after a failed attempt; --answers shows it)\n";
       continue;
     }
     if (predict) {

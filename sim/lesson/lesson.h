@@ -22,6 +22,12 @@
 //   unit: x
 //   explain: Two of the four ...
 //   ```
+//   ```checkpoint id=fuse model=tiny     a goal the learner reaches by their own steps: checks on
+//   machine=tiny solution=fused          the subject `learner` (the learner's model and schedule
+//   goal: Fuse the epilogue.             in the app); solution= names the steps (or model) block
+//   hint: fuse(matmul0, add0, relu0)     that reaches it (CheckpointBlock below)
+//   kernels(learner) == 1
+//   ```
 //   <!-- step: load-model -->            a step id for the player; or a `### Step N: title`
 //   ### Step 1: Load the model           heading (id "step-N"). Checks belong to the step above.
 //
@@ -38,7 +44,7 @@
 
 namespace tilescope::lesson {
 
-enum class BlockKind { Model, Steps, Check, Predict };
+enum class BlockKind { Model, Steps, Check, Predict, Checkpoint };
 const char* block_kind_name(BlockKind);
 
 struct Attribute {
@@ -85,15 +91,37 @@ struct PredictBlock {
   int choice_for_number(double v) const;  // 0-based; -1 when no choice is named
 };
 
+// The name a checkpoint's checks use for the learner's own state: the model in the learner's
+// editor and its schedule at the history cursor. Reserved: no block may take it as its id.
+inline constexpr const char* kLearner = "learner";
+
+// A checkpoint block: a goal the learner reaches with their own steps (the player evaluates its
+// checks with `learner` bound to the workbench), not by reading the lesson's solution. Lines are
+// `goal:` and `hint:` (one line each, required) and check lines (check_language.h), at least one
+// of which names `learner`. Attributes: id= (required), model= (required: the model the learner
+// starts from), solution= (required: a steps id scheduling that model, or a model id when the
+// learner is to write or edit the model), machine= (the default for simulated values).
+// `lesson check` binds `learner` to the solution (every check must pass) and to the starting
+// model's default lowering (at least one check must fail: a goal that holds before the learner
+// acts checks nothing the learner did).
+struct CheckpointBlock {
+  std::string id;
+  std::string goal;      // what to reach, shown with the step
+  std::string hint;      // shown after a failed attempt
+  std::string model;     // the starting model's id
+  std::string solution;  // a steps or model id
+};
+
 struct Block {
   BlockKind kind = BlockKind::Model;
   std::vector<Attribute> attrs;
-  std::string body;           // the lines between the fences, each ending in '\n'
-  graph::SourceLoc loc;       // the opening fence
-  int body_line = 0;          // first body line (1-based)
-  std::vector<Check> checks;  // Check blocks: parsed lines
-  PredictBlock predict;       // Predict blocks: the parsed body
-  std::string step;           // the step id this block belongs to ("" before any step)
+  std::string body;            // the lines between the fences, each ending in '\n'
+  graph::SourceLoc loc;        // the opening fence
+  int body_line = 0;           // first body line (1-based)
+  std::vector<Check> checks;   // Check and Checkpoint blocks: parsed check lines
+  PredictBlock predict;        // Predict blocks: the parsed body
+  CheckpointBlock checkpoint;  // Checkpoint blocks: goal, hint, model, solution (checks above)
+  std::string step;            // the step id this block belongs to ("" before any step)
 
   const Attribute* attr(const std::string& key) const;
   std::string attr_value(const std::string& key, const std::string& fallback = "") const;
@@ -131,7 +159,8 @@ struct RenderOptions {
 // The text for a terminal: front matter as a header line, then the steps with their headings and
 // how many checks and predictions each holds, then the text with HTML comments dropped and block
 // info strings kept so a reader sees which blocks the checker reads. A predict block shows its
-// question (and choices); its answer and explanation only with `answers`.
+// question (and choices); its answer and explanation only with `answers`. A checkpoint block shows
+// its goal and checks; its hint only with `answers` (the player shows it after a failed attempt).
 std::string render_for_terminal(const Lesson& lesson, const RenderOptions& options = {});
 
 }  // namespace tilescope::lesson

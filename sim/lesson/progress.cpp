@@ -53,6 +53,9 @@ LessonProgress::LessonProgress(const Lesson& lesson) : m_lesson_id(io::printable
     if (b.kind == BlockKind::Predict) {
       m_predict_ids.push_back(b.predict.id);
       m_predict_step[b.predict.id] = b.step;
+    } else if (b.kind == BlockKind::Checkpoint) {
+      m_checkpoint_ids.push_back(b.checkpoint.id);
+      m_checkpoint_step[b.checkpoint.id] = b.step;
     }
 }
 
@@ -96,9 +99,32 @@ std::vector<std::string> LessonProgress::predictions_missing(const std::string& 
   return missing;
 }
 
+std::vector<std::string> LessonProgress::checkpoints_missing(const std::string& step_id) const {
+  std::vector<std::string> missing;
+  for (const std::string& id : m_checkpoint_ids)
+    if (m_checkpoint_step.at(id) == step_id && !m_checkpoints.count(id)) missing.push_back(id);
+  return missing;
+}
+
+bool LessonProgress::record_checkpoint(const std::string& checkpoint_id, Timestamp when) {
+  if (!m_checkpoint_step.count(checkpoint_id)) return false;
+  m_checkpoints.emplace(checkpoint_id, when);
+  return true;
+}
+
+bool LessonProgress::checkpoint_reached(const std::string& checkpoint_id) const {
+  return m_checkpoints.count(checkpoint_id) > 0;
+}
+
+std::optional<Timestamp> LessonProgress::checkpoint_reached_at(
+    const std::string& checkpoint_id) const {
+  const auto it = m_checkpoints.find(checkpoint_id);
+  return it == m_checkpoints.end() ? std::nullopt : std::optional<Timestamp>(it->second);
+}
+
 size_t LessonProgress::apply_results(const std::vector<CheckResult>& results, Timestamp when) {
-  // A step qualifies when it has at least one check or prediction; it passes when no check
-  // fails and no prediction is missing.
+  // A step qualifies when it has at least one check, prediction or checkpoint; it passes when no
+  // check fails and no prediction or checkpoint is missing.
   std::map<std::string, bool> all_pass;
   for (const CheckResult& r : results) {
     if (r.step.empty()) continue;
@@ -107,12 +133,20 @@ size_t LessonProgress::apply_results(const std::vector<CheckResult>& results, Ti
   }
   for (const auto& [id, step] : m_predict_step)
     if (!step.empty()) all_pass.emplace(step, true);
+  for (const auto& [id, step] : m_checkpoint_step)
+    if (!step.empty()) all_pass.emplace(step, true);
   size_t marked = 0;
   for (const auto& [id, pass] : all_pass) {
-    if (!pass || is_done(id) || !predictions_missing(id).empty()) continue;
+    if (!pass || is_done(id) || !predictions_missing(id).empty() ||
+        !checkpoints_missing(id).empty())
+      continue;
     if (mark_done(id, when)) ++marked;
   }
   return marked;
+}
+
+size_t LessonProgress::mark_completed(Timestamp when) {
+  return apply_results({}, when);
 }
 
 bool LessonProgress::record_prediction(const std::string& predict_id, std::string_view input,
@@ -154,6 +188,7 @@ size_t LessonProgress::passed_predictions() const {
 void LessonProgress::reset() {
   m_done.assign(m_ids.size(), std::nullopt);
   m_predictions.clear();
+  m_checkpoints.clear();
 }
 
 std::vector<std::string> LessonProgress::done_ids() const {
@@ -189,7 +224,14 @@ nlohmann::json LessonProgress::to_json() const {
     }
     predictions.push_back(std::move(p));
   }
-  return {{"lesson", m_lesson_id}, {"steps", steps}, {"predictions", predictions}};
+  nlohmann::json checkpoints = nlohmann::json::array();
+  for (const std::string& id : m_checkpoint_ids)
+    if (const auto it = m_checkpoints.find(id); it != m_checkpoints.end())
+      checkpoints.push_back({{"id", id}, {"reached", timestamp_text(it->second)}});
+  return {{"lesson", m_lesson_id},
+          {"steps", steps},
+          {"predictions", predictions},
+          {"checkpoints", checkpoints}};
 }
 
 namespace {
@@ -285,8 +327,23 @@ void LessonProgress::restore_json(const nlohmann::json& j) {
     if (!seen.insert(r.id).second) bad(where + "/id", "prediction '" + r.id + "' is given twice");
     if (m_predict_step.count(r.id)) made[r.id] = std::move(r);  // else: no longer in the lesson
   }
+  std::map<std::string, Timestamp> reached;
+  std::set<std::string> seen_checkpoints;
+  if (j.contains("checkpoints")) {  // absent in progress written before checkpoints existed
+    const nlohmann::json& checkpoints = array_field(j, "checkpoints");
+    for (size_t i = 0; i < checkpoints.size(); ++i) {
+      const std::string where = "/checkpoints/" + std::to_string(i);
+      if (!checkpoints[i].is_object()) bad(where, "expected an object");
+      const std::string id = text_field(checkpoints[i], where, "id");
+      const Timestamp when = time_field(checkpoints[i], where, "reached");
+      if (!seen_checkpoints.insert(id).second)
+        bad(where + "/id", "checkpoint '" + id + "' is given twice");
+      if (m_checkpoint_step.count(id)) reached[id] = when;  // else: no longer in the lesson
+    }
+  }
   m_done = std::move(done);
   m_predictions = std::move(made);
+  m_checkpoints = std::move(reached);
 }
 
 }  // namespace tilescope::lesson

@@ -2,10 +2,12 @@
 // current, and the learner's predictions — saved as JSON inside the app's session.
 //
 // The UI marks a step done when the learner has done it (as Tracy's Achieve("id") does), and a step
-// is done by construction when its checks all pass and the learner has made each of its
-// predictions: apply_results() marks it. Steps are done in any order; current() is the first one
-// not done, which is where the player scrolls to. A prediction is made once: the grade reveals
-// the answer, so a second input for the same block is not a prediction and is not recorded.
+// is done by construction when its checks all pass, the learner has made each of its predictions
+// and reached each of its checkpoints: apply_results() marks it. A checkpoint is reached once
+// (record_checkpoint, when the learner's own state passes it) and stays reached. Steps are done in
+// any order; current() is the first one not done, which is where the player scrolls to. A
+// prediction is made once: the grade reveals the answer, so a second input for the same block is
+// not a prediction and is not recorded.
 #pragma once
 
 #include "sim/lesson/checker.h"
@@ -74,6 +76,18 @@ class LessonProgress {
   // The predict ids of a step that the learner has not answered yet, in lesson order.
   std::vector<std::string> predictions_missing(const std::string& step_id) const;
 
+  // Records that the learner's own state reached a checkpoint; false (and no change) for an id
+  // the lesson has no checkpoint block for. A checkpoint already reached keeps its first time.
+  bool record_checkpoint(const std::string& checkpoint_id, Timestamp when = now_timestamp());
+  bool checkpoint_reached(const std::string& checkpoint_id) const;
+  std::optional<Timestamp> checkpoint_reached_at(const std::string& checkpoint_id) const;
+  // The checkpoint ids of a step not reached yet, in lesson order.
+  std::vector<std::string> checkpoints_missing(const std::string& step_id) const;
+  // Marks done every step whose predictions are all made and checkpoints all reached, if it has
+  // at least one of either (the player calls it after each prediction and checkpoint). Returns
+  // how many it newly marked.
+  size_t mark_completed(Timestamp when = now_timestamp());
+
   // Records the learner's prediction for a predict block. False (and no change) when the lesson
   // has no predict block `predict_id`, when the grade was not graded (the input did not parse, or
   // the answer could not be computed), or when the block was already predicted.
@@ -92,7 +106,9 @@ class LessonProgress {
   void restore(const std::vector<std::string>& ids);
 
   // {"lesson": ID, "steps": [{"id", "done"}], "predictions": [{"id", "input", "pass", "when",
-  //  then "value", "answer", "relative_error" (null for +inf) or "choice", "answer_choice"}]}.
+  //  then "value", "answer", "relative_error" (null for +inf) or "choice", "answer_choice"}],
+  //  "checkpoints": [{"id", "reached"}]}. A document without "checkpoints" (written before they
+  //  existed) restores with none reached.
   nlohmann::json to_json() const;
   // Replaces this progress with the one `j` holds (as to_json wrote it). Steps and predict
   // blocks the lesson no longer has are dropped. Throws ProgressError, leaving this progress as
@@ -107,6 +123,9 @@ class LessonProgress {
   std::vector<std::string> m_predict_ids;                 // lesson order
   std::map<std::string, std::string> m_predict_step;      // predict id → its step ("" none)
   std::map<std::string, PredictionRecord> m_predictions;  // made, by predict id
+  std::vector<std::string> m_checkpoint_ids;              // lesson order
+  std::map<std::string, std::string> m_checkpoint_step;   // checkpoint id → its step ("" none)
+  std::map<std::string, Timestamp> m_checkpoints;         // reached, by checkpoint id
 };
 
 }  // namespace tilescope::lesson

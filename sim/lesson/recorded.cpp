@@ -99,10 +99,32 @@ Value recorded_value(const std::string& path, const std::string& query) {
     }
     walked += (walked.empty() ? "" : "/") + part;
   }
-  if (node->is_number()) return Value::of(node->get<double>());
-  if (node->is_string()) return Value::of(node->get<std::string>());
-  if (node->is_boolean()) return Value::of(node->get<bool>() ? 1.0 : 0.0);
-  throw RecordedError("in " + path + ", '" + walked + "' is not a number or a string");
+  auto scalar = [](const nlohmann::json& n, Value& out) {
+    if (n.is_number())
+      out = Value::of(n.get<double>());
+    else if (n.is_string())
+      out = Value::of(n.get<std::string>());
+    else if (n.is_boolean())
+      out = Value::of(n.get<bool>() ? 1.0 : 0.0);
+    else
+      return false;
+    return true;
+  };
+  Value v;
+  if (scalar(*node, v)) return v;
+  // A list reads as a list (so a lesson can count a suite's versions with len()); an element that
+  // is itself a list or an object reads as its JSON text.
+  if (node->is_array()) {
+    v.kind = Value::Kind::List;
+    for (const auto& item : *node) {
+      Value one;
+      if (!scalar(item, one)) one = Value::of(item.dump());
+      v.items.push_back(std::move(one));
+    }
+    return v;
+  }
+  throw RecordedError("in " + path + ", '" + walked +
+                      "' is an object, not a number, a string or a list");
 }
 
 }  // namespace tilescope::lesson

@@ -20,10 +20,11 @@ class RecordedError : public std::runtime_error {
 // relative to the lesson's folder, else relative to the source tree.
 std::string resolve_lesson_path(const std::string& path, const std::string& lesson_file);
 
-// The number or string at `query` in the JSON file at `path` (read capped at
+// The number, string or list at `query` in the JSON file at `path` (read capped at
 // io::kMaxRecordingBytes). Query parts are separated by '/': "key", "3" (an index) or "key=value"
 // (the element of a list whose key equals value, compared as text or as a number). A boolean
-// reads as 1 or 0. Throws RecordedError.
+// reads as 1 or 0; a list as a list, its objects and lists as their JSON text. Throws
+// RecordedError.
 Value recorded_value(const std::string& path, const std::string& query);
 
 }  // namespace tilescope::lesson

@@ -89,30 +89,6 @@ nlohmann::json counters_json(const Counters& c, bool classified) {
 
 }  // namespace
 
-std::string format_bytes(double bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  double v = bytes;
-  while (u < 4 && v >= 1024 && std::fmod(v, 1024) == 0) {
-    v /= 1024;
-    ++u;
-  }
-  if (u == 0 && bytes >= 1000) {
-    static const char* si[] = {"B", "KB", "MB", "GB", "TB"};
-    v = bytes;
-    while (u < 4 && v >= 1000) {
-      v /= 1000;
-      ++u;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g %s", v, si[u]);
-    return buf;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.15g %s", v, units[u]);
-  return buf;
-}
-
 std::string format_report(const Hierarchy& h, const ReportOptions& o) {
   const bool classified = h.options().classify_misses;
   std::ostringstream out;

@@ -2,6 +2,7 @@
 // reuse-distance histograms and scratchpad bank conflicts. Shared by the CLI and the app.
 #pragma once
 
+#include "sim/io/format.h"
 #include "sim/memory/hierarchy.h"
 
 #include <nlohmann/json.hpp>
@@ -18,8 +19,6 @@ struct ReportOptions {
 std::string format_report(const Hierarchy& h, const ReportOptions& options = {});
 nlohmann::json report_json(const Hierarchy& h, const ReportOptions& options = {});
 
-// "48 KiB", "2 MiB", "1.5 GB" style: exact binary units when they divide, else 3 significant
-// digits.
-std::string format_bytes(double bytes);
+using io::format_bytes;  // "48 KiB", "2 MiB", "1.5 GiB" (sim/io/format.h)
 
 }  // namespace tilescope::memory

@@ -35,6 +35,10 @@ struct LaunchConfig {
   int64_t dynamic_smem_bytes = 0;
 };
 LaunchConfig launch_config(const Kernel& k);
+// The launch as a learner reads it: "grid 64×32×1 = 2048 blocks, block 16×8×1 = 128 threads,
+// dynamic shared memory 13056 B". Before any loop is bound to blocks or threads it says so: one
+// thread of one block would run the whole loop nest, and bind() is what spreads it over the GPU.
+std::string describe_launch(const LaunchConfig& lc);
 
 // The block-bound loop values block number `pid` (in launch order) runs: index 0 = block.x loop,
 // 1 = block.y, 2 = block.z. Row-major: x fastest. Grouped (Triton's matmul tutorial): a 1-D grid

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "sim/graph/graph.h"
+#include "sim/io/format.h"
 #include "sim/schedule/affine.h"
 
 #include <cstdint>
@@ -225,6 +226,6 @@ struct Program {
 std::vector<int64_t> repack_strides(const graph::Shape& shape, const std::vector<int64_t>& strides,
                                     const std::vector<int64_t>& pad);
 
-std::string format_bytes(int64_t bytes);  // "4 KiB", "1.5 MiB", "96 B"
+using io::format_bytes;  // "4 KiB", "1.5 MiB", "96 B" (sim/io/format.h)
 
 }  // namespace tilescope::schedule

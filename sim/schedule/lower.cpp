@@ -197,21 +197,6 @@ std::vector<int64_t> repack_strides(const graph::Shape& shape, const std::vector
   return out;
 }
 
-std::string format_bytes(int64_t bytes) {
-  auto fmt = [](double v, const char* unit) {
-    char buf[64];
-    if (std::fabs(v - std::round(v)) < 1e-9)
-      std::snprintf(buf, sizeof buf, "%.0f %s", v, unit);
-    else
-      std::snprintf(buf, sizeof buf, "%.1f %s", v, unit);
-    return std::string(buf);
-  };
-  if (bytes >= int64_t(1) << 30) return fmt(double(bytes) / double(int64_t(1) << 30), "GiB");
-  if (bytes >= int64_t(1) << 20) return fmt(double(bytes) / double(int64_t(1) << 20), "MiB");
-  if (bytes >= 1024) return fmt(double(bytes) / 1024.0, "KiB");
-  return std::to_string(bytes) + " B";
-}
-
 KernelTensor kernel_tensor(const graph::Tensor& t, graph::TensorId id, TensorRole role) {
   KernelTensor kt;
   kt.id = id;

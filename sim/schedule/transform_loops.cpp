@@ -59,6 +59,16 @@ std::string do_split(Kernel& k, std::string_view step, const std::string& name, 
          std::to_string(L.extent) + ")`; " + std::to_string(outer * f - L.extent) +
          " iterations are skipped. ";
   }
+  if (f == L.extent || f == 1) {
+    // Accepted (a later step may still want the two names), but the learner should know it tiles
+    // nothing: one of the two loops runs once.
+    e += "This changes nothing by itself: " + (f == L.extent ? o : i) +
+         " has a single iteration, so the tile is " +
+         (f == L.extent ? "the whole loop" : "one iteration") + ".";
+    if (L.extent > 2)
+      e += " A factor between 2 and " + std::to_string(L.extent - 1) + " makes tiles.";
+    return e;
+  }
   e += "Nothing runs in a different order yet; the split pays off once other loops move between " +
        o + " and " + i + " (reorder) or " + o + " is mapped to threads or blocks.";
   return e;

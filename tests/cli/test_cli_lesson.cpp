@@ -1,8 +1,8 @@
 // `tilescope-cli lesson check|show|run` with predict blocks: the answer stays hidden unless
 // --answers (or the learner's own --predict) asks for it; lessons are found by number; a headless
 // run grades predictions and reports progress.
-#include "build_paths.h"
 #include <doctest/doctest.h>
+#include "build_paths.h"
 
 #include "tests/support/run_command.h"
 
@@ -128,7 +128,7 @@ TEST_CASE("lesson run plays the steps, grades --predict, and reports progress") 
   CHECK(has(quiet.out, "model m: 1 op, 130.5 kFLOP, at least"));  // the model's own count
   CHECK(has(quiet.out, "[1/2] Count  (step-1)\n  PASS  13: ops(m) == 1\n"));
   CHECK(has(quiet.out, "answer hidden: predict it with --predict flops=VALUE (unit: FLOP)"));
-  CHECK(has(quiet.out, "0 of 2 steps done by their checks and predictions"));
+  CHECK(has(quiet.out, "0 of 2 steps done by their checks, predictions and checkpoints"));
   CHECK(has(quiet.out, "step step-1 waits for a prediction: flops"));
   CHECK_FALSE(has(quiet.out, "kFLOP within"));
 
@@ -155,4 +155,32 @@ TEST_CASE("lesson run plays the steps, grades --predict, and reports progress") 
   CHECK(has(unknown.out, "(flops, kind)"));
   const auto answers = run_cli("lesson run '" + lesson_path() + "' --answers");
   CHECK(has(answers.out, "answer: B) MatMul   (kind(matmul0))"));
+}
+
+TEST_CASE("lesson run --try judges the learner's own steps for a checkpoint") {
+  // Lesson 2's checkpoint on `small` (64 × 64 on tiny): fusing the add and the ReLU reaches it; a
+  // tiling alone does not, and the hint follows; a refused step is said plainly.
+  const auto tried = run_cli(
+      "lesson run 2 --try fewer-dram-bytes='tile(i, 8)' --try fuse-layer='fuse(matmul0, add0, "
+      "relu0)'");
+  INFO(tried.out);
+  CHECK(tried.code == 0);
+  CHECK(has(tried.out, "checkpoint fewer-dram-bytes: On `tiny`"));
+  CHECK(has(tried.out, "your steps on small: tile(i, 8)"));
+  CHECK(has(tried.out, "NOT YET\n    hint: The temporary between the add and the ReLU"));
+  CHECK(has(tried.out, "your steps on layer: fuse(matmul0, add0, relu0)"));
+  CHECK(has(tried.out, "step simulate waits for a checkpoint: fewer-dram-bytes"));
+  CHECK_FALSE(has(tried.out, "step gemm-epilogue waits for a checkpoint"));
+  // Without --try a checkpoint shows the lesson's solution, which is not the learner's progress.
+  const auto shown = run_cli("lesson run 2");
+  CHECK(has(shown.out, "the lesson's solution (small_fused): fuse(add0, relu0)"));
+  CHECK(has(shown.out, "step simulate waits for a checkpoint: fewer-dram-bytes"));
+  CHECK_FALSE(has(shown.out, "hint:"));
+  const auto refused = run_cli("lesson run 2 --try fuse-layer='fuse(relu0, add0)'");
+  CHECK(refused.code == 1);
+  CHECK(has(refused.out, "step fuse(relu0, add0) is refused"));
+  const auto unknown = run_cli("lesson run 2 --try nope=x");
+  CHECK(unknown.code == 1);
+  CHECK(has(unknown.out, "--try nope=x: expected ID=STEPS with ID a checkpoint of"));
+  CHECK(has(unknown.out, "(fuse-epilogue, fewer-dram-bytes, fuse-layer)"));
 }

@@ -96,7 +96,7 @@ TEST_CASE("simulate refuses a model whose per-line tables exceed the memory budg
   const Timed t = run_cli("simulate default --machine tiny", "TILESCOPE_MEMORY_LIMIT=1M");
   INFO(t.r.out, t.r.err);
   CHECK(t.r.code == 1);
-  CHECK(has(t.r.err, "of memory, more than the 1.0 MiB (1048576 bytes) available"));
+  CHECK(has(t.r.err, "of memory, more than the 1 MiB (1048576 bytes) available"));
 }
 
 TEST_CASE("simulate reports progress on stderr when it is a terminal, and not otherwise") {

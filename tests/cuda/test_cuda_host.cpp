@@ -54,8 +54,19 @@ TEST_SUITE("cuda_host") {
     CHECK(sgemm_unsupported(1, {17, 5, 3}).empty());  // naive handles any size
     CHECK(sgemm_unsupported(8, {100, 128, 8}) == "M = 100 is not a multiple of 128");
     CHECK(sgemm_unsupported(4, {64, 64, 12}) == "K = 12 is not a multiple of 8");
-    CHECK(sgemm_unsupported(9, {128, 128, 8}).find("does not exist") != std::string::npos);
     CHECK(hgemm_unsupported(2, {128, 128, 48}) == "K = 48 is not a multiple of 32");
+    CHECK(hgemm_unsupported(3, {128, 128, 96}) == "K = 96 is not a multiple of 64");
+    CHECK(hgemm_unsupported(6, {128, 384, 64}) == "N = 384 is not a multiple of 256");
+    CHECK(hgemm_unsupported(8, {128, 256, 64}) == "M = 128 is not a multiple of 256");
+    CHECK(hgemm_unsupported(8, {256, 256, 64}).empty());
+    CHECK(hgemm_unsupported(3, {128, 128, 64}, Operand16::bf16).find("no bf16") !=
+          std::string::npos);
+    CHECK(hgemm_unsupported(4, {128, 128, 64}, Operand16::bf16).empty());
+    CHECK(hgemm_unsupported(9, {256, 256, 64}).find("does not exist (1..8)") != std::string::npos);
+    CHECK(sgemm_unsupported(9, {128, 128, 8}).empty());
+    CHECK(sgemm_unsupported(10, {128, 128, 8}) == "K = 8 is not a multiple of 16");
+    CHECK(sgemm_unsupported(12, {128, 128, 16}).find("does not exist (1..11)") !=
+          std::string::npos);
     ConvShape c{1, 8, 8, 3, 128, 3, 3, 1, 1};
     CHECK(conv_unsupported(c) == "input channels C = 3 is not a multiple of 4");
     c.c = 8;
@@ -63,6 +74,12 @@ TEST_SUITE("cuda_host") {
     CHECK(conv_unsupported(c).empty());  // M = 2·8·8 = 128, N = 128, K = 72
     CHECK(twin_unsupported({256, 256, 128}).empty());
     CHECK_FALSE(twin_unsupported({512, 512, 512}).empty());
+  }
+
+  TEST_CASE("version 11 accepts a shape when some tile candidate divides it, and says so if not") {
+    CHECK(sgemm_unsupported(11, {192, 320, 48}).empty());  // the 64×64×16 candidates divide it
+    CHECK(sgemm_unsupported(11, {100, 100, 100}).find("no SGEMM tile candidate") !=
+          std::string::npos);
   }
 
   TEST_CASE("conv output size and GEMM view follow the closed form") {

@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <sstream>
 
 using namespace tilescope::kernels;
@@ -106,24 +107,147 @@ TEST_SUITE("cuda_gpu") {
   TEST_CASE(
       "tensor-core GEMMs compute A·Wᵀ on fp16 inputs (K deeper and shallower than the pipeline)") {
     if (!gpu_or_skip("hgemm")) return;
-    for (const GemmShape s : {GemmShape{256, 256, 256}, GemmShape{128, 384, 64}}) {
+    // 256×512×320: five 64-deep k-tiles, more than any version's stages and not a multiple of
+    // them, so every stage's barrier goes round more than once with both parities. 128×384×64:
+    // one k-tile (versions 1–5 only; the 256-wide tiles need N % 256 == 0).
+    for (const GemmShape s :
+         {GemmShape{256, 256, 256}, GemmShape{128, 384, 64}, GemmShape{256, 512, 320}}) {
       auto [ah, a] = to_half(random_vector((size_t)s.m * s.k, 60 + s.k));
       auto [wh, w] = to_half(random_vector((size_t)s.n * s.k, 61 + s.k));
       const auto want = cpu_gemm(a, w, nullptr, false, true, s.m, s.n, s.k);
       for (const KernelVersion& v : hgemm_versions()) {
+        if (!hgemm_unsupported(v.number, s).empty()) continue;
         DeviceBuffer<float> dc((size_t)s.m * s.n);
         dc.poison();
         hgemm_launch(v.number, s, ah.get(), wh.get(), dc.get());
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-        INFO("version " << v.number << " K=" << s.k);
+        INFO("version " << v.number << " " << s.m << "×" << s.n << "×" << s.k);
         CHECK(rel_error(dc.to_host(), want) < 1e-5);  // products exact in fp32, only order differs
       }
+      if (!hgemm_unsupported(2, s).empty()) continue;
       const auto bias = random_vector(s.n, 62);
       DeviceBuffer<float> dbias = upload(bias), dc((size_t)s.m * s.n);
       dc.poison();
       hgemm_bias_relu_fused_launch(s, ah.get(), wh.get(), dbias.get(), dc.get());
       REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
       CHECK(rel_error(dc.to_host(), cpu_gemm(a, w, bias.data(), true, true, s.m, s.n, s.k)) < 1e-5);
+    }
+  }
+
+  TEST_CASE("every version runs at least one shape of the fp16 test above") {
+    for (const KernelVersion& v : hgemm_versions()) {
+      INFO("version " << v.number);
+      CHECK(hgemm_unsupported(v.number, {256, 512, 320}).empty());
+    }
+  }
+
+  TEST_CASE("the bf16 tensor-core GEMMs compute A·Wᵀ on bf16-representable inputs") {
+    if (!gpu_or_skip("hgemm bf16")) return;
+    const GemmShape s{256, 512, 320};
+    // Round through bf16 on the device; the fp32 values that come back are exact bf16 values.
+    auto to_bf16 = [](const std::vector<float>& v) {
+      DeviceBuffer<float> f = upload(v);
+      DeviceBuffer<std::uint16_t> h(v.size());
+      f32_to_bf16_launch(f.get(), h.get(), v.size());
+      bf16_to_f32_launch(h.get(), f.get(), v.size());
+      return std::make_pair(std::move(h), f.to_host());
+    };
+    auto [ah, a] = to_bf16(random_vector((size_t)s.m * s.k, 70));
+    auto [wh, w] = to_bf16(random_vector((size_t)s.n * s.k, 71));
+    // bf16 keeps 8 significant bits: the rounded values really differ from the originals.
+    CHECK(a != random_vector((size_t)s.m * s.k, 70));
+    const auto want = cpu_gemm(a, w, nullptr, false, true, s.m, s.n, s.k);
+    int ran = 0;
+    for (const KernelVersion& v : hgemm_versions()) {
+      if (!hgemm_unsupported(v.number, s, Operand16::bf16).empty()) continue;
+      DeviceBuffer<float> dc((size_t)s.m * s.n);
+      dc.poison();
+      hgemm_launch(v.number, s, ah.get(), wh.get(), dc.get(), Operand16::bf16);
+      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      INFO("version " << v.number);
+      CHECK(rel_error(dc.to_host(), want) < 1e-5);
+      ++ran;
+    }
+    CHECK(ran == 5);  // versions 4–8
+  }
+
+  TEST_CASE("the persistent versions cover more tiles than there are SMs (2304×2048×192)") {
+    if (!gpu_or_skip("hgemm persistent")) return;
+    // 18 × 8 = 144 tiles of 128×256 (72 pairs of two for version 8): more than the H200's 132 SMs,
+    // so some blocks take a second tile and the stage ring continues across tiles. The reference
+    // is computed for every 5th row (all columns) to keep the CPU loop short.
+    const GemmShape s{2304, 2048, 192};
+    auto [ah, a] = to_half(random_vector((size_t)s.m * s.k, 80));
+    auto [wh, w] = to_half(random_vector((size_t)s.n * s.k, 81));
+    std::vector<double> want;
+    std::vector<int> rows;
+    for (int i = 0; i < s.m; i += 5) rows.push_back(i);
+    for (const int i : rows)
+      for (int j = 0; j < s.n; ++j) {
+        double acc = 0;
+        for (int p = 0; p < s.k; ++p)
+          acc += double(a[(size_t)i * s.k + p]) * w[(size_t)j * s.k + p];
+        want.push_back(acc);
+      }
+    for (const int version : {7, 8}) {
+      REQUIRE(hgemm_unsupported(version, s).empty());
+      DeviceBuffer<float> dc((size_t)s.m * s.n);
+      dc.poison();
+      hgemm_launch(version, s, ah.get(), wh.get(), dc.get());
+      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      const std::vector<float> all = dc.to_host();
+      std::vector<float> got;
+      for (const int i : rows)
+        got.insert(got.end(), all.begin() + (size_t)i * s.n, all.begin() + (size_t)(i + 1) * s.n);
+      INFO("version " << version);
+      CHECK(rel_error(got, want) < 1e-5);
+      CHECK(std::all_of(all.begin(), all.end(), [](float x) { return std::isfinite(x); }));
+    }
+  }
+
+  TEST_CASE("the autotune times every candidate that divides the shape and keeps the fastest") {
+    if (!gpu_or_skip("sgemm autotune")) return;
+    const GemmShape s{192, 320, 48};  // only the two 64×64×16 candidates divide it
+    const auto a = random_vector((size_t)s.m * s.k, 95);
+    const auto b = random_vector((size_t)s.k * s.n, 96);
+    DeviceBuffer<float> da = upload(a), db = upload(b), dc((size_t)s.m * s.n);
+    const SgemmAutotune& tune = sgemm_autotune(s, da.get(), db.get(), dc.get());
+    const auto& tiles = sgemm_tile_candidates();
+    REQUIRE(tune.median_ms.size() == 2);
+    float best = tune.median_ms[0].second;
+    for (const auto& [cand, ms] : tune.median_ms) {
+      CHECK(tiles[size_t(cand)].bm == 64);
+      CHECK(tiles[size_t(cand)].bn == 64);
+      CHECK(ms > 0.f);
+      best = std::min(best, ms);
+    }
+    CHECK(std::any_of(tune.median_ms.begin(), tune.median_ms.end(), [&](const auto& p) {
+      return p.first == tune.candidate && p.second == best;
+    }));
+    // Remembered: a second call returns the same result without timing again.
+    CHECK(&sgemm_autotune(s, da.get(), db.get(), dc.get()) == &tune);
+    // And version 11 computes the product with the winner.
+    dc.poison();
+    sgemm_launch(11, s, da.get(), db.get(), dc.get());
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(rel_error(dc.to_host(), cpu_gemm(a, b, nullptr, false, false, s.m, s.n, s.k)) < 1e-5);
+  }
+
+  TEST_CASE("every SGEMM tile candidate computes A·B (512×512×64) like a float64 loop") {
+    if (!gpu_or_skip("sgemm tiles")) return;
+    const GemmShape s{512, 512, 64};
+    const auto a = random_vector((size_t)s.m * s.k, 90);
+    const auto b = random_vector((size_t)s.k * s.n, 91);
+    const auto want = cpu_gemm(a, b, nullptr, false, false, s.m, s.n, s.k);
+    DeviceBuffer<float> da = upload(a), db = upload(b);
+    for (int c = 0; c < static_cast<int>(sgemm_tile_candidates().size()); ++c) {
+      REQUIRE(sgemm_tiles_unsupported(c, s).empty());
+      DeviceBuffer<float> dc((size_t)s.m * s.n);
+      dc.poison();
+      sgemm_tiles_launch(c, s, da.get(), db.get(), dc.get());
+      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      INFO("candidate " << sgemm_tile_candidates()[size_t(c)].name);
+      CHECK(rel_error(dc.to_host(), want) < 1e-5);
     }
   }
 

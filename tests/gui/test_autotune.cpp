@@ -49,7 +49,8 @@ TEST_CASE("autotune tile sizes: powers of two from 4 up to the extent, thinned e
   // 5 sizes 4…64 to 4: indices 0, 1.33, 2.67, 4 → 0, 1, 3, 4.
   CHECK(autotune_tile_sizes(64, 4) == std::vector<int64_t>{4, 8, 32, 64});
   CHECK(autotune_tile_sizes(16, 4) == std::vector<int64_t>{4, 8, 16});  // fewer than asked: all
-  CHECK(autotune_step("i", "j", 32, 64) == "tile(i, j, 32, 64)");
+  CHECK(schedule::to_string(schedule::StepSpec{autotune_step("i", "j", 32, 64)}) ==
+        "tile(i, j, 32, 64)");
 }
 
 TEST_CASE("autotune loops: the first two output loops, or two named ones in loop order") {

@@ -1,11 +1,11 @@
 // Rules of the workbench (issue #7) without a display: view and schedule commands, the history
 // (undo, redo, go back, branch), refusals kept as state, result caches invalidated by schedule,
 // machine and model changes, and the background jobs' numbers checked against hand counts.
-#include "build_paths.h"
 #include "app/core/app_state.h"
 #include "app/core/commands.h"
 #include "app/core/session.h"
 #include "app/core/workbench.h"
+#include "build_paths.h"
 #include "sim/lesson/checker.h"
 #include "sim/lesson/lesson.h"
 #include "sim/model/machine.h"
@@ -18,8 +18,10 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <numeric>
 #include <thread>
 
@@ -160,7 +162,8 @@ TEST_CASE("a cancelled simulation leaves no result and says it was cancelled") {
   REQUIRE(reparse_model(state));
   update_state(state);
   REQUIRE(run(state, "machine tiny") == "");
-  REQUIRE(run(state, "simulate") == "");
+  // About 5·10^8 accesses: held for a learner's say-so (sizing), so start it with anyway.
+  REQUIRE(run(state, "simulate anyway") == "");
   REQUIRE(run(state, "cancel") == "");
   wait_jobs(state);
   CHECK(state.bench.memory_result() == nullptr);
@@ -320,4 +323,117 @@ TEST_CASE("a session restores the model text, the steps, the machine and the vie
   CHECK(restored.bench.tab == ViewTab::Memory);
   CHECK(session_from_json(restored, nlohmann::json{{"schema", "other"}}).find("not a") !=
         std::string::npos);
+}
+
+// [SECTION] Sizing jobs before they start (issue #17: huge shapes)
+
+namespace {
+
+// Sets TILESCOPE_MEMORY_LIMIT for the scope, so a budget does not depend on this machine.
+struct MemoryLimit {
+  explicit MemoryLimit(const char* v) { setenv("TILESCOPE_MEMORY_LIMIT", v, 1); }
+  ~MemoryLimit() { unsetenv("TILESCOPE_MEMORY_LIMIT"); }
+};
+
+double seconds_of(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+TEST_CASE("a job too large for memory is refused at once, saying what it needs") {
+  const MemoryLimit limit("1G");
+  // x is 10^10 floats: 40 GB on its own; every job needs at least its buffers.
+  AppState state = test::state_for("x: [100000, 100000]\ny = relu(x)\n");
+  REQUIRE(run(state, "machine tiny").empty());
+  const double took = seconds_of([&] {
+    CHECK(run(state, "simulate").empty());
+    CHECK(run(state, "run-cpu").empty());
+    CHECK(run(state, "tiles record").empty());
+  });
+  CHECK(took < 1.0);
+  CHECK_FALSE(state.bench.busy());
+  const HeldJob& sim = state.bench.memory_held.at(state.bench.memory_key());
+  CHECK(sim.refused);
+  CHECK(sim.message.find("would need about") != std::string::npos);
+  CHECK(sim.message.find("more than the 1 GiB available (TILESCOPE_MEMORY_LIMIT=1G)") !=
+        std::string::npos);
+  // Two buffers of 10^10 floats (x and y) and the interpreter's copy: 4 · 4·10^10 B = 149 GiB.
+  const HeldJob& cpu = state.bench.cpu_held.at(state.bench.schedule_key());
+  CHECK(cpu.refused);
+  CHECK(cpu.message.find("149 GiB") != std::string::npos);
+  // The walk holds bounded bins, so it fits; at 2·10^10 accesses it is long, and held.
+  const HeldJob& tiles = state.bench.tiles_held.at(state.bench.schedule_key());
+  CHECK_FALSE(tiles.refused);
+  CHECK(tiles.message.find("20.0 billion accesses") != std::string::npos);
+  // "anyway" does not override a refusal: it cannot fit.
+  CHECK(run(state, "simulate anyway").empty());
+  CHECK_FALSE(state.bench.busy());
+}
+
+TEST_CASE("a long job waits for 'anyway', with the analytic model's answer beside it") {
+  const MemoryLimit limit("8G");
+  // 512 × 512 × 512 GEMM: 2·512³ loads and 512² stores of y (the accumulator is a register),
+  // about 34 s at the simulator's 8 M accesses/s with the 3C split.
+  AppState state = test::state_for("x: [512, 512]\nW: [512, 512] weight\ny = x @ W.T\n");
+  REQUIRE(run(state, "machine tiny").empty());
+  const JobSize s = size_simulation(*state.bench.kernel(), *state.bench.machine);
+  CHECK(s.accesses == 2.0 * 512 * 512 * 512 + 512 * 512);
+  CHECK(s.seconds == doctest::Approx(s.accesses / 8e6));  // 3C split alone: 8 M/s
+  CHECK(s.seconds > kLongJobSeconds);
+  CHECK(run(state, "simulate").empty());
+  CHECK_FALSE(state.bench.busy());
+  const HeldJob& held = state.bench.memory_held.at(state.bench.memory_key());
+  CHECK_FALSE(held.refused);
+  CHECK(held.message.find("Simulating matmul0 on tiny makes about") == 0);
+  CHECK_FALSE(held.analytic.empty());  // tiny is a CPU machine: the analytic model answers
+  CHECK(run(state, "simulate anyway").empty());
+  CHECK(state.bench.memory_job.running());
+  CHECK(state.bench.memory_held.count(state.bench.memory_key()) == 0);
+  CHECK(run(state, "cancel").empty());
+  test::wait_jobs(state);
+  CHECK(state.bench.memory_errors.at(state.bench.memory_key()) == "cancelled");
+}
+
+TEST_CASE("'anyway' round-trips through the script form; anything else is refused") {
+  for (const char* line : {"simulate anyway", "run-cpu anyway", "tiles record anyway"}) {
+    CAPTURE(line);
+    CHECK(command_to_string(parse_command(line)) == line);
+  }
+  CHECK_THROWS_WITH_AS(parse_command("simulate now"), doctest::Contains("'anyway'"), CommandError);
+  CHECK_THROWS_WITH_AS(parse_command("tiles record twice"), doctest::Contains("'anyway'"),
+                       CommandError);
+}
+
+TEST_CASE("recorded reports load newest first, whatever their file names, and none is dropped") {
+  // Two real reports rewritten with dates that run against the file names' order, and one with
+  // no date at all: the loader must order by the reports' own dates, the undated one last.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tilescope_recorded_order";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto copy_with_date = [&](const char* source, const std::string& name, const char* date) {
+    nlohmann::json report = nlohmann::json::parse(std::ifstream(source));
+    if (date) {
+      report["date"] = date;
+    } else {
+      report.erase("date");
+    }
+    std::ofstream(dir / name) << report.dump(2);
+  };
+  copy_with_date("assets/recorded/gpu-h200-2026-11-29.json", "a-oldest.json",
+                 "2026-11-01T00:00:00Z");
+  copy_with_date("assets/recorded/gpu-h200-2026-11-29.json", "b-undated.json", nullptr);
+  copy_with_date("assets/recorded/cpu-2026-11-29-xeon2-dev-quiet.json", "c-newest.json",
+                 "2026-12-24T00:00:00Z");
+  Workbench wb;
+  workbench_load_recorded(wb, dir.string());
+  CHECK(wb.recorded_error.empty());
+  REQUIRE(wb.recorded.size() == 3);
+  CHECK(fs::path(wb.recorded[0].first).filename() == "c-newest.json");
+  CHECK(fs::path(wb.recorded[1].first).filename() == "a-oldest.json");
+  CHECK(fs::path(wb.recorded[2].first).filename() == "b-undated.json");
+  fs::remove_all(dir);
 }

@@ -1,6 +1,8 @@
-// The fuzz_lesson seed corpus keeps its predict blocks meaningful: each predict_bad_*.md is
-// refused with the message its last line promises (`<!-- expect: FILE:LINE:COL: error: ... -->`),
-// and each predict_ok_*.md loads, with every predict answer computed and passing its own grading.
+// The fuzz_lesson seed corpus keeps its predict and checkpoint blocks meaningful: each
+// predict_bad_*.md and checkpoint_bad_*.md is refused with the message its last line promises
+// (`<!-- expect: FILE:LINE:COL: error: ... -->`); each predict_ok_*.md loads, with every predict
+// answer computed and passing its own grading, and each checkpoint_ok_*.md passes `lesson check`'s
+// checkpoint check.
 #include "build_paths.h"
 #include "sim/lesson/predict.h"
 
@@ -35,9 +37,9 @@ std::string read(const std::filesystem::path& p) {
 
 }  // namespace
 
-TEST_CASE("predict corpus: every malformed seed is refused where its comment says") {
-  const auto files = corpus("predict_bad_");
-  CHECK(files.size() >= 20);
+namespace {
+
+void check_refused_where_promised(const std::vector<std::filesystem::path>& files) {
   for (const auto& f : files) {
     CAPTURE(f.filename().string());
     const std::string text = read(f);
@@ -52,6 +54,35 @@ TEST_CASE("predict corpus: every malformed seed is refused where its comment say
       what = e.what();
     }
     CHECK(what.rfind(expect, 0) == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("predict corpus: every malformed seed is refused where its comment says") {
+  const auto files = corpus("predict_bad_");
+  CHECK(files.size() >= 20);
+  check_refused_where_promised(files);
+}
+
+TEST_CASE("checkpoint corpus: every malformed seed is refused where its comment says") {
+  const auto files = corpus("checkpoint_bad_");
+  CHECK(files.size() >= 15);
+  check_refused_where_promised(files);
+}
+
+TEST_CASE("checkpoint corpus: every well-formed seed's solution reaches it and its start not") {
+  const auto files = corpus("checkpoint_ok_");
+  CHECK(files.size() >= 1);
+  for (const auto& f : files) {
+    CAPTURE(f.filename().string());
+    LessonSession s(parse_lesson(read(f), f.string()));
+    const auto results = s.run_checkpoints();
+    CHECK(results.size() == 1);
+    for (const CheckpointCheck& c : results) {
+      INFO(c.error);
+      CHECK(c.pass);
+    }
   }
 }
 

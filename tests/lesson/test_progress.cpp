@@ -168,7 +168,8 @@ TEST_CASE("progress: JSON round trip of steps and predictions, then reset") {
   CHECK(q.predictions().empty());
   CHECK(q.to_json() == nlohmann::json{{"lesson", "07-p"},
                                       {"steps", nlohmann::json::array()},
-                                      {"predictions", nlohmann::json::array()}});
+                                      {"predictions", nlohmann::json::array()},
+                                      {"checkpoints", nlohmann::json::array()}});
 }
 
 TEST_CASE(

@@ -228,3 +228,42 @@ TEST_CASE("codegen: generated CUDA compiles with nvcc") {
   CHECK(n >= 12);
   fs::remove_all(dir);
 }
+
+TEST_CASE("describe_launch: the grid and block counted, and what an unbound launch means") {
+  // 64 × 512 × 1024 layer, fused: i (64) and j (512) are the output loops.
+  const auto base = schedule::lower_graph(tsfix::linear_relu(64, 512, 1024));
+  const Program fused = tsfix::apply_all(base, "fuse(matmul0, add0, relu0)");
+  const Kernel& k0 = fused.kernels[size_t(fused.current)];
+  const std::string unbound = describe_launch(launch_config(k0));
+  CHECK(unbound.find("grid 1×1×1 = 1 block, block 1×1×1 = 1 thread") == 0);
+  CHECK(unbound.find("nothing is bound yet, so one thread of one block would run the whole "
+                     "loop nest") != std::string::npos);
+  // Blocks only: i.o (64/16 = 4) on block.y, j (512) unbound; no threads yet.
+  const Program blocks = tsfix::apply_all(fused, "tile(i, 16); bind(i.o, block.y)");
+  const std::string one_thread =
+      describe_launch(launch_config(blocks.kernels[size_t(blocks.current)]));
+  CHECK(one_thread.find("grid 1×4×1 = 4 blocks, block 1×1×1 = 1 thread") == 0);
+  CHECK(one_thread.find("one thread per block") != std::string::npos);
+  // Blocks and threads: 16 × 64 tiles, i.o (4) on block.y, j.o (512/64 = 8) on block.x, the
+  // tile's 16 × 64 points on threads: 1024 of them.
+  const Program both = tsfix::apply_all(fused,
+                                        "tile(i, j, 16, 64); bind(i.o, block.y); bind(j.o, block.x); "
+                                        "bind(i.i, thread.y); bind(j.i, thread.x)");
+  const std::string full = describe_launch(launch_config(both.kernels[size_t(both.current)]));
+  CHECK(full == "grid 8×4×1 = 32 blocks, block 64×16×1 = 1024 threads, dynamic shared memory 0 B");
+}
+
+TEST_CASE("a split that tiles nothing is accepted and says so") {
+  const auto base = schedule::lower_graph(tsfix::linear_relu(64, 512, 1024));
+  const StepResult whole = tsfix::try_step(base, "tile(i, 64)");  // i has 64 iterations
+  REQUIRE(whole.ok);
+  CHECK(whole.explanation.find("This changes nothing by itself: i.o has a single iteration, so "
+                               "the tile is the whole loop. A factor between 2 and 63 makes "
+                               "tiles.") != std::string::npos);
+  const StepResult one = tsfix::try_step(base, "tile(j, 1)");
+  REQUIRE(one.ok);
+  CHECK(one.explanation.find("j.i has a single iteration, so the tile is one iteration") !=
+        std::string::npos);
+  const StepResult real = tsfix::try_step(base, "tile(i, 16)");
+  CHECK(real.explanation.find("changes nothing") == std::string::npos);
+}

@@ -76,7 +76,7 @@ TEST_CASE("cli: schedule prints each step's loop nest and explanation, and emits
                      "\" --emit cuda --launch");
   CHECK(cu.code == 0);
   CHECK(cu.out.find("__global__") != std::string::npos);
-  CHECK(cu.out.find("launch: grid 8×2×1, block 16×8×1, dynamic shared memory 6144 B") !=
+  CHECK(cu.out.find("launch: grid 8×2×1 = 16 blocks, block 16×8×1 = 128 threads, dynamic shared memory 6144 B") !=
         std::string::npos);
 }
 

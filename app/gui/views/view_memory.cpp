@@ -61,11 +61,28 @@ bool memory_empty_state(ViewContext& ctx) {
                       wb.memory_job.fraction(), "");
     return true;
   }
-  if (auto it = wb.memory_errors.find(key); it != wb.memory_errors.end()) {
+  if (auto held = wb.memory_held.find(key); held != wb.memory_held.end()) {
+    if (held_job_lines(ctx, held->second, "Simulate anyway"))
+      ctx.push(command_from("simulate anyway"));
+    if (!held->second.refused) {
+      ImGui::Spacing();
+      if (held->second.analytic.empty()) {
+        ImGui::TextDisabled(
+            "The analytic model does not cover this kernel (GPU mode, or a loop "
+            "nest it cannot count), so there is no answer without the walk.");
+      } else {
+        ImGui::TextUnformatted("The analytic model's answer, which needs no walk:");
+        ImGui::PushFont(ctx.fonts.mono);
+        for (const std::string& line : held->second.analytic)
+          ImGui::TextWrapped("%s", line.c_str());
+        ImGui::PopFont();
+      }
+    }
+  } else if (auto it = wb.memory_errors.find(key); it != wb.memory_errors.end()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
     ImGui::TextWrapped("Simulation stopped: %s", it->second.c_str());
     ImGui::PopStyleColor();
-    if (ImGui::Button("Simulate again")) ctx.push(command_from("simulate"));
+    if (ImGui::Button("Simulate again")) ctx.push(command_from("simulate anyway"));
   } else if (!wb.memory_job.running()) {
     // Nothing for this (schedule, machine) yet: start at once, as the learner came to see it.
     ctx.push(command_from("simulate"));

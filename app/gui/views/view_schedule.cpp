@@ -136,12 +136,11 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem("CUDA")) {
-      const schedule::LaunchConfig lc = schedule::launch_config(*k);
-      ImGui::TextDisabled(
-          "launch: grid %lld×%lld×%lld, block %lld×%lld×%lld, dynamic shared %lld B",
-          (long long)lc.grid[0], (long long)lc.grid[1], (long long)lc.grid[2],
-          (long long)lc.block[0], (long long)lc.block[1], (long long)lc.block[2],
-          (long long)lc.dynamic_smem_bytes);
+      const std::string launch =
+          "launch: " + schedule::describe_launch(schedule::launch_config(*k));
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextDisabled("%s", launch.c_str());
+      ImGui::PopTextWrapPos();
       draw_code("##cuda", schedule::emit_cuda(*k), ctx.fonts.mono, colours, ImVec2(0, 0));
       ImGui::EndTabItem();
     }

@@ -31,6 +31,17 @@ void job_progress_line(ViewContext& ctx, const char* what, double fraction,
   if (ImGui::Button("Cancel")) ctx.push(command_from("cancel"));
 }
 
+bool held_job_lines(ViewContext& ctx, const core::HeldJob& held, const char* anyway) {
+  if (held.refused) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
+    ImGui::TextWrapped("Not started: %s", held.message.c_str());
+    ImGui::PopStyleColor();
+    return false;
+  }
+  ImGui::TextWrapped("Not started yet: %s", held.message.c_str());
+  return ImGui::Button(anyway);
+}
+
 void handle_global_keys(ViewContext& ctx) {
   // GLFW key codes (what the ImGui GLFW backend indexes KeysDown with); views include no GLFW.
   constexpr int kSpace = 32, kRight = 262, kLeft = 263, kF5 = 294, kF11 = 300, kF12 = 301;

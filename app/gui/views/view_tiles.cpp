@@ -55,6 +55,13 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
     return;
   }
   const std::string key = wb.schedule_key();
+  if (auto held = wb.tiles_held.find(key);
+      held != wb.tiles_held.end() && (wb.tiles_key != key || !wb.tiles)) {
+    if (held_job_lines(ctx, held->second, "Walk it anyway"))
+      ctx.push(command_from("tiles record anyway"));
+    end_panel();
+    return;
+  }
   if (wb.tiles_key != key || (!wb.tiles && wb.tiles_error.empty())) {
     if (wb.tiles_job.running() && wb.tiles_job.key() == key) {
       job_progress_line(ctx, ("Walking the loop nest of " + k->name + "…").c_str(),
@@ -70,6 +77,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
     ImGui::TextWrapped("Could not walk this schedule: %s", wb.tiles_error.c_str());
     ImGui::PopStyleColor();
+    if (ImGui::Button("Walk it again")) ctx.push(command_from("tiles record anyway"));
     end_panel();
     return;
   }

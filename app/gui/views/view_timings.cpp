@@ -178,6 +178,8 @@ void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
   const CpuRunResult* r = wb.cpu_result();
   if (wb.cpu_job.running() && wb.cpu_job.key() == key) {
     job_progress_line(ctx, "Running…", wb.cpu_job.fraction(), wb.cpu_job.phase());
+  } else if (auto held = wb.cpu_held.find(key); held != wb.cpu_held.end() && !r) {
+    if (held_job_lines(ctx, held->second, "Run anyway")) ctx.push(command_from("run-cpu anyway"));
   } else if (!r) {
     if (ImGui::Button("Run on this CPU")) ctx.push(command_from("run-cpu"));
     if (ImGui::IsItemHovered())

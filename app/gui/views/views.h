@@ -50,6 +50,9 @@ core::Command command_from(const std::string& line);
 void push_control(ViewContext& ctx, const char* name, const std::string& value);
 // The Memory and Roofline views' state before a result exists (drawn; true when there is none).
 bool memory_empty_state(ViewContext& ctx);
+// A job sized and not started (core::HeldJob): its message (in the error colour when refused) and,
+// when it is only long, a button labelled `anyway`; returns true when that button was pressed.
+bool held_job_lines(ViewContext& ctx, const core::HeldJob& held, const char* anyway);
 // A progress bar with a Cancel button for a running job; returns true when it was drawn.
 void job_progress_line(ViewContext& ctx, const char* what, double fraction,
                        const std::string& phase);

@@ -1,0 +1,144 @@
+// The counters report: ncu's CSV and metric list parsed, kernels summed, the committed H200
+// recording read back with its stored predictions recomputed, and its comparison table.
+#include "kernels/counters_predict.h"
+#include "kernels/gpu_counters.h"
+#include "sim/model/machine.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace tilescope::kernels;
+
+namespace {
+const char* kRecording = "assets/recorded/gpu-h200-counters-2026-12-02.json";
+}
+
+TEST_CASE("ncu CSV: chatter and the units row skipped, thousands separators read, n/a left out") {
+  const std::string csv =
+      "==PROF== Connected to process 42\n"
+      "profile-one sgemm:3 2048³: rel_error 1e-07 ok\n"
+      "\"ID\",\"Process ID\",\"Kernel "
+      "Name\",\"dram__bytes_read.sum\",\"lts__t_sectors_srcunit_tex_op_read.sum\"\n"
+      "\"\",\"\",\"\",\"byte\",\"sector\"\n"
+      "\"0\",\"42\",\"sgemm_03_smem_tiled<32>(int, int, int, const float*, const float*, "
+      "float*)\",\"33,562,368\",\"n/a\"\n"
+      "\"1\",\"42\",\"relu_kernel\",\"1024\",\"17\"\n";
+  const std::vector<NcuKernel> k = parse_ncu_csv(csv, "t.csv");
+  REQUIRE(k.size() == 2);
+  CHECK(k[0].name.rfind("sgemm_03_smem_tiled<32>(int, int, int,", 0) ==
+        0);  // commas kept inside quotes
+  CHECK(k[0].metrics.at("dram__bytes_read.sum") == 33562368.0);
+  CHECK(k[0].metrics.count("lts__t_sectors_srcunit_tex_op_read.sum") == 0);
+  CHECK(k[1].metrics.at("lts__t_sectors_srcunit_tex_op_read.sum") == 17.0);
+
+  CounterRun run;
+  run.kernels = k;
+  sum_kernel_metrics(run, counter_metrics());
+  CHECK(run.measured.at("dram_read_bytes") == 33562368.0 + 1024.0);
+  CHECK(run.measured.at("l2_read_sectors") == 17.0);
+}
+
+TEST_CASE("ncu CSV: a short row and a missing table are errors that say where") {
+  const std::string bad = "\"ID\",\"Kernel Name\",\"dram__bytes_read.sum\"\n\"0\",\"k\"\n";
+  try {
+    parse_ncu_csv(bad, "x.csv");
+    FAIL("no error");
+  } catch (const CountersParseError& e) {
+    CHECK(std::string(e.what()).find("x.csv:2:1") != std::string::npos);
+  }
+  CHECK_THROWS_AS(parse_ncu_csv("nothing here\n", "y.csv"), CountersParseError);
+  CHECK_THROWS_AS(parse_ncu_csv("\"ID\",\"Kernel Name\"\n\"0\",\"unterminated\n", "z.csv"),
+                  CountersParseError);
+}
+
+TEST_CASE("metric names: roll-up suffixes stripped, --query-metrics' first column read") {
+  CHECK(ncu_base_name("dram__bytes_read.sum") == "dram__bytes_read");
+  CHECK(ncu_base_name("launch__waves_per_multiprocessor") == "launch__waves_per_multiprocessor");
+  const std::string listing =
+      "Device GH100 (GH100)\n------------------\nMetric Name   Metric Type  Description\n"
+      "dram__bytes_read            Counter   byte   # of bytes read from DRAM\n"
+      "lts__t_sectors              Counter   sector # of sectors\n";
+  const std::vector<std::string> names = parse_ncu_metric_list(listing);
+  REQUIRE(names.size() == 2);
+  CHECK(names[0] == "dram__bytes_read");
+  // Every key of the table is unique and names an ncu metric with a unit__ prefix.
+  for (const CounterMetric& m : counter_metrics()) {
+    CHECK(counter_metric(m.key) == &m);
+    CHECK(m.ncu.find("__") != std::string::npos);
+  }
+}
+
+TEST_CASE(
+    "the H200 recording: device, date and metric names inside; every twin's prediction "
+    "recomputed equals the stored one") {
+  const CounterReport stored = load_counters_report(kRecording);
+  CHECK(stored.device.value("name", "") == "NVIDIA H200");
+  CHECK(stored.date.rfind("2026-12-02", 0) == 0);
+  CHECK(!stored.ncu_version.empty());
+  REQUIRE(!stored.metrics.empty());
+  CHECK(stored.metrics[0].ncu == "dram__bytes_read.sum");
+  CounterReport again = stored;
+  for (CounterRun& r : again.runs) r.predicted.reset();
+  predict_counters(again, tilescope::model::load_machine("h200"));
+  REQUIRE(again.runs.size() == stored.runs.size());
+  int with_twin = 0;
+  for (size_t i = 0; i < stored.runs.size(); ++i) {
+    const CounterRun& a = stored.runs[i];
+    const CounterRun& b = again.runs[i];
+    CAPTURE(a.suite);
+    CAPTURE(a.version);
+    CAPTURE(a.m);
+    REQUIRE(a.predicted);
+    REQUIRE(b.predicted);
+    CHECK(a.predicted->twin == b.predicted->twin);
+    CHECK(a.predicted->values.size() == b.predicted->values.size());
+    for (const auto& [key, value] : a.predicted->values) {
+      CAPTURE(key);
+      REQUIRE(b.predicted->values.count(key));
+      CHECK(b.predicted->values.at(key) == doctest::Approx(value).epsilon(1e-9));
+    }
+    if (!a.predicted->twin.empty()) ++with_twin;
+  }
+  // Every version but cuBLAS (versions 0 of sgemm and gemm_epilogue, at two sizes) has a twin.
+  CHECK(with_twin == static_cast<int>(stored.runs.size()) - 4);
+}
+
+TEST_CASE("the comparison table prints each error as (predicted − measured) / measured") {
+  const CounterReport r = load_counters_report(kRecording);
+  const std::string table = format_counters_table(r);
+  CHECK(table.find("NVIDIA H200") != std::string::npos);
+  CHECK(table.find("v8 double_buffered") != std::string::npos);
+  for (const CounterRun& run : r.runs) {
+    if (run.suite != "sgemm" || run.version != 4 || run.m != 4096) continue;
+    const double m = run.measured.at("dram_read_bytes") + run.measured.at("dram_write_bytes");
+    const double p =
+        run.predicted->values.at("dram_read_bytes") + run.predicted->values.at("dram_write_bytes");
+    char want[32];
+    std::snprintf(want, sizeof want, "(%+.1f%%)", 100.0 * (p - m) / m);
+    CHECK(table.find(want) != std::string::npos);
+  }
+  // JSON round trip keeps the runs and the predictions.
+  CounterReport back;
+  from_json(nlohmann::json(r), back);
+  CHECK(back.runs.size() == r.runs.size());
+  CHECK(back.runs[5].predicted->values == r.runs[5].predicted->values);
+}
+
+TEST_CASE("the CPU recording (cachegrind) prints in the same table with D1 and LL columns") {
+  const CounterReport r =
+      load_counters_report("assets/recorded/cpu-cachegrind-counters-2026-12-02.json");
+  CHECK(r.tool == "cachegrind");
+  REQUIRE(r.runs.size() == 8);
+  const std::string table = format_counters_table(r);
+  CHECK(table.find("D1 misses") != std::string::npos);
+  CHECK(table.find("DRAM bytes") == std::string::npos);
+  CHECK(table.find("L2 hit rate") == std::string::npos);
+  for (const CounterRun& run : r.runs) {
+    // The measured count is cachegrind's read + write misses of ts_kernel, as the kernel row has.
+    const auto& k = run.kernels.at(0).metrics;
+    CHECK(run.measured.at("d1_misses") == k.at("D1mr") + k.at("D1mw"));
+    CHECK(run.measured.at("ll_misses") == k.at("DLmr") + k.at("DLmw"));
+  }
+}
