@@ -21,13 +21,6 @@
 
 namespace tilescope::cli {
 
-#if TILESCOPE_HAVE_CUDA
-std::string gpu_bench_program() {
-  const char* env = std::getenv("TILESCOPE_GPU_BENCH");
-  return env && *env ? std::string(env) : std::string(TILESCOPE_GPU_BENCH_PATH);
-}
-#endif
-
 namespace {
 
 struct BenchFlags {

@@ -39,13 +39,11 @@ struct RunFlags {
   int repeats = 20;
 };
 
-#if TILESCOPE_HAVE_CUDA
 std::string ms(double v) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(4) << v << " ms";
   return os.str();
 }
-#endif
 
 // The simulator's prediction for the kernel: its trace on `machine` and the roofline on it.
 void print_prediction(const RunFlags& f, std::ostream& out) {
@@ -77,48 +75,25 @@ int run_gpu(const RunFlags& f) {
     return 1;
   }
   print_prediction(f, std::cout);
-#if TILESCOPE_HAVE_CUDA
-  const std::string json_path = (std::filesystem::temp_directory_path() /
-                                 ("tilescope-run-gpu-" + std::to_string(getpid()) + ".json"))
-                                    .string();
-  auto quote = [](const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-  };
-  const std::string command = quote(gpu_bench_program()) + " --run-schedule " + quote(f.file) +
-                              " --apply " + quote(f.apply) + " --repeats " +
-                              std::to_string(f.repeats) + " --out " + quote(json_path);
-  const int status = std::system(command.c_str());
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  nlohmann::json r;
-  if (std::ifstream in(json_path); in) {
-    try {
-      r = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error&) {
-    }
-  }
-  std::filesystem::remove(json_path);
-  if (!r.is_object()) {
-    std::cerr << "run --gpu: the GPU run did not complete (status " << code
-              << "; its reason is above)\n";
+  const io::TextInput in = io::read_text_input(f.file, io::kMaxModelBytes, "a model file");
+  if (!in.ok) {
+    std::cerr << "run --gpu: " << in.error << "\n";
     return 1;
   }
-  std::cout << "measured on " << r["device"].value("name", "?") << ": "
-            << (r.value("verified", false) ? "verified" : "NOT verified");
-  if (r.contains("rel_error"))
-    std::cout << " (relative error " << r["rel_error"].get<double>() << ")";
-  if (r.contains("median_ms")) std::cout << ", " << ms(r["median_ms"].get<double>()) << " median";
-  std::cout << "; NVRTC, " << r.value("registers", 0) << " registers/thread\n";
-  if (r.contains("cublas") && r["cublas"].is_object())
-    std::cout << "beside it: " << r["cublas"]["what"].get<std::string>() << ": "
-              << ms(r["cublas"]["median_ms"].get<double>()) << " median\n";
-  return code == 0 ? 0 : 1;
-#else
-  std::cerr << "run --gpu: this tilescope was built without CUDA (nvcc was not found when it was "
-               "configured): the prediction above is all it can give here\n";
-  return 1;
-#endif
+  try {
+    core::JobProgress progress;
+    const core::GpuRunResult r = core::run_schedule_on_gpu(in.text, f.apply, f.repeats, progress);
+    std::cout << "measured on " << r.device << ": " << (r.verified ? "verified" : "NOT verified");
+    if (r.rel_error) std::cout << " (relative error " << *r.rel_error << ")";
+    if (r.median_ms) std::cout << ", " << ms(*r.median_ms) << " median";
+    std::cout << "; NVRTC, " << r.registers << " registers/thread\n";
+    if (r.cublas_ms)
+      std::cout << "beside it: " << r.cublas_what << ": " << ms(*r.cublas_ms) << " median\n";
+    return r.verified ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::cerr << "run --gpu: " << e.what() << "\n";
+    return 1;
+  }
 }
 
 const CommandRegistrar registrar{

@@ -1,6 +1,8 @@
 // Registry of tilescope-cli subcommands: each cmd_*.cpp adds itself with a static CommandRegistrar.
 #pragma once
 
+#include "app/core/gpu_run.h"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
@@ -21,11 +23,9 @@ struct CommandInfo {
 
 std::vector<CommandInfo>& command_registry();
 
-#if TILESCOPE_HAVE_CUDA
 // The GPU bench program that `bench --gpu` and `run --gpu` start: $TILESCOPE_GPU_BENCH when set
-// (a build copied to another machine), else the one this build made (cmd_bench.cpp).
-std::string gpu_bench_program();
-#endif
+// (a build copied to another machine), else the one this build made (app/core/gpu_run.h).
+using core::gpu_bench_program;
 
 struct CommandRegistrar {
   CommandRegistrar(std::string name, std::string description, CommandSetup setup) {

@@ -263,6 +263,9 @@ Command parse_command(std::string_view line) {
       throw CommandError(std::string(verb) +
                          ": expected nothing or 'anyway' (start a long job), got '" + c.text + "'");
     expect_end(rest, verb);
+  } else if (verb == "run-gpu") {
+    c.kind = CommandKind::RunGpu;
+    expect_end(rest, verb);
   } else if (verb == "undo" || verb == "redo" || verb == "cancel" || verb == "wait-jobs") {
     c.kind = verb == "undo"     ? CommandKind::Undo
              : verb == "redo"   ? CommandKind::Redo
@@ -356,7 +359,7 @@ Command parse_command(std::string_view line) {
                        "select-op, select-tensor, clear-selection, zoom, pan, fit, theme, "
                        "screenshot, wait-frames, wait-seconds, resize, click, click-node, drag, "
                        "scroll, key, type, quit, view, apply, undo, redo, goto-step, "
-                       "machine, simulate, run-cpu, cancel, wait-jobs, palette, autotune, "
+                       "machine, simulate, run-cpu, run-gpu, cancel, wait-jobs, palette, autotune, "
                        "control, lesson, teacher)");
   }
   return c;
@@ -424,6 +427,8 @@ std::string command_to_string(const Command& c) {
       return c.text.empty() ? "simulate" : "simulate " + c.text;
     case CommandKind::RunCpu:
       return c.text.empty() ? "run-cpu" : "run-cpu " + c.text;
+    case CommandKind::RunGpu:
+      return "run-gpu";
     case CommandKind::Cancel:
       return "cancel";
     case CommandKind::WaitJobs:
@@ -711,6 +716,8 @@ std::string apply_command(AppState& state, const Command& c) {
       return workbench_simulate(state.bench, c.text == "anyway");
     case CommandKind::RunCpu:
       return workbench_run_cpu(state.bench, c.text == "anyway");
+    case CommandKind::RunGpu:
+      return workbench_run_gpu(state.bench);
     case CommandKind::Cancel:
       workbench_cancel(state.bench);
       return {};

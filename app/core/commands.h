@@ -36,6 +36,8 @@
 //                              one that cannot fit in memory is refused with what it needs
 //   run-cpu [anyway]           JIT-compile, verify and time the current kernel on this CPU (sized
 //                              as simulate)
+//   run-gpu                    run the current kernel on this computer's GPU (NVRTC, verified,
+//                              timed beside cuBLAS) through the GPU bench; needs the CUDA build
 //   cancel                     cancel the background jobs
 //   wait-jobs                  let frames pass until no background job is running (the
 //                              lesson player's included)
@@ -105,6 +107,7 @@ enum class CommandKind {
   SetMachine,
   Simulate,
   RunCpu,
+  RunGpu,
   Cancel,
   WaitJobs,
   Tiles,

@@ -15,6 +15,7 @@ struct Control {
   ControlKind kind;
   int ScheduleControls::*schedule_int = nullptr;  // Int and Choice fields of the schedule panel
   int PaletteControls::*palette_int = nullptr;    // Choice fields of the palette
+  int MemoryControls::*memory_int = nullptr;      // Int fields of the Memory view
   bool PaletteControls::*palette_flag = nullptr;
   std::string PaletteControls::*palette_text = nullptr;
   int min = 0, max = 0;                  // Int: the range; Choice: 0 and the count
@@ -86,13 +87,19 @@ const Control kControls[] = {
      .kind = ControlKind::Text,
      .palette_text = &PaletteControls::args,
      .max_bytes = kPaletteFieldBytes},
+    {.name = "memory.measured-run",
+     .kind = ControlKind::Int,
+     .memory_int = &MemoryControls::measured_run,
+     .max = kMaxIndex},
 };
 
 int& int_field(const Control& c, PanelControls& p) {
+  if (c.memory_int) return p.memory.*c.memory_int;
   return c.schedule_int ? p.schedule.*c.schedule_int : p.palette.*c.palette_int;
 }
 
 int int_field(const Control& c, const PanelControls& p) {
+  if (c.memory_int) return p.memory.*c.memory_int;
   return c.schedule_int ? p.schedule.*c.schedule_int : p.palette.*c.palette_int;
 }
 

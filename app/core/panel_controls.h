@@ -1,7 +1,7 @@
 // The side panels' controls: what a learner has chosen in a panel's widgets before it becomes a
 // schedule step or a model edit — the Schedule panel's tile factor, bind target and stage / layout
-// choices, the graph palette's fold and its half-typed form. They lived in function-local statics
-// of the views; here they are app state, so a script sets them (`control NAME VALUE`), a session
+// choices, the graph palette's fold and its half-typed form, the Memory view's measured run.
+// They lived in function-local statics of the views; here they are app state, so a script sets them (`control NAME VALUE`), a session
 // keeps them, and the views draw them and push `control` commands when a widget changes.
 //
 // Pure C++ (no ImGui): one table of named controls serves the command, the session and the tests.
@@ -47,9 +47,16 @@ struct PaletteControls {
   std::string args;   // palette.args: key=value arguments for the ops that take them
 };
 
+struct MemoryControls {
+  // memory.measured-run: index into the runs of the counters recording the Memory view shows
+  // for the machine's kind (ncu's for a GPU, cachegrind's for a CPU)
+  int measured_run = 0;
+};
+
 struct PanelControls {
   ScheduleControls schedule;
   PaletteControls palette;
+  MemoryControls memory;
 };
 
 // Sets control `name` from its script text ("schedule.bind thread.x", "palette.open on",

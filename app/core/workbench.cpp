@@ -107,6 +107,11 @@ const CpuRunResult* Workbench::cpu_result() const {
   return it == cpu_cache.end() ? nullptr : &it->second;
 }
 
+const GpuRunResult* Workbench::gpu_result() const {
+  auto it = gpu_cache.find(schedule_key());
+  return it == gpu_cache.end() ? nullptr : &it->second;
+}
+
 void workbench_set_graph(Workbench& wb, std::shared_ptr<const graph::Graph> graph,
                          const std::string& text, int generation) {
   if (generation == wb.graph_generation) return;
@@ -531,9 +536,23 @@ std::string workbench_run_cpu(Workbench& wb, bool anyway) {
   return {};
 }
 
+std::string workbench_run_gpu(Workbench& wb) {
+  if (!wb.kernel()) return "run-gpu: there is no kernel to run";
+  if (std::string why = gpu_run_unavailable(); !why.empty()) return "run-gpu: " + why;
+  const std::string key = wb.schedule_key();
+  if (wb.gpu_cache.count(key)) return {};
+  if (wb.gpu_job.running() && wb.gpu_job.key() == key) return {};
+  wb.gpu_errors.erase(key);
+  wb.gpu_job.start(key, [text = wb.graph_text, steps = wb.steps_text()](JobProgress& p) {
+    return run_schedule_on_gpu(text, steps, 20, p);
+  });
+  return {};
+}
+
 void workbench_cancel(Workbench& wb) {
   wb.memory_job.cancel();
   wb.cpu_job.cancel();
+  wb.gpu_job.cancel();
   wb.tiles_job.cancel();
   autotune_cancel(wb.autotune);
 }
@@ -559,6 +578,13 @@ void workbench_poll(Workbench& wb) {
       wb.cpu_cache[wb.cpu_job.key()] = std::move(*run);
     else
       wb.cpu_errors[wb.cpu_job.key()] = error;
+  }
+  std::optional<GpuRunResult> gpu;
+  if (wb.gpu_job.poll(gpu, error)) {
+    if (gpu)
+      wb.gpu_cache[wb.gpu_job.key()] = std::move(*gpu);
+    else
+      wb.gpu_errors[wb.gpu_job.key()] = error;
   }
 }
 
@@ -749,6 +775,7 @@ void workbench_tick(Workbench& wb, double now) {
 void workbench_load_recorded(Workbench& wb, const std::string& dir) {
   wb.recorded_loaded = true;
   wb.recorded.clear();
+  wb.counters_recorded.clear();
   std::error_code ec;
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec))
@@ -759,11 +786,17 @@ void workbench_load_recorded(Workbench& wb, const std::string& dir) {
   }
   std::sort(files.begin(), files.end());
   for (const std::string& f : files) {
-    // Hardware-counter recordings (tilescope-counters/1) are not timing reports: `bench --show`
-    // prints them; the app's predicted-vs-measured panel is still to come (issue #15).
+    // Hardware-counter recordings (tilescope-counters/1) are not timing reports: the Memory
+    // view's predicted-vs-measured table reads them.
     if (std::ifstream in(f);
-        kernels::is_counters_document(nlohmann::json::parse(in, nullptr, false)))
+        kernels::is_counters_document(nlohmann::json::parse(in, nullptr, false))) {
+      try {
+        wb.counters_recorded.emplace_back(f, kernels::load_counters_report(f));
+      } catch (const std::exception& e) {
+        wb.recorded_error += std::string(e.what()) + "\n";
+      }
       continue;
+    }
     try {
       wb.recorded.emplace_back(f, kernels::read_bench_report(f));
     } catch (const std::exception& e) {

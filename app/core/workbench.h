@@ -7,6 +7,8 @@
 #pragma once
 
 #include "app/core/autotune.h"
+#include "app/core/counters_compare.h"
+#include "app/core/gpu_run.h"
 #include "app/core/jobs.h"
 #include "app/core/memory_grid.h"
 #include "app/core/verify_tolerance.h"
@@ -186,8 +188,12 @@ struct Workbench {
   std::map<std::string, std::string> memory_errors;  // key → why the simulation failed
   std::map<std::string, CpuRunResult> cpu_cache;
   std::map<std::string, std::string> cpu_errors;
+  // "Run on this GPU" (gpu_run.h): answers and reasons by schedule key.
+  std::map<std::string, GpuRunResult> gpu_cache;
+  std::map<std::string, std::string> gpu_errors;
   Job<MemoryResult> memory_job;
   Job<CpuRunResult> cpu_job;
+  Job<GpuRunResult> gpu_job;
   // Jobs sized before they start and not started (see HeldJob), by the same keys as the caches.
   std::map<std::string, HeldJob> memory_held, cpu_held, tiles_held;
   std::string memory_formula;  // "L1 B": the Memory view's "why this number" popup; "" = closed
@@ -205,6 +211,9 @@ struct Workbench {
   bool recorded_loaded = false;
   std::vector<std::pair<std::string, nlohmann::json>> recorded;  // (file, report)
   std::string recorded_error;
+  // Hardware-counter recordings among them (ncu, cachegrind): the Memory view's predicted vs
+  // measured table (counters_compare.h).
+  CountersRecordings counters_recorded;
 
   // Autotune: tile-size sweeps of the current kernel, predicted and measured (autotune.h).
   AutotuneState autotune;
@@ -213,7 +222,8 @@ struct Workbench {
   const schedule::Kernel* kernel() const;
   std::string steps_text() const { return history ? history->to_text() : std::string(); }
   bool busy() const {
-    return memory_job.running() || cpu_job.running() || tiles_job.running() || autotune.busy();
+    return memory_job.running() || cpu_job.running() || gpu_job.running() || tiles_job.running() ||
+           autotune.busy();
   }
 
   // Cache keys: the model text, the steps up to the cursor and (memory) the machine.
@@ -221,6 +231,7 @@ struct Workbench {
   std::string memory_key() const { return schedule_key() + "\n@" + machine_name; }
   const MemoryResult* memory_result() const;
   const CpuRunResult* cpu_result() const;
+  const GpuRunResult* gpu_result() const;
 };
 
 // Lowers a new graph and replays as many of the previous steps as still apply.
@@ -245,6 +256,9 @@ schedule::Target workbench_target(const Workbench& wb);
 // kLongJobSeconds is held until called again with `anyway`.
 std::string workbench_simulate(Workbench& wb, bool anyway = false);
 std::string workbench_run_cpu(Workbench& wb, bool anyway = false);
+// Runs the current schedule on this computer's GPU through the GPU bench (gpu_run.h); refused
+// with the reason in a build without CUDA.
+std::string workbench_run_gpu(Workbench& wb);
 void workbench_cancel(Workbench& wb);
 // Starts recording the Tiles frames for the current schedule (no-op when current or running);
 // sized first as the jobs above.

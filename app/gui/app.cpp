@@ -139,8 +139,38 @@ std::string write_state_json(const std::string& path, const AppState& state) {
                     {"repeats", r->repeats},
                     {"flops", r->flops}};
   }
+  {
+    // "Run on this GPU" in the Timings view: whether this build offers it, and its outcome.
+    nlohmann::json g = {{"available", gpu_run_unavailable().empty()},
+                        {"running", wb.gpu_job.running()}};
+    if (auto e = wb.gpu_errors.find(wb.schedule_key()); e != wb.gpu_errors.end())
+      g["error"] = e->second;
+    if (const GpuRunResult* r = wb.gpu_result())
+      g["result"] = {{"device", r->device}, {"verified", r->verified}};
+    j["gpu_run"] = g;
+  }
   j["memory_cache_entries"] = wb.memory_cache.size();
   j["recorded_reports"] = wb.recorded.size();
+  // The Memory view's predicted-vs-measured table as it is drawn for this machine.
+  if (const auto* rec = counters_for_machine_kind(wb.counters_recorded,
+                                                  wb.machine ? wb.machine->kind : "cpu");
+      rec && !rec->second.runs.empty()) {
+    const auto& runs = rec->second.runs;
+    const size_t i = size_t(std::clamp(state.controls.memory.measured_run, 0, int(runs.size()) - 1));
+    nlohmann::json rows = nlohmann::json::array();
+    for (const CounterLevelRow& row : counter_level_rows(rec->second, runs[i])) {
+      nlohmann::json r = {{"level", row.level}, {"measured", row.measured}, {"within", row.within}};
+      if (row.predicted) r["predicted"] = *row.predicted;
+      if (row.error_pct) r["error_pct"] = *row.error_pct;
+      if (!row.cause.empty()) r["cause"] = row.cause;
+      rows.push_back(r);
+    }
+    j["measured"] = {{"file", std::filesystem::path(rec->first).filename().string()},
+                     {"tool", rec->second.tool},
+                     {"run", i},
+                     {"label", counter_run_label(runs[i])},
+                     {"rows", rows}};
+  }
   j["tiles"] = {{"frames", wb.tiles ? wb.tiles->frames.size() : 0}, {"frame", wb.tiles_frame}};
   j["status"] = {{"message", state.status_message}, {"is_error", state.status_is_error}};
   j["controls"] = nlohmann::json::object();

@@ -1,6 +1,6 @@
-// Parts of the Memory view drawn by memory_panels.cpp: the "why this number" popup, the working-set
-// meter and the set × way grids. Any view may draw the meter (it needs only a kernel and a
-// machine).
+// Parts of the Memory view drawn by memory_panels.cpp (the "why this number" popup, the
+// working-set meter and the set × way grids) and memory_measured.cpp (predicted vs measured).
+// Any view may draw the meter (it needs only a kernel and a machine).
 #pragma once
 
 #include "app/gui/views/views.h"
@@ -25,6 +25,11 @@ void draw_working_set_meter(ViewContext& ctx);
 // used.
 ImVec2 draw_cache_grids(ViewContext& ctx, const core::MemoryResult& r, ImVec2 origin, float width,
                         float height);
+
+// "Predicted vs measured": the committed counters recording for the machine's kind (ncu on the
+// H200, cachegrind on a CPU), one run chosen from a list, each level's prediction beside the
+// measurement with its error, its target and the likely cause of a miss (memory_measured.cpp).
+void draw_measured_section(ViewContext& ctx);
 
 // Colour of a graph tensor id in the grids and their legend (Okabe-Ito; -1: grey).
 ImU32 tensor_colour(int graph_id);

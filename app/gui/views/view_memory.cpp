@@ -205,6 +205,10 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
   draw_formula_popup(ctx, rect);
 }
 
+namespace {
+void draw_result_details(ViewContext& ctx, const MemoryResult& result);
+}  // namespace
+
 void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
   const Workbench& wb = ctx.state.bench;
   if (!begin_panel("Memory details", rect)) {
@@ -229,11 +233,17 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
   ImGui::TextDisabled("Results are kept per schedule and machine.");
   section_heading(ctx, "Working set of one tile");
   draw_working_set_meter(ctx);
-  const MemoryResult* r = wb.memory_result();
-  if (!r) {
-    end_panel();
-    return;
-  }
+  if (const MemoryResult* r = wb.memory_result()) draw_result_details(ctx, *r);
+  draw_measured_section(ctx);
+  end_panel();
+}
+
+namespace {
+
+// The simulated result's details: misses by cause, per tensor, against the minimum.
+void draw_result_details(ViewContext& ctx, const MemoryResult& result) {
+  const Workbench& wb = ctx.state.bench;
+  const MemoryResult* r = &result;
   section_heading(ctx, "Misses by cause (3C)");
   if (ImGui::BeginTable("3c", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("level");
@@ -311,7 +321,8 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
         format_bytes(int64_t(r->dram_bytes())).c_str(), r->levels[last].name.c_str(),
         format_bytes(min_bytes).c_str());
   }
-  end_panel();
 }
+
+}  // namespace
 
 }  // namespace tilescope::gui

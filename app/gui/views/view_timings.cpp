@@ -153,27 +153,12 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
   end_panel();
 }
 
-void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
+namespace {
+
+// The CPU half: JIT-compile, verify, time, and the prediction beside the measurement.
+void draw_cpu_run(ViewContext& ctx) {
   const Workbench& wb = ctx.state.bench;
   const Palette& p = ctx.palette;
-  if (!begin_panel("Run on this CPU", rect)) {
-    end_panel();
-    return;
-  }
-  ImGui::PushFont(ctx.fonts.ui_bold);
-  ImGui::TextUnformatted("Run on this CPU");
-  ImGui::PopFont();
-  ImGui::Separator();
-  const schedule::Kernel* k = wb.kernel();
-  if (!k) {
-    ImGui::TextWrapped("No kernel: type a model in the left panel.");
-    end_panel();
-    return;
-  }
-  ImGui::TextWrapped("Kernel %s: %s", k->name.c_str(), k->summary.c_str());
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("steps: %s", wb.steps_text().empty() ? "(none)" : wb.steps_text().c_str());
-  ImGui::PopStyleColor();
   const std::string key = wb.schedule_key();
   const CpuRunResult* r = wb.cpu_result();
   if (wb.cpu_job.running() && wb.cpu_job.key() == key) {
@@ -193,7 +178,6 @@ void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
     ImGui::PopStyleColor();
   }
   if (!r) {
-    end_panel();
     return;
   }
   ImGui::Spacing();
@@ -204,7 +188,6 @@ void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
         "An unverified kernel is not timed.",
         r->rel_error, kVerifyTolerance);
     ImGui::PopStyleColor();
-    end_panel();
     return;
   }
   ImGui::Text("verified: relative error %.2g", r->rel_error);
@@ -264,6 +247,79 @@ void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
     }
     ImGui::EndTable();
   }
+}
+
+// The GPU half: the current schedule through the GPU bench (NVRTC, verified, timed beside
+// cuBLAS) where this build has CUDA; otherwise why not, and where the recorded H200 run is.
+void draw_gpu_run(ViewContext& ctx) {
+  const Workbench& wb = ctx.state.bench;
+  const Palette& p = ctx.palette;
+  ImGui::Spacing();
+  ImGui::PushFont(ctx.fonts.ui_bold);
+  ImGui::TextUnformatted("Run on this GPU");
+  ImGui::PopFont();
+  ImGui::Separator();
+  if (const std::string why = gpu_run_unavailable(); !why.empty()) {
+    ImGui::TextWrapped("Not here: %s. The recorded H200 runs are in the list on the left "
+                       "(labelled with their device and date).",
+                       why.c_str());
+    return;
+  }
+  const std::string key = wb.schedule_key();
+  const GpuRunResult* r = wb.gpu_result();
+  if (wb.gpu_job.running() && wb.gpu_job.key() == key) {
+    job_progress_line(ctx, "Running on the GPU…", wb.gpu_job.fraction(), wb.gpu_job.phase());
+  } else if (!r) {
+    if (ImGui::Button("Run on this GPU")) ctx.push(command_from("run-gpu"));
+    note_widget("timings.run-gpu");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "Generates CUDA for this schedule (CUDA tab), compiles it with NVRTC, checks it\n"
+          "against the CPU reference, then times it beside cuBLAS (median of 20 launches).");
+  }
+  if (auto it = wb.gpu_errors.find(key); it != wb.gpu_errors.end() && !r) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
+    ImGui::TextWrapped("%s", it->second.c_str());
+    ImGui::PopStyleColor();
+    ImGui::TextWrapped("The recorded H200 runs are in the list on the left.");
+  }
+  if (!r) return;
+  ImGui::TextWrapped("on %s: %s", r->device.c_str(), r->verified ? "verified" : "NOT verified");
+  if (r->rel_error) ImGui::TextDisabled("relative error %.2g; %d registers/thread", *r->rel_error,
+                                        r->registers);
+  if (r->median_ms) ImGui::Text("measured: %s median", ms_text(*r->median_ms).c_str());
+  if (r->cublas_ms) {
+    ImGui::TextWrapped("%s: %s median", r->cublas_what.c_str(), ms_text(*r->cublas_ms).c_str());
+    if (r->median_ms && *r->median_ms > 0)
+      ImGui::Text("cuBLAS ÷ this schedule: %.2f (1 = as fast as cuBLAS)",
+                  *r->cublas_ms / *r->median_ms);
+  }
+}
+
+}  // namespace
+
+void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
+  const Workbench& wb = ctx.state.bench;
+  if (!begin_panel("Run on this CPU", rect)) {
+    end_panel();
+    return;
+  }
+  ImGui::PushFont(ctx.fonts.ui_bold);
+  ImGui::TextUnformatted("Run on this CPU");
+  ImGui::PopFont();
+  ImGui::Separator();
+  const schedule::Kernel* k = wb.kernel();
+  if (!k) {
+    ImGui::TextWrapped("No kernel: type a model in the left panel.");
+    end_panel();
+    return;
+  }
+  ImGui::TextWrapped("Kernel %s: %s", k->name.c_str(), k->summary.c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("steps: %s", wb.steps_text().empty() ? "(none)" : wb.steps_text().c_str());
+  ImGui::PopStyleColor();
+  draw_cpu_run(ctx);
+  draw_gpu_run(ctx);
   end_panel();
 }
 
