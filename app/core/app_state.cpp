@@ -88,6 +88,20 @@ void update_state(AppState& state) {
   }
 }
 
+double frame_wait_seconds(const AppState& state) {
+  const PlatformRequests& r = state.requests;
+  if (!r.input.empty() || !r.keys.empty() || !r.screenshot_path.empty() ||
+      !r.state_json_path.empty() || r.quit || r.resize_w > 0 || r.toggle_fullscreen ||
+      state.view.fit_pending || state.scene_stale)
+    return 0.0;
+  if (state.bench.busy() || state.bench.tiles_playing || state.lessons.busy())
+    return kBusyFrameSeconds;
+  if (state.model.reparse_pending)
+    return std::clamp(state.model.edit_time + kReparseDebounceSeconds - state.now, 0.0,
+                      kIdleWaitSeconds);
+  return kIdleWaitSeconds;
+}
+
 void refresh_scene(AppState& state, const TextMeasure& measure) {
   const graph::Graph* g = state.graph();
   if (!g) {
