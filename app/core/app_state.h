@@ -191,6 +191,15 @@ void refresh_scene(AppState& state, const TextMeasure& measure);
 
 // Below this zoom the canvas text is too small to read (16 px type drawn under 12 px).
 inline constexpr float kReadableZoom = 0.75f;
+// Presentation mode's floor for the canvas text (pixels): readable from the back of a room.
+inline constexpr float kPresentTextPx = 20.0f;
+// Presentation mode's legend column on the canvas's left, in font sizes (the fit keeps clear of
+// it).
+inline constexpr float kPresentLegendEm = 9.0f;
+
+// Presentation mode's corner line: "step 3 of 7" (the schedule history, or the open lesson's
+// steps) and how to move and leave. "" outside presentation mode.
+std::string presentation_indicator(const AppState& state);
 
 // Sets zoom and pan so the scene fits the graph panel, centred. A fit on load (not whole) stops
 // at kReadableZoom and shows the top of a tall graph; fit_whole (key F) always shows everything.

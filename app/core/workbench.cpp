@@ -102,6 +102,11 @@ const MemoryResult* Workbench::memory_result() const {
   return it == memory_cache.end() ? nullptr : &it->second;
 }
 
+const MemoryResult* Workbench::previous_memory_result() const {
+  auto it = memory_cache.find(last_memory_key);
+  return it == memory_cache.end() ? nullptr : &it->second;
+}
+
 const CpuRunResult* Workbench::cpu_result() const {
   auto it = cpu_cache.find(schedule_key());
   return it == cpu_cache.end() ? nullptr : &it->second;
@@ -543,9 +548,10 @@ void workbench_poll(Workbench& wb) {
   std::optional<MemoryResult> mem;
   std::string error;
   if (wb.memory_job.poll(mem, error)) {
-    if (mem)
+    if (mem) {
       wb.memory_cache[wb.memory_job.key()] = std::move(*mem);
-    else
+      wb.last_memory_key = wb.memory_job.key();
+    } else
       wb.memory_errors[wb.memory_job.key()] = error;
   }
   std::optional<TilesResult> tiles;

@@ -220,6 +220,14 @@ struct Workbench {
   std::string schedule_key() const;
   std::string memory_key() const { return schedule_key() + "\n@" + machine_name; }
   const MemoryResult* memory_result() const;
+  // The result the memory views draw: the current one, else (while it is computed) the last one
+  // finished, so the screen keeps the previous numbers instead of going blank between steps.
+  std::string last_memory_key;
+  const MemoryResult* previous_memory_result() const;
+  const MemoryResult* memory_result_shown() const {
+    const MemoryResult* r = memory_result();
+    return r ? r : previous_memory_result();
+  }
   const CpuRunResult* cpu_result() const;
 };
 

@@ -104,6 +104,9 @@ std::string write_layout_json(const std::string& path, const AppState& state, in
   j["widgets"] = widgets;
   j["selection"] = state.selection.name;
   j["view"] = {{"zoom", state.view.zoom}, {"pan_x", state.view.pan_x}, {"pan_y", state.view.pan_y}};
+  // The height the canvas draws node text at (font size × zoom): presentation mode keeps it at
+  // kPresentTextPx or more.
+  j["node_text_px"] = state.font_px() * state.view.zoom;
   std::ofstream out(path);
   if (!out) return "cannot write layout JSON '" + path + "'";
   // Replace, not throw, on invalid UTF-8: model text and its error excerpts are user bytes.
@@ -147,6 +150,16 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   for (const auto& [name, value] : panel_control_values(state.controls))
     j["controls"][name] = value;
   j["lesson"] = lesson_state_json(state);
+  j["presentation"] = {{"on", state.presentation}, {"indicator", presentation_indicator(state)}};
+  j["theme"] = theme_name(state.theme);
+  j["ui_scale"] = state.ui_scale;
+  j["model_path"] = state.model.path;
+  j["model_text"] = state.model.text;
+  j["recent_files"] = state.recent_files;
+  j["autosave_paused"] = state.autosave_paused;
+  j["file_browser"] = {{"open", state.files.mode != FileBrowser::Mode::Closed},
+                       {"dir", state.files.dir},
+                       {"name", state.files.name}};
   std::ofstream out(path);
   if (!out) return "cannot write state JSON '" + path + "'";
   // Replace, not throw, on invalid UTF-8: model text and its error excerpts are user bytes.
@@ -602,6 +615,7 @@ int run_app(const AppOptions& options) {
       }
       if (state.start_here && sides && state.bench.tab != ViewTab::Lessons)
         draw_start_here(ctx, panels.graph);
+      if (state.presentation) draw_presentation_bar(ctx, panels.graph);
       draw_status_bar_view(ctx, panels.status_bar);
     }
     ImGui::Render();

@@ -76,6 +76,26 @@ ImVec2 draw_legend(ImDrawList* dl, const Rect& rect, const GraphScene& scene, co
   return ImVec2(top_row_end, top);
 }
 
+// Presentation mode's colour key: one entry per line from `top`, on a plate, at the left edge.
+void draw_legend_column(ImDrawList* dl, const Rect& rect, float top, const GraphScene& scene,
+                        const Palette& p) {
+  std::set<int> present;
+  for (const SceneNode& n : scene.nodes) present.insert(static_cast<int>(n.category));
+  const float lh = ImGui::GetTextLineHeight();
+  float w = 0;
+  for (int c : present) w = std::max(w, ImGui::CalcTextSize(category_name(NodeCategory(c))).x);
+  const float x = rect.x + lh * 0.6f;
+  const ImVec2 a(x, top), b(x + lh * 1.6f + w, top + lh * 0.4f + present.size() * lh * 1.3f);
+  dl->AddRectFilled(a, b, (p.canvas_bg & ~IM_COL32_A_MASK) | (230u << IM_COL32_A_SHIFT), 4.0f);
+  float y = top + lh * 0.2f;
+  for (int c : present) {
+    dl->AddRectFilled(ImVec2(x + lh * 0.3f, y + lh * 0.2f), ImVec2(x + lh * 0.9f, y + lh * 0.8f),
+                      category_colour(p, static_cast<NodeCategory>(c)), 2.0f);
+    dl->AddText(ImVec2(x + lh * 1.2f, y), p.subtext, category_name(NodeCategory(c)));
+    y += lh * 1.3f;
+  }
+}
+
 // [SECTION] Operands: the selection is A, Shift+clicked nodes are B and C
 
 // The canvas node that shows tensor `name`: its source/output node, or the op that produces it.
@@ -578,6 +598,16 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
     dl->AddRectFilled(a, ImVec2(a.x + s.x + lh * 1.2f, a.y + s.y + lh * 0.6f), p.stale_bg, 4.0f);
     dl->AddRect(a, ImVec2(a.x + s.x + lh * 1.2f, a.y + s.y + lh * 0.6f), p.error, 4.0f);
     dl->AddText(ImVec2(a.x + lh * 0.6f, a.y + lh * 0.3f), p.text, msg);
+  }
+  if (state.presentation) {
+    // Presentation: the legend is a column under the title on the left (fit_view keeps the graph
+    // clear of it), and no hint line — the corner indicator says the keys. The whole height is
+    // then the graph's, and nothing covers the output node.
+    draw_legend_column(dl, rect, rect.y + pad * 1.2f + lh * (state.model.error ? 3.4f : 1.4f),
+                       scene, p);
+    dl->PopClipRect();
+    end_panel();
+    return;
   }
   dl->ChannelsSplit(2);  // 1: legend and hint text; 0: their band, sized once they are placed
   dl->ChannelsSetCurrent(1);

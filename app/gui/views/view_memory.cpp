@@ -55,11 +55,19 @@ bool memory_empty_state(ViewContext& ctx) {
   }
   if (wb.memory_result()) return false;
   const std::string key = wb.memory_key();
+  // While the next result is computed the previous one stays on screen, marked as such: in front
+  // of a class a blank view between two steps loses the thread.
+  const MemoryResult* previous = wb.previous_memory_result();
+  const auto keep_previous = [&] {
+    ImGui::TextDisabled("Below: the previous result (%s, %zu steps) until this one is ready.",
+                        previous->kernel.c_str(), previous->step_count);
+    return false;
+  };
   if (wb.memory_job.running() && wb.memory_job.key() == key) {
     job_progress_line(ctx,
                       ("Simulating " + wb.kernel()->name + " on " + wb.machine_name + "…").c_str(),
                       wb.memory_job.fraction(), "");
-    return true;
+    return previous ? keep_previous() : true;
   }
   if (auto held = wb.memory_held.find(key); held != wb.memory_held.end()) {
     if (held_job_lines(ctx, held->second, "Simulate anyway"))
@@ -86,8 +94,13 @@ bool memory_empty_state(ViewContext& ctx) {
   } else if (!wb.memory_job.running()) {
     // Nothing for this (schedule, machine) yet: start at once, as the learner came to see it.
     ctx.push(command_from("simulate"));
+    if (previous) {
+      ImGui::TextUnformatted("Starting the simulation…");
+      return keep_previous();
+    }
   } else {
     ImGui::TextDisabled("Waiting for the previous simulation to stop…");
+    if (previous) return keep_previous();
   }
   return true;
 }
@@ -102,7 +115,7 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
     end_panel();
     return;
   }
-  const MemoryResult& r = *ctx.state.bench.memory_result();
+  const MemoryResult& r = *ctx.state.bench.memory_result_shown();
   const float em = ImGui::GetFontSize();
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::Text("%s on %s (%s mode)", r.kernel.c_str(), r.machine.c_str(), r.gpu ? "GPU" : "CPU");
