@@ -95,6 +95,8 @@ std::string presentation_indicator(const AppState& state) {
   if (lp.is_open() && lp.lesson && !lp.lesson->steps.empty()) {
     where = "lesson step " + std::to_string(lp.step + 1) + " of " +
             std::to_string(lp.lesson->steps.size());
+  } else if (state.bench.history && state.bench.step_texts.empty()) {
+    where = "no steps yet";
   } else if (state.bench.history) {
     where = "step " + std::to_string(state.bench.history->size()) + " of " +
             std::to_string(state.bench.step_texts.size());

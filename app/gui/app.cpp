@@ -615,8 +615,8 @@ int run_app(const AppOptions& options) {
       }
       if (state.start_here && sides && state.bench.tab != ViewTab::Lessons)
         draw_start_here(ctx, panels.graph);
-      if (state.presentation) draw_presentation_bar(ctx, panels.graph);
       draw_status_bar_view(ctx, panels.status_bar);
+      draw_file_browser(ctx, Rect{0, 0, state.window_w, state.window_h});
     }
     ImGui::Render();
     const auto ui_end = std::chrono::steady_clock::now();

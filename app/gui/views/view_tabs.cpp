@@ -93,23 +93,6 @@ void handle_global_keys(ViewContext& ctx) {
   }
 }
 
-void draw_presentation_bar(ViewContext& ctx, const Rect& centre) {
-  const std::string text = presentation_indicator(ctx.state);
-  if (text.empty()) return;
-  // On top of the view, in the top-right corner, on an opaque plate so it reads over any view.
-  ImDrawList* dl = ImGui::GetForegroundDrawList();
-  ImFont* font = ctx.fonts.ui_bold;
-  const float px = ctx.fonts.px;
-  const ImVec2 size = font->CalcTextSizeA(px, FLT_MAX, 0.0f, text.c_str());
-  const float pad = px * 0.4f;
-  const ImVec2 a(centre.x + centre.w - size.x - pad * 3, centre.y + pad);
-  const ImVec2 b(a.x + size.x + pad * 2, a.y + size.y + pad * 2);
-  dl->AddRectFilled(a, b, ctx.palette.label_bg, pad);
-  dl->AddRect(a, b, ctx.palette.node_border, pad, 0, 1.5f * ctx.palette.line_scale);
-  dl->AddText(font, px, ImVec2(a.x + pad, a.y + pad), ctx.palette.text, text.c_str());
-  widget_rects().push_back({"presentation.indicator", Rect{a.x, a.y, b.x - a.x, b.y - a.y}, true});
-}
-
 void draw_tabs_view(ViewContext& ctx, const Rect& rect) {
   const Workbench& wb = ctx.state.bench;
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding,

@@ -41,6 +41,8 @@ void draw_model_text_view(ViewContext& ctx, const core::Rect& rect);
 void draw_graph_view(ViewContext& ctx, const core::Rect& rect);
 void draw_inspector_view(ViewContext& ctx, const core::Rect& rect);
 void draw_status_bar_view(ViewContext& ctx, const core::Rect& rect);
+// The Open / Save file browser over the window while it is open (files.h's `files` commands).
+void draw_file_browser(ViewContext& ctx, const core::Rect& window);
 
 // The centre's tab strip and the workbench views (one file each), with their side panels.
 void draw_tabs_view(ViewContext& ctx, const core::Rect& rect);
@@ -49,8 +51,6 @@ void draw_tabs_view(ViewContext& ctx, const core::Rect& rect);
 // (tile animation). With a lesson open: Alt+Right / Alt+Left and N / P step through it, and R in
 // presentation mode reveals the current prediction to the class.
 void handle_global_keys(ViewContext& ctx);
-// Presentation mode's corner: where the class is ("step 3 of 7") and how to move and leave.
-void draw_presentation_bar(ViewContext& ctx, const core::Rect& centre);
 void draw_schedule_view(ViewContext& ctx, const core::Rect& rect);
 void draw_schedule_inspector(ViewContext& ctx, const core::Rect& rect);
 void draw_memory_view(ViewContext& ctx, const core::Rect& rect);
