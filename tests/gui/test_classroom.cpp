@@ -1,0 +1,287 @@
+// A workbench for a classroom (issue #17), without a display: files opened and saved (model files,
+// session hand-outs, recent files, drops, the browser's listing and verbs), redo and UI scale kept
+// by the session, render on demand's wait, presentation's indicator and its readable fit.
+#include "app/core/app_state.h"
+#include "app/core/commands.h"
+#include "app/core/files.h"
+#include "app/core/session.h"
+#include "tests/gui/workbench_fixtures.h"
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+using namespace tilescope::core;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kModel = "x: [8, 16]\nW: [4, 16] weight\nb: [4] weight\ny = relu(x @ W.T + b)\n";
+const char* kSteps = "fuse(matmul0, add0, relu0); tile(i, 4); tile(j, 2)";
+
+using test::run;
+using test::state_for;
+
+// A fresh folder per test, removed at the end.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("tilescope-classroom-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(reinterpret_cast<uintptr_t>(this)));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Every glyph 0.6 em wide: the scene's sizes follow the font size alone.
+float fixed_measure(std::string_view s, SceneFont) {
+  return static_cast<float>(s.size()) * 16.0f * 0.6f;
+}
+
+}  // namespace
+
+TEST_CASE("the browser lists folders first, then the files of its kind, hidden ones left out") {
+  TempDir d;
+  fs::create_directories(d.path / "zeta");
+  fs::create_directories(d.path / "alpha");
+  fs::create_directories(d.path / ".hidden");
+  write(d.file("b.model"), kModel);
+  write(d.file("a.model"), kModel);
+  write(d.file("notes.json"), "{}");
+  write(d.file(".secret.model"), kModel);
+  std::string error;
+  const auto models = list_folder(d.path.string(), {".model", ".txt"}, error);
+  CHECK(error.empty());
+  REQUIRE(models.size() == 4);
+  CHECK(models[0].name == "alpha");
+  CHECK(models[0].folder);
+  CHECK(models[1].name == "zeta");
+  CHECK(models[2].name == "a.model");
+  CHECK_FALSE(models[2].folder);
+  CHECK(models[3].name == "b.model");
+  const auto sessions = list_folder(d.path.string(), {".json"}, error);
+  REQUIRE(sessions.size() == 3);
+  CHECK(sessions[2].name == "notes.json");
+  const auto missing = list_folder(d.file("nope"), {}, error);
+  CHECK(missing.empty());
+  CHECK(error.find("cannot list") != std::string::npos);
+}
+
+TEST_CASE("recent files: newest first, each once, at most kMaxRecentFiles") {
+  AppState state;
+  for (int i = 0; i < 10; ++i) note_recent_file(state, "/tmp/m" + std::to_string(i) + ".model");
+  note_recent_file(state, "/tmp/m5.model");
+  REQUIRE(state.recent_files.size() == kMaxRecentFiles);
+  CHECK(state.recent_files[0] == "/tmp/m5.model");
+  CHECK(state.recent_files[1] == "/tmp/m9.model");
+  CHECK(std::count(state.recent_files.begin(), state.recent_files.end(), "/tmp/m5.model") == 1);
+}
+
+TEST_CASE("save-model writes the editor's text; the built-in example needs a path first") {
+  TempDir d;
+  AppState state = state_for(kModel);
+  CHECK(run(state, "save-model").find("built-in example") != std::string::npos);
+  const std::string path = d.file("mine.model");
+  CHECK(run(state, "save-model " + path).empty());
+  CHECK(read(path) == kModel);
+  CHECK(state.model.path == path);
+  CHECK(state.recent_files.front() == path);
+  // Bare save-model now writes back to that file.
+  CHECK(run(state, "set-model-text x: [2, 3]\\ny = relu(x)").empty());
+  state.model.path = path;
+  CHECK(run(state, "save-model").empty());
+  CHECK(read(path) == "x: [2, 3]\ny = relu(x)\n");
+}
+
+TEST_CASE("a session hand-out round-trips model, steps, redo, machine and view, not recent files") {
+  TempDir d;
+  AppState teacher = state_for(kModel);
+  REQUIRE(run(teacher, std::string("apply \"") + kSteps + "\"").empty());
+  REQUIRE(run(teacher, "undo").empty());
+  REQUIRE(run(teacher, "machine tiny").empty());
+  REQUIRE(run(teacher, "view tiles").empty());
+  note_recent_file(teacher, "/home/teacher/secret.model");
+  const std::string handout = d.file("class.json");
+  CHECK(run(teacher, "save-session " + handout).empty());
+  CHECK(read(handout).find("secret.model") == std::string::npos);
+
+  AppState learner = state_for("x: [2, 2]\ny = relu(x)\n");
+  learner.theme = Theme::Dark;
+  learner.ui_scale = 1.5f;
+  note_recent_file(learner, "/home/learner/own.model");
+  CHECK(run(learner, "open-session " + handout).empty());
+  CHECK(learner.model.text == kModel);
+  REQUIRE(learner.bench.history);
+  CHECK(learner.bench.history->size() == 2);  // 3 steps, one undone
+  CHECK(learner.bench.step_texts.size() == 3);
+  CHECK(workbench_redo(learner.bench));
+  CHECK(learner.bench.history->size() == 3);
+  CHECK(learner.bench.machine_name == "tiny");
+  CHECK(learner.bench.tab == ViewTab::Tiles);
+  // The learner's own settings stay; the hand-out is added to the recent files.
+  CHECK(learner.theme == Theme::Dark);
+  CHECK(learner.ui_scale == 1.5f);
+  REQUIRE(learner.recent_files.size() == 2);
+  CHECK(learner.recent_files[0] == handout);
+  CHECK(learner.recent_files[1] == "/home/learner/own.model");
+}
+
+TEST_CASE("opening what is not a session changes nothing and says why") {
+  TempDir d;
+  AppState state = state_for(kModel);
+  write(d.file("other.json"), "{\"schema\": \"something-else/1\"}");
+  write(d.file("broken.json"), "{ not json");
+  const std::string e1 = run(state, "open-session " + d.file("other.json"));
+  CHECK(e1.find("something-else/1") != std::string::npos);
+  const std::string e2 = run(state, "open-session " + d.file("broken.json"));
+  CHECK(e2.find("not JSON") != std::string::npos);
+  CHECK(run(state, "open-session " + d.file("missing.json")) != "");
+  CHECK(state.model.text == kModel);
+}
+
+TEST_CASE("a dropped .json opens as a session, anything else as a model") {
+  TempDir d;
+  AppState state = state_for(kModel);
+  write(d.file("two.model"), "x: [2, 3]\ny = relu(x)\n");
+  CHECK(run(state, "drop " + d.file("two.model")).empty());
+  CHECK(state.model.path == d.file("two.model"));
+  CHECK(state.graph()->ops().size() == 1);
+  AppState other = state_for(kModel);
+  REQUIRE(run(other, "machine tiny").empty());
+  REQUIRE(run(other, "save-session " + d.file("s.json")).empty());
+  CHECK(run(state, "drop " + d.file("s.json")).empty());
+  CHECK(state.model.text == kModel);
+  CHECK(state.bench.machine_name == "tiny");
+}
+
+TEST_CASE("the file browser: shown in the model's folder, cd, name, ok; a failed open stays open") {
+  TempDir d;
+  fs::create_directories(d.path / "sub");
+  write(d.file("sub/m.model"), "x: [2, 3]\ny = relu(x)\n");
+  AppState state = state_for(kModel);
+  CHECK(run(state, "files open-model " + d.path.string()).empty());
+  CHECK(state.files.mode == FileBrowser::Mode::OpenModel);
+  CHECK(run(state, "files cd sub").empty());
+  CHECK(fs::equivalent(state.files.dir, d.path / "sub"));
+  CHECK(run(state, "files cd nowhere").find("not a folder") != std::string::npos);
+  CHECK(run(state, "files name missing.model").empty());
+  CHECK_FALSE(run(state, "files ok").empty());
+  CHECK(state.files.mode == FileBrowser::Mode::OpenModel);  // still open: pick again
+  CHECK(run(state, "files name m.model").empty());
+  CHECK(run(state, "files ok").empty());
+  CHECK(state.files.mode == FileBrowser::Mode::Closed);
+  CHECK(state.graph()->ops().size() == 1);
+  // Save as: the field starts with the model's own name, in its folder.
+  CHECK(run(state, "files save-model").empty());
+  CHECK(state.files.name == "m.model");
+  CHECK(fs::equivalent(state.files.dir, d.path / "sub"));
+  CHECK(run(state, "files cd ..").empty());
+  CHECK(fs::equivalent(state.files.dir, d.path));
+  CHECK(run(state, "files name copy.model").empty());
+  CHECK(run(state, "files ok").empty());
+  CHECK(read(d.file("copy.model")) == "x: [2, 3]\ny = relu(x)\n");
+  CHECK(run(state, "files close").empty());
+  CHECK_THROWS_AS(parse_command("files"), CommandError);
+  CHECK(run(state, "files fly").find("unknown verb") != std::string::npos);
+}
+
+TEST_CASE("the session keeps redo steps and the UI scale across a restart") {
+  TempDir d;
+  AppState before = state_for(kModel);
+  REQUIRE(run(before, std::string("apply \"") + kSteps + "\"").empty());
+  REQUIRE(run(before, "undo").empty());
+  REQUIRE(run(before, "undo").empty());
+  REQUIRE(run(before, "ui-scale 1.25").empty());
+  const std::string path = d.file("session.json");
+  REQUIRE(save_session(before, path).empty());
+  AppState after;
+  after.model.text = "x: [1, 1]\ny = relu(x)\n";
+  reparse_model(after);
+  update_state(after);
+  const SessionRestore r = restore_session(after, path);
+  CHECK(r.message.empty());
+  REQUIRE(after.bench.history);
+  CHECK(after.bench.history->size() == 1);
+  CHECK(after.bench.step_texts == before.bench.step_texts);
+  CHECK(workbench_redo(after.bench));
+  CHECK(workbench_redo(after.bench));
+  CHECK(after.bench.steps_text() == "fuse(matmul0, add0, relu0); tile(i, 4); tile(j, 2)");
+  CHECK(after.ui_scale == 1.25f);
+  // A scale out of range in the file is skipped with a word, not applied.
+  nlohmann::json j = session_to_json(before);
+  j["ui_scale"] = 40;
+  AppState third = state_for(kModel);
+  CHECK(session_from_json(third, j).find("ui_scale") != std::string::npos);
+  CHECK(third.ui_scale == 1.0f);
+  CHECK_THROWS_AS(parse_command("ui-scale 9"), CommandError);
+}
+
+TEST_CASE("render on demand: the loop may sleep only when nothing is queued or moving") {
+  AppState state = state_for(kModel);
+  state.scene_stale = false;
+  state.view.fit_pending = false;
+  CHECK(frame_wait_seconds(state) == kIdleWaitSeconds);
+  state.requests.keys.push({262, 0, 0, true});
+  CHECK(frame_wait_seconds(state) == 0.0);
+  state.requests.keys.take_frame();
+  state.requests.input.push_back({});
+  CHECK(frame_wait_seconds(state) == 0.0);
+  state.requests.input.clear();
+  // A parse waiting for the typing debounce: wake when it is due (0.35 s after the edit).
+  state.now = 10.0;
+  REQUIRE(run(state, "edit-model-text x: [2, 2]\\ny = relu(x)").empty());
+  state.now = 10.1;
+  CHECK(frame_wait_seconds(state) == doctest::Approx(kReparseDebounceSeconds - 0.1));
+  state.model.reparse_pending = false;
+  state.bench.tiles_playing = true;
+  CHECK(frame_wait_seconds(state) == kBusyFrameSeconds);
+}
+
+TEST_CASE("presentation: the indicator says the step and the keys; the fit keeps text >= 20 px") {
+  AppState state = state_for(kModel);
+  CHECK(presentation_indicator(state).empty());
+  REQUIRE(run(state, std::string("apply \"") + kSteps + "\"").empty());
+  REQUIRE(run(state, "undo").empty());
+  REQUIRE(run(state, "present on").empty());
+  const std::string ind = presentation_indicator(state);
+  CHECK(ind.rfind("step 2 of 3", 0) == 0);
+  CHECK(ind.find("Esc or F5 leaves") != std::string::npos);
+  // A tall graph (a chain of 12 ReLUs) in a 1920x1080 window with the projector's type: the fit
+  // stops at the zoom where node text is kPresentTextPx high, not smaller.
+  std::string chain = "x: [4, 4]\nt0 = relu(x)\n";
+  for (int i = 1; i < 12; ++i)
+    chain += "t" + std::to_string(i) + " = relu(t" + std::to_string(i - 1) + ")\n";
+  REQUIRE(run(state, "set-model-text " + chain).empty());
+  update_state(state);
+  state.theme = Theme::Projector;
+  state.window_w = 1920;
+  state.window_h = 1080;
+  state.view.fit_pending = true;
+  refresh_scene(state, fixed_measure);
+  REQUIRE(state.scene);
+  CHECK(state.scene->compact);
+  CHECK(state.font_px() * state.view.zoom >= doctest::Approx(kPresentTextPx));
+  // Outside presentation the same graph may shrink to the desk floor (kReadableZoom).
+  REQUIRE(run(state, "present off").empty());
+  refresh_scene(state, fixed_measure);
+  CHECK_FALSE(state.scene->compact);
+  CHECK(state.view.zoom == doctest::Approx(kReadableZoom));
+}
