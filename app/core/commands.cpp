@@ -764,6 +764,20 @@ std::string apply_command(AppState& state, const Command& c) {
         const std::vector<std::string> named = named_tensors(outline_model(state.model.text));
         if (std::find(named.begin(), named.end(), name) == named.end())
           return "palette pick: no line of the model text names a tensor '" + name + "'";
+        // With nothing selected the first pick is operand A (the selection), as a click on its
+        // node would make it: "pick y" on a fresh palette used to fill B and leave A empty.
+        if (state.selection.kind == Selection::Kind::None) {
+          if (const graph::Graph* g = state.graph()) {
+            if (const auto t = g->find_tensor(name)) {
+              const graph::Tensor& tensor = g->tensor(*t);
+              if (tensor.producer >= 0)
+                state.selection = {Selection::Kind::Op, g->op(tensor.producer).name};
+              else
+                state.selection = {Selection::Kind::Tensor, name};
+              return {};
+            }
+          }
+        }
         auto& picks = state.palette_picks;
         picks.erase(std::remove(picks.begin(), picks.end(), name), picks.end());
         picks.push_back(name);
@@ -771,7 +785,9 @@ std::string apply_command(AppState& state, const Command& c) {
         return {};
       }
       if (trim(c.text) == "unpick") {
+        // "clear" starts the operands over: A (the selection) as well as B and C.
         state.palette_picks.clear();
+        state.selection = {};
         return {};
       }
       // The palette edits the text the editor shows, so a pending debounced edit is parsed first.

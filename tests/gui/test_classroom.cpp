@@ -285,3 +285,22 @@ TEST_CASE("presentation: the indicator says the step and the keys; the fit keeps
   CHECK_FALSE(state.scene->compact);
   CHECK(state.view.zoom == doctest::Approx(kReadableZoom));
 }
+
+TEST_CASE("palette: the first pick with nothing selected is A; clear starts A, B and C over") {
+  AppState state = state_for(kModel);
+  REQUIRE(state.selection.kind == Selection::Kind::None);
+  CHECK(run(state, "palette pick y").empty());
+  // y is relu0's output: A is relu0 (as a click on its node), and B is still empty.
+  CHECK(state.selection.kind == Selection::Kind::Op);
+  CHECK(state.selection.name == "relu0");
+  CHECK(state.palette_picks.empty());
+  CHECK(run(state, "palette pick x").empty());
+  CHECK(state.palette_picks == std::vector<std::string>{"x"});
+  CHECK(run(state, "palette unpick").empty());
+  CHECK(state.selection.kind == Selection::Kind::None);
+  CHECK(state.palette_picks.empty());
+  // A graph input picked first is selected as a tensor.
+  CHECK(run(state, "palette pick W").empty());
+  CHECK(state.selection.kind == Selection::Kind::Tensor);
+  CHECK(state.selection.name == "W");
+}

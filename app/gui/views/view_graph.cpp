@@ -340,9 +340,10 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
     if (ImGui::SmallButton(name.c_str())) ctx.push(command_from("palette pick " + name));
     ImGui::PopID();
   }
-  if (!state.palette_picks.empty()) {
+  if (!state.palette_picks.empty() || !a.empty()) {
     ImGui::SameLine();
     if (ImGui::SmallButton("clear")) ctx.push(command_from("palette unpick"));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Start the operands over: A, B and C.");
   }
 
   // The op buttons, flowing in rows; disabled until they have their operands.

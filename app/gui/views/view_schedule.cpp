@@ -223,15 +223,17 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
     step += ")";
     if (ImGui::Button(("Fuse " + names).c_str())) push_apply(ctx, step);
     note_widget("schedule.fuse-chain");
-    step_tip(step, "The whole elementwise chain runs inside this kernel's loop nest: each "
-                   "result is used while it is still in a register, instead of written to memory "
-                   "and read back by the next kernel.");
+    step_tip(step,
+             "The whole elementwise chain runs inside this kernel's loop nest: each "
+             "result is used while it is still in a register, instead of written to memory "
+             "and read back by the next kernel.");
   }
   for (const std::string& c : consumers) {
     const std::string step = "fuse(" + k->op_names.front() + ", " + c + ")";
     if (ImGui::Button(("Fuse " + c).c_str())) push_apply(ctx, step);
     note_widget("schedule.fuse." + c);
-    step_tip(step, ("Runs " + c + " inside this kernel: its input never goes to memory and back "
+    step_tip(step, ("Runs " + c +
+                    " inside this kernel: its input never goes to memory and back "
                     "(one kernel launch and one round trip of the tensor fewer).")
                        .c_str());
   }
@@ -274,28 +276,33 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
       const std::string up = i > 0 ? "reorder(" + l.name + ", " + k->loops[i - 1].name + ")" : "";
       if (i > 0 && ImGui::SmallButton("up")) push_apply(ctx, up);
       if (i > 0)
-        step_tip(up, "Moves this loop one level out: the loop order decides which data stays "
-                     "in cache between iterations (and which index walks memory contiguously).");
+        step_tip(up,
+                 "Moves this loop one level out: the loop order decides which data stays "
+                 "in cache between iterations (and which index walks memory contiguously).");
       if (i > 0) ImGui::SameLine();
       const std::string vec = "vectorize(" + l.name + ")";
       if (ImGui::SmallButton("vec")) push_apply(ctx, vec);
-      step_tip(vec, "Runs this innermost loop's iterations in SIMD lanes: one instruction does "
-                    "several multiply-adds, when the loop walks memory contiguously.");
+      step_tip(vec,
+               "Runs this innermost loop's iterations in SIMD lanes: one instruction does "
+               "several multiply-adds, when the loop walks memory contiguously.");
       ImGui::SameLine();
       const std::string unr = "unroll(" + l.name + ")";
       if (ImGui::SmallButton("unr")) push_apply(ctx, unr);
-      step_tip(unr, "Writes the loop's body out once per iteration: no loop counter or branch, "
-                    "and independent multiply-adds the core can overlap.");
+      step_tip(unr,
+               "Writes the loop's body out once per iteration: no loop counter or branch, "
+               "and independent multiply-adds the core can overlap.");
       ImGui::SameLine();
       const std::string par = "parallel(" + l.name + ")";
       if (ImGui::SmallButton("par")) push_apply(ctx, par);
-      step_tip(par, "Spreads this loop's iterations over the CPU's cores: worth it on an outer "
-                    "loop with enough work per iteration.");
+      step_tip(par,
+               "Spreads this loop's iterations over the CPU's cores: worth it on an outer "
+               "loop with enough work per iteration.");
       ImGui::SameLine();
       const std::string bind = "bind(" + l.name + ", " + kBindTargets[bind_kind] + ")";
       if (ImGui::SmallButton("bind")) push_apply(ctx, bind);
-      step_tip(bind, "Maps this loop to GPU blocks or threads (the combo above): a GPU kernel "
-                     "needs its loops bound, or it runs as one thread in one block.");
+      step_tip(bind,
+               "Maps this loop to GPU blocks or threads (the combo above): a GPU kernel "
+               "needs its loops bound, or it runs as one thread in one block.");
       ImGui::PopID();
     }
     ImGui::EndTable();
@@ -324,8 +331,9 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
                               kStageLevels[stage_level] + ", at=" + loop_names[size_t(stage_at)] +
                               ")";
     if (ImGui::Button("Stage")) push_apply(ctx, stage);
-    step_tip(stage, "Copies the tile this loop touches into a fast memory the program manages "
-                    "(shared memory on a GPU) once, so the inner loops read it from there.");
+    step_tip(stage,
+             "Copies the tile this loop touches into a fast memory the program manages "
+             "(shared memory on a GPU) once, so the inner loops read it from there.");
   }
 
   section_heading(ctx, "Grid order, layout, im2col");
@@ -340,8 +348,9 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
   ImGui::SameLine();
   const std::string grouped = "block_order(grouped, " + std::to_string(group) + ")";
   if (ImGui::Button("grouped")) push_apply(ctx, grouped);
-  step_tip(grouped, "Blocks start in groups of rows, so the blocks resident at once share "
-                    "their tiles in L2 (fewer DRAM reads).");
+  step_tip(grouped,
+           "Blocks start in groups of rows, so the blocks resident at once share "
+           "their tiles in L2 (fewer DRAM reads).");
   int layout_tensor = std::clamp(sc.layout_tensor, 0, std::max(0, int(tensor_names.size()) - 1));
   ImGui::SetNextItemWidth(em * 7);
   if (ImGui::Combo("tensor##layout", &layout_tensor, tensor_names.data(), int(tensor_names.size())))
@@ -352,17 +361,19 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
     push_control(ctx, "schedule.layout", kLayoutKinds[layout_kind]);
   ImGui::SameLine();
   if (!tensor_names.empty()) {
-    const std::string layout = std::string("layout(") + tensor_names[size_t(layout_tensor)] +
-                               ", " + kLayoutKinds[layout_kind] + ")";
+    const std::string layout = std::string("layout(") + tensor_names[size_t(layout_tensor)] + ", " +
+                               kLayoutKinds[layout_kind] + ")";
     if (ImGui::Button("Layout")) push_apply(ctx, layout);
-    step_tip(layout, "Stores the tensor in another order in memory, so the inner loop walks it "
-                     "contiguously (whole cache lines used).");
+    step_tip(layout,
+             "Stores the tensor in another order in memory, so the inner loop walks it "
+             "contiguously (whole cache lines used).");
   }
   for (const std::string& op : k->op_names) {
     if (op.rfind("conv", 0) != 0) continue;
     if (ImGui::Button(("im2col(" + op + ")").c_str())) push_apply(ctx, "im2col(" + op + ")");
-    step_tip("im2col(" + op + ")", "Rewrites the convolution as one matrix multiplication over "
-                                   "copied input patches: more bytes, but a GEMM's fast loops.");
+    step_tip("im2col(" + op + ")",
+             "Rewrites the convolution as one matrix multiplication over "
+             "copied input patches: more bytes, but a GEMM's fast loops.");
   }
   ImGui::Spacing();
   ImGui::TextDisabled("Every control sends a step: apply \"...\" (replayable in scripts).");
