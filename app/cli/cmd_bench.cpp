@@ -35,6 +35,8 @@ struct BenchFlags {
   bool gpu = false;
   std::string suite;
   int repeats = 10;
+  int size = 0;
+  int threads = 0;
   bool quick = false;
   std::string out;
   std::string show;
@@ -110,8 +112,14 @@ int run_bench(const BenchFlags& flags) {
     options.suite = flags.suite;
     options.repeats = flags.repeats;
     options.quick = flags.quick;
+    options.size = flags.size;
+    options.threads = flags.threads;
     report = run_cpu_bench(options, std::cerr);
   } else {
+    if (flags.size != 0 || flags.threads != 0) {
+      std::cerr << "bench --gpu: --size and --threads are options of the CPU matmul suite\n";
+      return 1;
+    }
 #if TILESCOPE_HAVE_CUDA
     // The GPU bench runs as its own process, so this one never loads the CUDA libraries (see
     // kernels/cuda/CMakeLists.txt); it prints its progress and any "no usable GPU" reason itself.
@@ -189,6 +197,11 @@ const CommandRegistrar registrar{
       sub.add_option("--repeats", flags->repeats, "Timed runs per version (median reported)")
           ->capture_default_str();
       sub.add_flag("--quick", flags->quick, "Small sizes: a smoke run in seconds, not a benchmark");
+      sub.add_option("--size", flags->size,
+                     "CPU matmul suite: M = N = K = SIZE (default 1024; at most 2048)");
+      sub.add_option("--threads", flags->threads,
+                     "CPU matmul suite: threads of version 6 and of Eigen's version 7, which "
+                     "it is compared with (default: every hardware thread)");
       sub.add_option("--out", flags->out,
                      "Where to write the JSON (default tilescope-bench-cpu.json / -gpu.json)");
       sub.add_option("--show", flags->show,

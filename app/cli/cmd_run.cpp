@@ -39,11 +39,13 @@ struct RunFlags {
   int repeats = 20;
 };
 
+#if TILESCOPE_HAVE_CUDA
 std::string ms(double v) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(4) << v << " ms";
   return os.str();
 }
+#endif
 
 // The simulator's prediction for the kernel: its trace on `machine` and the roofline on it.
 void print_prediction(const RunFlags& f, std::ostream& out) {

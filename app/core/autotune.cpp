@@ -14,13 +14,19 @@
 #include "sim/schedule/trace.h"
 #include "sim/schedule/transform.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace tilescope::core {
 
@@ -274,9 +280,67 @@ std::string remaining_text(double elapsed, size_t done, size_t total) {
 
 }  // namespace
 
+int autotune_threads(const model::Machine& machine) {
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  uint64_t lines = 0;
+  for (const memory::CacheConfig& c : machine.levels) lines += c.lines();
+  const double per_thread = 32.0 * double(lines);
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0 || per_thread <= 0) return cores;
+  const double half = 0.5 * double(pages) * double(page);
+  return std::clamp(int(half / per_thread), 1, cores);
+}
+
+namespace {
+
+// What one point of a simulator sweep adds to the grid's notes, merged in point order afterwards
+// so the notes do not depend on which worker finished first.
+struct PointNotes {
+  std::vector<std::string> analytic;  // the analytic model's notes for this point
+  bool traced = false;                // the point was simulated from its trace
+};
+
+// Predicts one point (its prediction fields, and what it has to say in `notes`).
+void predict_point(const schedule::Program& base, const model::Machine& m, JobProgress& progress,
+                   AutotunePoint& p, PointNotes& notes) {
+  // Legal on the machine predicted on: a tile that needs more than its registers is refused.
+  std::optional<schedule::Program> prog = apply_point(base, p, model::target_for(m));
+  if (!prog) return;
+  const schedule::Kernel& k = prog->kernels[size_t(prog->current)];
+  std::optional<model::Roofline> roof;
+  // The analytic model describes CPU loop nests and answers in a moment; GPU traces (warps,
+  // sectors) and nests too large to enumerate go through the trace simulation instead.
+  model::RunOptions quick;
+  quick.simulate = false;
+  model::KernelRun run = model::run_kernel(k, *prog->graph, m, quick);
+  if (run.analytic_roofline) {
+    roof = *run.analytic_roofline;
+    p.detail = binding_text(*roof) + " (analytic model)";
+    notes.analytic = run.analytic->notes;
+  } else {
+    model::RunOptions full;
+    full.analytic = false;
+    full.wrap = [&](memory::AccessSink& next) {
+      return std::make_unique<CancelSink>(next, progress);
+    };
+    run = model::run_kernel(k, *prog->graph, m, full);
+    roof = run.roofline;
+    p.detail = binding_text(*roof) + " (trace simulation)";
+    notes.traced = true;
+  }
+  if (roof->seconds > 0) {
+    p.seconds = roof->seconds;
+  } else {
+    p.failed = true;
+    p.why = "machine " + m.name + " gives no bandwidth or peak to predict a time";
+  }
+}
+
+}  // namespace
+
 AutotuneGrid autotune_sweep_simulator(const schedule::Program& base, const AutotuneLoops& loops,
                                       const model::Machine& machine, JobProgress& progress,
-                                      int max_per_axis) {
+                                      int max_per_axis, int threads) {
   const auto t0 = Clock::now();
   AutotuneGrid g = empty_grid(AutotuneMode::Simulator, base, loops, max_per_axis);
   g.machine = machine.name;
@@ -297,51 +361,59 @@ AutotuneGrid autotune_sweep_simulator(const schedule::Program& base, const Autot
          << pk.gflops_fp32 << " GFLOP/s, " << pk.gbps << " GB/s)";
     g.notes.push_back(note.str());
   }
-  bool noted_trace = false;
-  for (size_t i = 0; i < g.points.size(); ++i) {
-    if (progress.cancel) throw JobCancelled();
-    AutotunePoint& p = g.points[i];
-    progress.set_phase("point " + std::to_string(i + 1) + " of " + std::to_string(g.points.size()) +
-                       ": " + p.step);
-    // Legal on the machine predicted on: a tile that needs more than its registers is refused.
-    std::optional<schedule::Program> prog = apply_point(base, p, model::target_for(m));
-    if (prog) {
-      const schedule::Kernel& k = prog->kernels[size_t(prog->current)];
-      std::optional<model::Roofline> roof;
-      // The analytic model describes CPU loop nests and answers in a moment; GPU traces (warps,
-      // sectors) and nests too large to enumerate go through the trace simulation instead.
-      model::RunOptions quick;
-      quick.simulate = false;
-      model::KernelRun run = model::run_kernel(k, *prog->graph, m, quick);
-      if (run.analytic_roofline) {
-        roof = *run.analytic_roofline;
-        p.detail = binding_text(*roof) + " (analytic model)";
-        for (const std::string& n : run.analytic->notes)
-          if (std::find(g.notes.begin(), g.notes.end(), n) == g.notes.end()) g.notes.push_back(n);
-      } else {
-        model::RunOptions full;
-        full.analytic = false;
-        full.wrap = [&](memory::AccessSink& next) {
-          return std::make_unique<CancelSink>(next, progress);
-        };
-        run = model::run_kernel(k, *prog->graph, m, full);
-        roof = run.roofline;
-        p.detail = binding_text(*roof) + " (trace simulation)";
-        if (!noted_trace) {
-          g.notes.push_back(gpu ? "GPU machine: times come from the trace simulation"
-                                : "some points were too large for the analytic model and were "
-                                  "simulated from their trace");
-          noted_trace = true;
-        }
+
+  // [SECTION] The points, spread over worker threads
+  // Each worker takes the next unclaimed point; points are written in place (one per worker at a
+  // time), and the first error or cancel stops the others at their next point.
+  const size_t n = g.points.size();
+  const int workers = int(std::min<size_t>(n, size_t(threads > 0 ? threads : autotune_threads(m))));
+  std::vector<PointNotes> notes(n);
+  std::atomic<size_t> next{0}, done{0};
+  std::atomic<bool> stop{false};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  const auto work = [&] {
+    for (;;) {
+      if (stop || progress.cancel) return;
+      const size_t i = next.fetch_add(1);
+      if (i >= n) return;
+      AutotunePoint& p = g.points[i];
+      try {
+        progress.set_phase(std::to_string(done.load()) + " of " + std::to_string(n) +
+                           " points done (" + std::to_string(workers) +
+                           (workers == 1 ? " thread" : " threads") + "); now " + p.step);
+        predict_point(base, m, progress, p, notes[i]);
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!error) error = std::current_exception();
+        stop = true;
+        return;
       }
-      if (roof->seconds > 0) {
-        p.seconds = roof->seconds;
-      } else {
-        p.failed = true;
-        p.why = "machine " + machine.name + " gives no bandwidth or peak to predict a time";
-      }
+      progress.fraction = double(done.fetch_add(1) + 1) / double(n);
     }
-    progress.fraction = double(i + 1) / double(g.points.size());
+  };
+  if (workers <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    for (int w = 0; w < workers; ++w) pool.emplace_back(work);
+    for (std::thread& t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+  if (progress.cancel) throw JobCancelled();
+  progress.fraction = 1.0;  // a worker may have stored an older count after the last one
+
+  // Notes in point order, each once: what a one-thread sweep would have collected.
+  bool noted_trace = false;
+  for (const PointNotes& pn : notes) {
+    for (const std::string& note : pn.analytic)
+      if (std::find(g.notes.begin(), g.notes.end(), note) == g.notes.end()) g.notes.push_back(note);
+    if (pn.traced && !noted_trace) {
+      g.notes.push_back(gpu ? "GPU machine: times come from the trace simulation"
+                            : "some points were too large for the analytic model and were "
+                              "simulated from their trace");
+      noted_trace = true;
+    }
   }
   g.best = autotune_best(g.points);
   g.wall_seconds = seconds_since(t0);

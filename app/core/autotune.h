@@ -87,12 +87,19 @@ struct AutotuneAgreement {
 };
 AutotuneAgreement autotune_agreement(const AutotuneGrid& sim, const AutotuneGrid& hw);
 
-// The sweeps themselves (no thread; the workbench runs them as jobs, tilescope-cli autotune calls
-// them directly). `base` is the program the
-// steps are applied to (copied per point); its current kernel is swept.
+// The sweeps themselves (the workbench runs them as jobs, tilescope-cli autotune calls them
+// directly). `base` is the program the steps are applied to (copied per point); its current kernel
+// is swept. The simulator sweep's points are independent, so it spreads them over `threads` worker
+// threads (0: autotune_threads()); the grid — every point, the notes in point order, the best —
+// is the same for any thread count. Progress counts finished points; a cancel stops every worker
+// at its next point (or inside a trace simulation) and throws JobCancelled.
 AutotuneGrid autotune_sweep_simulator(const schedule::Program& base, const AutotuneLoops& loops,
                                       const model::Machine& machine, JobProgress& progress,
-                                      int max_per_axis = 0);
+                                      int max_per_axis = 0, int threads = 0);
+// Worker threads for a simulator sweep on `machine`: every hardware thread, but no more than half
+// of physical memory holds if each simulates a trace through the machine's full hierarchy at once
+// (~32 B a cache line, the tables' upper bound), and at least 1.
+int autotune_threads(const model::Machine& machine);
 AutotuneGrid autotune_sweep_cpu(const schedule::Program& base, const AutotuneLoops& loops,
                                 JobProgress& progress, int max_per_axis = 4);
 

@@ -13,6 +13,7 @@
 #include "app/core/session.h"
 #include "app/gui/theme.h"
 #include "app/gui/views/views.h"
+#include "app/gui/widgets/opaque_draws.h"
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 
@@ -26,6 +27,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -262,8 +264,18 @@ void glfw_error(int code, const char* description) {
 struct FramePhases {
   std::vector<double> ui_ms, submit_ms, swap_ms;
   std::vector<double> vertices;
+  std::vector<double> draw_calls;  // ImDrawCmds with elements: one glDrawElements each
   std::vector<double> covered_px;  // sum of triangle areas: the pixels llvmpipe shades
+  // CPU time of the whole process (the UI thread and llvmpipe's rasteriser threads) over the
+  // measured frames: what a frame costs, whatever else the machine is running.
+  double cpu_start_s = -1, cpu_end_s = 0;
 };
+
+static double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 // Pixels the rasteriser shades for a frame's draw data: the sum of its triangles' areas, clipped
 // to nothing finer than that (overlaps count twice, as they are shaded twice).
@@ -287,6 +299,13 @@ static double covered_pixels(const ImDrawData* dd) {
   return area;
 }
 
+static double draw_call_count(const ImDrawData* dd) {
+  double n = 0;
+  for (int l = 0; l < dd->CmdListsCount; ++l)
+    for (const ImDrawCmd& cmd : dd->CmdLists[l]->CmdBuffer) n += !cmd.UserCallback && cmd.ElemCount;
+  return n;
+}
+
 // ImGui draws glyphs on whole pixels from an atlas at 1:1 scale and fills shapes from one white
 // texel, so nearest sampling gives the same pixels as the backend's bilinear filter — and on a
 // software rasteriser (llvmpipe) the bilinear fetch is the costliest part of every pixel.
@@ -296,6 +315,13 @@ static void use_nearest_font_sampling(ImGuiIO& io) {
   glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<intptr_t>(io.Fonts->TexID)));
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+}
+
+static std::string load_average_text() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one.empty() ? "unknown" : one + " " + five + " " + fifteen;
 }
 
 static double median_of(std::vector<double> v) {
@@ -321,10 +347,16 @@ static void print_frame_bench(std::vector<double> ms, double first_frame_ms, int
       ms.size(), fb_w, fb_h, pct(0.5), pct(0.95), ms.back(), first_frame_ms);
   std::printf(
       "bench-frames: medians per phase: UI %.2f ms, GL submit %.2f ms, swap %.2f ms; %.0f "
-      "vertices per frame covering %.2f Mpx (%.2f× the window)\n",
+      "vertices in %.0f draw calls per frame covering %.2f Mpx (%.2f× the window)\n",
       median_of(phases.ui_ms), median_of(phases.submit_ms), median_of(phases.swap_ms),
-      median_of(phases.vertices), median_of(phases.covered_px) / 1e6,
+      median_of(phases.vertices), median_of(phases.draw_calls), median_of(phases.covered_px) / 1e6,
       median_of(phases.covered_px) / std::max(1.0, double(fb_w) * double(fb_h)));
+  if (phases.cpu_start_s >= 0 && ms.size() > 1)
+    std::printf(
+        "bench-frames: CPU time %.2f ms per frame (this process, all threads, mean of %zu); load "
+        "average %s\n",
+        1e3 * (phases.cpu_end_s - phases.cpu_start_s) / double(ms.size() - 1), ms.size() - 1,
+        load_average_text().c_str());
 }
 
 static bool automated_run(const AppOptions& options) {
@@ -625,6 +657,8 @@ int run_app(const AppOptions& options) {
     const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
     glClearColor(bg.x, bg.y, bg.z, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
+    // [SECTION] Render: large opaque fills unblended (the same pixels; see opaque_draws.h)
+    draw_opaque_fills_unblended(ImGui::GetDrawData());
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     const auto submit_end = std::chrono::steady_clock::now();
     ++frame;
@@ -648,12 +682,17 @@ int run_app(const AppOptions& options) {
     if (first_frame_ms < 0) first_frame_ms = since_last;
     bool bench_done = false;
     if (options.bench_frames > 0 && script.done() && frame > 1) {
+      // CPU time from the end of the first measured frame to the end of the last: as many frames
+      // as intervals between them.
+      if (phases.cpu_start_s < 0) phases.cpu_start_s = process_cpu_seconds();
+      phases.cpu_end_s = process_cpu_seconds();
       frame_ms.push_back(since_last);
       using Ms = std::chrono::duration<double, std::milli>;
       phases.ui_ms.push_back(Ms(ui_end - ui_start).count());
       phases.submit_ms.push_back(Ms(submit_end - ui_end).count());
       phases.swap_ms.push_back(Ms(swapped - submit_end).count());
       phases.vertices.push_back(ImGui::GetDrawData()->TotalVtxCount);
+      phases.draw_calls.push_back(draw_call_count(ImGui::GetDrawData()));
       phases.covered_px.push_back(covered_pixels(ImGui::GetDrawData()));
       bench_done = static_cast<int>(frame_ms.size()) >= options.bench_frames;
     }

@@ -179,9 +179,10 @@ SuiteResult run_suite(Suite& suite, const CpuBenchOptions& options, const Peaks&
   for (std::size_t i = 0; i < timed_runs.size(); ++i) {
     VersionResult& r = result.results[timed[i]];
     r.timing = timings[i];
-    if (r.multithreaded.value_or(false))
-      r.note = "uses " + std::to_string(matmul_thread_count()) +
-               " threads; the reference and the peaks are one thread's";
+    if (r.multithreaded.value_or(false) && !r.note)
+      r.note = "uses " +
+               std::to_string(options.threads > 0 ? options.threads : matmul_thread_count()) +
+               " threads; the peaks are one thread's";
   }
   const PeakRates peak_rates{peaks.gflops_fp32, peaks.gbps};
   derive_rates(result, suite.versions.front().info.version, &peak_rates);
@@ -224,9 +225,12 @@ Suite make_gemm_suite(const std::string& name, const std::string& problem_text,
 
 SuiteResult run_matmul_suite(const CpuBenchOptions& options, const Peaks& peaks,
                              std::ostream& log) {
-  const GemmProblem p = gemm_problem(GemmSuite::cpu_matmul, options.quick);
+  GemmProblem p = gemm_problem(GemmSuite::cpu_matmul, options.quick);
+  if (options.size > 0) p.m = p.n = p.k = options.size;
   GemmBuffers buffers(p);
-  const MatMulArgs args = buffers.args(p);
+  MatMulArgs args = buffers.args(p);
+  const int threads = options.threads > 0 ? options.threads : matmul_thread_count();
+  args.threads = threads;
   Suite s = make_gemm_suite(
       "matmul",
       "Y = relu(A·B + bias), " + p.shape_text() + ", fp32, row-major (A M×K, B K×N, bias N)", p,
@@ -235,14 +239,32 @@ SuiteResult run_matmul_suite(const CpuBenchOptions& options, const Peaks& peaks,
     VersionRun run = make_version(v.number, v.name, v.changed);
     run.info.multithreaded = v.multithreaded;
     run.run = [fn = v.fn, args](int) { fn(args); };
-    // Versions ≥ 5 fuse the epilogue; Eigen makes one extra pass over Y (read + write), versions
-    // 1–4 two (bias, then ReLU).
-    run.info.bytes = p.bytes(v.number >= 5 ? 0 : (v.number == 0 ? 1 : 2));
+    // Versions 5 and 6 fuse the epilogue; Eigen (0 and 7) makes one extra pass over Y (read +
+    // write), versions 1–4 two (bias, then ReLU).
+    const bool eigen = v.number == 0 || v.number == 7;
+    run.info.bytes = p.bytes(eigen ? 1 : (v.number >= 5 ? 0 : 2));
+    if (v.number == 6) {
+      const MatMulGrid grid = matmul_thread_grid(threads, p.m, p.n, p.k);
+      run.info.note = "uses " + std::to_string(grid.rows * grid.cols) + " of " +
+                      std::to_string(threads) + " threads: Y in " + std::to_string(grid.rows) +
+                      "×" + std::to_string(grid.cols) + " blocks; the peaks are one thread's";
+    }
+    if (v.number == 7) {
+      if (eigen_threads_available())
+        run.info.note = "Eigen on " + std::to_string(threads) + " OpenMP threads";
+      else
+        run.unavailable =
+            "Eigen was built without OpenMP here (the compiler's OpenMP was not found when "
+            "tilescope was configured), so it cannot run on several threads";
+    }
     s.versions.push_back(std::move(run));
   }
   add_comparison(s, "register-blocked micro-kernel (4) vs naive ijk (1)", 1, 4);
   add_comparison(s, "fused bias+ReLU epilogue (5) vs two passes (4)", 4, 5);
+  add_comparison(s, "micro-kernel, fused (5) vs Eigen (0), one thread", 0, 5);
   add_comparison(s, "threads (6) vs one thread (5)", 5, 6);
+  add_comparison(s, "threads (6) vs Eigen on the same " + std::to_string(threads) + " threads (7)",
+                 7, 6);
   return run_suite(s, options, peaks, log);
 }
 
@@ -508,6 +530,12 @@ BenchReport run_cpu_bench(const CpuBenchOptions& options, std::ostream& log) {
   const std::vector<std::string> suites = select_suites(options.suite, cpu_bench_suites(), "CPU");
   if (options.repeats < 1)
     throw BenchError("--repeats must be at least 1 (got " + std::to_string(options.repeats) + ")");
+  if (options.size < 0 || options.size > kMaxMatMulSize)
+    throw BenchError("--size must be between 1 and " + std::to_string(kMaxMatMulSize) + " (got " +
+                     std::to_string(options.size) + ")");
+  if (options.threads < 0 || options.threads > kMaxBenchThreads)
+    throw BenchError("--threads must be between 1 and " + std::to_string(kMaxBenchThreads) +
+                     " (got " + std::to_string(options.threads) + ")");
 
   eigen_use_one_thread();  // the reference is single-threaded, like versions 0–5
   const HostInfo host = host_info();

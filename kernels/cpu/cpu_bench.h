@@ -17,8 +17,15 @@ struct CpuBenchOptions {
   std::string suite;   // "" runs every suite; otherwise one of cpu_bench_suites()
   int repeats = 10;    // timed runs per version (at least 3, fewer if one run is very slow)
   bool quick = false;  // small sizes and quick peaks: seconds instead of minutes (tests, CI)
-  JitOptions jit;      // compiler and cache for the "jit" suite
+  // The matmul suite's problem M = N = K = size (0: its own, 1024; at most kMaxMatMulSize), and
+  // the threads of its threaded versions, 6 and Eigen's 7 (0: every hardware thread).
+  int size = 0;
+  int threads = 0;
+  JitOptions jit;  // compiler and cache for the "jit" suite
 };
+
+inline constexpr int kMaxMatMulSize = 2048;  // version 1 (naive ijk) takes minutes beyond it
+inline constexpr int kMaxBenchThreads = 1024;
 
 // The suites, in the order they run.
 std::vector<std::string> cpu_bench_suites();

@@ -15,6 +15,7 @@ struct MatMulArgs {
   const float* bias = nullptr;
   float* y = nullptr;
   int m = 0, n = 0, k = 0;
+  int threads = 0;  // the threaded versions (6, 7): how many threads; 0 = every hardware thread
 };
 using MatMulFn = void (*)(const MatMulArgs&);
 

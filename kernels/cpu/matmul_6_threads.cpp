@@ -1,16 +1,18 @@
-// MatMul version 6: version 5 spread over all hardware threads.
+// MatMul version 6: version 5 spread over several threads.
 //
-// Changed since version 5: the rows of A and Y are split into one contiguous slab per hardware
-// thread (a multiple of the micro-kernel's MR rows each); every thread packs its own panels and
-// runs the same fused GEMM on its slab. Slabs share no output, so no locks; each thread re-packs
-// all of B, a K·N copy that is small next to its M/T·N·K FMAs. This is the only multithreaded
-// version: compare it with Eigen (single-threaded) knowing it uses every core.
+// Changed since version 5: Y is cut into a grid of blocks, one per thread (rows × columns chosen
+// so the blocks are as square as the thread count allows), and each thread runs the same fused
+// GEMM on its block, packing its own panels of A and B. Blocks share no output, so no locks. A
+// grid rather than slabs of rows: with T slabs every thread packs all of B (T copies of K·N); a
+// √T × √T grid packs each operand only √T times. The threads are a persistent pool
+// (thread_pool.h), so a call does not pay for creating them. Every Y element is computed by the
+// same micro-kernel in the same k order as on one thread: the result is bit-identical.
 #include "kernels/cpu/gemm_packed.h"
 #include "kernels/cpu/matmul_versions.h"
+#include "kernels/cpu/thread_pool.h"
 
 #include <algorithm>
 #include <thread>
-#include <vector>
 
 namespace tilescope::kernels {
 
@@ -18,26 +20,55 @@ int matmul_thread_count() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+MatMulGrid matmul_thread_grid(int threads, int m, int n, int k) {
+  // Rows in multiples of MR and columns in multiples of NR, at least one of each per block.
+  const int row_units = std::max(1, (m + gemm::kMR - 1) / gemm::kMR);
+  const int col_units = std::max(1, (n + gemm::kNR - 1) / gemm::kNR);
+  // As many blocks as threads when the matrix has room for them (else fewer); among the grids of
+  // that many blocks, the one that packs least: A is packed once per column of blocks, B once
+  // per row of blocks.
+  for (int used = std::max(1, threads); used > 1; --used) {
+    MatMulGrid best{0, 0};
+    double best_packing = 0;
+    for (int rows = 1; rows <= used; ++rows) {
+      if (used % rows != 0) continue;
+      const int cols = used / rows;
+      if (rows > row_units || cols > col_units) continue;
+      const double packing = double(cols) * m * k + double(rows) * k * n;
+      if (best.rows == 0 || packing < best_packing) {
+        best = {rows, cols};
+        best_packing = packing;
+      }
+    }
+    if (best.rows != 0) return best;
+  }
+  return {1, 1};
+}
+
 void matmul_6_threads(const MatMulArgs& args) {
-  const int threads = std::min(matmul_thread_count(), (args.m + gemm::kMR - 1) / gemm::kMR);
-  if (threads <= 1) {
+  const int threads = args.threads > 0 ? args.threads : matmul_thread_count();
+  const MatMulGrid grid = matmul_thread_grid(threads, args.m, args.n, args.k);
+  if (grid.rows * grid.cols <= 1) {
     matmul_5_fused_epilogue(args);
     return;
   }
-  const int rows_per_slab =
-      ((args.m + threads - 1) / threads + gemm::kMR - 1) / gemm::kMR * gemm::kMR;
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t) {
-    const int i0 = t * rows_per_slab;
-    const int rows = std::min(args.m, i0 + rows_per_slab) - i0;
-    if (rows <= 0) break;
-    workers.emplace_back([&args, i0, rows] {
-      gemm::gemm(args.a + static_cast<std::size_t>(i0) * args.k, args.k, args.b, args.n,
-                 args.y + static_cast<std::size_t>(i0) * args.n, args.n, rows, args.n, args.k,
-                 gemm::Epilogue::kBiasColsRelu, args.bias);
-    });
-  }
-  for (auto& w : workers) w.join();
+  // Block edges on MR / NR multiples, so every block but the last in a row or column is whole
+  // micro-tiles.
+  const auto edge = [](int total, int parts, int unit, int i) {
+    const int units = (total + unit - 1) / unit;
+    return std::min(total, (units * i / parts) * unit);
+  };
+  parallel_tasks(grid.rows * grid.cols, grid.rows * grid.cols, [&](int task) {
+    const int br = task / grid.cols, bc = task % grid.cols;
+    const int i0 = edge(args.m, grid.rows, gemm::kMR, br);
+    const int i1 = edge(args.m, grid.rows, gemm::kMR, br + 1);
+    const int j0 = edge(args.n, grid.cols, gemm::kNR, bc);
+    const int j1 = edge(args.n, grid.cols, gemm::kNR, bc + 1);
+    if (i1 <= i0 || j1 <= j0) return;
+    gemm::gemm(args.a + static_cast<std::size_t>(i0) * args.k, args.k, args.b + j0, args.n,
+               args.y + static_cast<std::size_t>(i0) * args.n + j0, args.n, i1 - i0, j1 - j0,
+               args.k, gemm::Epilogue::kBiasColsRelu, args.bias + j0);
+  });
 }
 
 }  // namespace tilescope::kernels

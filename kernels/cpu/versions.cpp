@@ -14,8 +14,10 @@ const std::vector<KernelVersion<MatMulFn>>& matmul_versions() {
        matmul_4_microkernel},
       {5, "fused_epilogue", "bias+ReLU applied in registers on the last store: two passes gone",
        matmul_5_fused_epilogue},
-      {6, "threads", "version 5 on every hardware thread, one slab of rows each", matmul_6_threads,
-       true},
+      {6, "threads", "version 5 on several threads, one block of Y each, from a persistent pool",
+       matmul_6_threads, true},
+      {7, "eigen_threads", "the library reference on version 6's threads (what 6 is compared with)",
+       matmul_7_eigen_threads, true},
   };
   return versions;
 }

@@ -1,7 +1,11 @@
 // Tag store and replacement policies (LRU, FIFO, random, tree-PLRU) of one cache level.
 #include "sim/memory/cache.h"
 
+#include <sys/mman.h>
+
 #include <bit>
+#include <cstdlib>
+#include <new>
 #include <stdexcept>
 
 namespace tilescope::memory {
@@ -67,6 +71,30 @@ std::string CacheConfig::check() const {
   return "";
 }
 
+void* zeroed_bytes(size_t bytes, bool& mapped) {
+  mapped = false;
+  if (bytes == 0) return nullptr;
+  if (bytes >= (size_t{1} << 20)) {
+    // Fresh anonymous pages read as zero and take memory only when written (calloc may reuse
+    // and clear heap memory, touching every page).
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    mapped = true;
+    return p;
+  }
+  void* p = std::calloc(bytes, 1);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void release_bytes(void* p, size_t bytes, bool mapped) {
+  if (!p) return;
+  if (mapped)
+    munmap(p, bytes);
+  else
+    std::free(p);
+}
+
 Cache::Cache(const CacheConfig& config) : m_config(config) {
   if (std::string err = config.check(); !err.empty()) throw std::invalid_argument(err);
   m_ways = config.effective_ways();
@@ -74,29 +102,22 @@ Cache::Cache(const CacheConfig& config) : m_config(config) {
   m_set_index = SetIndex(m_sets);
   m_indexed = m_ways > kScanWays;
   uint64_t n = m_sets * m_ways;
-  m_tags.assign(n, kInvalid);
-  m_key.assign(n + 15, static_cast<uint32_t>(kInvalid));  // + 15: see match_keys16()
-  m_valid.assign(n, 0);
-  m_dirty.assign(n, 0);
-  m_tensor.assign(n, -1);
+  // All ways empty: zero bytes (see stored_tag()), nothing written here.
+  m_tags = ZeroedArray<uint64_t>(n);
+  m_key = ZeroedArray<uint32_t>(n + 15);  // + 15: see match_keys16()
+  m_valid = ZeroedArray<uint32_t>(n);
+  m_dirty = ZeroedArray<uint32_t>(n);
+  m_tensor = ZeroedArray<int16_t>(n);
+  m_filled = ZeroedArray<uint8_t>((n >> kBlockShift) + 1);
   // Way 0 of each set: invalid, so no line matches it until something is filled.
   m_mru.resize(m_sets);
   for (uint64_t s = 0; s < m_sets; ++s) m_mru[s] = static_cast<uint32_t>(s * m_ways);
   if (m_indexed) {
-    m_prev.resize(n);
-    m_next.resize(n);
-    m_head.resize(m_sets);
-    m_tail.resize(m_sets);
-    // Initial list: head = way W-1 … tail = way 0, so a cold set fills ways 0, 1, 2, … in order.
-    for (uint64_t s = 0; s < m_sets; ++s) {
-      uint64_t base = s * m_ways;
-      for (uint32_t i = 0; i < m_ways; ++i) {
-        m_next[base + i] = i == 0 ? kNil : i - 1;
-        m_prev[base + i] = i + 1 == m_ways ? kNil : i + 1;
-      }
-      m_head[s] = m_ways - 1;
-      m_tail[s] = 0;
-    }
+    // Initial list: head = way W-1 … tail = way 0 (zero bytes in the XOR-stored links).
+    m_prev = ZeroedArray<uint32_t>(n);
+    m_next = ZeroedArray<uint32_t>(n);
+    m_head.assign(m_sets, m_ways - 1);
+    m_tail.assign(m_sets, 0);
   } else if (config.replacement == Replacement::LRU || config.replacement == Replacement::FIFO) {
     if (m_ways <= 16) {
       m_nibble = true;
@@ -107,57 +128,57 @@ Cache::Cache(const CacheConfig& config) : m_config(config) {
       m_order.assign(m_sets, order);
       m_free.assign(m_sets, m_ways == 32 ? ~0u : (1u << m_ways) - 1);
     } else {
-      m_stamp.assign(n, 0);
+      m_stamp = ZeroedArray<uint64_t>(n);
     }
   }
   if (config.replacement == Replacement::TreePLRU) {
     m_plru_nodes = 2 * std::bit_ceil(m_ways);
-    m_plru.assign(m_sets * m_plru_nodes, 0);
+    m_plru = ZeroedArray<uint8_t>(m_sets * m_plru_nodes);
   }
   m_rng = config.seed == 0 ? 0x9E3779B97F4A7C15ull : config.seed;
   if (m_indexed) m_index = LineMap(1024);
 }
 
 size_t Cache::memory_bytes() const {
-  return m_tags.capacity() * 8 + m_key.capacity() * 4 + m_stamp.capacity() * 8 +
-         m_mru.capacity() * 4 + m_order.capacity() * 8 + m_free.capacity() * 4 +
-         (m_valid.capacity() + m_dirty.capacity()) * 4 + m_tensor.capacity() * 2 +
-         (m_prev.capacity() + m_next.capacity()) * 4 + (m_head.capacity() + m_tail.capacity()) * 4 +
-         m_plru.capacity() + m_index.memory_bytes();
+  return m_tags.bytes() + m_key.bytes() + m_stamp.bytes() + m_mru.capacity() * 4 +
+         m_order.capacity() * 8 + m_free.capacity() * 4 + m_valid.bytes() + m_dirty.bytes() +
+         m_tensor.bytes() + m_filled.bytes() + m_prev.bytes() + m_next.bytes() +
+         (m_head.capacity() + m_tail.capacity()) * 4 + m_plru.bytes() + m_index.memory_bytes();
 }
 
 void Cache::unlink(uint64_t set, uint64_t way) {
-  uint64_t base = set * m_ways;
-  uint32_t p = m_prev[way], x = m_next[way];
+  const uint64_t base = set * m_ways;
+  const uint32_t local = static_cast<uint32_t>(way - base);
+  const uint32_t p = prev_of(base, local), x = next_of(base, local);
   if (p != kNil)
-    m_next[base + p] = x;
+    set_next(base, p, x);
   else
     m_head[set] = x;
   if (x != kNil)
-    m_prev[base + x] = p;
+    set_prev(base, x, p);
   else
     m_tail[set] = p;
 }
 
 void Cache::move_to_head(uint64_t set, uint64_t way) {
-  uint64_t base = set * m_ways;
-  uint32_t local = static_cast<uint32_t>(way - base);
+  const uint64_t base = set * m_ways;
+  const uint32_t local = static_cast<uint32_t>(way - base);
   if (m_head[set] == local) return;
   unlink(set, way);
-  m_prev[way] = kNil;
-  m_next[way] = m_head[set];
-  m_prev[base + m_head[set]] = local;  // the list is never empty: `way` was just unlinked from it
+  set_prev(base, local, kNil);
+  set_next(base, local, m_head[set]);
+  set_prev(base, m_head[set], local);  // the list is never empty: `way` was just unlinked from it
   m_head[set] = local;
 }
 
 void Cache::move_to_tail(uint64_t set, uint64_t way) {
-  uint64_t base = set * m_ways;
-  uint32_t local = static_cast<uint32_t>(way - base);
+  const uint64_t base = set * m_ways;
+  const uint32_t local = static_cast<uint32_t>(way - base);
   if (m_tail[set] == local) return;
   unlink(set, way);
-  m_next[way] = kNil;
-  m_prev[way] = m_tail[set];
-  m_next[base + m_tail[set]] = local;
+  set_next(base, local, kNil);
+  set_prev(base, local, m_tail[set]);
+  set_next(base, m_tail[set], local);
   m_tail[set] = local;
 }
 
@@ -211,10 +232,10 @@ uint64_t Cache::victim_slow(uint64_t set) {
   uint64_t base = set * m_ways;
   if (m_indexed) {
     uint64_t tail = base + m_tail[set];
-    if (m_tags[tail] == kInvalid) return tail;
+    if (m_tags[tail] == 0) return tail;
   } else {
     for (uint32_t i = 0; i < m_ways; ++i)
-      if (m_tags[base + i] == kInvalid) return base + i;
+      if (m_tags[base + i] == 0) return base + i;
   }
   switch (m_config.replacement) {
     case Replacement::LRU:
@@ -234,18 +255,19 @@ void Cache::fill_slow(uint64_t set, uint64_t way) {
 }
 
 void Cache::index_replace(uint64_t way, uint64_t line) {
-  if (m_tags[way] != kInvalid) m_index.erase(m_tags[way]);
+  if (valid(way)) m_index.erase(tag(way));
   m_index.insert(line, way);
 }
 
 void Cache::invalidate_indexed(uint64_t way) {
-  uint64_t set = set_of(m_tags[way]);
-  m_index.erase(m_tags[way]);
-  m_tags[way] = kInvalid;
-  m_key[way] = static_cast<uint32_t>(kInvalid);
+  const uint64_t line = tag(way);
+  const uint64_t set = set_of(line);
+  m_index.erase(line);
+  m_tags[way] = 0;
+  m_key[way] = 0;
   m_valid[way] = 0;
   m_dirty[way] = 0;
-  m_tensor[way] = -1;
+  m_tensor[way] = 0;
   move_to_tail(set, way);
 }
 

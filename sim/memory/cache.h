@@ -4,11 +4,17 @@
 // invalidate); the Hierarchy (hierarchy.h) drives it and does all counting, so a reference model
 // in the tests can check the same decisions.
 //
-// Layout choices for speed: tags, sector masks and list links are flat vectors indexed by
+// Layout choices for speed: tags, sector masks and list links are flat arrays indexed by
 // set * ways + way; a power-of-two set count uses a mask, any other count a multiply-high by a
 // precomputed reciprocal (no division); sets with more than kScanWays ways (fully-associative
 // caches) find lines through a hash index instead of a linear scan. Each set remembers its most
 // recently used way, so the hierarchy can recognise a repeat hit on it without a scan (mru()).
+//
+// Layout choice for memory: every per-way array starts all zero bytes, and the values are stored so
+// that zero is an empty way (tags and tensors complemented, list links relative to the initial
+// list). Large arrays are then fresh anonymous pages (ZeroedArray) that take no memory until a way
+// on them is filled: a 508 MiB fully-associative L3 (8.3 M ways, 250 MB of tables) costs only what
+// a trace touches.
 #pragma once
 
 #include "sim/memory/line_map.h"
@@ -17,9 +23,12 @@
 #include <emmintrin.h>
 #endif
 
+#include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tilescope::memory {
@@ -57,6 +66,49 @@ class SetIndex {
 
  private:
   uint64_t m_sets, m_mask, m_recip;
+};
+
+// The allocation behind ZeroedArray (cache.cpp): throws std::bad_alloc when the memory is refused.
+void* zeroed_bytes(size_t bytes, bool& mapped);
+void release_bytes(void* p, size_t bytes, bool mapped);
+
+// A fixed-size array whose elements start as zero bytes. Large ones (≥ 1 MiB) are anonymous
+// memory mapped fresh from the kernel: a page takes physical memory only once written, so a table
+// sized for a huge cache costs what the simulation touches. Smaller ones come from calloc.
+template <typename T>
+class ZeroedArray {
+ public:
+  ZeroedArray() = default;
+  explicit ZeroedArray(size_t count) : m_size(count) {
+    m_data = static_cast<T*>(zeroed_bytes(count * sizeof(T), m_mapped));
+  }
+  ZeroedArray(const ZeroedArray& o) : ZeroedArray(o.m_size) {
+    for (size_t i = 0; i < m_size; ++i) m_data[i] = o.m_data[i];
+  }
+  ZeroedArray(ZeroedArray&& o) noexcept { swap(o); }
+  ZeroedArray& operator=(ZeroedArray o) noexcept {
+    swap(o);
+    return *this;
+  }
+  ~ZeroedArray() { release_bytes(m_data, m_size * sizeof(T), m_mapped); }
+
+  T* data() { return m_data; }
+  const T* data() const { return m_data; }
+  T& operator[](size_t i) { return m_data[i]; }
+  const T& operator[](size_t i) const { return m_data[i]; }
+  size_t size() const { return m_size; }
+  bool empty() const { return m_size == 0; }
+  size_t bytes() const { return m_size * sizeof(T); }
+
+ private:
+  void swap(ZeroedArray& o) noexcept {
+    std::swap(m_data, o.m_data);
+    std::swap(m_size, o.m_size);
+    std::swap(m_mapped, o.m_mapped);
+  }
+  T* m_data = nullptr;
+  size_t m_size = 0;
+  bool m_mapped = false;
 };
 
 // Geometry limits: beyond them a configuration is a typo (`line = 1 B` on a 256 MiB level), and
@@ -154,11 +206,11 @@ class Cache {
     // confirm the (usually single) candidate against the full tag.
     const uint64_t base = set * m_ways;
     const uint32_t* keys = m_key.data() + base;
-    uint64_t match = m_ways <= 16 ? match_keys16(keys, m_ways, static_cast<uint32_t>(line))
-                                  : match_keys(keys, m_ways, static_cast<uint32_t>(line));
+    const uint32_t key = stored_key(line);
+    uint64_t match = m_ways <= 16 ? match_keys16(keys, m_ways, key) : match_keys(keys, m_ways, key);
     while (match != 0) {
       const uint64_t way = base + static_cast<uint64_t>(std::countr_zero(match));
-      if (m_tags[way] == line) return static_cast<int64_t>(way);
+      if (m_tags[way] == stored_tag(line)) return static_cast<int64_t>(way);
       match &= match - 1;
     }
     return -1;
@@ -241,11 +293,12 @@ class Cache {
                       int16_t tensor) {
     m_mru[set] = static_cast<uint32_t>(way);
     if (m_indexed) index_replace(way, line);
-    m_tags[way] = line;
-    m_key[way] = static_cast<uint32_t>(line);
+    m_tags[way] = stored_tag(line);
+    m_key[way] = stored_key(line);
+    m_filled[way >> kBlockShift] = 1;
     m_valid[way] = valid_mask;
     m_dirty[way] = 0;
-    m_tensor[way] = tensor;
+    m_tensor[way] = stored_tensor(tensor);
     // Filling counts as a use for every policy (FIFO's order is its fill order).
     if (m_nibble) {
       const uint32_t local = static_cast<uint32_t>(way - set * m_ways);
@@ -259,34 +312,54 @@ class Cache {
   }
   // Empties `way`. The set's mru() may still name it; its tag no longer matches any line.
   void invalidate(uint64_t way) {
-    if (m_tags[way] == kInvalid) return;
+    if (m_tags[way] == 0) return;
     if (m_indexed) {
       invalidate_indexed(way);
       return;
     }
-    m_tags[way] = kInvalid;
-    m_key[way] = static_cast<uint32_t>(kInvalid);
+    m_tags[way] = 0;
+    m_key[way] = 0;
     m_valid[way] = 0;
     m_dirty[way] = 0;
-    m_tensor[way] = -1;
+    m_tensor[way] = 0;
     if (!m_stamp.empty()) m_stamp[way] = 0;
     // Its place in the order no longer matters: free ways are chosen before the order is read. (A
     // division, but invalidations are rare: dirty evictions and back-invalidations.)
     if (m_nibble) m_free[way / m_ways] |= 1u << (way % m_ways);
   }
 
-  uint64_t tag(uint64_t way) const { return m_tags[way]; }
-  bool valid(uint64_t way) const { return m_tags[way] != kInvalid; }
+  uint64_t tag(uint64_t way) const { return ~m_tags[way]; }  // kInvalid for an empty way
+  bool valid(uint64_t way) const { return m_tags[way] != 0; }
+  // How the per-way arrays hold a line, its key and its tensor: complemented, so that an empty way
+  // is all zero bytes (kInvalid → 0, tensor −1 → 0). Callers that read the arrays directly compare
+  // stored values.
+  static uint64_t stored_tag(uint64_t line) { return ~line; }
+  static uint32_t stored_key(uint64_t line) { return ~static_cast<uint32_t>(line); }
+  static int16_t stored_tensor(int16_t tensor) { return static_cast<int16_t>(~tensor); }
   uint32_t& valid_mask(uint64_t way) { return m_valid[way]; }
   uint32_t& dirty_mask(uint64_t way) { return m_dirty[way]; }
   uint32_t* dirty_masks() { return m_dirty.data(); }
-  const uint64_t* tags() const { return m_tags.data(); }
+  const uint64_t* stored_tags() const { return m_tags.data(); }  // stored_tag() per way
   const uint32_t* valid_masks() const { return m_valid.data(); }
   const uint32_t* mru_ways() const { return m_mru.data(); }
   uint32_t valid_mask(uint64_t way) const { return m_valid[way]; }
   uint32_t dirty_mask(uint64_t way) const { return m_dirty[way]; }
-  int16_t tensor(uint64_t way) const { return m_tensor[way]; }
+  int16_t tensor(uint64_t way) const { return stored_tensor(m_tensor[way]); }
   uint64_t total_ways() const { return m_tags.size(); }
+  // Calls f(way) for every valid way, in increasing order. Blocks of 2^kBlockShift ways in which no
+  // line was ever filled are skipped without being read: a scan of a huge, mostly empty cache
+  // costs neither the time nor the memory of its untouched tables (reading a fresh page maps it).
+  static constexpr uint32_t kBlockShift = 9;  // 512 ways: one 4 KiB page of tags
+  template <typename F>
+  void for_each_valid_way(F&& f) const {
+    const uint64_t n = m_tags.size();
+    for (uint64_t b = 0; (b << kBlockShift) < n; ++b) {
+      if (m_filled[b] == 0) continue;
+      const uint64_t end = std::min(n, (b + 1) << kBlockShift);
+      for (uint64_t way = b << kBlockShift; way < end; ++way)
+        if (m_tags[way] != 0) f(way);
+    }
+  }
   size_t memory_bytes() const;
 
  private:
@@ -305,6 +378,22 @@ class Cache {
   void fill_slow(uint64_t set, uint64_t way);
   // Moves way-in-set `w` to the front (most recent) of the set's nibble order.
   void order_to_front(uint64_t set, uint32_t w) { m_order[set] = nibble_to_front(m_order[set], w); }
+  // Indexed sets' list links, stored XOR the initial list's (head = way W−1 … tail = way 0, so a
+  // cold set fills ways 0, 1, 2, … in order), which makes a fresh set all zero bytes.
+  uint32_t initial_next(uint32_t local) const { return local == 0 ? kNil : local - 1; }
+  uint32_t initial_prev(uint32_t local) const { return local + 1 == m_ways ? kNil : local + 1; }
+  uint32_t next_of(uint64_t base, uint32_t local) const {
+    return m_next[base + local] ^ initial_next(local);
+  }
+  uint32_t prev_of(uint64_t base, uint32_t local) const {
+    return m_prev[base + local] ^ initial_prev(local);
+  }
+  void set_next(uint64_t base, uint32_t local, uint32_t v) {
+    m_next[base + local] = v ^ initial_next(local);
+  }
+  void set_prev(uint64_t base, uint32_t local, uint32_t v) {
+    m_prev[base + local] = v ^ initial_prev(local);
+  }
   void index_replace(uint64_t way, uint64_t line);
   void invalidate_indexed(uint64_t way);
 
@@ -314,15 +403,17 @@ class Cache {
   SetIndex m_set_index;
   bool m_indexed;  // find() through m_index instead of scanning the set
 
-  std::vector<uint64_t> m_tags;   // line number, or kInvalid
-  std::vector<uint32_t> m_key;    // low 32 bits of m_tags (+15 spare entries): the SIMD pre-filter
-  std::vector<uint32_t> m_valid;  // valid sectors
-  std::vector<uint32_t> m_dirty;  // dirty sectors
-  std::vector<int16_t> m_tensor;  // tensor that brought the line in (for snapshots and stats)
+  // Per way, zero = empty (see stored_tag()):
+  ZeroedArray<uint64_t> m_tags;   // stored_tag(line): ~line, or 0
+  ZeroedArray<uint32_t> m_key;    // stored_key(line) (+15 spare entries): the SIMD pre-filter
+  ZeroedArray<uint32_t> m_valid;  // valid sectors
+  ZeroedArray<uint32_t> m_dirty;  // dirty sectors
+  ZeroedArray<int16_t> m_tensor;  // stored_tensor() of the tensor that brought the line in
+  ZeroedArray<uint8_t> m_filled;  // per block of 2^kBlockShift ways: 1 once a line was filled there
   std::vector<uint32_t> m_mru;    // per set: global index of the way touched or filled last
   // Other sets of at most kScanWays ways keep a stamp per way (time of last use for LRU, of fill
   // for FIFO): a hit is one store, and a miss scans the set for an invalid way or the oldest stamp.
-  std::vector<uint64_t> m_stamp;
+  ZeroedArray<uint64_t> m_stamp;
   // LRU and FIFO sets of at most 16 ways instead keep their order in one word: nibble i is the way
   // at position i (0 = most recent use, or fill for FIFO), plus a bitmask of invalid ways, so the
   // victim is O(1) instead of a scan of the stamps.
@@ -332,9 +423,9 @@ class Cache {
   uint64_t m_clock = 0;
   // Larger (indexed) sets keep a recency (LRU) or insertion (FIFO) list instead, head = most
   // recent, with invalid ways at the tail, so both "invalid way first" and the victim are O(1).
-  std::vector<uint32_t> m_prev, m_next;  // way-in-set indices
+  ZeroedArray<uint32_t> m_prev, m_next;  // way-in-set indices, stored as set_next() says
   std::vector<uint32_t> m_head, m_tail;  // per set
-  std::vector<uint8_t> m_plru;           // per set: one byte per tree node (heap order)
+  ZeroedArray<uint8_t> m_plru;           // per set: one byte per tree node (heap order)
   uint32_t m_plru_nodes = 0;
   uint64_t m_rng;
   LineMap m_index;

@@ -30,6 +30,12 @@ Counters& Counters::operator+=(const Counters& o) {
   return *this;
 }
 
+Counters with_totals(Counters c) {
+  c.accesses = c.reads + c.writes;
+  c.hits = c.accesses - c.misses;
+  return c;
+}
+
 std::string HierarchyConfig::check() const {
   if (levels.empty()) return "a hierarchy needs at least one cache level";
   if (levels.size() > kMaxLevels)
@@ -62,6 +68,7 @@ struct Hierarchy::FastLevel {
         valid(c.m_valid.data()),
         dirty(c.m_dirty.data()),
         tensor(c.m_tensor.data()),
+        filled(c.m_filled.data()),
         mru(c.m_mru.data()),
         order_words(c.m_order.data()),
         free(c.m_free.data()),
@@ -69,22 +76,29 @@ struct Hierarchy::FastLevel {
         ways(c.ways()),
         line_shift(static_cast<uint32_t>(std::countr_zero(c.config().line_bytes))),
         line_bytes(c.config().line_bytes),
+        last_nibble(4 * (c.ways() - 1)),
+        order_mask(c.ways() >= 16 ? ~uint64_t{0} : (uint64_t{1} << (4 * c.ways())) - 1),
         order(order_of(c)) {}
   static Order order_of(const Cache& c) {
     if (!c.nibble_order()) return Order::General;
     return c.config().replacement == Replacement::LRU ? Order::NibbleLru : Order::NibbleFifo;
   }
   Cache* cache;
+  // The Cache's per-way arrays as stored: tags, keys and tensors complemented (Cache::stored_tag),
+  // so an empty way's tag is 0 and a line is compared as Cache::stored_tag(line).
   uint64_t* tags;
   uint32_t* key;
   uint32_t* valid;
   uint32_t* dirty;
   int16_t* tensor;
+  uint8_t* filled;
   uint32_t* mru;
   uint64_t* order_words;  // nibble levels only
   uint32_t* free;         // nibble levels only
   SetIndex set_of;
   uint32_t ways, line_shift, line_bytes;
+  uint32_t last_nibble;  // shift of the order word's last (oldest) nibble
+  uint64_t order_mask;   // the order word's nibbles in use (the others stay 0)
   Order order;
 };
 
@@ -134,22 +148,42 @@ Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
     // Lines no shorter than the level above's: every fill and write-back from above is then one
     // line here, so the fast path never splits a request.
     m_fast = m_fast && L.sector_bits == 0 && L.write_back && L.write_allocate && !L.inclusive &&
-             !L.drop_writebacks &&
-             (k == 0 || L.line_bytes >= m_levels[k - 1]->line_bytes);
+             !L.drop_writebacks && (k == 0 || L.line_bytes >= m_levels[k - 1]->line_bytes);
   }
-  if (m_fast)
+  if (m_fast) {
     for (const auto& level : m_levels) m_fast_levels.emplace_back(level->cache);
+    const bool common = std::has_single_bit(m_levels[0]->cache.sets()) &&
+                        m_levels[0]->cache.config().line_bytes == 64;
+    using Order = FastLevel::Order;
+    switch (m_fast_levels[0].order) {
+      case Order::NibbleLru:
+        m_fast_batch = common ? &Hierarchy::fast_batch<true, int(Order::NibbleLru)>
+                              : &Hierarchy::fast_batch<false, int(Order::NibbleLru)>;
+        break;
+      case Order::NibbleFifo:
+        m_fast_batch = common ? &Hierarchy::fast_batch<true, int(Order::NibbleFifo)>
+                              : &Hierarchy::fast_batch<false, int(Order::NibbleFifo)>;
+        break;
+      case Order::General:
+        m_fast_batch = common ? &Hierarchy::fast_batch<true, int(Order::General)>
+                              : &Hierarchy::fast_batch<false, int(Order::General)>;
+        break;
+    }
+  }
   m_counters.assign(m_levels.size() + 1, std::vector<Counters>(1));
-  for (std::vector<Counters>& row : m_counters) m_counter_rows.push_back({row.data(), row.size()});
+  m_row_data.resize(m_counters.size());
+  grow_counters(0);
   if (m_config.scratchpad) m_scratchpad = std::make_unique<Scratchpad>(*m_config.scratchpad);
 }
 
 Hierarchy::~Hierarchy() = default;
 
-Counters& Hierarchy::grow_counters(size_t k, size_t index) {
-  m_counters[k].resize(index + 1);
-  m_counter_rows[k] = {m_counters[k].data(), m_counters[k].size()};
-  return m_counters[k][index];
+void Hierarchy::grow_counters(size_t index) {
+  m_rows = std::max(m_rows, index + 1);
+  for (size_t k = 0; k < m_counters.size(); ++k) {
+    m_counters[k].resize(m_rows);
+    m_row_data[k] = m_counters[k].data();
+  }
 }
 
 // [SECTION] Hot path
@@ -157,7 +191,7 @@ Counters& Hierarchy::grow_counters(size_t k, size_t index) {
 void Hierarchy::access_batch(const Access* accesses, size_t count) {
   m_trace_accesses += count;
   if (m_fast) {
-    fast_batch(accesses, count);
+    (this->*m_fast_batch)(accesses, count);
     return;
   }
   Level& l0 = *m_levels.front();
@@ -173,7 +207,7 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
   ReuseDistance* const reuse = l0.reuse.get();
   const Cache& c0 = l0.cache;
   const SetIndex set_of = c0.set_index();
-  const uint64_t* const tags = c0.tags();
+  const uint64_t* const tags = c0.stored_tags();
   const uint32_t* const valid = c0.valid_masks();
   const uint32_t* const mru = c0.mru_ways();
   uint32_t* const dirty = l0.cache.dirty_masks();
@@ -181,8 +215,8 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
   // could alias them and force reloads. They are refreshed after each slow-path access.
   uint64_t last_unit = l0.last_unit, last_way = l0.last_way;
   uint32_t last_sbit = l0.last_sbit;
-  Counters* counters = m_counters[0].data();
-  size_t tensors = m_counters[0].size();
+  Counters* counters = m_row_data[0];
+  size_t tensors = m_rows;
   for (size_t i = 0; i < count; ++i) {
     const Access& a = accesses[i];
     const bool write = a.kind == AccessKind::Write;
@@ -204,14 +238,12 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
         const uint64_t line = unit >> sector_bits;
         way = mru[set_of(line)];
         sbit = 1u << (unit & sector_mask);
-        hit = tags[way] == line && (valid[way] & sbit) != 0;
+        hit = tags[way] == Cache::stored_tag(line) && (valid[way] & sbit) != 0;
       } else {
         hit = false;
       }
       if (hit && t < tensors) [[likely]] {
         Counters& c = counters[t];
-        ++c.accesses;
-        ++c.hits;
         if (write) {
           ++c.writes;
           c.write_bytes += a.size;
@@ -238,8 +270,8 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
     last_unit = l0.last_unit;
     last_way = l0.last_way;
     last_sbit = l0.last_sbit;
-    counters = m_counter_rows[0].data;
-    tensors = m_counter_rows[0].size;
+    counters = m_row_data[0];
+    tensors = m_rows;
   }
 }
 
@@ -249,35 +281,54 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
 // one line per level, so no sector masks; no side analyses; no inclusion; write-back and
 // write-allocate. Every counter and every replacement decision is the general path's, in the same
 // order (a dirty victim's write-back reaches the level below before this access's fetch does).
+//
+// Shape, from the profile of bench-sim (b) (a tiled GEMM whose B stream misses L1 on every access
+// and finds its line on its L2 set's most recent way): the batch loop keeps only what a hit needs
+// in registers; everything else is one out-of-line call (fast_miss0) that holds level 0's lookup,
+// victim and install for its replacement order and the next level's most-recent-way test inline,
+// so the common miss costs one call frame. Counter rows are checked once per access there: all
+// levels have the same rows (grow_counters), and a victim's tensor had its row when it was filled.
 
-// One access of `bytes` at level k to `line`: counts it, and on a hit updates the replacement
-// state and dirty bit; on a miss evicts (writing a dirty victim back below) and installs the
-// line. Returns whether it hit; `way` receives the line's way. Used for level 0 inline in
-// fast_batch() and for the levels below in fast_access().
-template <bool mru_first>
+namespace {
+
+// Counts one access at a level. `accesses` and `hits` are derived when read (with_totals).
+[[gnu::always_inline]] inline void count_access(Counters& c, uint32_t bytes, bool write, bool hit) {
+  if (write) {
+    ++c.writes;
+    c.write_bytes += bytes;
+  } else {
+    ++c.reads;
+    c.read_bytes += bytes;
+  }
+  if (!hit) ++c.misses;
+}
+
+}  // namespace
+
+// One access of `bytes` at level k to `line` (counter row `row`), after the caller found it not
+// on the set's most recent way (or did not look): counts it, and on a hit updates the replacement
+// state and dirty bit; on a miss evicts (writing a dirty victim back below) and installs the line.
+// Returns whether it hit; `way` receives the line's way. `order` is a FastLevel::Order.
+template <int order>
 [[gnu::always_inline]] inline bool Hierarchy::fast_lookup(const FastLevel& F, size_t k,
                                                           uint64_t line, uint32_t bytes, bool write,
-                                                          int16_t tensor, uint64_t& way) {
-  // Fields copied into locals before the first store: the counters are uint64_t like several of
-  // them, so read through F each would be reloaded after every counter update.
-  const SetIndex set_of = F.set_of;
-  const uint32_t ways = F.ways;
-  const uint64_t set = set_of(line);
+                                                          int16_t tensor, size_t row,
+                                                          uint64_t& way) {
+  constexpr bool nibble = order != static_cast<int>(FastLevel::Order::General);
+  constexpr bool lru = order == static_cast<int>(FastLevel::Order::NibbleLru);
+  Counters* const rows = m_row_data[k];
+  const uint64_t set = F.set_of(line);
   bool hit = false;
-  if (mru_first && F.tags[F.mru[set]] == line) {
-    // A hit on the set's most recent way changes no replacement state (Cache::mru()): only the
-    // counters and the dirty bit move. (Level 0's caller has made this test already.)
-    way = F.mru[set];
-    hit = true;
-    if (write) F.dirty[way] = 1;
-  } else if (F.order != FastLevel::Order::General) {
+  if constexpr (nibble) {
     // LRU / FIFO in nibble order, ≤ 16 ways: Cache::touch_in_set, victim and install_in_set.
+    const uint32_t ways = F.ways;
     uint64_t* const tags = F.tags;
+    const uint64_t stored = Cache::stored_tag(line);
     const uint64_t base = set * ways;
-    uint64_t match = match_keys16(F.key + base, ways, static_cast<uint32_t>(line));
+    uint64_t match = match_keys16(F.key + base, ways, Cache::stored_key(line));
     while (match != 0) {
       way = base + static_cast<uint64_t>(std::countr_zero(match));
-      if (tags[way] == line) {
+      if (tags[way] == stored) {
         hit = true;
         break;
       }
@@ -285,35 +336,43 @@ template <bool mru_first>
     }
     if (hit) {
       F.mru[set] = static_cast<uint32_t>(way);
-      if (F.order == FastLevel::Order::NibbleLru)
+      if constexpr (lru)
         F.order_words[set] =
             Cache::nibble_to_front(F.order_words[set], static_cast<uint32_t>(way - base));
       if (write) F.dirty[way] = 1;
     } else {
       const uint32_t free = F.free[set];
+      const uint64_t order_word = F.order_words[set];
       const uint32_t local = free != 0 ? static_cast<uint32_t>(std::countr_zero(free))
-                                       : (F.order_words[set] >> (4 * (ways - 1))) & 15;
+                                       : static_cast<uint32_t>(order_word >> F.last_nibble) & 15;
       way = base + local;
-      if (tags[way] != Cache::kInvalid) {
+      if (tags[way] == 0) [[unlikely]] {
+        // A way's first fill: its block of the tables is in use from now on (for_each_valid_way).
+        F.filled[way >> Cache::kBlockShift] = 1;
+      } else {
         // evict() of a non-inclusive level. The way is not emptied first (as evict() does for a
         // dirty victim): nothing below looks at this level, and the install overwrites every
-        // field, leaving exactly the state invalidate-then-install leaves.
-        const int16_t vtensor = F.tensor[way];
-        Counters& v = counter(k, vtensor);
+        // field, leaving exactly the state invalidate-then-install leaves. The level below never
+        // touches this one, so the order word read above is still this set's.
+        const int16_t vtensor = Cache::stored_tensor(F.tensor[way]);
+        Counters& v = rows[row_of(vtensor)];
         ++v.evictions;
-        if (F.dirty[way] != 0) {
+        if (F.dirty[way] != 0) [[unlikely]] {
           ++v.writebacks;
-          fast_access(k + 1, tags[way] << F.line_shift, F.line_bytes, true, vtensor);
+          fast_access(k + 1, ~tags[way] << F.line_shift, F.line_bytes, true, vtensor);
         }
       }
       F.mru[set] = static_cast<uint32_t>(way);
-      tags[way] = line;
-      F.key[way] = static_cast<uint32_t>(line);
+      tags[way] = stored;
+      F.key[way] = Cache::stored_key(line);
       F.valid[way] = 1;
       F.dirty[way] = write ? 1 : 0;
-      F.tensor[way] = tensor;
+      F.tensor[way] = Cache::stored_tensor(tensor);
       F.free[set] = free & ~(1u << local);
-      F.order_words[set] = Cache::nibble_to_front(F.order_words[set], local);
+      // A full set's victim is its last nibble: moving it to the front shifts the whole word
+      // (what nibble_to_front computes, without finding the position).
+      F.order_words[set] = free != 0 ? Cache::nibble_to_front(order_word, local)
+                                     : ((order_word << 4) | local) & F.order_mask;
     }
   } else {
     // Other policies and geometries: the Cache's own calls.
@@ -329,7 +388,7 @@ template <bool mru_first>
       if (cache.valid(way)) {
         const int16_t vtensor = cache.tensor(way);
         const uint32_t dirty = cache.dirty_mask(way);
-        Counters& v = counter(k, vtensor);
+        Counters& v = rows[row_of(vtensor)];
         ++v.evictions;
         if (dirty != 0 || cache.indexed()) {
           const uint64_t vaddr = cache.tag(way) << F.line_shift;
@@ -344,65 +403,92 @@ template <bool mru_first>
       if (write) cache.dirty_mask(way) = 1;
     }
   }
-  Counters& c = counter(k, tensor);
-  ++c.accesses;
-  ++(hit ? c.hits : c.misses);
-  if (write) {
-    ++c.writes;
-    c.write_bytes += bytes;
-  } else {
-    ++c.reads;
-    c.read_bytes += bytes;
-  }
+  // The row pointer again: a write-back below may have grown the rows (it cannot: its tensor's row
+  // exists, but reloading costs one load and keeps the rule local).
+  count_access(m_row_data[k][row], bytes, write, hit);
   return hit;
 }
 
-// access_batch() for fast_path() hierarchies: the same level-0 shortcuts (a repeat of the last
-// line, a hit on its set's most recent way: counters and dirty bit only), with fewer values live
-// — whole lines, write-back, no analyses — and the rest of level 0 inline.
+// fast_lookup() with the level's replacement order chosen at run time.
+bool Hierarchy::fast_lookup_any(const FastLevel& F, size_t k, uint64_t line, uint32_t bytes,
+                                bool write, int16_t tensor, size_t row, uint64_t& way) {
+  switch (F.order) {
+    case FastLevel::Order::NibbleLru:
+      return fast_lookup<static_cast<int>(FastLevel::Order::NibbleLru)>(F, k, line, bytes, write,
+                                                                        tensor, row, way);
+    case FastLevel::Order::NibbleFifo:
+      return fast_lookup<static_cast<int>(FastLevel::Order::NibbleFifo)>(F, k, line, bytes, write,
+                                                                         tensor, row, way);
+    case FastLevel::Order::General:
+      break;
+  }
+  return fast_lookup<static_cast<int>(FastLevel::Order::General)>(F, k, line, bytes, write, tensor,
+                                                                  row, way);
+}
+
+// access_batch() for fast_path() hierarchies. The loop handles what needs no replacement update
+// — a repeat of the last line looked up, or a hit on its set's most recent way: counters and the
+// dirty bit only — with few enough live values to stay in registers; everything else goes out of
+// line to fast_miss0(). Compiled per level 0: its geometry (64 B lines and a power-of-two set
+// count, as constants and a mask, or anything else) and replacement order (fast_miss0's lookup).
+template <bool common, int order>
 void Hierarchy::fast_batch(const Access* accesses, size_t count) {
   Level& l0 = *m_levels.front();
-  // A local copy: no store can alias it, so its fields stay in registers or plain stack slots.
-  const FastLevel f0 = m_fast_levels[0];
-  const uint32_t shift = f0.line_shift;
-  const SetIndex set_of = f0.set_of;
+  const FastLevel& f0 = m_fast_levels[0];
+  // The common level 0 (64 B lines, a power-of-two set count) with its geometry as constants:
+  // fewer live values in the loop, so fewer of them spill.
+  const uint32_t shift = common ? 6 : f0.line_shift;
+  const uint64_t line_bytes = common ? 64 : f0.line_bytes;
+  const uint64_t offset_mask = line_bytes - 1;
+  const SetIndex set_index = f0.set_of;
+  const uint64_t set_mask = f0.cache->sets() - 1;
+  const auto set_of = [&](uint64_t line) {
+    if constexpr (common)
+      return line & set_mask;
+    else
+      return set_index(line);
+  };
   const uint64_t* const tags = f0.tags;
   const uint32_t* const mru = f0.mru;
   uint32_t* const dirty = f0.dirty;
   uint64_t last_line = l0.last_unit, last_way = l0.last_way;
-  Counters* counters = m_counter_rows[0].data;
-  size_t tensors = m_counter_rows[0].size;
+  Counters* counters = m_row_data[0];
+  size_t rows = m_rows;
   for (size_t i = 0; i < count; ++i) {
     const Access& a = accesses[i];
-    const bool write = a.kind == AccessKind::Write;
-    const uint64_t line = a.addr >> shift;
-    if (((a.addr + a.size - 1) >> shift) != line || a.size == 0 || a.space != AddressSpace::Global)
-        [[unlikely]] {
+    const uint64_t addr = a.addr;
+    const uint64_t line = addr >> shift;
+    const uint64_t stored = Cache::stored_tag(line);
+    // Within one line and not empty (size − 1 wraps to 2^32 − 1 for size 0).
+    const bool one_line = (addr & offset_mask) + static_cast<uint32_t>(a.size - 1) < line_bytes;
+    if (!one_line || a.space != AddressSpace::Global) [[unlikely]] {
       if (a.space == AddressSpace::Shared) {
         shared_access(a);
       } else if (a.size != 0) {
-        request(0, a.addr, a.size, write, a.tensor);  // spans lines: the general path
+        request(0, a.addr, a.size, a.kind == AccessKind::Write, a.tensor);  // spans lines
         last_line = l0.last_unit;
         last_way = l0.last_way;
-        counters = m_counter_rows[0].data;
-        tensors = m_counter_rows[0].size;
+        counters = m_row_data[0];
+        rows = m_rows;
       }
       continue;
     }
-    const size_t t = a.tensor < 0 ? 0 : static_cast<size_t>(a.tensor) + 1;
+    const bool write = a.kind == AccessKind::Write;
+    // row_of() without a branch: −1 → 0, t ≥ 0 → t + 1; anything below −1 wraps past the rows and
+    // goes out of line, where row_of() files it under row 0.
+    const size_t row = static_cast<uint16_t>(a.tensor + 1);
     uint64_t way;
     bool hit;
     if (line == last_line) {
       way = last_way;
       hit = true;
     } else {
-      way = mru[set_of(line)];
-      hit = tags[way] == line;  // whole lines: a present line is valid
+      const uint64_t set = set_of(line);
+      way = mru[set];
+      hit = tags[way] == stored;  // whole lines: a present line is valid
     }
-    if (hit && t < tensors) [[likely]] {
-      Counters& c = counters[t];
-      ++c.accesses;
-      ++c.hits;
+    if (hit && row < rows) [[likely]] {
+      Counters& c = counters[row];
       if (write) {
         ++c.writes;
         c.write_bytes += a.size;
@@ -413,43 +499,75 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
       }
       continue;
     }
-    hit = fast_lookup<false>(f0, 0, line, a.size, write, a.tensor, way);
+    last_way = fast_miss0<order>(line, a.size, write, a.tensor);
     last_line = line;
-    last_way = way;
-    if (!hit && !(write && a.size == f0.line_bytes))
-      fast_access(1, line << shift, f0.line_bytes, false, a.tensor);
-    counters = m_counter_rows[0].data;
-    tensors = m_counter_rows[0].size;
+    counters = m_row_data[0];
+    rows = m_rows;
   }
   l0.last_unit = last_line;
   l0.last_way = last_way;
   l0.last_sbit = 1;
 }
 
-// An access at level k and, while it misses, the fetch from each level below: a loop, not a call
-// per level. Only a dirty victim's write-back recurses.
+// Level 0's full lookup for fast_batch() and, on a miss, the fetch from below, whose first level is
+// tested here for a hit on its set's most recent way (no replacement update: only counters).
+// Returns level 0's way for the line. `order` is level 0's FastLevel::Order.
+template <int order>
+[[gnu::noinline]] uint64_t Hierarchy::fast_miss0(uint64_t line, uint32_t bytes, bool write,
+                                                 int16_t tensor) {
+  const size_t row = row_of(tensor);
+  if (row >= m_rows) [[unlikely]]
+    grow_counters(row);
+  const FastLevel& f0 = m_fast_levels[0];
+  uint64_t way = 0;
+  bool hit = false;
+  if constexpr (order == static_cast<int>(FastLevel::Order::General))
+    hit = fast_lookup_any(f0, 0, line, bytes, write, tensor, row, way);
+  else
+    hit = fast_lookup<order>(f0, 0, line, bytes, write, tensor, row, way);
+  // A write covering the whole line has nothing to merge, so it fetches nothing.
+  if (hit || (write && bytes == f0.line_bytes)) return way;
+  const uint64_t addr = line << f0.line_shift;
+  if (m_fast_levels.size() > 1) {
+    // A B line's fill in the tiled GEMM nearly always finds its L2 line here: one L2 line serves
+    // 16 consecutive j, and little else touches that set in between.
+    const FastLevel& f1 = m_fast_levels[1];
+    const uint64_t line1 = addr >> f1.line_shift;
+    if (f1.tags[f1.mru[f1.set_of(line1)]] == Cache::stored_tag(line1)) {
+      count_access(m_row_data[1][row], f0.line_bytes, false, true);
+      return way;
+    }
+  }
+  fast_access(1, addr, f0.line_bytes, false, tensor);
+  return way;
+}
+
+// An access at level k (≥ 1) and, while it misses, the fetch from each level below: a loop, not a
+// call per level. Only a dirty victim's write-back recurses.
 void Hierarchy::fast_access(size_t k, uint64_t addr, uint32_t bytes, bool write, int16_t tensor) {
   const size_t levels = m_levels.size();
+  const size_t row = row_of(tensor);
+  if (row >= m_rows) [[unlikely]]
+    grow_counters(row);
   for (;; ++k) {
     if (k == levels) {
       memory_access(bytes, write, tensor);
       return;
     }
     const FastLevel& F = m_fast_levels[k];
-    const uint32_t shift = F.line_shift, line_bytes = F.line_bytes;
-    const uint64_t line = addr >> shift;
-    uint64_t way = 0;
-    const bool hit = fast_lookup<true>(F, k, line, bytes, write, tensor, way);
-    if (k == 0) {
-      Level& L0 = *m_levels[0];
-      L0.last_unit = line;
-      L0.last_way = way;
-      L0.last_sbit = 1;
+    const uint64_t line = addr >> F.line_shift;
+    // The set's most recent way: a hit there changes no replacement state (Cache::mru()).
+    uint64_t way = F.mru[F.set_of(line)];
+    bool hit = F.tags[way] == Cache::stored_tag(line);
+    if (hit) {
+      if (write) F.dirty[way] = 1;
+      count_access(m_row_data[k][row], bytes, write, true);
+    } else {
+      hit = fast_lookup_any(F, k, line, bytes, write, tensor, row, way);
     }
-    // A write covering the whole line has nothing to merge, so it fetches nothing.
-    if (hit || (write && bytes == line_bytes)) return;
-    addr = line << shift;
-    bytes = line_bytes;
+    if (hit || (write && bytes == F.line_bytes)) return;
+    addr = line << F.line_shift;
+    bytes = F.line_bytes;
     write = false;
   }
 }
@@ -457,8 +575,6 @@ void Hierarchy::fast_access(size_t k, uint64_t addr, uint32_t bytes, bool write,
 // Main memory always "hits": it counts the request and its bytes (both paths end here).
 void Hierarchy::memory_access(uint32_t bytes, bool write, int16_t tensor) {
   Counters& c = counter(m_levels.size(), tensor);
-  ++c.accesses;
-  ++c.hits;
   if (write) {
     ++c.writes;
     c.write_bytes += bytes;
@@ -492,7 +608,6 @@ void Hierarchy::unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t byt
   Level& L = *m_levels[k];
   Cache& cache = L.cache;
   Counters* c = &counter(k, tensor);
-  ++c->accesses;
   if (write) {
     ++c->writes;
     c->write_bytes += bytes;
@@ -513,7 +628,6 @@ void Hierarchy::unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t byt
   const uint64_t set = cache.set_of(line);
   int64_t found = cache.find_in_set(set, line);
   if (found >= 0 && (cache.valid_mask(found) & sbit)) {
-    ++c->hits;
     cache.touch_in_set(set, found);
     if (write) {
       if (L.write_back) {
@@ -648,18 +762,20 @@ void Hierarchy::write_back_all() {
   for (size_t k = 0; k < m_levels.size(); ++k) {
     Level& L = *m_levels[k];
     Cache& cache = L.cache;
-    for (uint64_t way = 0; way < cache.total_ways(); ++way) {
-      uint32_t dirty = cache.dirty_mask(way);
-      if (!cache.valid(way) || dirty == 0) continue;
+    // Requests go to the levels below only (a back-invalidation there may empty ways here, which
+    // the scan then finds empty), so the scan order is way order, as it always was.
+    cache.for_each_valid_way([&](uint64_t way) {
+      const uint32_t dirty = cache.dirty_mask(way);
+      if (!cache.valid(way) || dirty == 0) return;
       const int16_t t = cache.tensor(way);
       ++counter(k, t).writebacks;
       cache.dirty_mask(way) = 0;
-      if (L.drop_writebacks) continue;
+      if (L.drop_writebacks) return;
       const uint64_t vaddr = cache.tag(way) * L.line_bytes;
       for (uint32_t s = 0; s < 32; ++s)
         if (dirty & (1u << s))
           request(k + 1, vaddr + uint64_t{s} * L.sector_bytes, L.sector_bytes, true, t);
-    }
+    });
   }
 }
 
@@ -669,20 +785,22 @@ const Cache& Hierarchy::cache(int level) const {
   return m_levels.at(level)->cache;
 }
 
-const std::vector<Counters>& Hierarchy::counters_by_tensor(int level) const {
-  return m_counters.at(level);
+std::vector<Counters> Hierarchy::counters_by_tensor(int level) const {
+  std::vector<Counters> rows = m_counters.at(level);
+  for (Counters& c : rows) c = with_totals(c);
+  return rows;
 }
 
 Counters Hierarchy::counters(int level) const {
   Counters sum;
   for (const Counters& c : m_counters.at(level)) sum += c;
-  return sum;
+  return with_totals(sum);
 }
 
 Counters Hierarchy::counters(int level, int tensor) const {
   const std::vector<Counters>& v = m_counters.at(level);
   size_t i = tensor < 0 ? 0 : static_cast<size_t>(tensor) + 1;
-  return i < v.size() ? v[i] : Counters{};
+  return i < v.size() ? with_totals(v[i]) : Counters{};
 }
 
 int Hierarchy::max_tensor() const {
@@ -704,11 +822,10 @@ const ReuseDistance* Hierarchy::reuse(int level) const {
 std::vector<ResidentLine> Hierarchy::resident_lines(int level) const {
   const Level& L = *m_levels.at(level);
   std::vector<ResidentLine> out;
-  for (uint64_t way = 0; way < L.cache.total_ways(); ++way) {
-    if (!L.cache.valid(way)) continue;
+  L.cache.for_each_valid_way([&](uint64_t way) {
     out.push_back({L.cache.tag(way) * L.line_bytes, L.line_bytes, L.cache.tensor(way),
                    L.cache.valid_mask(way), L.cache.dirty_mask(way)});
-  }
+  });
   return out;
 }
 

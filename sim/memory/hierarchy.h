@@ -58,7 +58,9 @@ struct HierarchyOptions {
 };
 
 // Counts for one level (or one tensor at one level). Main memory uses accesses, reads, writes,
-// read_bytes and write_bytes only (every access "hits").
+// read_bytes and write_bytes only (every access "hits"). Every access is a read or a write and a
+// hit or a miss, so the hierarchy stores neither `accesses` nor `hits` while it runs (two fewer
+// increments per simulated access) and derives them (with_totals) when asked.
 struct Counters {
   uint64_t accesses = 0, reads = 0, writes = 0;
   uint64_t hits = 0, misses = 0;
@@ -71,6 +73,9 @@ struct Counters {
   uint64_t write_bytes = 0;         // bytes of write requests that reached this level
   Counters& operator+=(const Counters& o);
 };
+
+// `c` with accesses = reads + writes and hits = accesses − misses.
+Counters with_totals(Counters c);
 
 struct ResidentLine {
   uint64_t addr = 0;    // first byte of the line
@@ -104,7 +109,7 @@ class Hierarchy final : public AccessSink {
   const HierarchyOptions& options() const { return m_options; }
   const Cache& cache(int level) const;
   // level in [0, level_count()]; level_count() is main memory. Index = tensor + 1 (0 = unknown).
-  const std::vector<Counters>& counters_by_tensor(int level) const;
+  std::vector<Counters> counters_by_tensor(int level) const;
   Counters counters(int level) const;  // summed over tensors
   Counters counters(int level, int tensor) const;
   int max_tensor() const;                       // largest tensor id seen, -1 when none
@@ -129,36 +134,42 @@ class Hierarchy final : public AccessSink {
   void unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t bytes, bool write,
                    int16_t tensor);
   void evict(size_t k, uint64_t way);
+  template <bool common, int order>
   void fast_batch(const Access* accesses, size_t count);
-  template <bool mru_first>
+  template <int order>
   bool fast_lookup(const FastLevel& F, size_t k, uint64_t line, uint32_t bytes, bool write,
-                   int16_t tensor, uint64_t& way);
+                   int16_t tensor, size_t row, uint64_t& way);
+  bool fast_lookup_any(const FastLevel& F, size_t k, uint64_t line, uint32_t bytes, bool write,
+                       int16_t tensor, size_t row, uint64_t& way);
+  template <int order>
+  uint64_t fast_miss0(uint64_t line, uint32_t bytes, bool write, int16_t tensor);
   void fast_access(size_t k, uint64_t addr, uint32_t bytes, bool write, int16_t tensor);
   void memory_access(uint32_t bytes, bool write, int16_t tensor);
   bool back_invalidate(size_t k, uint64_t addr, uint32_t bytes);
   void shared_access(const Access& a);
   void flush_warp();
+  // Counter rows: index 0 for accesses without a tensor, tensor + 1 otherwise.
+  static size_t row_of(int16_t tensor) { return tensor < 0 ? 0 : static_cast<size_t>(tensor) + 1; }
   // Inline because every simulated access bumps one; the rare growth path stays out of line.
   Counters& counter(size_t k, int16_t tensor) {
-    const CounterRow& row = m_counter_rows[k];
-    size_t i = tensor < 0 ? 0 : static_cast<size_t>(tensor) + 1;
-    if (i < row.size) [[likely]]
-      return row.data[i];
-    return grow_counters(k, i);
+    const size_t i = row_of(tensor);
+    if (i < m_rows) [[likely]]
+      return m_row_data[k][i];
+    grow_counters(i);
+    return m_row_data[k][i];
   }
-  Counters& grow_counters(size_t k, size_t index);
+  // Every level's row grows to at least index + 1 (all levels keep the same number of rows, so a
+  // row that exists at one level exists at all of them: the fast path checks once per access).
+  void grow_counters(size_t index);
 
   HierarchyConfig m_config;
   HierarchyOptions m_options;
   std::vector<std::unique_ptr<Level>> m_levels;
   std::vector<std::vector<Counters>> m_counters;  // [level 0..n] by tensor + 1
-  // m_counters[k].data() and .size(), kept beside it: vector::size() divides by sizeof(Counters) on
-  // every hot-path counter lookup. Refreshed whenever a row grows.
-  struct CounterRow {
-    Counters* data;
-    size_t size;
-  };
-  std::vector<CounterRow> m_counter_rows;
+  // m_counters[k].data() and the common row count, kept beside it: vector::size() divides by
+  // sizeof(Counters) on every hot-path counter lookup. Refreshed whenever the rows grow.
+  std::vector<Counters*> m_row_data;
+  size_t m_rows = 0;
   std::unique_ptr<Scratchpad> m_scratchpad;
   std::vector<LaneAccess> m_warp_lanes;
   int32_t m_warp_id = -1;
@@ -167,6 +178,8 @@ class Hierarchy final : public AccessSink {
   uint64_t m_trace_accesses = 0;
   bool m_fast = false;
   std::vector<FastLevel> m_fast_levels;  // when m_fast: one per level
+  // when m_fast: fast_batch compiled for level 0's set count and replacement order
+  void (Hierarchy::*m_fast_batch)(const Access*, size_t) = nullptr;
 };
 
 }  // namespace tilescope::memory

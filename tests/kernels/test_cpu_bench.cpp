@@ -164,3 +164,39 @@ TEST_CASE("every recorded CPU report in assets/recorded follows the schema") {
   }
   CHECK(checked >= 1);
 }
+
+TEST_CASE("bench --size and --threads: the matmul problem and the threaded pair 6 vs 7") {
+  CpuBenchOptions options;
+  options.suite = "matmul";
+  options.quick = true;
+  options.repeats = 1;
+  options.size = 40;
+  options.threads = 3;
+  std::ostringstream log;
+  const nlohmann::json report = run_cpu_bench(options, log);
+  INFO(log.str());
+  CHECK(check_bench_report(report) == "");
+  const auto& suite = report["suites"][0];
+  CHECK(suite["sizes"]["M"] == 40);
+  CHECK(suite["sizes"]["N"] == 40);
+  CHECK(suite["sizes"]["K"] == 40);
+  REQUIRE(suite["results"].size() == 8);
+  for (const auto& r : suite["results"]) {
+    CAPTURE(r["name"].get<std::string>());
+    CHECK(r["verified"] == true);
+  }
+  // 40 columns are 2 NR blocks (NR = 16 or 32), 40 rows 5 or 7 MR blocks: 3 threads fit 3×1 or 1×3.
+  CHECK(suite["results"][6]["note"].get<std::string>().find("uses 3 of 3 threads") == 0);
+  CHECK(suite["results"][7]["note"].get<std::string>() == "Eigen on 3 OpenMP threads");
+  bool paired = false;
+  for (const auto& c : suite["comparisons"])
+    paired = paired || (c["label"] == "threads (6) vs Eigen on the same 3 threads (7)" &&
+                        c["slower"] == 7 && c["faster"] == 6 && c["time_ratio"].get<double>() > 0);
+  CHECK(paired);
+
+  options.size = kMaxMatMulSize + 1;
+  CHECK_THROWS_AS(run_cpu_bench(options, log), BenchError);
+  options.size = 40;
+  options.threads = -1;
+  CHECK_THROWS_AS(run_cpu_bench(options, log), BenchError);
+}

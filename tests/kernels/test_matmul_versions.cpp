@@ -68,17 +68,47 @@ TEST_CASE("every MatMul version matches the double-precision loop and Eigen") {
 
 TEST_CASE("the fused epilogue gives exactly the unfused result, and threads exactly one thread's") {
   // Versions 4, 5 and 6 run the same micro-kernel in the same k order; only where bias and ReLU
-  // are applied (and which thread) differs, so the floats must be bit-identical.
-  for (const Case& c : kCases) {
+  // are applied (and which thread, on which block of Y) differs, so the floats must be
+  // bit-identical — for any thread count, including counts the matrix cannot use in full.
+  const Case wide = {300, 520, 70};  // room for a 4×4 grid of blocks and more
+  std::vector<Case> cases(std::begin(kCases), std::end(kCases));
+  cases.push_back(wide);
+  for (const Case& c : cases) {
     const auto a = random_values(std::size_t(c.m) * c.k, 4);
     const auto b = random_values(std::size_t(c.k) * c.n, 5);
     const auto bias = random_values(c.n, 6);
     const auto unfused = run(matmul_4_microkernel, a, b, bias, c);
     const auto fused = run(matmul_5_fused_epilogue, a, b, bias, c);
-    const auto threaded = run(matmul_6_threads, a, b, bias, c);
     CHECK(fused == unfused);
-    CHECK(threaded == fused);
+    for (int threads : {0, 1, 2, 3, 4, 7, 16}) {
+      CAPTURE(c.m);
+      CAPTURE(c.n);
+      CAPTURE(threads);
+      std::vector<float> y = poisoned(static_cast<std::size_t>(c.m) * c.n);
+      MatMulArgs args{a.data(), b.data(), bias.data(), y.data(), c.m, c.n, c.k};
+      args.threads = threads;
+      matmul_6_threads(args);
+      CHECK(y == fused);
+    }
   }
+}
+
+TEST_CASE("version 6's grid: as many blocks as threads where Y has room, packing least") {
+  // Packing traffic of a rows × cols grid: cols·M·K (A once per column of blocks) + rows·K·N.
+  // Square 1024³ on 16 threads: 4×4 costs 8·2^20·1024; 2×8 and 8×2 cost 10·2^20·1024.
+  CHECK(matmul_thread_grid(16, 1024, 1024, 1024).rows == 4);
+  CHECK(matmul_thread_grid(16, 1024, 1024, 1024).cols == 4);
+  // 8 rows are one MR block (8 with AVX-512, 6 with AVX2: 2 blocks): at most that many rows of
+  // blocks, the rest in columns; 1024 columns hold 16 NR blocks or more.
+  const MatMulGrid thin = matmul_thread_grid(16, 8, 1024, 64);
+  CHECK(thin.rows * thin.cols == 16);
+  CHECK(thin.rows <= (8 + gemm::kMR - 1) / gemm::kMR);
+  // One row and one column: a single block, whatever the threads.
+  CHECK(matmul_thread_grid(16, 1, 1, 1).rows * matmul_thread_grid(16, 1, 1, 1).cols == 1);
+  // 7 threads on a square: 1×7 and 7×1 pack the same (7·M·K + K·N); the first found, 1 row.
+  CHECK(matmul_thread_grid(7, 512, 512, 512).rows == 1);
+  CHECK(matmul_thread_grid(7, 512, 512, 512).cols == 7);
+  CHECK(matmul_thread_grid(1, 512, 512, 512).rows * matmul_thread_grid(1, 512, 512, 512).cols == 1);
 }
 
 TEST_CASE("the packed GEMM honours leading dimensions and writes only its block") {
@@ -104,11 +134,14 @@ TEST_CASE("the packed GEMM honours leading dimensions and writes only its block"
 
 TEST_CASE("the registry is numbered 0..N in order and says what changed") {
   const auto& versions = matmul_versions();
-  REQUIRE(versions.size() == 7);
+  REQUIRE(versions.size() == 8);
   for (std::size_t i = 0; i < versions.size(); ++i) {
     CHECK(versions[i].number == static_cast<int>(i));
     CHECK_FALSE(versions[i].changed.empty());
   }
   CHECK(versions[0].name == "eigen");
   CHECK(versions[1].name == "naive_ijk");
+  CHECK(versions[7].name == "eigen_threads");
+  CHECK(versions[6].multithreaded);
+  CHECK(versions[7].multithreaded);
 }

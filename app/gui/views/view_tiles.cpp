@@ -5,12 +5,14 @@
 #include "app/gui/views/views.h"
 
 #include "app/core/format.h"
+#include "app/gui/widgets/image_texture.h"
 
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace tilescope::gui {
 
@@ -137,6 +139,11 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   const float cell = std::clamp(
       std::min(avail_w / (kTileBins * 2.3f), avail_h / (kTileBins * 1.2f)), 3.0f, em * 0.9f);
   float x = start.x, y = start.y, row_h = 0;
+  // One texture per grid, kept between frames (the GL objects outlive no context: see
+  // RgbaTexture), and the pixels' buffer.
+  static std::vector<RgbaTexture> grid_textures;
+  static std::vector<uint32_t> grid_pixels;
+  size_t grid_index = 0;
   for (const TileGrid& g : t.grids) {
     const float gw = cell * g.bin_cols, gh = cell * g.bin_rows;
     if (x > start.x && x + gw > start.x + avail_w) {
@@ -150,43 +157,51 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
         (g.rows > g.bin_rows || g.cols > g.bin_cols ? " (binned: mean per bin)" : "");
     dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(x, y), p.text, title.c_str());
     const float gy = y + em * 1.4f;
-    // Each row of bins is drawn as runs of equal colour, every pixel once: a 48×48 grid is a few
-    // hundred rectangles rather than 2,304, which keeps a software rasteriser at frame rate.
-    // Bins touched since the previous frame get a tint, and their bounding box one outline.
+    // The bins are one image (one textured quad, drawn unblended: every colour is opaque), so a
+    // software rasteriser sets up two triangles per grid rather than one rectangle per run of
+    // equal colour. Bins touched since the previous frame get a tint, drawn as runs over the
+    // image, and their bounding box one outline.
     int touched_r0 = g.bin_rows, touched_r1 = -1, touched_c0 = g.bin_cols, touched_c1 = -1;
+    std::vector<uint32_t>& pixels = grid_pixels;
+    pixels.assign(size_t(g.bin_rows) * size_t(g.bin_cols), 0);
+    struct TintRun {
+      int row, first, end;  // touched bins [first, end) of one row
+    };
+    std::vector<TintRun> tint_runs;
     for (int r = 0; r < g.bin_rows; ++r) {
       const size_t row = g.offset + size_t(r) * size_t(g.bin_cols);
-      const float ry = gy + r * cell;
-      int run_start = 0;
-      ImU32 run_colour = 0;
-      bool run_touched = false;
+      int run_start = -1;
       for (int c = 0; c <= g.bin_cols; ++c) {
-        ImU32 colour = 0;
         bool touched = false;
         if (c < g.bin_cols) {
           const uint32_t v = now[row + size_t(c)];
           const double per_elem = v * g.inv_elems[size_t(r) * size_t(g.bin_cols) + size_t(c)];
-          // Quantised to the legend's levels: the eye cannot tell more apart, and equal
-          // neighbours merge into one run.
+          // Quantised to the legend's levels: the eye cannot tell more apart.
           const double heat = v ? std::log1p(per_elem) / std::log1p(peak) : 0.0;
           const double level = std::ceil(heat * kHeatLevels) / kHeatLevels;
-          colour = v ? heat_colour(0.15 + 0.85 * level, p.bar_bg) : p.bar_bg;
+          pixels[size_t(r) * size_t(g.bin_cols) + size_t(c)] =
+              v ? heat_colour(0.15 + 0.85 * level, p.bar_bg) : p.bar_bg;
           touched = frame > 0 && v != before[row + size_t(c)];
           if (touched) {
             touched_r0 = std::min(touched_r0, r), touched_r1 = std::max(touched_r1, r);
             touched_c0 = std::min(touched_c0, c), touched_c1 = std::max(touched_c1, c);
           }
         }
-        if (c > 0 && (c == g.bin_cols || colour != run_colour || touched != run_touched)) {
-          const ImVec2 a(x + run_start * cell, ry), b(x + c * cell, ry + cell);
-          dl->AddRectFilled(a, b, run_colour);
-          if (run_touched) dl->AddRectFilled(a, b, (p.text & 0x00FFFFFFu) | 0x28000000u);
-          run_start = c;
+        if (touched && run_start < 0) run_start = c;
+        if (!touched && run_start >= 0) {
+          tint_runs.push_back({r, run_start, c});
+          run_start = -1;
         }
-        run_colour = colour;
-        run_touched = touched;
       }
     }
+    if (grid_textures.size() <= grid_index) grid_textures.resize(grid_index + 1);
+    RgbaTexture& texture = grid_textures[grid_index++];
+    texture.upload(g.bin_cols, g.bin_rows, pixels.data());
+    draw_opaque_image(dl, texture, ImVec2(x, gy), ImVec2(x + gw, gy + gh));
+    for (const TintRun& run : tint_runs)
+      dl->AddRectFilled(ImVec2(x + run.first * cell, gy + run.row * cell),
+                        ImVec2(x + run.end * cell, gy + (run.row + 1) * cell),
+                        (p.text & 0x00FFFFFFu) | 0x28000000u);
     if (touched_r1 >= 0)
       dl->AddRect(ImVec2(x + touched_c0 * cell, gy + touched_r0 * cell),
                   ImVec2(x + (touched_c1 + 1) * cell, gy + (touched_r1 + 1) * cell), p.text, 0, 0,
