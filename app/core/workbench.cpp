@@ -144,12 +144,23 @@ namespace {
 // Names the first step of the history the current machine refuses, or clears the note.
 void recheck_machine(Workbench& wb) {
   wb.machine_refusal.clear();
+  wb.machines_fitting.clear();
   if (!wb.history || !wb.machine) return;
   if (std::optional<schedule::StepRefusal> r = wb.history->first_refused(workbench_target(wb))) {
     wb.machine_refusal_step = r->index;
     wb.machine_refusal = "step " + std::to_string(r->index + 1) + " " + r->step +
                          " is not legal on " + wb.machine->name + ": " + r->message +
                          " Undo it, or choose a machine it fits.";
+    // The fix the view offers beside "undo": the presets on which every step is legal (a
+    // shared-memory stage fits the GPUs, not a CPU without a scratchpad).
+    for (const std::string& name : model::preset_names()) {
+      try {
+        if (!wb.history->first_refused(model::target_for(model::load_machine(name))))
+          wb.machines_fitting.push_back(name);
+      } catch (const std::exception&) {
+        // A preset that does not load (host detection failed) is simply not offered.
+      }
+    }
   }
 }
 
@@ -224,6 +235,7 @@ std::string workbench_set_machine(Workbench& wb, const std::string& name) {
     wb.machine_name = name;
     wb.machine_error.clear();
   } catch (const std::exception& e) {
+    wb.machine_error = name + ": " + e.what();
     return "machine: " + std::string(e.what());
   }
   // New steps are checked against this machine; the history is kept and re-checked.

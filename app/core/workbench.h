@@ -179,7 +179,8 @@ struct Workbench {
   // ("" = every step is legal on it). The Memory view shows it; simulating refuses until the step
   // is undone or another machine is chosen.
   std::string machine_refusal;
-  size_t machine_refusal_step = 0;  // its index (0-based) in the history
+  size_t machine_refusal_step = 0;            // its index (0-based) in the history
+  std::vector<std::string> machines_fitting;  // presets every step is legal on (with a refusal)
 
   // Results, cached by key; the job slots.
   std::map<std::string, MemoryResult> memory_cache;

@@ -304,3 +304,23 @@ TEST_CASE("palette: the first pick with nothing selected is A; clear starts A, B
   CHECK(state.selection.kind == Selection::Kind::Tensor);
   CHECK(state.selection.name == "W");
 }
+
+TEST_CASE("a stage the machine cannot hold: the machines every step fits are offered") {
+  AppState state = state_for(kModel);
+  REQUIRE(run(state, "machine h200").empty());
+  REQUIRE(run(state, "apply \"tile(k, 4); stage(x, shared, at=k.o)\"").empty());
+  CHECK(state.bench.machine_refusal.empty());
+  CHECK(state.bench.machines_fitting.empty());  // nothing to fix
+  REQUIRE(run(state, "machine tiny").empty());  // a CPU: no shared memory
+  CHECK_FALSE(state.bench.machine_refusal.empty());
+  const auto& fit = state.bench.machines_fitting;
+  // The GPU presets hold the stage; the CPU presets refuse it.
+  CHECK(std::find(fit.begin(), fit.end(), "h200") != fit.end());
+  CHECK(std::find(fit.begin(), fit.end(), "minigpu") != fit.end());
+  CHECK(std::find(fit.begin(), fit.end(), "tiny") == fit.end());
+  CHECK(std::find(fit.begin(), fit.end(), "host") == fit.end());
+  // Choosing one of them clears the refusal.
+  REQUIRE(run(state, "machine " + fit.front()).empty());
+  CHECK(state.bench.machine_refusal.empty());
+  CHECK(state.bench.machines_fitting.empty());
+}

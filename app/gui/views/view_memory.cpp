@@ -32,6 +32,19 @@ double hit_rate(const memory::Counters& c) {
 // running (progress + cancel), failed, or not started (starts it).
 bool memory_empty_state(ViewContext& ctx) {
   const Workbench& wb = ctx.state.bench;
+  if (!wb.machine) {
+    // Host detection failed (or the chosen file did not load) and there is nothing to simulate
+    // on: say so here, where the learner looks, with the way on.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
+    ImGui::TextWrapped("No machine to simulate on: %s", wb.machine_error.c_str());
+    ImGui::PopStyleColor();
+    ImGui::TextUnformatted("Pick a machine preset:");
+    for (const std::string& m : model::preset_names()) {
+      ImGui::SameLine();
+      if (ImGui::Button(m.c_str())) ctx.push(command_from("machine " + m));
+    }
+    return true;
+  }
   if (!wb.kernel()) {
     ImGui::TextWrapped("No kernel to simulate: type a model in the left panel%s",
                        wb.lower_error.empty() ? "." : (": " + wb.lower_error).c_str());
@@ -51,6 +64,14 @@ bool memory_empty_state(ViewContext& ctx) {
       ImGui::SetTooltip(
           "goto-step %zu: the later steps stay in the history (redo brings them back)",
           wb.machine_refusal_step);
+    // Or keep the steps and pick a machine they fit.
+    for (const std::string& m : wb.machines_fitting) {
+      ImGui::SameLine();
+      if (ImGui::Button(("Use " + m).c_str())) ctx.push(command_from("machine " + m));
+      note_widget("memory.use-machine." + m);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("machine %s: every step of the history is legal on it", m.c_str());
+    }
     return true;
   }
   if (wb.memory_result()) return false;
