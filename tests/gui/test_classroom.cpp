@@ -4,6 +4,7 @@
 #include "app/core/app_state.h"
 #include "app/core/commands.h"
 #include "app/core/files.h"
+#include "app/core/fuse_options.h"
 #include "app/core/session.h"
 #include "tests/gui/workbench_fixtures.h"
 
@@ -323,4 +324,51 @@ TEST_CASE("a stage the machine cannot hold: the machines every step fits are off
   REQUIRE(run(state, "machine " + fit.front()).empty());
   CHECK(state.bench.machine_refusal.empty());
   CHECK(state.bench.machines_fitting.empty());
+}
+
+TEST_CASE("fuse options: legal fusions as steps, and the transform's reason for the others") {
+  AppState state = state_for(kModel);
+  // The default lowering's first kernel is matmul0: its consumer add0, and the chain add0, relu0.
+  std::vector<FuseOption> o = fuse_options(state.bench);
+  REQUIRE(o.size() == 2);
+  CHECK(o[0].step == "fuse(matmul0, add0, relu0)");
+  CHECK(o[0].label == "add0, relu0");
+  CHECK(o[0].legal);
+  CHECK(o[1].step == "fuse(matmul0, add0)");
+  CHECK(o[1].legal);
+  // Every legal option applies; none is offered that the workbench then refuses.
+  for (const FuseOption& f : o) {
+    AppState copy = state_for(kModel);
+    CHECK(run(copy, "apply \"" + f.step + "\"").empty());
+    CHECK(copy.bench.last->ok);
+  }
+  // The add0 kernel: relu0 downstream, matmul0 upstream.
+  REQUIRE(run(state, "apply \"kernel(add0)\"").empty());
+  o = fuse_options(state.bench);
+  REQUIRE(o.size() == 2);
+  CHECK(o[0].step == "fuse(add0, relu0)");
+  CHECK(o[1].step == "fuse(matmul0, add0)");
+  // A pooling window after a ReLU on the CNN: tried, and refused with the transform's words.
+  const char* kCnn =
+      "input [1, 3, 16, 16]\nConv2d(3, 4, kernel_size=3, padding=1)\nReLU()\n"
+      "MaxPool2d(kernel_size=2, stride=2)\n";
+  AppState cnn = state_for(kCnn);
+  std::vector<std::string> firsts;
+  for (const auto& k : cnn.bench.program()->kernels) firsts.push_back(k.op_names.front());
+  bool any_refused = false;
+  for (const std::string& first : firsts) {
+    REQUIRE(run(cnn, "apply \"kernel(" + first + ")\"").empty());
+    for (const FuseOption& f : fuse_options(cnn.bench)) {
+      AppState copy = state_for(kCnn);
+      REQUIRE(run(copy, "apply \"kernel(" + first + ")\"").empty());
+      const bool applied = run(copy, "apply \"" + f.step + "\"").empty() && copy.bench.last->ok;
+      CHECK(applied == f.legal);  // the list agrees with what applying does
+      if (!f.legal) {
+        any_refused = true;
+        CHECK_FALSE(f.reason.empty());
+        CHECK(copy.bench.last->explanation == f.reason);
+      }
+    }
+  }
+  CHECK(any_refused);
 }

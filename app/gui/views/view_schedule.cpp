@@ -4,6 +4,8 @@
 #include "app/gui/views/memory_views.h"
 #include "app/gui/views/views.h"
 
+#include "app/core/fuse_options.h"
+
 #include "app/gui/widgets/code_view.h"
 #include "sim/schedule/codegen.h"
 
@@ -190,52 +192,36 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
       push_apply(ctx, "kernel(" + kk.op_names.front() + ")");
     }
   }
-  // Fuse: the elementwise chain that consumes this kernel's output, one kernel at a time.
-  const graph::Graph& g = *prog->graph;
-  std::vector<std::string> consumers;
-  for (const schedule::KernelTensor& t : k->tensors) {
-    if (t.role != schedule::TensorRole::Output || t.id < 0) continue;
-    for (graph::OpId c : g.consumers(t.id))
-      if (!k->has_op(g.op(c).name)) consumers.push_back(g.op(c).name);
-  }
+  // Fuse: what this kernel can take in (its consumers, the chain of them, its producers), each
+  // tried on the program first: the legal ones are buttons, the others say why not.
   section_heading(ctx, "Fuse");
-  if (consumers.empty()) ImGui::TextDisabled("Nothing consumes this kernel's output.");
-  // The whole chain of single consumers (add then relu) in one step, as a compiler's epilogue
-  // fusion does; or only the first consumer.
-  std::vector<std::string> chain;
-  if (consumers.size() == 1) {
-    auto op = g.find_op(consumers[0]);
-    while (op) {
-      chain.push_back(g.op(*op).name);
-      const std::vector<graph::OpId> next = g.op(*op).outputs.size() == 1
-                                                ? g.consumers(g.op(*op).outputs[0])
-                                                : std::vector<graph::OpId>{};
-      op.reset();
-      if (next.size() == 1 && !k->has_op(g.op(next[0]).name)) op = next[0];
-    }
+  const std::string fuse_key = wb.schedule_key() + "\n@" + wb.machine_name;
+  static std::string fuse_cached_key;
+  static std::vector<FuseOption> fuse_cached;
+  if (fuse_cached_key != fuse_key) {
+    fuse_cached = fuse_options(wb);
+    fuse_cached_key = fuse_key;
   }
-  if (chain.size() > 1) {
-    std::string step = "fuse(" + k->op_names.front(), names;
-    for (const std::string& c : chain) {
-      step += ", " + c;
-      names += (names.empty() ? "" : ", ") + c;
+  if (fuse_cached.empty()) ImGui::TextDisabled("Nothing to fuse with this kernel.");
+  for (const FuseOption& o : fuse_cached) {
+    if (o.legal) {
+      if (ImGui::Button(("Fuse " + o.label).c_str())) push_apply(ctx, o.step);
+      note_widget(o.label.find(',') != std::string::npos ? std::string("schedule.fuse-chain")
+                                                         : "schedule.fuse." + o.label);
+      step_tip(o.step,
+               "Runs these ops inside this kernel's loop nest: each intermediate result "
+               "is used while it is in a register, instead of a round trip through "
+               "memory and one more kernel launch.");
+    } else {
+      ImGui::BeginDisabled();
+      ImGui::Button(("Fuse " + o.label).c_str());
+      ImGui::EndDisabled();
+      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s\nnot legal here: %s", o.step.c_str(), o.reason.c_str());
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextDisabled("%s", o.reason.c_str());
+      ImGui::PopTextWrapPos();
     }
-    step += ")";
-    if (ImGui::Button(("Fuse " + names).c_str())) push_apply(ctx, step);
-    note_widget("schedule.fuse-chain");
-    step_tip(step,
-             "The whole elementwise chain runs inside this kernel's loop nest: each "
-             "result is used while it is still in a register, instead of written to memory "
-             "and read back by the next kernel.");
-  }
-  for (const std::string& c : consumers) {
-    const std::string step = "fuse(" + k->op_names.front() + ", " + c + ")";
-    if (ImGui::Button(("Fuse " + c).c_str())) push_apply(ctx, step);
-    note_widget("schedule.fuse." + c);
-    step_tip(step, ("Runs " + c +
-                    " inside this kernel: its input never goes to memory and back "
-                    "(one kernel launch and one round trip of the tensor fewer).")
-                       .c_str());
   }
 
   section_heading(ctx, "Loops (outermost first)");
