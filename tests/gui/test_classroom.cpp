@@ -2,6 +2,7 @@
 // session hand-outs, recent files, drops, the browser's listing and verbs), redo and UI scale kept
 // by the session, render on demand's wait, presentation's indicator and its readable fit.
 #include "app/core/app_state.h"
+#include "app/core/autotune.h"
 #include "app/core/commands.h"
 #include "app/core/files.h"
 #include "app/core/fuse_options.h"
@@ -371,4 +372,20 @@ TEST_CASE("fuse options: legal fusions as steps, and the transform's reason for 
     }
   }
   CHECK(any_refused);
+}
+
+TEST_CASE("autotune: the run-to-run spread is the median of each point's (median - min) / median") {
+  AutotuneGrid g;
+  g.mode = AutotuneMode::Cpu;
+  CHECK(g.run_spread() == 0);
+  const auto point = [](double median, double min, bool refused = false) {
+    AutotunePoint p;
+    p.seconds = median;
+    p.min_seconds = min;
+    p.refused = refused;
+    return p;
+  };
+  // Hand count: spreads 0.1, 0.25, 0 (the refused point is left out) → sorted 0, 0.1, 0.25.
+  g.points = {point(10, 9), point(20, 15), point(4, 4), point(1, 0.1, true)};
+  CHECK(g.run_spread() == doctest::Approx(0.1));
 }
