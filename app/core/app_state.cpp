@@ -149,7 +149,11 @@ void fit_view(AppState& state) {
   // under the title (view_graph.cpp), so the bottom needs only a margin and the left the legend.
   const bool present = state.presentation;
   const float side = em * 1.2f, top = em * 2.4f, bottom = present ? em * 0.6f : em * 3.6f;
-  const float left = present ? em * kPresentLegendEm : side;
+  // An open palette stands on the canvas's left (view_graph.cpp): F fits the graph beside it.
+  const float left = present ? em * kPresentLegendEm
+                     : state.controls.palette.open
+                         ? std::min(em * kPaletteEm, canvas.w * 0.42f) + side
+                         : side;
   const float sw = std::max(state.scene->width, 1.0f);
   const float sh = std::max(state.scene->height, 1.0f);
   const float avail_w = std::max(canvas.w - left - side, 1.0f);

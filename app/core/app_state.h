@@ -196,6 +196,8 @@ inline constexpr float kPresentTextPx = 20.0f;
 // Presentation mode's legend column on the canvas's left, in font sizes (the fit keeps clear of
 // it).
 inline constexpr float kPresentLegendEm = 9.0f;
+// The graph palette's width when open, in font sizes (it is at most 42% of the canvas).
+inline constexpr float kPaletteEm = 13.5f;
 
 // Presentation mode's corner line: "step 3 of 7" (the schedule history, or the open lesson's
 // steps) and how to move and leave. "" outside presentation mode.

@@ -389,3 +389,23 @@ TEST_CASE("autotune: the run-to-run spread is the median of each point's (median
   g.points = {point(10, 9), point(20, 15), point(4, 4), point(1, 0.1, true)};
   CHECK(g.run_spread() == doctest::Approx(0.1));
 }
+
+TEST_CASE("F with the palette open fits the graph beside it, not under it") {
+  AppState state = state_for(kModel);
+  state.window_w = 1280;
+  state.window_h = 800;
+  REQUIRE(run(state, "control palette.open on").empty());
+  REQUIRE(run(state, "fit").empty());
+  refresh_scene(state, fixed_measure);
+  REQUIRE(state.scene);
+  const Rect canvas = state.panels().graph;
+  const float palette_right = canvas.x + std::min(state.font_px() * kPaletteEm, canvas.w * 0.42f);
+  for (const SceneNode& n : state.scene->nodes)
+    CHECK(canvas.x + state.view.pan_x + n.x * state.view.zoom >= palette_right);
+  // Folded, the same fit uses the whole width: the graph sits further left.
+  const float pan_open = state.view.pan_x;
+  REQUIRE(run(state, "control palette.open off").empty());
+  REQUIRE(run(state, "fit").empty());
+  refresh_scene(state, fixed_measure);
+  CHECK(state.view.pan_x < pan_open);
+}

@@ -246,7 +246,7 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
   bool all_named = true;
   for (const std::string& o : operands) all_named = all_named && is_named(outline, o);
 
-  const float width = std::min(lh * 13.0f, rect.w * 0.42f);
+  const float width = std::min(lh * (kPaletteEm - 0.5f), rect.w * 0.42f);  // fit_view leaves it
   ImGui::SetCursorScreenPos(ImVec2(rect.x + lh * 0.5f, top));
   const ImU32 bg = (p.canvas_bg & ~IM_COL32_A_MASK) | (235u << IM_COL32_A_SHIFT);
   ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::ColorConvertU32ToFloat4(bg));
