@@ -141,3 +141,21 @@ expect "$out/f5.state.json" /history/entries 3  # the undone step comes back as 
 expect "$out/f5.state.json" /machine tiny
 expect "$out/f5.state.json" /view memory
 echo "ok: Save session as... and Open session... round-trip the steps (redo too), machine and view"
+
+# [6] --model leaves the saved session alone: an interactive start (no script, the default session
+# path under XDG_STATE_HOME) with --model, running a few seconds, does not overwrite session.json.
+state_home="$out/state"
+rm -rf "$state_home"
+mkdir -p "$state_home/tilescope"
+run_app s0 $'wait-frames 2\nmachine tiny\napply "fuse(matmul0, add0, relu0)"\nwait-frames 2\nquit' \
+  --session "$state_home/tilescope/session.json" --size 1280x800
+cp "$state_home/tilescope/session.json" "$out/session-before.json"
+XDG_STATE_HOME="$state_home" xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
+  "$1" --model assets/models/cnn.model --size 1280x800 >/dev/null 2>&1 &
+  pid=$!
+  sleep 4
+  kill "$pid"
+  wait "$pid" || true' _ "$app"
+cmp -s "$out/session-before.json" "$state_home/tilescope/session.json" ||
+  fail "--model overwrote the saved session"
+echo "ok: --model left the saved session as it was"

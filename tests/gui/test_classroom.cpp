@@ -409,3 +409,13 @@ TEST_CASE("F with the palette open fits the graph beside it, not under it") {
   refresh_scene(state, fixed_measure);
   CHECK(state.view.pan_x < pan_open);
 }
+
+TEST_CASE("save-session with no file keeps the current work as the autosaved session") {
+  AppState state = state_for(kModel);
+  state.autosave_paused = true;  // as after --model
+  CHECK(run(state, "save-session").find("--no-session") != std::string::npos);
+  CHECK(state.autosave_paused);
+  state.session_path = "/tmp/anything/session.json";
+  CHECK(run(state, "save-session").empty());
+  CHECK_FALSE(state.autosave_paused);
+}
