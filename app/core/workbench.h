@@ -111,6 +111,12 @@ struct TileGrid {
   // even access pattern would show as a checkerboard.
   std::vector<double> inv_elems;
 };
+// The bins one step of the step loop touched in a grid: rows r0..r1, columns c0..c1 (inclusive);
+// r1 < 0 when the step did not touch the grid.
+struct TileBox {
+  int r0 = 0, c0 = 0, r1 = -1, c1 = -1;
+  bool empty() const { return r1 < 0; }
+};
 struct TilesResult {
   std::string kernel;
   std::string step_loop;             // the loop whose iterations are the animation's steps
@@ -118,6 +124,9 @@ struct TilesResult {
   std::vector<uint64_t> frame_step;  // the step each frame was taken at
   std::vector<TileGrid> grids;
   std::vector<std::vector<uint32_t>> frames;  // cumulative accesses per bin
+  // Per frame, per grid: the current tile — what the last step before the frame touched (a frame
+  // may span several steps; the tile is one step's, not everything since the previous frame).
+  std::vector<std::vector<TileBox>> frame_tiles;
   double peak_per_element = 1;  // the most accesses per element any bin reaches (≥ 1)
 };
 

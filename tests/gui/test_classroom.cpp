@@ -419,3 +419,42 @@ TEST_CASE("save-session with no file keeps the current work as the autosaved ses
   CHECK(run(state, "save-session").empty());
   CHECK_FALSE(state.autosave_paused);
 }
+
+TEST_CASE(
+    "tiles: each frame boxes the current tile, one step's bins, not all since the last frame") {
+  // A 128³ GEMM tiled by 8 with k.o outside the point loops: i.o·j.o·k.o = 16·16·16 = 4096 steps
+  // of loop k.o (the deepest loop under 4096 iterations), so 1024 frames hold 4 steps each. One
+  // step touches an 8×8 tile of x; x (128×128) is binned 48×48, so 8 columns are 3 or 4 bins
+  // (8·48/128 = 3), while the 4 steps since the previous frame walk 32 columns (12 bins).
+  AppState state = state_for("x: [128, 128]\nW: [128, 128] weight\ny = x @ W.T\n");
+  REQUIRE(run(state,
+              "apply \"tile(i, 8); tile(j, 8); tile(k, 8); "
+              "reorder(i.o, j.o, k.o, i.i, j.i, k.i)\"")
+              .empty());
+  JobProgress progress;
+  const TilesResult t = record_tiles(*state.bench.kernel(), progress);
+  CHECK(t.step_loop == "k.o");
+  CHECK(t.steps == 4096);
+  REQUIRE(t.frame_tiles.size() == t.frames.size());
+  size_t x = 0;
+  while (x < t.grids.size() && t.grids[x].name != "x") ++x;
+  REQUIRE(x < t.grids.size());
+  const TileGrid& g = t.grids[x];
+  CHECK(t.frame_tiles[0][x].empty());
+  const size_t f = 2;  // after steps 4..7 (all inside one i.o, j.o: k.o = 4..7)
+  const TileBox& b = t.frame_tiles[f][x];
+  REQUIRE_FALSE(b.empty());
+  CHECK(b.c1 - b.c0 + 1 >= 3);
+  CHECK(b.c1 - b.c0 + 1 <= 4);
+  CHECK(b.r1 - b.r0 + 1 <= 4);
+  int changed_c0 = g.bin_cols, changed_c1 = -1;
+  for (int r = 0; r < g.bin_rows; ++r)
+    for (int c = 0; c < g.bin_cols; ++c) {
+      const size_t i = g.offset + size_t(r) * size_t(g.bin_cols) + size_t(c);
+      if (t.frames[f][i] != t.frames[f - 1][i])
+        changed_c0 = std::min(changed_c0, c), changed_c1 = std::max(changed_c1, c);
+    }
+  CHECK(changed_c1 - changed_c0 + 1 >= 11);  // the 4 steps' 32 columns
+  // The current tile is the last of them: its columns end where the changed ones end.
+  CHECK(b.c1 == changed_c1);
+}

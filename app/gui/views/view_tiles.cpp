@@ -1,7 +1,7 @@
 // The Tiles view: every tensor of the current kernel as a grid in memory order, coloured by how
-// often each element (or bin of elements) has been accessed so far; the cells touched since the
-// previous frame are tinted and boxed — the tile the loop nest is working on. Play, pause, step,
-// scrub.
+// often each element (or bin of elements) has been accessed so far; the current tile (what the
+// last step of the step loop touched) is boxed and the cells touched since the previous frame are
+// tinted; each grid keeps its shape's aspect ratio. Play, pause, step, scrub.
 #include "app/gui/views/views.h"
 
 #include "app/core/format.h"
@@ -107,8 +107,8 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
     ctx.push(command_from("tiles speed " + std::to_string(speed)));
   const uint64_t step = t.frame_step[size_t(frame)];
   ImGui::TextDisabled(
-      "step %s of %s (iterations of loop %s) · colour = accesses so far · box = "
-      "touched since the previous frame",
+      "step %s of %s (of loop %s) · colour: accesses so far · box: the current tile · "
+      "tint: touched since the previous frame",
       format_thousands(int64_t(step)).c_str(), format_thousands(int64_t(t.steps)).c_str(),
       t.step_loop.c_str());
 
@@ -210,6 +210,13 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
       dl->AddRectFilled(ImVec2(x + run.first * cw, gy + run.row * ch),
                         ImVec2(x + run.end * cw, gy + (run.row + 1) * ch),
                         (p.text & 0x00FFFFFFu) | 0x28000000u);
+    // The box: the current tile (what the last step touched), recorded with the frames; older
+    // results without it box what changed since the previous frame.
+    if (size_t(frame) < t.frame_tiles.size() &&
+        grid_index - 1 < t.frame_tiles[size_t(frame)].size()) {
+      const TileBox& b = t.frame_tiles[size_t(frame)][grid_index - 1];
+      touched_r0 = b.r0, touched_r1 = b.r1, touched_c0 = b.c0, touched_c1 = b.c1;
+    }
     if (touched_r1 >= 0)
       dl->AddRect(ImVec2(x + touched_c0 * cw, gy + touched_r0 * ch),
                   ImVec2(x + (touched_c1 + 1) * cw, gy + (touched_r1 + 1) * ch), p.text, 0, 0,
