@@ -2,7 +2,6 @@
 // listing (files.h).
 #include "app/core/files.h"
 
-#include "app/core/commands.h"
 #include "app/core/session.h"
 #include "sim/io/input.h"
 
@@ -97,10 +96,13 @@ std::string save_model_file(AppState& state, const std::string& path) {
 }
 
 std::string open_model_file(AppState& state, const std::string& path) {
-  Command c;
-  c.kind = CommandKind::SetModelFile;
-  c.text = path;
-  if (std::string e = apply_command(state, c); !e.empty()) return e;
+  // As set-model-file does (commands.h includes this file, so it is not called from here).
+  io::TextInput in = io::read_text_input(path, io::kMaxModelBytes, "a model file");
+  if (!in.ok) return in.error;
+  state.model.text = std::move(in.text);
+  state.model.path = path;
+  state.view.fit_pending = true;
+  reparse_model(state);
   note_recent_file(state, path);
   state.notice = "opened " + path;
   return {};
@@ -117,15 +119,11 @@ std::string save_session_file(const AppState& state, const std::string& path) {
 }
 
 std::string open_session_file(AppState& state, const std::string& path) {
-  std::string text;
-  try {
-    text = read_text_file(path, io::kMaxSessionBytes, "a session file");
-  } catch (const CommandError& e) {
-    return e.what();
-  }
+  const io::TextInput in = io::read_text_input(path, io::kMaxSessionBytes, "a session file");
+  if (!in.ok) return in.error;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = nlohmann::json::parse(in.text);
   } catch (const nlohmann::json::parse_error& e) {
     return "open-session: '" + path + "' is not JSON (" + e.what() + ")";
   }
