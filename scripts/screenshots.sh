@@ -72,6 +72,9 @@ view roofline"
 shot view-presentation 1600x1000 "theme projector
 $steps
 present on"
+# Presentation as a projector shows it: the small CNN at 1920×1080, node text at least 20 px.
+shot presentation-cnn-1920 1920x1080 "theme projector
+present on" --model assets/models/cnn.model
 
 # The lesson player at 1280×800 (the size it is designed for): the catalogue, and lesson 2's
 # third step after a wrong prediction — the reveal beside the Memory view on `tiny`.

@@ -88,15 +88,47 @@ void update_state(AppState& state) {
   }
 }
 
+std::string presentation_indicator(const AppState& state) {
+  if (!state.presentation) return {};
+  const LessonPlayer& lp = state.lessons;
+  std::string where;
+  if (lp.is_open() && lp.lesson && !lp.lesson->steps.empty()) {
+    where = "lesson step " + std::to_string(lp.step + 1) + " of " +
+            std::to_string(lp.lesson->steps.size());
+  } else if (state.bench.history && state.bench.step_texts.empty()) {
+    where = "no steps yet";
+  } else if (state.bench.history) {
+    where = "step " + std::to_string(state.bench.history->size()) + " of " +
+            std::to_string(state.bench.step_texts.size());
+  }
+  const std::string keys = "\u2190 \u2192 step  \u00B7  Esc or F5 leaves";
+  return where.empty() ? keys : where + "  \u00B7  " + keys;
+}
+
+double frame_wait_seconds(const AppState& state) {
+  const PlatformRequests& r = state.requests;
+  if (!r.input.empty() || !r.keys.empty() || !r.screenshot_path.empty() ||
+      !r.state_json_path.empty() || r.quit || r.resize_w > 0 || r.toggle_fullscreen ||
+      state.view.fit_pending || state.scene_stale)
+    return 0.0;
+  if (state.bench.busy() || state.bench.tiles_playing || state.lessons.busy())
+    return kBusyFrameSeconds;
+  if (state.model.reparse_pending)
+    return std::clamp(state.model.edit_time + kReparseDebounceSeconds - state.now, 0.0,
+                      kIdleWaitSeconds);
+  return kIdleWaitSeconds;
+}
+
 void refresh_scene(AppState& state, const TextMeasure& measure) {
   const graph::Graph* g = state.graph();
   if (!g) {
     state.scene.reset();
     return;
   }
-  if (state.scene_stale || !state.scene || state.scene->font_px != state.font_px()) {
+  if (state.scene_stale || !state.scene || state.scene->font_px != state.font_px() ||
+      state.scene->compact != state.presentation) {
     try {
-      state.scene = build_graph_scene(*g, measure, state.font_px());
+      state.scene = build_graph_scene(*g, measure, state.font_px(), state.presentation);
     } catch (const std::exception& e) {
       state.scene.reset();
       state.status_message = std::string("cannot lay out the graph: ") + e.what();
@@ -113,21 +145,32 @@ void fit_view(AppState& state) {
   const Rect canvas = state.panels().graph;
   // Leave room for the canvas's overlays: the title line on top, legend and hints at the bottom.
   const float em = state.font_px();
-  const float side = em * 1.2f, top = em * 2.4f, bottom = em * 3.6f;
+  // Presentation mode has no hint line and no palette: the legend stands as a column on the left
+  // under the title (view_graph.cpp), so the bottom needs only a margin and the left the legend.
+  const bool present = state.presentation;
+  const float side = em * 1.2f, top = em * 2.4f, bottom = present ? em * 0.6f : em * 3.6f;
+  // An open palette stands on the canvas's left (view_graph.cpp): F fits the graph beside it.
+  const float left = present ? em * kPresentLegendEm
+                     : state.controls.palette.open
+                         ? std::min(em * kPaletteEm, canvas.w * 0.42f) + side
+                         : side;
   const float sw = std::max(state.scene->width, 1.0f);
   const float sh = std::max(state.scene->height, 1.0f);
-  const float avail_w = std::max(canvas.w - 2 * side, 1.0f);
+  const float avail_w = std::max(canvas.w - left - side, 1.0f);
   const float avail_h = std::max(canvas.h - top - bottom, 1.0f);
   // Past 1.25x the text is only blurrier, and a tiny graph blown up looks like a different app.
   float zoom = std::clamp(std::min(avail_w / sw, avail_h / sh), 0.1f, 1.25f);
-  const bool readable_only = !state.view.fit_whole && zoom < kReadableZoom;
+  // Presentation mode reads from the back of a room: node text at least kPresentTextPx high.
+  const float readable =
+      state.presentation ? std::max(kReadableZoom, kPresentTextPx / em) : kReadableZoom;
+  const bool readable_only = !state.view.fit_whole && zoom < readable;
   state.view.fit_whole = false;
-  if (readable_only) zoom = kReadableZoom;
+  if (readable_only) zoom = readable;
   state.view.zoom = zoom;
   // A graph too big to read whole starts at its top (where the inputs are), centred if it fits
   // across, else from its left edge.
   state.view.pan_x =
-      std::round(sw * zoom <= avail_w || !readable_only ? side + (avail_w - sw * zoom) / 2 : side);
+      std::round(sw * zoom <= avail_w || !readable_only ? left + (avail_w - sw * zoom) / 2 : left);
   state.view.pan_y = std::round(readable_only ? top : top + (avail_h - sh * zoom) / 2);
 }
 

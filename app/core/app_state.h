@@ -6,6 +6,7 @@
 
 #include "app/core/graph_edit.h"
 #include "app/core/graph_scene.h"
+#include "app/core/key_queue.h"
 #include "app/core/lesson_player.h"
 #include "app/core/panel_controls.h"
 #include "app/core/panel_layout.h"
@@ -76,7 +77,7 @@ struct SyntheticInput {
   float wheel = 0.0f;        // wheel notches this frame
   int key = 0;               // key pressed this frame (GLFW code; letters are ASCII capitals)
   bool ctrl = false, alt = false, shift = false;  // modifiers held with it
-  std::string text;          // characters typed this frame (UTF-8)
+  std::string text;                               // characters typed this frame (UTF-8)
 };
 
 // Window sides a resize may ask for. A window of 20000 x 20000 needs a framebuffer and
@@ -90,7 +91,26 @@ struct PlatformRequests {
   int resize_w = 0, resize_h = 0;     // 0 = no request
   std::vector<SyntheticInput> input;  // played one per frame, front first
   bool toggle_fullscreen = false;     // F11
+  // Key presses and releases not yet handed to ImGui: the real keyboard's and the scripted `key`
+  // commands' alike, fed one transition per key per frame (key_queue.h).
+  KeyEventQueue keys;
+  std::string state_json_path;  // write the state JSON after this frame (`write-state FILE`)
 };
+
+// [SECTION] Files: the in-app file browser, recent files
+
+// ImGui 1.86 has no file dialog and no Debian package offers one: the browser is a list of a
+// folder's entries, "up", and a path field (views/view_files.cpp draws it; files.h lists folders).
+struct FileBrowser {
+  enum class Mode { Closed, OpenModel, SaveModel, OpenSession, SaveSession };
+  Mode mode = Mode::Closed;
+  std::string dir;   // the folder listed
+  std::string name;  // the path field: a file name in `dir`, or a path
+};
+inline constexpr size_t kMaxRecentFiles = 8;
+
+// The UI scale's range (fonts re-rasterised at font size × scale; 1 = the theme's size).
+inline constexpr float kMinUiScale = 0.75f, kMaxUiScale = 2.5f;
 
 // [SECTION] AppState
 
@@ -100,6 +120,7 @@ struct AppState {
   CanvasView view;
   Theme theme = Theme::Light;
   float content_scale = 1.0f;
+  float ui_scale = 1.0f;  // the learner's choice on top of the monitor's scale (ui-scale command)
   float window_w = 1280.0f, window_h = 800.0f;  // logical pixels, set by the platform each frame
   double now = 0.0;                             // seconds, set by the platform each frame
 
@@ -109,6 +130,7 @@ struct AppState {
 
   std::string status_message;  // the last command error or notice, shown in the status bar
   bool status_is_error = false;
+  std::string notice;  // what a command that succeeded wants said (saved to …); shown, then cleared
   std::string palette_note;  // the graph palette's last outcome: what it added, or why not
   bool palette_note_ok = false;
   std::vector<std::string> palette_picks;  // the palette's operands B, C (Shift+click a node)
@@ -122,8 +144,15 @@ struct AppState {
   bool presentation = false;  // F5: the centre view fills the window (projector)
   LessonPlayer lessons;       // the lesson catalogue, the open lesson and the learner's progress
   bool start_here = false;    // a first start (no session): the window points at the lessons
+  FileBrowser files;          // Open / Save dialogs (files.h)
+  std::vector<std::string> recent_files;  // opened or saved, newest first, kMaxRecentFiles at most
+  // The session file the app autosaves to ("" = none); set by the platform layer.
+  std::string session_path;
+  // Started with --model: the saved session is neither restored nor overwritten until the learner
+  // chooses to keep this work as the session (File ▸ Keep as my session: `save-session`).
+  bool autosave_paused = false;
 
-  float font_px() const { return theme_font_px(theme, content_scale); }
+  float font_px() const { return theme_font_px(theme, content_scale * ui_scale); }
   PanelLayout panels() const {
     return presentation
                ? compute_presentation_layout(window_w, window_h, font_px(), lessons.reading())
@@ -143,11 +172,36 @@ bool reparse_model(AppState& state);
 // the outline up to date with the model, takes finished jobs' results.
 void update_state(AppState& state);
 
+// [SECTION] Render on demand
+
+// A frame period while something moves on screen (an animation, a job's progress bar).
+inline constexpr double kBusyFrameSeconds = 1.0 / 30.0;
+// The longest the frame loop sleeps with nothing to do; input wakes it at once.
+inline constexpr double kIdleWaitSeconds = 1.0;
+
+// How long the frame loop may wait for input before it must draw the next frame: 0 while
+// scripted input, queued keys or a platform request wait; kBusyFrameSeconds while an animation
+// plays or a job (workbench, lesson) runs; the rest of the typing debounce while a parse waits;
+// otherwise kIdleWaitSeconds. An idle app then draws about one frame a second instead of all it
+// can.
+double frame_wait_seconds(const AppState& state);
+
 // Rebuilds the scene when stale (new graph, new font size); fits the view when asked.
 void refresh_scene(AppState& state, const TextMeasure& measure);
 
 // Below this zoom the canvas text is too small to read (16 px type drawn under 12 px).
 inline constexpr float kReadableZoom = 0.75f;
+// Presentation mode's floor for the canvas text (pixels): readable from the back of a room.
+inline constexpr float kPresentTextPx = 20.0f;
+// Presentation mode's legend column on the canvas's left, in font sizes (the fit keeps clear of
+// it).
+inline constexpr float kPresentLegendEm = 9.0f;
+// The graph palette's width when open, in font sizes (it is at most 42% of the canvas).
+inline constexpr float kPaletteEm = 13.5f;
+
+// Presentation mode's corner line: "step 3 of 7" (the schedule history, or the open lesson's
+// steps) and how to move and leave. "" outside presentation mode.
+std::string presentation_indicator(const AppState& state);
 
 // Sets zoom and pan so the scene fits the graph panel, centred. A fit on load (not whole) stops
 // at kReadableZoom and shows the top of a tall graph; fit_whole (key F) always shows everything.

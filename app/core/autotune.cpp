@@ -32,6 +32,16 @@ namespace tilescope::core {
 
 // [SECTION] Grid shape and loop choice
 
+double AutotuneGrid::run_spread() const {
+  std::vector<double> spreads;
+  for (const AutotunePoint& p : points)
+    if (p.ok() && p.seconds > 0 && p.min_seconds > 0)
+      spreads.push_back((p.seconds - p.min_seconds) / p.seconds);
+  if (spreads.empty()) return 0;
+  std::sort(spreads.begin(), spreads.end());
+  return spreads[spreads.size() / 2];
+}
+
 std::vector<int64_t> autotune_tile_sizes(int64_t extent, int max_count) {
   std::vector<int64_t> all;
   for (int64_t t = 4; t <= extent; t *= 2) all.push_back(t);
@@ -492,7 +502,12 @@ AutotuneGrid autotune_sweep_cpu(const schedule::Program& base, const AutotuneLoo
             to.max_seconds = 1.0;
             const kernels::Timing t = kernels::time_runs([&](int) { fn(args.data()); }, to);
             p.seconds = t.median_ms / 1000.0;
-            p.detail = "verified, median of " + std::to_string(t.repeats);
+            p.min_seconds = t.min_ms / 1000.0;
+            std::ostringstream d;
+            d.precision(3);
+            d << "verified, median of " << t.repeats << " runs; fastest " << t.min_ms
+              << " ms, median " << t.median_ms << " ms";
+            p.detail = d.str();
           }
         }
       }

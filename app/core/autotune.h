@@ -44,11 +44,12 @@ struct AutotunePoint {
   int64_t tile_a = 0, tile_b = 0;
   schedule::TileStep spec;  // the step applied to the copy of the schedule
   std::string step;         // its canonical text (schedule::to_string(spec)), for the trace
-  bool refused = false;  // the schedule refused the step (why says why)
-  bool failed = false;   // applied, but no time came out (compile error, not verified, no model)
+  bool refused = false;     // the schedule refused the step (why says why)
+  bool failed = false;      // applied, but no time came out (compile error, not verified, no model)
   std::string why;
-  double seconds = 0;  // predicted (Simulator) or measured median (Cpu)
-  std::string detail;  // "bound by DRAM" / "verified, median of 5"
+  double seconds = 0;      // predicted (Simulator) or measured median (Cpu)
+  double min_seconds = 0;  // Cpu: the fastest of the repeats (median − min shows the noise)
+  std::string detail;      // "bound by DRAM" / "verified, median of 5"
   bool ok() const { return !refused && !failed; }
 };
 
@@ -62,6 +63,10 @@ struct AutotuneGrid {
   int best = -1;                          // index of the fastest ok point, -1 when none
   double wall_seconds = 0;                // how long the sweep took
   std::vector<std::string> notes;         // where the prediction is approximate
+
+  // Cpu grids: the median over the timed points of (median − min) / median of each point's
+  // repeats — the run-to-run noise a difference between two cells must exceed. 0 otherwise.
+  double run_spread() const;
 
   const AutotunePoint& at(size_t ia, size_t ib) const { return points[ia * sizes_b.size() + ib]; }
   const AutotunePoint* find(int64_t tile_a, int64_t tile_b) const;

@@ -2,9 +2,11 @@
 #include "app/core/commands.h"
 
 #include "app/core/autotune_jobs.h"
+#include "app/core/files.h"
 #include "app/core/graph_edit.h"
 #include "app/core/lesson_commands.h"
 #include "app/core/memory_model.h"
+#include "app/core/session.h"
 #include "sim/io/input.h"
 
 #include <algorithm>
@@ -317,6 +319,26 @@ Command parse_command(std::string_view line) {
     if (!c.text.empty() && c.text != "on" && c.text != "off")
       throw CommandError("teacher: expected on, off or nothing (toggle), got '" + c.text + "'");
     expect_end(rest, verb);
+  } else if (verb == "write-state" || verb == "open-session" || verb == "drop") {
+    c.kind = verb == "write-state"    ? CommandKind::WriteState
+             : verb == "open-session" ? CommandKind::OpenSession
+                                      : CommandKind::Drop;
+    c.text = require_rest(rest, verb, "a file path");
+  } else if (verb == "save-model" || verb == "save-session") {
+    c.kind = verb == "save-model" ? CommandKind::SaveModel : CommandKind::SaveSession;
+    c.text = std::string(trim(rest));
+  } else if (verb == "ui-scale") {
+    c.kind = CommandKind::UiScale;
+    c.a = parse_number(take_word(rest), "scale", verb);
+    if (!(c.a >= kMinUiScale && c.a <= kMaxUiScale))
+      throw CommandError("ui-scale: expected a scale from " + fmt(kMinUiScale) + " to " +
+                         fmt(kMaxUiScale) + ", got " + fmt(c.a));
+    expect_end(rest, verb);
+  } else if (verb == "files") {
+    c.kind = CommandKind::Files;
+    c.text = require_rest(rest, verb,
+                          "open-model, save-model, open-session, save-session, cd, name, ok or "
+                          "close");
   } else if (verb == "palette") {
     c.kind = CommandKind::Palette;
     c.text = require_rest(rest, verb, "input, weight, add or delete and their arguments");
@@ -454,6 +476,20 @@ std::string command_to_string(const Command& c) {
       return "lesson " + escape(c.text);
     case CommandKind::Teacher:
       return c.text.empty() ? "teacher" : "teacher " + c.text;
+    case CommandKind::WriteState:
+      return "write-state " + c.text;
+    case CommandKind::UiScale:
+      return "ui-scale " + fmt(c.a);
+    case CommandKind::SaveModel:
+      return c.text.empty() ? "save-model" : "save-model " + c.text;
+    case CommandKind::OpenSession:
+      return "open-session " + c.text;
+    case CommandKind::SaveSession:
+      return c.text.empty() ? "save-session" : "save-session " + c.text;
+    case CommandKind::Drop:
+      return "drop " + c.text;
+    case CommandKind::Files:
+      return "files " + c.text;
   }
   return "quit";
 }
@@ -735,6 +771,20 @@ std::string apply_command(AppState& state, const Command& c) {
         const std::vector<std::string> named = named_tensors(outline_model(state.model.text));
         if (std::find(named.begin(), named.end(), name) == named.end())
           return "palette pick: no line of the model text names a tensor '" + name + "'";
+        // With nothing selected the first pick is operand A (the selection), as a click on its
+        // node would make it: "pick y" on a fresh palette used to fill B and leave A empty.
+        if (state.selection.kind == Selection::Kind::None) {
+          if (const graph::Graph* g = state.graph()) {
+            if (const auto t = g->find_tensor(name)) {
+              const graph::Tensor& tensor = g->tensor(*t);
+              if (tensor.producer >= 0)
+                state.selection = {Selection::Kind::Op, g->op(tensor.producer).name};
+              else
+                state.selection = {Selection::Kind::Tensor, name};
+              return {};
+            }
+          }
+        }
         auto& picks = state.palette_picks;
         picks.erase(std::remove(picks.begin(), picks.end(), name), picks.end());
         picks.push_back(name);
@@ -742,7 +792,9 @@ std::string apply_command(AppState& state, const Command& c) {
         return {};
       }
       if (trim(c.text) == "unpick") {
+        // "clear" starts the operands over: A (the selection) as well as B and C.
         state.palette_picks.clear();
+        state.selection = {};
         return {};
       }
       // The palette edits the text the editor shows, so a pending debounced edit is parsed first.
@@ -777,6 +829,28 @@ std::string apply_command(AppState& state, const Command& c) {
       return lesson_command(state, c.text);
     case CommandKind::Teacher:
       return teacher_command(state, c.text.empty() ? !state.lessons.teacher : c.text == "on");
+    case CommandKind::WriteState:
+      state.requests.state_json_path = c.text;
+      return {};
+    case CommandKind::UiScale:
+      state.ui_scale = static_cast<float>(c.a);
+      state.view.fit_pending = true;  // new type size, new scene size
+      return {};
+    case CommandKind::SaveModel:
+      return save_model_file(state, c.text);
+    case CommandKind::OpenSession:
+      return open_session_file(state, c.text);
+    case CommandKind::SaveSession:
+      if (!c.text.empty()) return save_session_file(state, c.text);
+      // Bare: keep this work as the autosaved session, the choice --model leaves to the learner.
+      if (state.session_path.empty())
+        return "save-session: no session file to keep (started with --no-session); give a path";
+      state.autosave_paused = false;
+      return {};
+    case CommandKind::Drop:
+      return open_dropped_file(state, c.text);
+    case CommandKind::Files:
+      return file_browser_command(state, c.text);
     case CommandKind::Tiles:
       if (c.text == "record" || c.text == "record anyway")
         return workbench_record_tiles(state.bench, c.text == "record anyway");

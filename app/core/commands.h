@@ -63,6 +63,16 @@
 //          | restore-model | reset [ID] | panel text|model | close | reload
 //                                     the lesson player (lesson_player.h)
 //   teacher [on|off]                  teacher mode: predict answers visible (toggle when bare)
+//   write-state FILE           write the state JSON (as --state-json) after the next frame
+//   ui-scale X                 scale the UI's type (0.75 to 2.5; fonts re-rasterised at that size)
+//   save-model [FILE]          save the model text (to its own file when FILE is left out)
+//   open-session FILE          open a session file (a hand-out: model, steps, machine, view,
+//   lesson) save-session [FILE]        save the session to FILE (a hand-out); bare: keep this work
+//   as the
+//                              autosaved session (after --model, which leaves it alone)
+//   drop FILE                  a file dropped on the window: .json opens as a session, else a model
+//   files open-model|save-model|open-session|save-session [DIR] | cd DIR | name TEXT | ok | close
+//                              the in-app file browser (files.h)
 #pragma once
 
 #include "app/core/app_state.h"
@@ -119,6 +129,13 @@ enum class CommandKind {
   Control,
   Lesson,
   Teacher,
+  WriteState,
+  UiScale,
+  SaveModel,
+  OpenSession,
+  SaveSession,
+  Drop,
+  Files,
 };
 
 struct Command {

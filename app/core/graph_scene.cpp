@@ -61,9 +61,11 @@ int GraphScene::find(std::string_view name, SceneNode::Kind kind) const {
   return -1;
 }
 
-GraphScene build_graph_scene(const graph::Graph& g, const TextMeasure& measure, float font_px) {
+GraphScene build_graph_scene(const graph::Graph& g, const TextMeasure& measure, float font_px,
+                             bool compact) {
   GraphScene scene;
   scene.font_px = font_px;
+  scene.compact = compact;
   const NodeMetrics m(font_px);
   const double total_flops = static_cast<double>(g.total_cost().flops);
 
@@ -173,7 +175,8 @@ GraphScene build_graph_scene(const graph::Graph& g, const TextMeasure& measure, 
   for (const SceneNode& node : scene.nodes) sizes.push_back({node.w, node.h});
   DagLayoutOptions options;
   options.node_gap = std::round(font_px * 2.0f);
-  options.layer_gap = std::round(font_px * 2.6f);  // room for a shape label between layers
+  // Room for a shape label between layers (compact: just its line and a margin).
+  options.layer_gap = std::round(font_px * (compact ? 1.5f : 2.6f));
   options.dummy_width = std::round(font_px * 1.5f);
   const DagLayout layout = layout_dag(sizes, dag_edges, options);
   for (size_t k = 0; k < scene.nodes.size(); ++k) {

@@ -59,7 +59,8 @@ struct GraphScene {
   float width = 0.0f, height = 0.0f;
   int crossings = 0;
   bool simplified = false;  // too large for the full layout: long edges straight, order as given
-  float font_px = 0.0f;  // the font size the text was measured with
+  float font_px = 0.0f;     // the font size the text was measured with
+  bool compact = false;     // layers packed closer (presentation: a whole CNN at readable size)
   int find(std::string_view name, SceneNode::Kind kind) const;  // -1 when absent
 };
 
@@ -78,6 +79,10 @@ struct NodeMetrics {
   explicit NodeMetrics(float font_px);
 };
 
-GraphScene build_graph_scene(const graph::Graph& g, const TextMeasure& measure, float font_px);
+// `compact` packs the layers closer (1.5 em between them instead of 2.6: one shape label's line
+// and its margins), so presentation mode fits a 9-layer CNN on a 1080-pixel screen with its text
+// at least kPresentTextPx high.
+GraphScene build_graph_scene(const graph::Graph& g, const TextMeasure& measure, float font_px,
+                             bool compact = false);
 
 }  // namespace tilescope::core

@@ -14,7 +14,7 @@ std::string ScriptRunner::run_frame(AppState& state) {
     m_wait_jobs = false;
   }
   // Scripted input still playing: the next line waits until its effects are in the state.
-  if (!state.requests.input.empty()) return {};
+  if (!state.requests.input.empty() || !state.requests.keys.empty()) return {};
   while (m_next < m_lines.size()) {
     const ScriptLine& line = m_lines[m_next++];
     const Command& c = line.command;

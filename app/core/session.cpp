@@ -48,11 +48,27 @@ nlohmann::json controls_json(const PanelControls& controls) {
 
 }  // namespace
 
+namespace {
+
+// The undone steps past the history's cursor ("; "-separated), so redo survives a restart.
+std::string redo_text(const Workbench& wb) {
+  std::string out;
+  const size_t cursor = wb.history ? wb.history->size() : 0;
+  for (size_t i = cursor; i < wb.step_texts.size(); ++i)
+    out += (out.empty() ? "" : "; ") + wb.step_texts[i];
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json session_to_json(const AppState& state) {
   return {{"schema", kSessionSchema},
           {"model_text", state.model.text},
           {"model_path", state.model.path},
           {"steps", state.bench.steps_text()},
+          {"redo", redo_text(state.bench)},
+          {"ui_scale", state.ui_scale},
+          {"recent", state.recent_files},
           {"machine", state.bench.machine_name},
           {"view", view_tab_name(state.bench.tab)},
           {"theme", theme_name(state.theme)},
@@ -112,6 +128,25 @@ SessionFields check_session_fields(const nlohmann::json& j) {
   string_field(j, "machine", f.machine, f.skipped);
   string_field(j, "view", f.view, f.skipped);
   string_field(j, "theme", f.theme, f.skipped);
+  string_field(j, "redo", f.redo, f.skipped);
+  if (const auto it = j.find("ui_scale"); it != j.end()) {
+    if (it->is_number())
+      f.ui_scale = it->get<double>();
+    else
+      f.skipped.push_back(std::string("ui_scale is ") +
+                          (it->is_array() || it->is_object() ? "an " : "a ") + it->type_name() +
+                          ", not a number");
+  }
+  if (const auto it = j.find("recent"); it != j.end()) {
+    if (!it->is_array()) {
+      f.skipped.push_back(std::string("recent is ") + (it->is_object() ? "an " : "a ") +
+                          it->type_name() + ", not an array");
+    } else {
+      for (const auto& v : *it)
+        if (v.is_string() && f.recent.size() < kMaxRecentFiles)
+          f.recent.push_back(v.get<std::string>());
+    }
+  }
   if (const auto it = j.find("controls"); it != j.end()) {
     if (!it->is_object()) {
       f.skipped.push_back(std::string("controls is ") + (it->is_array() ? "an " : "a ") +
@@ -146,6 +181,16 @@ std::string session_from_json(AppState& state, const nlohmann::json& j) {
     if (state.bench.last && !state.bench.last->ok)
       problems += "step " + state.bench.last->step + " no longer applies; ";
   }
+  // The undone steps: applied, then undone again, so Ctrl+Y brings them back as before.
+  if (f.redo && !f.redo->empty() && state.bench.history) {
+    const size_t cursor = state.bench.history->size();
+    workbench_apply(state.bench, *f.redo);
+    if (state.bench.last && !state.bench.last->ok)
+      problems += "redo step " + state.bench.last->step + " no longer applies; ";
+    while (state.bench.history->size() > cursor && workbench_undo(state.bench)) {
+    }
+    state.bench.last.reset();
+  }
   if (std::string e = workbench_set_machine(state.bench, f.machine.value_or("host")); !e.empty())
     problems += e + "; ";
   if (f.view) {
@@ -160,6 +205,14 @@ std::string session_from_json(AppState& state, const nlohmann::json& j) {
     else
       problems += "skipped theme '" + io::printable(*f.theme, 40) + "' (not a theme); ";
   }
+  if (f.ui_scale) {
+    if (*f.ui_scale >= kMinUiScale && *f.ui_scale <= kMaxUiScale)
+      state.ui_scale = static_cast<float>(*f.ui_scale);
+    else
+      problems += "skipped ui_scale " + std::to_string(*f.ui_scale) + " (not from " +
+                  std::to_string(kMinUiScale) + " to " + std::to_string(kMaxUiScale) + "); ";
+  }
+  if (!f.recent.empty()) state.recent_files = f.recent;
   // Each control on its own: one out of range (or from a newer version) is skipped, not all.
   for (const auto& [name, value] : f.controls)
     if (std::string e = set_panel_control(state.controls, name, value); !e.empty())
@@ -198,28 +251,32 @@ bool write_all(int fd, const std::string& data) {
 }  // namespace
 
 std::string save_session(const AppState& state, const std::string& path) {
+  return write_file_atomically(session_text(state), path, "session");
+}
+
+std::string write_file_atomically(const std::string& text, const std::string& path,
+                                  const std::string& what) {
   std::error_code ec;
   const fs::path folder = fs::path(path).parent_path();
   if (!folder.empty()) fs::create_directories(folder, ec);
-  const std::string text = session_text(state);
   // A name of this write's own (mkstemp: O_CREAT|O_EXCL, so nothing that already exists there, a
   // planted symlink included, is ever opened), in the same folder so the rename is atomic.
   std::string tmp = path + ".tmp-XXXXXX";
   const int fd = ::mkostemp(tmp.data(), O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return "cannot write session '" + path + "': " + errno_text();
+  if (fd < 0) return "cannot write " + what + " '" + path + "': " + errno_text();
   // The data must be on disk before the rename makes it the session, or a power cut can leave
   // an empty session.json where a good one was.
   const bool written = write_all(fd, text) && ::fsync(fd) == 0;
   const std::string write_error = errno_text();
   if (::close(fd) != 0 || !written) {
     ::unlink(tmp.c_str());
-    return "cannot write session '" + tmp + "': " + write_error;
+    return "cannot write " + what + " '" + tmp + "': " + write_error;
   }
   // rename() replaces a symlink at `path` itself; it never writes through it.
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string e = errno_text();
     ::unlink(tmp.c_str());
-    return "cannot replace session '" + path + "': " + e;
+    return "cannot replace " + what + " '" + path + "': " + e;
   }
   // The rename lives in the folder's entry, which needs its own fsync to survive a power cut;
   // where the folder cannot be opened the session is still whole, just maybe the older one.

@@ -38,6 +38,9 @@ struct SessionFields {
   std::string unreadable;            // why nothing can be restored; "" for a session to restore
   std::vector<std::string> skipped;  // fields of the wrong type, by name ("steps is an array, …")
   std::optional<std::string> model_text, model_path, steps, machine, view, theme;
+  std::optional<std::string> redo;  // undone steps past the cursor, "; "-separated
+  std::optional<double> ui_scale;   // checked against kMinUiScale … kMaxUiScale when applied
+  std::vector<std::string> recent;  // recent files, newest first (strings only, capped)
   // The panel controls' (name, script text), checked against the controls' table only when
   // applied; empty when the document has none (a session older than them).
   std::vector<std::pair<std::string, std::string>> controls;
@@ -57,6 +60,10 @@ std::string session_from_json(AppState& state, const nlohmann::json& j);
 // is never followed and two instances never share one), fsync'd, renamed over `path`, and the
 // folder fsync'd. Creates the folder. Returns "" or an error message.
 std::string save_session(const AppState& state, const std::string& path);
+// The same atomic write for any text (a model file saved from the editor); `what` names the file
+// in messages ("cannot write model 'x.model': …").
+std::string write_file_atomically(const std::string& text, const std::string& path,
+                                  const std::string& what);
 
 struct SessionRestore {
   std::string message;      // for the status bar: "" when everything came back (or no file)

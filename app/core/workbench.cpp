@@ -102,6 +102,11 @@ const MemoryResult* Workbench::memory_result() const {
   return it == memory_cache.end() ? nullptr : &it->second;
 }
 
+const MemoryResult* Workbench::previous_memory_result() const {
+  auto it = memory_cache.find(last_memory_key);
+  return it == memory_cache.end() ? nullptr : &it->second;
+}
+
 const CpuRunResult* Workbench::cpu_result() const {
   auto it = cpu_cache.find(schedule_key());
   return it == cpu_cache.end() ? nullptr : &it->second;
@@ -144,12 +149,23 @@ namespace {
 // Names the first step of the history the current machine refuses, or clears the note.
 void recheck_machine(Workbench& wb) {
   wb.machine_refusal.clear();
+  wb.machines_fitting.clear();
   if (!wb.history || !wb.machine) return;
   if (std::optional<schedule::StepRefusal> r = wb.history->first_refused(workbench_target(wb))) {
     wb.machine_refusal_step = r->index;
     wb.machine_refusal = "step " + std::to_string(r->index + 1) + " " + r->step +
                          " is not legal on " + wb.machine->name + ": " + r->message +
                          " Undo it, or choose a machine it fits.";
+    // The fix the view offers beside "undo": the presets on which every step is legal (a
+    // shared-memory stage fits the GPUs, not a CPU without a scratchpad).
+    for (const std::string& name : model::preset_names()) {
+      try {
+        if (!wb.history->first_refused(model::target_for(model::load_machine(name))))
+          wb.machines_fitting.push_back(name);
+      } catch (const std::exception&) {
+        // A preset that does not load (host detection failed) is simply not offered.
+      }
+    }
   }
 }
 
@@ -224,6 +240,7 @@ std::string workbench_set_machine(Workbench& wb, const std::string& name) {
     wb.machine_name = name;
     wb.machine_error.clear();
   } catch (const std::exception& e) {
+    wb.machine_error = name + ": " + e.what();
     return "machine: " + std::string(e.what());
   }
   // New steps are checked against this machine; the history is kept and re-checked.
@@ -562,9 +579,10 @@ void workbench_poll(Workbench& wb) {
   std::optional<MemoryResult> mem;
   std::string error;
   if (wb.memory_job.poll(mem, error)) {
-    if (mem)
+    if (mem) {
       wb.memory_cache[wb.memory_job.key()] = std::move(*mem);
-    else
+      wb.last_memory_key = wb.memory_job.key();
+    } else
       wb.memory_errors[wb.memory_job.key()] = error;
   }
   std::optional<TilesResult> tiles;
@@ -628,6 +646,8 @@ class TileSink final : public memory::AccessSink {
       m_ranges.push_back({layout.tensor_base[i], layout.tensor_base[i] + uint64_t(elems) * 4});
     }
     m_counts.assign(bins, 0);
+    m_tile.assign(m_r.grids.size(), TileBox{});
+    m_last_tile = m_tile;
   }
   void access(const memory::Access& a) override { access_batch(&a, 1); }
   void access_batch(const memory::Access* a, size_t n) override {
@@ -636,12 +656,17 @@ class TileSink final : public memory::AccessSink {
   }
   void step_boundary(uint64_t step) override {
     m_step = step;
+    // The step that just ended is the current tile until the next one ends.
+    m_last_tile = m_tile;
+    m_tile.assign(m_tile.size(), TileBox{});
     if (step % m_every == 0 && step > 0) {
       snapshot(step);
       m_p.fraction = std::min(0.99, double(step) / double(m_expected));
     }
   }
   void finish(uint64_t steps) {
+    if (std::any_of(m_tile.begin(), m_tile.end(), [](const TileBox& b) { return !b.empty(); }))
+      m_last_tile = m_tile;
     snapshot(steps);
     m_r.steps = steps;
   }
@@ -661,6 +686,13 @@ class TileSink final : public memory::AccessSink {
         const int64_t row = int64_t(e) / g.cols, col = int64_t(e) % g.cols;
         const size_t br = size_t(row * g.bin_rows / g.rows), bc = size_t(col * g.bin_cols / g.cols);
         ++m_counts[g.offset + br * size_t(g.bin_cols) + bc];
+        TileBox& b = m_tile[t];
+        if (b.empty()) {
+          b = {int(br), int(bc), int(br), int(bc)};
+        } else {
+          b.r0 = std::min(b.r0, int(br)), b.r1 = std::max(b.r1, int(br));
+          b.c0 = std::min(b.c0, int(bc)), b.c1 = std::max(b.c1, int(bc));
+        }
       }
       return;
     }
@@ -669,6 +701,7 @@ class TileSink final : public memory::AccessSink {
     if (m_r.frames.size() >= size_t(kMaxTileFrames) + 1) return;
     m_r.frames.push_back(m_counts);
     m_r.frame_step.push_back(step);
+    m_r.frame_tiles.push_back(m_last_tile);
   }
 
   TilesResult& m_r;
@@ -677,6 +710,7 @@ class TileSink final : public memory::AccessSink {
   JobProgress& m_p;
   std::vector<std::pair<uint64_t, uint64_t>> m_ranges;
   std::vector<uint32_t> m_counts;
+  std::vector<TileBox> m_tile, m_last_tile;  // per grid: this step's bins, the last step's
   uint64_t m_step = 0;
 };
 
@@ -700,6 +734,7 @@ TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress) {
   TileSink sink(r, layout, k, (expected + kMaxTileFrames - 1) / kMaxTileFrames, expected, progress);
   r.frames.push_back(std::vector<uint32_t>());  // frame 0: nothing touched yet (filled below)
   r.frame_step.push_back(0);
+  r.frame_tiles.emplace_back();  // frame 0: no tile yet (sized below)
   const schedule::TraceSummary s = schedule::trace_kernel(k, sink, to);
   sink.finish(s.steps);
   for (const TileGrid& g : r.grids)
@@ -709,6 +744,7 @@ TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress) {
   size_t bins = 0;
   for (const TileGrid& g : r.grids) bins += size_t(g.bin_rows) * size_t(g.bin_cols);
   r.frames[0].assign(bins, 0);
+  r.frame_tiles[0].assign(r.grids.size(), TileBox{});
   progress.fraction = 1.0;
   return r;
 }

@@ -113,6 +113,12 @@ struct TileGrid {
   // even access pattern would show as a checkerboard.
   std::vector<double> inv_elems;
 };
+// The bins one step of the step loop touched in a grid: rows r0..r1, columns c0..c1 (inclusive);
+// r1 < 0 when the step did not touch the grid.
+struct TileBox {
+  int r0 = 0, c0 = 0, r1 = -1, c1 = -1;
+  bool empty() const { return r1 < 0; }
+};
 struct TilesResult {
   std::string kernel;
   std::string step_loop;             // the loop whose iterations are the animation's steps
@@ -120,6 +126,9 @@ struct TilesResult {
   std::vector<uint64_t> frame_step;  // the step each frame was taken at
   std::vector<TileGrid> grids;
   std::vector<std::vector<uint32_t>> frames;  // cumulative accesses per bin
+  // Per frame, per grid: the current tile — what the last step before the frame touched (a frame
+  // may span several steps; the tile is one step's, not everything since the previous frame).
+  std::vector<std::vector<TileBox>> frame_tiles;
   double peak_per_element = 1;  // the most accesses per element any bin reaches (≥ 1)
 };
 
@@ -181,7 +190,8 @@ struct Workbench {
   // ("" = every step is legal on it). The Memory view shows it; simulating refuses until the step
   // is undone or another machine is chosen.
   std::string machine_refusal;
-  size_t machine_refusal_step = 0;  // its index (0-based) in the history
+  size_t machine_refusal_step = 0;            // its index (0-based) in the history
+  std::vector<std::string> machines_fitting;  // presets every step is legal on (with a refusal)
 
   // Results, cached by key; the job slots.
   std::map<std::string, MemoryResult> memory_cache;
@@ -230,6 +240,14 @@ struct Workbench {
   std::string schedule_key() const;
   std::string memory_key() const { return schedule_key() + "\n@" + machine_name; }
   const MemoryResult* memory_result() const;
+  // The result the memory views draw: the current one, else (while it is computed) the last one
+  // finished, so the screen keeps the previous numbers instead of going blank between steps.
+  std::string last_memory_key;
+  const MemoryResult* previous_memory_result() const;
+  const MemoryResult* memory_result_shown() const {
+    const MemoryResult* r = memory_result();
+    return r ? r : previous_memory_result();
+  }
   const CpuRunResult* cpu_result() const;
   const GpuRunResult* gpu_result() const;
 };

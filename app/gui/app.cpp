@@ -3,6 +3,7 @@
 // Index:
 //   [SECTION] Startup inputs (model, script) — read before any window so bad files fail fast
 //   [SECTION] Screenshot and layout JSON
+//   [SECTION] Input: key events queued (no press lost), input wakes the loop (render on demand)
 //   [SECTION] Frame loop: poll → apply commands → update → views → render → screenshot → swap
 #include "app/gui/app.h"
 
@@ -29,6 +30,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 namespace tilescope::gui {
@@ -104,6 +106,9 @@ std::string write_layout_json(const std::string& path, const AppState& state, in
   j["widgets"] = widgets;
   j["selection"] = state.selection.name;
   j["view"] = {{"zoom", state.view.zoom}, {"pan_x", state.view.pan_x}, {"pan_y", state.view.pan_y}};
+  // The height the canvas draws node text at (font size × zoom): presentation mode keeps it at
+  // kPresentTextPx or more.
+  j["node_text_px"] = state.font_px() * state.view.zoom;
   std::ofstream out(path);
   if (!out) return "cannot write layout JSON '" + path + "'";
   // Replace, not throw, on invalid UTF-8: model text and its error excerpts are user bytes.
@@ -177,11 +182,103 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   for (const auto& [name, value] : panel_control_values(state.controls))
     j["controls"][name] = value;
   j["lesson"] = lesson_state_json(state);
+  j["presentation"] = {{"on", state.presentation}, {"indicator", presentation_indicator(state)}};
+  j["theme"] = theme_name(state.theme);
+  j["ui_scale"] = state.ui_scale;
+  j["model_path"] = state.model.path;
+  j["model_text"] = state.model.text;
+  j["recent_files"] = state.recent_files;
+  j["autosave_paused"] = state.autosave_paused;
+  j["file_browser"] = {{"open", state.files.mode != FileBrowser::Mode::Closed},
+                       {"dir", state.files.dir},
+                       {"name", state.files.name}};
   std::ofstream out(path);
   if (!out) return "cannot write state JSON '" + path + "'";
   // Replace, not throw, on invalid UTF-8: model text and its error excerpts are user bytes.
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return out ? std::string() : "cannot write state JSON '" + path + "'";
+}
+
+// [SECTION] Input: key events queued (no press lost), input wakes the loop (render on demand)
+
+// GLFW calls back with no context pointer of ours; one window, so file-level state is enough.
+KeyEventQueue* g_keys = nullptr;
+GLFWkeyfun g_imgui_key = nullptr;  // ImGui's key callback, fed from the queue
+GLFWcursorposfun g_imgui_cursor = nullptr;
+GLFWmousebuttonfun g_imgui_button = nullptr;
+GLFWscrollfun g_imgui_scroll = nullptr;
+GLFWcharfun g_imgui_char = nullptr;
+int g_input_events = 0;  // events since the loop last looked: it draws a few frames after each
+std::vector<std::string> g_dropped;  // paths dropped on the window, opened between frames
+
+void queue_key(GLFWwindow*, int key, int scancode, int action, int mods) {
+  ++g_input_events;
+  // ImGui 1.86 ignores GLFW_REPEAT; a held key's repeats come from ImGui's own repeat timer.
+  if (action == GLFW_REPEAT || !g_keys) return;
+  g_keys->push({key, scancode, mods, action == GLFW_PRESS});
+}
+void on_cursor(GLFWwindow* w, double x, double y) {
+  ++g_input_events;
+  if (g_imgui_cursor) g_imgui_cursor(w, x, y);
+}
+void on_button(GLFWwindow* w, int button, int action, int mods) {
+  ++g_input_events;
+  if (g_imgui_button) g_imgui_button(w, button, action, mods);
+}
+void on_scroll(GLFWwindow* w, double dx, double dy) {
+  ++g_input_events;
+  if (g_imgui_scroll) g_imgui_scroll(w, dx, dy);
+}
+void on_char(GLFWwindow* w, unsigned int c) {
+  ++g_input_events;
+  if (g_imgui_char) g_imgui_char(w, c);
+}
+void on_window_change(GLFWwindow*, int, int) {
+  ++g_input_events;
+}
+void on_refresh(GLFWwindow*) {
+  ++g_input_events;
+}
+void on_drop(GLFWwindow*, int count, const char** paths) {
+  ++g_input_events;
+  for (int i = 0; i < count; ++i) g_dropped.emplace_back(paths[i]);
+}
+
+// Installed after ImGui's own callbacks (install_callbacks = true), keeping them to chain to:
+// the key callback queues instead, the others count the event and pass it on.
+void install_input_callbacks(GLFWwindow* window, KeyEventQueue& keys) {
+  g_keys = &keys;
+  g_imgui_key = glfwSetKeyCallback(window, queue_key);
+  g_imgui_cursor = glfwSetCursorPosCallback(window, on_cursor);
+  g_imgui_button = glfwSetMouseButtonCallback(window, on_button);
+  g_imgui_scroll = glfwSetScrollCallback(window, on_scroll);
+  g_imgui_char = glfwSetCharCallback(window, on_char);
+  glfwSetWindowSizeCallback(window, on_window_change);
+  glfwSetFramebufferSizeCallback(window, on_window_change);
+  glfwSetWindowRefreshCallback(window, on_refresh);
+  glfwSetDropCallback(window, on_drop);
+}
+
+// Hands ImGui this frame's share of the queued key events (key_queue.h).
+void feed_keys(GLFWwindow* window, KeyEventQueue& keys) {
+  for (const KeyEvent& e : keys.take_frame())
+    if (g_imgui_key)
+      g_imgui_key(window, e.key, e.scancode, e.down ? GLFW_PRESS : GLFW_RELEASE, e.mods);
+}
+
+// A scripted `key` command as the keyboard would send a quick tap: modifiers down, the key down
+// and up, modifiers up — all before the next frame, the case that used to lose presses.
+void queue_tap(KeyEventQueue& keys, const SyntheticInput& in) {
+  std::vector<int> mods;
+  if (in.ctrl) mods.push_back(GLFW_KEY_LEFT_CONTROL);
+  if (in.alt) mods.push_back(GLFW_KEY_LEFT_ALT);
+  if (in.shift) mods.push_back(GLFW_KEY_LEFT_SHIFT);
+  const int bits = (in.ctrl ? GLFW_MOD_CONTROL : 0) | (in.alt ? GLFW_MOD_ALT : 0) |
+                   (in.shift ? GLFW_MOD_SHIFT : 0);
+  for (int m : mods) keys.push({m, 0, bits, true});
+  keys.push({in.key, 0, bits, true});
+  keys.push({in.key, 0, bits, false});
+  for (auto m = mods.rbegin(); m != mods.rend(); ++m) keys.push({*m, 0, bits, false});
 }
 
 void glfw_error(int code, const char* description) {
@@ -338,6 +435,9 @@ int run_app(const AppOptions& options) {
   std::error_code exists_error;
   const bool had_session =
       !session_path.empty() && std::filesystem::exists(session_path, exists_error);
+  // --model opens that file, and the saved session stays as it was until the learner chooses to
+  // keep this work as the session (File ▸ Keep as my session); before, --model overwrote it.
+  state.autosave_paused = !options.model_path.empty() && options.session_path.empty();
   if (!session_path.empty() && options.model_path.empty()) {
     // Never fatal: whatever the file holds, the app starts (the message says what happened).
     const SessionRestore restored = restore_session(state, session_path);
@@ -348,6 +448,7 @@ int run_app(const AppOptions& options) {
     }
     if (!restored.autosave_ok) session_path.clear();
   }
+  state.session_path = session_path;
   // [SECTION] Lessons: the catalogue, --teacher, and "start here" on a first start
   lesson_ensure_catalogue(state.lessons);
   if (options.teacher) state.lessons.teacher = true;
@@ -373,6 +474,10 @@ int run_app(const AppOptions& options) {
     return 1;
   }
   glfwMakeContextCurrent(window);
+  // Below about 800×600 the side panels overlap the centre; a window manager keeps the window at
+  // least that large (a smaller --size, asked for on purpose, is kept as the floor instead).
+  glfwSetWindowSizeLimits(window, std::min(options.width, 800), std::min(options.height, 600),
+                          GLFW_DONT_CARE, GLFW_DONT_CARE);
   // Scripted and benchmark runs should not wait for vsync.
   glfwSwapInterval(options.frames > 0 || options.bench_frames > 0 ? 0 : 1);
 
@@ -383,10 +488,14 @@ int run_app(const AppOptions& options) {
   float xscale = 1.0f, yscale = 1.0f;
   glfwGetWindowContentScale(window, &xscale, &yscale);
   state.content_scale = std::max(1.0f, std::max(xscale, yscale));
-  const Fonts fonts = load_fonts(state.content_scale);
+  // The UI scale re-rasterises the fonts at the larger size (sharp type on a projector, not a
+  // bitmap stretched); `fonts_scale` is the scale the atlas was built for.
+  float fonts_scale = state.content_scale * state.ui_scale;
+  Fonts fonts = load_fonts(fonts_scale);
   io.Fonts->Build();  // the scene measures text before the first frame
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
+  install_input_callbacks(window, state.requests.keys);
 
   std::vector<Command> queue;  // pushed by views during a frame, applied before the next
   std::optional<Theme> applied_theme;
@@ -397,12 +506,26 @@ int run_app(const AppOptions& options) {
   std::vector<double> frame_ms;  // --bench-frames: measured frames, swap to swap
   FramePhases phases;
   auto last_swap = start_time;
-  int held_key = 0;  // a scripted key press, released on the next frame
   int fb_w = 0, fb_h = 0;
+  // Render on demand: frames still to draw after the last input event (ImGui needs a couple to
+  // settle hover and the commands a click pushed) before the loop may sleep.
+  constexpr int kFramesAfterInput = 3;
+  int eager_frames = kFramesAfterInput;
 
   // [SECTION] Frame loop
   while (!glfwWindowShouldClose(window)) {
-    glfwPollEvents();
+    // [SECTION] Render on demand: sleep until input (or the next animation frame) when idle.
+    const double wait = frame_wait_seconds(state);
+    if (automated || eager_frames > 0 || !queue.empty() || wait <= 0)
+      glfwPollEvents();
+    else
+      glfwWaitEventsTimeout(wait);
+    if (g_input_events > 0) {
+      eager_frames = kFramesAfterInput;
+      g_input_events = 0;
+    } else if (eager_frames > 0) {
+      --eager_frames;
+    }
     int win_w = 0, win_h = 0;
     glfwGetWindowSize(window, &win_w, &win_h);
     state.window_w = static_cast<float>(std::max(win_w, 1));
@@ -410,21 +533,40 @@ int run_app(const AppOptions& options) {
     state.now = glfwGetTime();
 
     // Commands: last frame's UI actions first, then whatever the script has due now.
+    // Files dropped on the window open as a user's Open would (a .json as a session).
+    for (const std::string& path : g_dropped) {
+      Command drop;
+      drop.kind = CommandKind::Drop;
+      drop.text = path;
+      queue.push_back(drop);
+    }
+    g_dropped.clear();
     for (const Command& c : queue) {
       const std::string error = apply_command(state, c);
       // A panel control is a setting, not an action: moving the tile slider leaves the status bar
       // saying what the last action did.
       if (c.kind == CommandKind::Control && error.empty()) continue;
-      state.status_message = error;
+      state.status_message = error.empty() ? state.notice : error;
       state.status_is_error = !error.empty();
+      state.notice.clear();
     }
     queue.clear();
     // Bring derived state (debounced parse, scene, theme) up to date before the script runs, so
     // script lines such as click-node see what the user would see, and again after it.
     const auto settle = [&] {
       update_state(state);
+      if (const float want = state.content_scale * state.ui_scale; want != fonts_scale) {
+        fonts = load_fonts(want);
+        io.Fonts->Build();
+        ImGui_ImplOpenGL3_DestroyFontsTexture();
+        ImGui_ImplOpenGL3_CreateFontsTexture();
+        use_nearest_font_sampling(io);
+        fonts_scale = want;
+        applied_theme.reset();  // the style's sizes follow the scale, too
+        state.scene_stale = true;
+      }
       if (applied_theme != state.theme) {
-        apply_imgui_style(state.theme, state.content_scale);
+        apply_imgui_style(state.theme, fonts_scale);
         io.FontDefault = fonts.for_theme(state.theme).ui;
         applied_theme = state.theme;
       }
@@ -453,7 +595,7 @@ int run_app(const AppOptions& options) {
       }
     }
     // Autosave when what a session holds changed (cheap: a few strings compared per frame).
-    if (!session_path.empty()) {
+    if (!session_path.empty() && !state.autosave_paused) {
       std::string now = session_text(state);
       if (now != saved_session) {
         if (std::string e = save_session(state, session_path); !e.empty()) {
@@ -475,9 +617,6 @@ int run_app(const AppOptions& options) {
     ImGui_ImplGlfw_NewFrame();
     // Scripted and --frames runs ignore the pointer: under Xvfb it sits mid-screen and would
     // hover a node, so the same script would not give the same screenshot.
-    if (held_key) io.KeysDown[held_key] = false;
-    if (held_key) io.KeyCtrl = io.KeyAlt = io.KeyShift = false;  // its modifiers, too
-    held_key = 0;
     if (!state.requests.input.empty()) {
       const SyntheticInput in = state.requests.input.front();
       state.requests.input.erase(state.requests.input.begin());
@@ -485,16 +624,11 @@ int run_app(const AppOptions& options) {
       io.MouseDown[0] = in.down;
       io.MouseWheel += in.wheel;
       if (!in.text.empty()) io.AddInputCharactersUTF8(in.text.c_str());
-      if (in.key > 0 && in.key < IM_ARRAYSIZE(io.KeysDown)) {
-        io.KeysDown[in.key] = true;
-        io.KeyCtrl = in.ctrl;
-        io.KeyAlt = in.alt;
-        io.KeyShift = in.shift;
-        held_key = in.key;
-      }
+      if (in.key > 0 && in.key < IM_ARRAYSIZE(io.KeysDown)) queue_tap(state.requests.keys, in);
     } else if (automated) {
       io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     }
+    feed_keys(window, state.requests.keys);
     ImGui::NewFrame();
     if (frame == 0) use_nearest_font_sampling(io);  // the backend made the atlas in NewFrame
     {
@@ -544,6 +678,7 @@ int run_app(const AppOptions& options) {
       if (state.start_here && sides && state.bench.tab != ViewTab::Lessons)
         draw_start_here(ctx, panels.graph);
       draw_status_bar_view(ctx, panels.status_bar);
+      draw_file_browser(ctx, Rect{0, 0, state.window_w, state.window_h});
     }
     ImGui::Render();
     const auto ui_end = std::chrono::steady_clock::now();
@@ -591,7 +726,18 @@ int run_app(const AppOptions& options) {
       phases.covered_px.push_back(covered_pixels(ImGui::GetDrawData()));
       bench_done = static_cast<int>(frame_ms.size()) >= options.bench_frames;
     }
+    if (!state.requests.state_json_path.empty()) {
+      if (const std::string error = write_state_json(state.requests.state_json_path, state);
+          !error.empty()) {
+        std::fprintf(stderr, "tilescope: error: %s\n", error.c_str());
+        exit_code = 1;
+      }
+      state.requests.state_json_path.clear();
+    }
     if (last || bench_done || exit_code != 0) break;
+    // --frame-delay: a slow frame on purpose (tests of input under software OpenGL's pace).
+    if (options.frame_delay_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.frame_delay_ms));
   }
 
   if (options.bench_frames > 0) print_frame_bench(frame_ms, first_frame_ms, fb_w, fb_h, phases);

@@ -42,6 +42,9 @@ std::string app_usage() {
          "  --lessons DIR       the folder of lessons the Lessons view lists (default: lessons)\n"
          "  --teacher           teacher mode: the lesson player shows predict answers at once\n"
          "                      (hidden again in presentation mode until R reveals them)\n"
+         "  --frame-delay MS    sleep MS milliseconds after every frame: slow frames on purpose, "
+         "as\n"
+         "                      under software OpenGL (tests: no key press may be lost)\n"
          "  --help              show this text\n";
 }
 
@@ -87,6 +90,8 @@ AppOptions parse_app_options(const std::vector<std::string>& args) {
       o.script = take();
     } else if (name == "--frames") {
       o.frames = parse_int(name, take(), 1, 100000000);
+    } else if (name == "--frame-delay") {
+      o.frame_delay_ms = parse_int(name, take(), 0, 10000);
     } else if (name == "--bench-frames") {
       o.bench_frames = parse_int(name, take(), 1, 1000000);
     } else if (name == "--screenshot") {

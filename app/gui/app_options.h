@@ -24,6 +24,7 @@ struct AppOptions {
   std::string session_path;  // --session FILE: restore and autosave FILE (scripted runs too)
   bool teacher = false;      // --teacher: the lesson player shows predict answers at once
   std::string lessons_dir;   // --lessons DIR: the lesson catalogue's folder (default lessons/)
+  int frame_delay_ms = 0;    // --frame-delay MS: sleep MS after every frame (slow frames, tests)
   bool help = false;
 };
 

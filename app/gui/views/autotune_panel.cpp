@@ -21,7 +21,9 @@ using namespace tilescope::core;
 
 namespace {
 
-std::string time_text(double s) { return format_ms(s * 1000); }
+std::string time_text(double s) {
+  return format_ms(s * 1000);
+}
 
 // Short form for a cell: "1.9", "120", "0.31" (the scale names the unit).
 std::string cell_text(double s) {
@@ -233,6 +235,11 @@ void grid_summary(ViewContext& ctx, const AutotuneGrid& g) {
   if (refused) line += "; × " + std::to_string(refused) + " refused by the schedule";
   if (failed) line += "; ! " + std::to_string(failed) + " without a time";
   ImGui::TextDisabled("%s", line.c_str());
+  if (!sim && g.run_spread() > 0)
+    ImGui::TextDisabled(
+        "Each point timed several times: its median is %.1f%% above its fastest run (median "
+        "over the points) — cells closer than that are noise, not a ranking.",
+        g.run_spread() * 100);
   // The first refusal in the schedule's words, so the × cells explain themselves.
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   for (const AutotunePoint& p : g.points) {

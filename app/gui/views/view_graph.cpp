@@ -76,6 +76,26 @@ ImVec2 draw_legend(ImDrawList* dl, const Rect& rect, const GraphScene& scene, co
   return ImVec2(top_row_end, top);
 }
 
+// Presentation mode's colour key: one entry per line from `top`, on a plate, at the left edge.
+void draw_legend_column(ImDrawList* dl, const Rect& rect, float top, const GraphScene& scene,
+                        const Palette& p) {
+  std::set<int> present;
+  for (const SceneNode& n : scene.nodes) present.insert(static_cast<int>(n.category));
+  const float lh = ImGui::GetTextLineHeight();
+  float w = 0;
+  for (int c : present) w = std::max(w, ImGui::CalcTextSize(category_name(NodeCategory(c))).x);
+  const float x = rect.x + lh * 0.6f;
+  const ImVec2 a(x, top), b(x + lh * 1.6f + w, top + lh * 0.4f + present.size() * lh * 1.3f);
+  dl->AddRectFilled(a, b, (p.canvas_bg & ~IM_COL32_A_MASK) | (230u << IM_COL32_A_SHIFT), 4.0f);
+  float y = top + lh * 0.2f;
+  for (int c : present) {
+    dl->AddRectFilled(ImVec2(x + lh * 0.3f, y + lh * 0.2f), ImVec2(x + lh * 0.9f, y + lh * 0.8f),
+                      category_colour(p, static_cast<NodeCategory>(c)), 2.0f);
+    dl->AddText(ImVec2(x + lh * 1.2f, y), p.subtext, category_name(NodeCategory(c)));
+    y += lh * 1.3f;
+  }
+}
+
 // [SECTION] Operands: the selection is A, Shift+clicked nodes are B and C
 
 // The canvas node that shows tensor `name`: its source/output node, or the op that produces it.
@@ -226,7 +246,7 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
   bool all_named = true;
   for (const std::string& o : operands) all_named = all_named && is_named(outline, o);
 
-  const float width = std::min(lh * 13.0f, rect.w * 0.42f);
+  const float width = std::min(lh * (kPaletteEm - 0.5f), rect.w * 0.42f);  // fit_view leaves it
   ImGui::SetCursorScreenPos(ImVec2(rect.x + lh * 0.5f, top));
   const ImU32 bg = (p.canvas_bg & ~IM_COL32_A_MASK) | (235u << IM_COL32_A_SHIFT);
   ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::ColorConvertU32ToFloat4(bg));
@@ -320,9 +340,10 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
     if (ImGui::SmallButton(name.c_str())) ctx.push(command_from("palette pick " + name));
     ImGui::PopID();
   }
-  if (!state.palette_picks.empty()) {
+  if (!state.palette_picks.empty() || !a.empty()) {
     ImGui::SameLine();
     if (ImGui::SmallButton("clear")) ctx.push(command_from("palette unpick"));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Start the operands over: A, B and C.");
   }
 
   // The op buttons, flowing in rows; disabled until they have their operands.
@@ -578,6 +599,16 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
     dl->AddRectFilled(a, ImVec2(a.x + s.x + lh * 1.2f, a.y + s.y + lh * 0.6f), p.stale_bg, 4.0f);
     dl->AddRect(a, ImVec2(a.x + s.x + lh * 1.2f, a.y + s.y + lh * 0.6f), p.error, 4.0f);
     dl->AddText(ImVec2(a.x + lh * 0.6f, a.y + lh * 0.3f), p.text, msg);
+  }
+  if (state.presentation) {
+    // Presentation: the legend is a column under the title on the left (fit_view keeps the graph
+    // clear of it), and no hint line — the corner indicator says the keys. The whole height is
+    // then the graph's, and nothing covers the output node.
+    draw_legend_column(dl, rect, rect.y + pad * 1.2f + lh * (state.model.error ? 3.4f : 1.4f),
+                       scene, p);
+    dl->PopClipRect();
+    end_panel();
+    return;
   }
   dl->ChannelsSplit(2);  // 1: legend and hint text; 0: their band, sized once they are placed
   dl->ChannelsSetCurrent(1);

@@ -32,6 +32,19 @@ double hit_rate(const memory::Counters& c) {
 // running (progress + cancel), failed, or not started (starts it).
 bool memory_empty_state(ViewContext& ctx) {
   const Workbench& wb = ctx.state.bench;
+  if (!wb.machine) {
+    // Host detection failed (or the chosen file did not load) and there is nothing to simulate
+    // on: say so here, where the learner looks, with the way on.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
+    ImGui::TextWrapped("No machine to simulate on: %s", wb.machine_error.c_str());
+    ImGui::PopStyleColor();
+    ImGui::TextUnformatted("Pick a machine preset:");
+    for (const std::string& m : model::preset_names()) {
+      ImGui::SameLine();
+      if (ImGui::Button(m.c_str())) ctx.push(command_from("machine " + m));
+    }
+    return true;
+  }
   if (!wb.kernel()) {
     ImGui::TextWrapped("No kernel to simulate: type a model in the left panel%s",
                        wb.lower_error.empty() ? "." : (": " + wb.lower_error).c_str());
@@ -51,15 +64,31 @@ bool memory_empty_state(ViewContext& ctx) {
       ImGui::SetTooltip(
           "goto-step %zu: the later steps stay in the history (redo brings them back)",
           wb.machine_refusal_step);
+    // Or keep the steps and pick a machine they fit.
+    for (const std::string& m : wb.machines_fitting) {
+      ImGui::SameLine();
+      if (ImGui::Button(("Use " + m).c_str())) ctx.push(command_from("machine " + m));
+      note_widget("memory.use-machine." + m);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("machine %s: every step of the history is legal on it", m.c_str());
+    }
     return true;
   }
   if (wb.memory_result()) return false;
   const std::string key = wb.memory_key();
+  // While the next result is computed the previous one stays on screen, marked as such: in front
+  // of a class a blank view between two steps loses the thread.
+  const MemoryResult* previous = wb.previous_memory_result();
+  const auto keep_previous = [&] {
+    ImGui::TextDisabled("Below: the previous result (%s, %zu steps) until this one is ready.",
+                        previous->kernel.c_str(), previous->step_count);
+    return false;
+  };
   if (wb.memory_job.running() && wb.memory_job.key() == key) {
     job_progress_line(ctx,
                       ("Simulating " + wb.kernel()->name + " on " + wb.machine_name + "…").c_str(),
                       wb.memory_job.fraction(), "");
-    return true;
+    return previous ? keep_previous() : true;
   }
   if (auto held = wb.memory_held.find(key); held != wb.memory_held.end()) {
     if (held_job_lines(ctx, held->second, "Simulate anyway"))
@@ -86,8 +115,13 @@ bool memory_empty_state(ViewContext& ctx) {
   } else if (!wb.memory_job.running()) {
     // Nothing for this (schedule, machine) yet: start at once, as the learner came to see it.
     ctx.push(command_from("simulate"));
+    if (previous) {
+      ImGui::TextUnformatted("Starting the simulation…");
+      return keep_previous();
+    }
   } else {
     ImGui::TextDisabled("Waiting for the previous simulation to stop…");
+    if (previous) return keep_previous();
   }
   return true;
 }
@@ -102,7 +136,7 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
     end_panel();
     return;
   }
-  const MemoryResult& r = *ctx.state.bench.memory_result();
+  const MemoryResult& r = *ctx.state.bench.memory_result_shown();
   const float em = ImGui::GetFontSize();
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::Text("%s on %s (%s mode)", r.kernel.c_str(), r.machine.c_str(), r.gpu ? "GPU" : "CPU");

@@ -37,7 +37,7 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
     return;
   }
   const model::Machine& m = *wb.machine;
-  const MemoryResult& cur = *wb.memory_result();
+  const MemoryResult& cur = *wb.memory_result_shown();
   const double peak = cur.peak_flops;
   // One roof per level with a bandwidth, each with its colour (distinct Okabe-Ito hues); the
   // current kernel's per-level points are drawn in the same colour as their roof.

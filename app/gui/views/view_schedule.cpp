@@ -4,6 +4,8 @@
 #include "app/gui/views/memory_views.h"
 #include "app/gui/views/views.h"
 
+#include "app/core/fuse_options.h"
+
 #include "app/gui/widgets/code_view.h"
 #include "sim/schedule/codegen.h"
 
@@ -17,6 +19,15 @@
 namespace tilescope::gui {
 
 using namespace tilescope::core;
+
+namespace {
+
+// Every control's tooltip: the step it applies, then one sentence of why one would.
+void step_tip(const std::string& step, const char* why) {
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", step.c_str(), why);
+}
+
+}  // namespace
 
 namespace {
 
@@ -181,46 +192,36 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
       push_apply(ctx, "kernel(" + kk.op_names.front() + ")");
     }
   }
-  // Fuse: the elementwise chain that consumes this kernel's output, one kernel at a time.
-  const graph::Graph& g = *prog->graph;
-  std::vector<std::string> consumers;
-  for (const schedule::KernelTensor& t : k->tensors) {
-    if (t.role != schedule::TensorRole::Output || t.id < 0) continue;
-    for (graph::OpId c : g.consumers(t.id))
-      if (!k->has_op(g.op(c).name)) consumers.push_back(g.op(c).name);
-  }
+  // Fuse: what this kernel can take in (its consumers, the chain of them, its producers), each
+  // tried on the program first: the legal ones are buttons, the others say why not.
   section_heading(ctx, "Fuse");
-  if (consumers.empty()) ImGui::TextDisabled("Nothing consumes this kernel's output.");
-  // The whole chain of single consumers (add then relu) in one step, as a compiler's epilogue
-  // fusion does; or only the first consumer.
-  std::vector<std::string> chain;
-  if (consumers.size() == 1) {
-    auto op = g.find_op(consumers[0]);
-    while (op) {
-      chain.push_back(g.op(*op).name);
-      const std::vector<graph::OpId> next = g.op(*op).outputs.size() == 1
-                                                ? g.consumers(g.op(*op).outputs[0])
-                                                : std::vector<graph::OpId>{};
-      op.reset();
-      if (next.size() == 1 && !k->has_op(g.op(next[0]).name)) op = next[0];
-    }
+  const std::string fuse_key = wb.schedule_key() + "\n@" + wb.machine_name;
+  static std::string fuse_cached_key;
+  static std::vector<FuseOption> fuse_cached;
+  if (fuse_cached_key != fuse_key) {
+    fuse_cached = fuse_options(wb);
+    fuse_cached_key = fuse_key;
   }
-  if (chain.size() > 1) {
-    std::string step = "fuse(" + k->op_names.front(), names;
-    for (const std::string& c : chain) {
-      step += ", " + c;
-      names += (names.empty() ? "" : ", ") + c;
+  if (fuse_cached.empty()) ImGui::TextDisabled("Nothing to fuse with this kernel.");
+  for (const FuseOption& o : fuse_cached) {
+    if (o.legal) {
+      if (ImGui::Button(("Fuse " + o.label).c_str())) push_apply(ctx, o.step);
+      note_widget(o.label.find(',') != std::string::npos ? std::string("schedule.fuse-chain")
+                                                         : "schedule.fuse." + o.label);
+      step_tip(o.step,
+               "Runs these ops inside this kernel's loop nest: each intermediate result "
+               "is used while it is in a register, instead of a round trip through "
+               "memory and one more kernel launch.");
+    } else {
+      ImGui::BeginDisabled();
+      ImGui::Button(("Fuse " + o.label).c_str());
+      ImGui::EndDisabled();
+      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s\nnot legal here: %s", o.step.c_str(), o.reason.c_str());
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextDisabled("%s", o.reason.c_str());
+      ImGui::PopTextWrapPos();
     }
-    step += ")";
-    if (ImGui::Button(("Fuse " + names).c_str())) push_apply(ctx, step);
-    note_widget("schedule.fuse-chain");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", step.c_str());
-  }
-  for (const std::string& c : consumers) {
-    const std::string step = "fuse(" + k->op_names.front() + ", " + c + ")";
-    if (ImGui::Button(("Fuse " + c).c_str())) push_apply(ctx, step);
-    note_widget("schedule.fuse." + c);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", step.c_str());
   }
 
   section_heading(ctx, "Loops (outermost first)");
@@ -250,20 +251,44 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
       }
       ImGui::TableNextColumn();
       const int f = 1 << tile_log2;
-      if (ImGui::SmallButton("tile"))
-        push_apply(ctx, "tile(" + l.name + ", " + std::to_string(f) + ")");
+      const std::string tile = "tile(" + l.name + ", " + std::to_string(f) + ")";
+      if (ImGui::SmallButton("tile")) push_apply(ctx, tile);
+      step_tip(tile, l.extent <= f ? "The loop is not longer than the factor: this split changes "
+                                     "nothing (choose a smaller factor with the slider)."
+                                   : "Splits the loop into an outer and an inner loop; moving "
+                                     "loops between the two (up) keeps a tile of data in cache "
+                                     "while it is reused.");
       ImGui::SameLine();
-      if (i > 0 && ImGui::SmallButton("up"))
-        push_apply(ctx, "reorder(" + l.name + ", " + k->loops[i - 1].name + ")");
+      const std::string up = i > 0 ? "reorder(" + l.name + ", " + k->loops[i - 1].name + ")" : "";
+      if (i > 0 && ImGui::SmallButton("up")) push_apply(ctx, up);
+      if (i > 0)
+        step_tip(up,
+                 "Moves this loop one level out: the loop order decides which data stays "
+                 "in cache between iterations (and which index walks memory contiguously).");
       if (i > 0) ImGui::SameLine();
-      if (ImGui::SmallButton("vec")) push_apply(ctx, "vectorize(" + l.name + ")");
+      const std::string vec = "vectorize(" + l.name + ")";
+      if (ImGui::SmallButton("vec")) push_apply(ctx, vec);
+      step_tip(vec,
+               "Runs this innermost loop's iterations in SIMD lanes: one instruction does "
+               "several multiply-adds, when the loop walks memory contiguously.");
       ImGui::SameLine();
-      if (ImGui::SmallButton("unr")) push_apply(ctx, "unroll(" + l.name + ")");
+      const std::string unr = "unroll(" + l.name + ")";
+      if (ImGui::SmallButton("unr")) push_apply(ctx, unr);
+      step_tip(unr,
+               "Writes the loop's body out once per iteration: no loop counter or branch, "
+               "and independent multiply-adds the core can overlap.");
       ImGui::SameLine();
-      if (ImGui::SmallButton("par")) push_apply(ctx, "parallel(" + l.name + ")");
+      const std::string par = "parallel(" + l.name + ")";
+      if (ImGui::SmallButton("par")) push_apply(ctx, par);
+      step_tip(par,
+               "Spreads this loop's iterations over the CPU's cores: worth it on an outer "
+               "loop with enough work per iteration.");
       ImGui::SameLine();
-      if (ImGui::SmallButton("bind"))
-        push_apply(ctx, "bind(" + l.name + ", " + kBindTargets[bind_kind] + ")");
+      const std::string bind = "bind(" + l.name + ", " + kBindTargets[bind_kind] + ")";
+      if (ImGui::SmallButton("bind")) push_apply(ctx, bind);
+      step_tip(bind,
+               "Maps this loop to GPU blocks or threads (the combo above): a GPU kernel "
+               "needs its loops bound, or it runs as one thread in one block.");
       ImGui::PopID();
     }
     ImGui::EndTable();
@@ -287,13 +312,19 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
   if (ImGui::Combo("at loop", &stage_at, loop_names.data(), int(loop_names.size())))
     push_control(ctx, "schedule.stage-at", std::to_string(stage_at));
   ImGui::SameLine();
-  if (!tensor_names.empty() && !loop_names.empty() && ImGui::Button("Stage")) {
-    push_apply(ctx, std::string("stage(") + tensor_names[size_t(stage_tensor)] + ", " +
-                        kStageLevels[stage_level] + ", at=" + loop_names[size_t(stage_at)] + ")");
+  if (!tensor_names.empty() && !loop_names.empty()) {
+    const std::string stage = std::string("stage(") + tensor_names[size_t(stage_tensor)] + ", " +
+                              kStageLevels[stage_level] + ", at=" + loop_names[size_t(stage_at)] +
+                              ")";
+    if (ImGui::Button("Stage")) push_apply(ctx, stage);
+    step_tip(stage,
+             "Copies the tile this loop touches into a fast memory the program manages "
+             "(shared memory on a GPU) once, so the inner loops read it from there.");
   }
 
   section_heading(ctx, "Grid order, layout, im2col");
   if (ImGui::Button("row-major blocks")) push_apply(ctx, "block_order(row)");
+  step_tip("block_order(row)", "GPU blocks start in row-major order, the hardware's default.");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 5);
   if (ImGui::InputInt("##group", &group, 0))
@@ -301,8 +332,11 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
                  std::to_string(std::clamp(group, kMinBlockGroup, kMaxBlockGroup)));
   group = std::clamp(group, kMinBlockGroup, kMaxBlockGroup);
   ImGui::SameLine();
-  if (ImGui::Button("grouped"))
-    push_apply(ctx, "block_order(grouped, " + std::to_string(group) + ")");
+  const std::string grouped = "block_order(grouped, " + std::to_string(group) + ")";
+  if (ImGui::Button("grouped")) push_apply(ctx, grouped);
+  step_tip(grouped,
+           "Blocks start in groups of rows, so the blocks resident at once share "
+           "their tiles in L2 (fewer DRAM reads).");
   int layout_tensor = std::clamp(sc.layout_tensor, 0, std::max(0, int(tensor_names.size()) - 1));
   ImGui::SetNextItemWidth(em * 7);
   if (ImGui::Combo("tensor##layout", &layout_tensor, tensor_names.data(), int(tensor_names.size())))
@@ -312,12 +346,20 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
   if (ImGui::Combo("##layoutkind", &layout_kind, kLayoutKinds, IM_ARRAYSIZE(kLayoutKinds)))
     push_control(ctx, "schedule.layout", kLayoutKinds[layout_kind]);
   ImGui::SameLine();
-  if (!tensor_names.empty() && ImGui::Button("Layout"))
-    push_apply(ctx, std::string("layout(") + tensor_names[size_t(layout_tensor)] + ", " +
-                        kLayoutKinds[layout_kind] + ")");
+  if (!tensor_names.empty()) {
+    const std::string layout = std::string("layout(") + tensor_names[size_t(layout_tensor)] + ", " +
+                               kLayoutKinds[layout_kind] + ")";
+    if (ImGui::Button("Layout")) push_apply(ctx, layout);
+    step_tip(layout,
+             "Stores the tensor in another order in memory, so the inner loop walks it "
+             "contiguously (whole cache lines used).");
+  }
   for (const std::string& op : k->op_names) {
-    if (op.rfind("conv", 0) == 0 && ImGui::Button(("im2col(" + op + ")").c_str()))
-      push_apply(ctx, "im2col(" + op + ")");
+    if (op.rfind("conv", 0) != 0) continue;
+    if (ImGui::Button(("im2col(" + op + ")").c_str())) push_apply(ctx, "im2col(" + op + ")");
+    step_tip("im2col(" + op + ")",
+             "Rewrites the convolution as one matrix multiplication over "
+             "copied input patches: more bytes, but a GEMM's fast loops.");
   }
   ImGui::Spacing();
   ImGui::TextDisabled("Every control sends a step: apply \"...\" (replayable in scripts).");

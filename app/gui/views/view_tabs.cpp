@@ -45,7 +45,8 @@ bool held_job_lines(ViewContext& ctx, const core::HeldJob& held, const char* any
 
 void handle_global_keys(ViewContext& ctx) {
   // GLFW key codes (what the ImGui GLFW backend indexes KeysDown with); views include no GLFW.
-  constexpr int kSpace = 32, kRight = 262, kLeft = 263, kF5 = 294, kF11 = 300, kF12 = 301;
+  constexpr int kSpace = 32, kEscape = 256, kRight = 262, kLeft = 263, kF5 = 294, kF11 = 300,
+                kF12 = 301;
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput) return;  // typing in the editor: keys are text
   constexpr int kTabs = static_cast<int>(std::size(kAllViewTabs));
@@ -66,6 +67,9 @@ void handle_global_keys(ViewContext& ctx) {
   if (io.KeyCtrl && ImGui::IsKeyPressed('Z', false)) ctx.push(command_from("undo"));
   if (io.KeyCtrl && ImGui::IsKeyPressed('Y', false)) ctx.push(command_from("redo"));
   if (ImGui::IsKeyPressed(kF5, false)) ctx.push(command_from("present"));
+  // Esc leaves presentation mode (the hint on screen says so); it has no other global meaning.
+  if (ctx.state.presentation && ImGui::IsKeyPressed(kEscape, false))
+    ctx.push(command_from("present off"));
   if (ImGui::IsKeyPressed(kF11, false)) ctx.push(command_from("fullscreen"));
   if (ImGui::IsKeyPressed(kF12, false)) {
     char name[64];
@@ -80,8 +84,10 @@ void handle_global_keys(ViewContext& ctx) {
     if (!io.KeyAlt && ImGui::IsKeyPressed(kRight, false)) ctx.push(command_from("lesson next"));
     if (ImGui::IsKeyPressed('R', false)) ctx.push(command_from("lesson reveal"));
   } else if (ctx.state.presentation) {
-    if (ImGui::IsKeyPressed(kLeft, true)) ctx.push(command_from("undo"));
-    if (ImGui::IsKeyPressed(kRight, true)) ctx.push(command_from("redo"));
+    // One step per press, no auto-repeat: on slow frames (software OpenGL) a short press lasts
+    // past ImGui's repeat delay and skipped steps in front of the class.
+    if (ImGui::IsKeyPressed(kLeft, false)) ctx.push(command_from("undo"));
+    if (ImGui::IsKeyPressed(kRight, false)) ctx.push(command_from("redo"));
     if (ImGui::IsKeyPressed(kSpace, false))
       ctx.push(command_from(ctx.state.bench.tiles_playing ? "tiles pause" : "tiles play"));
   }

@@ -1,7 +1,7 @@
 // The Tiles view: every tensor of the current kernel as a grid in memory order, coloured by how
-// often each element (or bin of elements) has been accessed so far; the cells touched since the
-// previous frame are tinted and boxed — the tile the loop nest is working on. Play, pause, step,
-// scrub.
+// often each element (or bin of elements) has been accessed so far; the current tile (what the
+// last step of the step loop touched) is boxed and the cells touched since the previous frame are
+// tinted; each grid keeps its shape's aspect ratio. Play, pause, step, scrub.
 #include "app/gui/views/views.h"
 
 #include "app/core/format.h"
@@ -107,8 +107,8 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
     ctx.push(command_from("tiles speed " + std::to_string(speed)));
   const uint64_t step = t.frame_step[size_t(frame)];
   ImGui::TextDisabled(
-      "step %s of %s (iterations of loop %s) · colour = accesses so far · box = "
-      "touched since the previous frame",
+      "step %s of %s (of loop %s) · colour: accesses so far · box: the current tile · "
+      "tint: touched since the previous frame",
       format_thousands(int64_t(step)).c_str(), format_thousands(int64_t(t.steps)).c_str(),
       t.step_loop.c_str());
 
@@ -145,7 +145,15 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   static std::vector<uint32_t> grid_pixels;
   size_t grid_index = 0;
   for (const TileGrid& g : t.grids) {
-    const float gw = cell * g.bin_cols, gh = cell * g.bin_rows;
+    // Each grid keeps its shape's aspect ratio (x of 64×1024 is a wide strip, not a square): the
+    // longer side keeps its cells, the shorter shrinks, never below one cell.
+    float gw = cell * g.bin_cols, gh = cell * g.bin_rows;
+    const double aspect = double(g.rows) / double(std::max<int64_t>(g.cols, 1));
+    if (aspect < 1)
+      gh = std::max(std::min(cell, gh), std::min(gh, float(gw * aspect)));
+    else
+      gw = std::max(std::min(cell, gw), std::min(gw, float(gh / aspect)));
+    const float cw = gw / float(g.bin_cols), ch = gh / float(g.bin_rows);
     if (x > start.x && x + gw > start.x + avail_w) {
       x = start.x;
       y += row_h + em * 2.2f;
@@ -199,13 +207,20 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
     texture.upload(g.bin_cols, g.bin_rows, pixels.data());
     draw_opaque_image(dl, texture, ImVec2(x, gy), ImVec2(x + gw, gy + gh));
     for (const TintRun& run : tint_runs)
-      dl->AddRectFilled(ImVec2(x + run.first * cell, gy + run.row * cell),
-                        ImVec2(x + run.end * cell, gy + (run.row + 1) * cell),
+      dl->AddRectFilled(ImVec2(x + run.first * cw, gy + run.row * ch),
+                        ImVec2(x + run.end * cw, gy + (run.row + 1) * ch),
                         (p.text & 0x00FFFFFFu) | 0x28000000u);
+    // The box: the current tile (what the last step touched), recorded with the frames; older
+    // results without it box what changed since the previous frame.
+    if (size_t(frame) < t.frame_tiles.size() &&
+        grid_index - 1 < t.frame_tiles[size_t(frame)].size()) {
+      const TileBox& b = t.frame_tiles[size_t(frame)][grid_index - 1];
+      touched_r0 = b.r0, touched_r1 = b.r1, touched_c0 = b.c0, touched_c1 = b.c1;
+    }
     if (touched_r1 >= 0)
-      dl->AddRect(ImVec2(x + touched_c0 * cell, gy + touched_r0 * cell),
-                  ImVec2(x + (touched_c1 + 1) * cell, gy + (touched_r1 + 1) * cell), p.text, 0, 0,
-                  std::max(2.0f, cell * 0.4f));
+      dl->AddRect(ImVec2(x + touched_c0 * cw, gy + touched_r0 * ch),
+                  ImVec2(x + (touched_c1 + 1) * cw, gy + (touched_r1 + 1) * ch), p.text, 0, 0,
+                  std::max(2.0f, std::min(cw, ch) * 0.4f));
     dl->AddRect(ImVec2(x, gy), ImVec2(x + gw, gy + gh), p.node_border);
     x += std::max(gw, ImGui::CalcTextSize(title.c_str()).x) + em * 1.5f;
     row_h = std::max(row_h, gh + em * 1.4f);

@@ -41,6 +41,8 @@ void draw_model_text_view(ViewContext& ctx, const core::Rect& rect);
 void draw_graph_view(ViewContext& ctx, const core::Rect& rect);
 void draw_inspector_view(ViewContext& ctx, const core::Rect& rect);
 void draw_status_bar_view(ViewContext& ctx, const core::Rect& rect);
+// The Open / Save file browser over the window while it is open (files.h's `files` commands).
+void draw_file_browser(ViewContext& ctx, const core::Rect& window);
 
 // The centre's tab strip and the workbench views (one file each), with their side panels.
 void draw_tabs_view(ViewContext& ctx, const core::Rect& rect);

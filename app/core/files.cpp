@@ -1,0 +1,241 @@
+// Opening and saving model and session files, recent files, drops and the file browser's folder
+// listing (files.h).
+#include "app/core/files.h"
+
+#include "app/core/session.h"
+#include "sim/io/input.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace tilescope::core {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+std::string absolute_path(const std::string& path) {
+  std::error_code ec;
+  const fs::path abs = fs::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
+}  // namespace
+
+std::vector<FolderEntry> list_folder(const std::string& dir,
+                                     const std::vector<std::string>& extensions,
+                                     std::string& error) {
+  error.clear();
+  std::vector<FolderEntry> folders, files;
+  std::error_code ec;
+  fs::directory_iterator it(dir.empty() ? "." : dir, ec);
+  if (ec) {
+    error = "cannot list '" + dir + "': " + ec.message();
+    return {};
+  }
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      error = "cannot list '" + dir + "': " + ec.message();
+      break;
+    }
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    std::error_code type_ec;
+    if (it->is_directory(type_ec)) {
+      folders.push_back({name, true});
+    } else if (extensions.empty() ||
+               std::any_of(extensions.begin(), extensions.end(),
+                           [&](const std::string& e) { return ends_with(name, e); })) {
+      files.push_back({name, false});
+    }
+  }
+  const auto by_name = [](const FolderEntry& a, const FolderEntry& b) { return a.name < b.name; };
+  std::sort(folders.begin(), folders.end(), by_name);
+  std::sort(files.begin(), files.end(), by_name);
+  folders.insert(folders.end(), files.begin(), files.end());
+  return folders;
+}
+
+std::vector<std::string> browser_extensions(FileBrowser::Mode mode) {
+  switch (mode) {
+    case FileBrowser::Mode::OpenModel:
+    case FileBrowser::Mode::SaveModel:
+      return {".model", ".txt"};
+    case FileBrowser::Mode::OpenSession:
+    case FileBrowser::Mode::SaveSession:
+      return {".json"};
+    case FileBrowser::Mode::Closed:
+      break;
+  }
+  return {};
+}
+
+void note_recent_file(AppState& state, const std::string& path) {
+  const std::string abs = absolute_path(path);
+  auto& r = state.recent_files;
+  r.erase(std::remove(r.begin(), r.end(), abs), r.end());
+  r.insert(r.begin(), abs);
+  if (r.size() > kMaxRecentFiles) r.resize(kMaxRecentFiles);
+}
+
+std::string save_model_file(AppState& state, const std::string& path) {
+  const std::string target = path.empty() ? state.model.path : path;
+  if (target.empty())
+    return "save-model: the built-in example has no file yet; give a path (Save as…)";
+  std::string text = state.model.text;
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  if (std::string e = write_file_atomically(text, target, "model"); !e.empty()) return e;
+  state.model.path = target;
+  note_recent_file(state, target);
+  state.notice = "saved the model to " + target;
+  return {};
+}
+
+std::string open_model_file(AppState& state, const std::string& path) {
+  // As set-model-file does (commands.h includes this file, so it is not called from here).
+  io::TextInput in = io::read_text_input(path, io::kMaxModelBytes, "a model file");
+  if (!in.ok) return in.error;
+  state.model.text = std::move(in.text);
+  state.model.path = path;
+  state.view.fit_pending = true;
+  reparse_model(state);
+  note_recent_file(state, path);
+  state.notice = "opened " + path;
+  return {};
+}
+
+std::string save_session_file(const AppState& state, const std::string& path) {
+  nlohmann::json j = session_to_json(state);
+  j.erase("recent");  // a hand-out carries the work, not this computer's file names
+  if (std::string e = write_file_atomically(
+          j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", path, "session");
+      !e.empty())
+    return e;
+  return {};
+}
+
+std::string open_session_file(AppState& state, const std::string& path) {
+  const io::TextInput in = io::read_text_input(path, io::kMaxSessionBytes, "a session file");
+  if (!in.ok) return in.error;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in.text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return "open-session: '" + path + "' is not JSON (" + e.what() + ")";
+  }
+  if (const SessionFields f = check_session_fields(j); !f.unreadable.empty())
+    return "open-session: '" + path + "' is " + f.unreadable;
+  // The learner's own settings stay: a hand-out brings the work, not the teacher's screen.
+  const Theme theme = state.theme;
+  const float scale = state.ui_scale;
+  const std::vector<std::string> recent = state.recent_files;
+  std::string problems;
+  try {
+    problems = session_from_json(state, j);
+  } catch (const std::exception& e) {
+    problems = std::string("stopped restoring: ") + e.what();
+  }
+  state.theme = theme;
+  state.ui_scale = scale;
+  state.recent_files = recent;
+  state.view.fit_pending = true;
+  note_recent_file(state, path);
+  state.notice = "opened session " + path;
+  return problems.empty() ? std::string() : "open-session '" + path + "': " + problems;
+}
+
+std::string open_dropped_file(AppState& state, const std::string& path) {
+  return ends_with(path, ".json") ? open_session_file(state, path) : open_model_file(state, path);
+}
+
+std::string browser_target(const FileBrowser& browser) {
+  if (browser.name.empty()) return {};
+  const fs::path name(browser.name);
+  if (name.is_absolute()) return name.lexically_normal().string();
+  return (fs::path(browser.dir.empty() ? "." : browser.dir) / name).lexically_normal().string();
+}
+
+std::string file_browser_command(AppState& state, std::string_view args) {
+  FileBrowser& b = state.files;
+  const size_t space = args.find(' ');
+  const std::string verb(args.substr(0, space));
+  const std::string rest =
+      space == std::string_view::npos ? "" : std::string(args.substr(space + 1));
+  using Mode = FileBrowser::Mode;
+  const auto show = [&](Mode mode) {
+    b.mode = mode;
+    if (!rest.empty()) {
+      b.dir = rest;
+    } else if (!state.model.path.empty()) {
+      b.dir = fs::path(absolute_path(state.model.path)).parent_path().string();
+    } else if (b.dir.empty()) {
+      b.dir = absolute_path(".");
+    }
+    const bool saving = mode == Mode::SaveModel || mode == Mode::SaveSession;
+    b.name = !saving ? ""
+             : mode == Mode::SaveModel && !state.model.path.empty()
+                 ? fs::path(state.model.path).filename().string()
+             : mode == Mode::SaveModel ? "model.model"
+                                       : "session.json";
+    return std::string();
+  };
+  if (verb == "open-model") return show(Mode::OpenModel);
+  if (verb == "save-model") return show(Mode::SaveModel);
+  if (verb == "open-session") return show(Mode::OpenSession);
+  if (verb == "save-session") return show(Mode::SaveSession);
+  if (verb == "close") {
+    b.mode = Mode::Closed;
+    return {};
+  }
+  if (verb == "name") {
+    b.name = rest;
+    return {};
+  }
+  if (verb == "cd") {
+    if (rest.empty()) return "files cd: needs a folder";
+    fs::path next = fs::path(rest).is_absolute() ? fs::path(rest) : fs::path(b.dir) / rest;
+    next = next.lexically_normal();
+    if (next.has_filename() == false && next.has_parent_path() && next != next.root_path())
+      next = next.parent_path();
+    std::error_code ec;
+    if (!fs::is_directory(next, ec)) return "files cd: '" + next.string() + "' is not a folder";
+    b.dir = next.string();
+    return {};
+  }
+  if (verb == "ok") {
+    const std::string target = browser_target(b);
+    if (target.empty()) return "files ok: no file named (type a name or click one)";
+    std::string e;
+    switch (b.mode) {
+      case Mode::OpenModel:
+        e = open_model_file(state, target);
+        break;
+      case Mode::SaveModel:
+        e = save_model_file(state, target);
+        break;
+      case Mode::OpenSession:
+        e = open_session_file(state, target);
+        break;
+      case Mode::SaveSession:
+        e = save_session_file(state, target);
+        if (e.empty()) {
+          note_recent_file(state, target);
+          state.notice = "saved the session to " + target + " (hand it out: Open session…)";
+        }
+        break;
+      case Mode::Closed:
+        return "files ok: the file browser is not open";
+    }
+    // A failed open or save keeps the browser open, so the learner can pick again.
+    if (e.empty()) b.mode = Mode::Closed;
+    return e;
+  }
+  return "files: unknown verb '" + verb +
+         "' (open-model, save-model, open-session, save-session, cd, name, ok, close)";
+}
+
+}  // namespace tilescope::core

@@ -1,0 +1,62 @@
+// Files a learner or teacher opens and saves from the app: model files, session files to hand out
+// (model, steps, machine, view, lesson position), recent files, files dropped on the window, and
+// the in-app file browser's folder listing (ImGui 1.86 has no file dialog).
+//
+// Pure C++ (no ImGui): the `files`, `save-model`, `open-session`, `save-session` and `drop`
+// commands call these, and the tests drive them without a display.
+#pragma once
+
+#include "app/core/app_state.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilescope::core {
+
+struct FolderEntry {
+  std::string name;
+  bool folder = false;
+};
+
+// The browser's list of `dir`: folders first, then the files whose name ends in one of
+// `extensions` (every file when it is empty), each group sorted by name; names starting with a dot
+// are left out. A folder that cannot be read gives no entries and `error` says why.
+std::vector<FolderEntry> list_folder(const std::string& dir,
+                                     const std::vector<std::string>& extensions,
+                                     std::string& error);
+
+// What the browser lists in a mode: model files (.model, .txt) or sessions (.json).
+std::vector<std::string> browser_extensions(FileBrowser::Mode mode);
+
+// Puts `path` (made absolute) at the front of the recent files, once, at most kMaxRecentFiles.
+void note_recent_file(AppState& state, const std::string& path);
+
+// Writes the model text to `path` ("" = the file it came from; the built-in example has none, so
+// that is refused with a message) and makes it the model's path. Returns "" or why not.
+std::string save_model_file(AppState& state, const std::string& path);
+
+// Opens a model file into the editor (parsed at once). Returns "" or why not (state unchanged).
+std::string open_model_file(AppState& state, const std::string& path);
+
+// A session file to hand out: the session (session.h) without this computer's recent files.
+std::string save_session_file(const AppState& state, const std::string& path);
+
+// Opens a session file (a teacher's hand-out): model, steps, machine, view and lesson position
+// come from it; the learner's theme, UI scale and recent files stay. A file that is not a session
+// changes nothing and the message says why.
+std::string open_session_file(AppState& state, const std::string& path);
+
+// A path dropped on the window: a .json file opens as a session, anything else as a model file.
+std::string open_dropped_file(AppState& state, const std::string& path);
+
+// The browser's verbs: `open-model|save-model|open-session|save-session [DIR]` shows it (in DIR,
+// else the current model's folder, else the working folder), `cd DIR` (a name in the listed
+// folder, "..", or a path), `name TEXT` sets the path field, `ok` opens or saves the field's path,
+// `close` hides it. Returns "" or why not.
+std::string file_browser_command(AppState& state, std::string_view args);
+
+// The path the browser's field names: the field itself when absolute, else inside `dir`.
+std::string browser_target(const FileBrowser& browser);
+
+}  // namespace tilescope::core

@@ -1,0 +1,115 @@
+// The in-app file browser (ImGui 1.86 has no file dialog, and no Debian package offers one): the
+// listed folder's entries, Up, a path field, and Open / Save; every choice is a `files` command.
+#include "app/core/files.h"
+#include "app/gui/views/views.h"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <string>
+#include <vector>
+
+namespace tilescope::gui {
+
+using namespace tilescope::core;
+
+namespace {
+
+const char* browser_title(FileBrowser::Mode mode) {
+  switch (mode) {
+    case FileBrowser::Mode::OpenModel:
+      return "Open a model file";
+    case FileBrowser::Mode::SaveModel:
+      return "Save the model as";
+    case FileBrowser::Mode::OpenSession:
+      return "Open a session file";
+    case FileBrowser::Mode::SaveSession:
+      return "Save the session as (a file to hand out)";
+    case FileBrowser::Mode::Closed:
+      break;
+  }
+  return "";
+}
+
+void push_files(ViewContext& ctx, const std::string& args) {
+  Command c;
+  c.kind = CommandKind::Files;
+  c.text = args;
+  ctx.push(std::move(c));
+}
+
+}  // namespace
+
+void draw_file_browser(ViewContext& ctx, const Rect& window) {
+  const FileBrowser& b = ctx.state.files;
+  if (b.mode == FileBrowser::Mode::Closed) return;
+  // The listing is read again when the folder or the mode changes, or after a second (a file
+  // saved from elsewhere shows up), not every frame.
+  static std::string listed_dir;
+  static FileBrowser::Mode listed_mode = FileBrowser::Mode::Closed;
+  static double listed_at = -10;
+  static std::vector<FolderEntry> entries;
+  static std::string list_error;
+  if (listed_dir != b.dir || listed_mode != b.mode || ctx.state.now - listed_at > 1.0) {
+    entries = list_folder(b.dir, browser_extensions(b.mode), list_error);
+    listed_dir = b.dir;
+    listed_mode = b.mode;
+    listed_at = ctx.state.now;
+  }
+  const float em = ImGui::GetFontSize();
+  const float w = std::min(window.w - em * 2, em * 40), h = std::min(window.h - em * 2, em * 30);
+  ImGui::SetNextWindowPos(ImVec2(window.x + (window.w - w) / 2, window.y + (window.h - h) / 2));
+  ImGui::SetNextWindowSize(ImVec2(w, h));
+  ImGui::SetNextWindowFocus();
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings;
+  bool open = true;
+  if (ImGui::Begin(browser_title(b.mode), &open, flags)) {
+    if (ImGui::Button("Up")) push_files(ctx, "cd ..");
+    note_widget("files.up");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("The folder above this one.");
+    ImGui::SameLine();
+    ImGui::TextWrapped("%s", b.dir.c_str());
+    const bool saving =
+        b.mode == FileBrowser::Mode::SaveModel || b.mode == FileBrowser::Mode::SaveSession;
+    const float footer = ImGui::GetFrameHeightWithSpacing() * 2 + em * 0.5f;
+    ImGui::BeginChild("entries", ImVec2(0, -footer), true);
+    if (!list_error.empty()) ImGui::TextWrapped("%s", list_error.c_str());
+    for (const FolderEntry& e : entries) {
+      const std::string label =
+          (e.folder ? "\xE2\x96\xB8 " : "   ") + e.name + (e.folder ? "/" : "");
+      const bool chosen = !e.folder && b.name == e.name;
+      if (ImGui::Selectable(label.c_str(), chosen, ImGuiSelectableFlags_AllowDoubleClick)) {
+        if (e.folder) {
+          push_files(ctx, "cd " + e.name);
+        } else {
+          push_files(ctx, "name " + e.name);
+          if (ImGui::IsMouseDoubleClicked(0)) push_files(ctx, "ok");
+        }
+      }
+      note_widget("files.entry." + e.name);
+    }
+    if (entries.empty() && list_error.empty())
+      ImGui::TextDisabled(saving ? "No files of this kind here yet: type a name below."
+                                 : "No files of this kind in this folder.");
+    ImGui::EndChild();
+    std::string name = b.name;
+    ImGui::SetNextItemWidth(-em * 10);
+    const bool enter = ImGui::InputTextWithHint("##path", "a file name, or a path", &name,
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
+    note_widget("files.path");
+    if (ImGui::IsItemEdited()) push_files(ctx, "name " + name);
+    ImGui::SameLine();
+    const bool ok = ImGui::Button(saving ? "Save" : "Open");
+    note_widget("files.ok");
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) push_files(ctx, "close");
+    note_widget("files.cancel");
+    if (enter || ok) push_files(ctx, "ok");
+    ImGui::TextDisabled("%s", browser_target(b).c_str());
+  }
+  ImGui::End();
+  if (!open) push_files(ctx, "close");
+}
+
+}  // namespace tilescope::gui

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# GUI scenario test for a classroom (issue #17), driven with input events (clicks, keys, typing):
+#   [1] presentation mode through a 7-step history with slow frames (--frame-delay): every Left /
+#       Right press moves exactly one step (each press is a tap inside one slow frame, the case
+#       ImGui 1.86 used to lose), the corner says "step N of 7", Esc leaves;
+#   [2] the small CNN in presentation at 1920x1080, projector theme: node text at least 20 px,
+#       every node above the status bar (nothing under the legend);
+#   [3] theme and UI scale switched with clicks in the status bar, and remembered by the session;
+#   [4] Open of a model file through File ▸ Open model… and the file browser;
+#   [5] Save session as… a hand-out, then Open session… of it in a fresh app.
+# Positions come from probe runs' --layout-json (named widgets), as in gui_lesson_player.sh.
+# usage: gui_classroom.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped: no xvfb-run)
+set -euo pipefail
+app=$1 query=$2 out=$3
+if ! command -v xvfb-run >/dev/null 2>&1; then
+  echo "SKIP: xvfb-run is not installed (Debian package xvfb), so the app cannot run headless"
+  exit 77
+fi
+mkdir -p "$out"
+rm -rf "$out"/*.png "$out"/*.json "$out"/*.script
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+# run NAME SCRIPT_TEXT [app flags...]: the app with the script; layout and state JSON at exit.
+run_app() {
+  local name=$1 text=$2
+  shift 2
+  printf '%s\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
+  xvfb-run -a -s "-screen 0 2000x1200x24" "$app" --script "$out/$name.script" \
+    --layout-json "$out/$name.layout.json" --state-json "$out/$name.state.json" "$@"
+}
+
+at() {
+  "$query" "$out/$1.layout.json" --widget "$2" || fail "widget $2 is not on the screen of $1"
+}
+
+value() {
+  "$query" "$1" "$2" || fail "no $2 in $1"
+}
+
+expect() {
+  local got
+  got=$(value "$1" "$2")
+  [[ "$got" == "$3" ]] || fail "$1: $2 is '$got', expected '$3'"
+}
+
+# [1] Presentation through a lesson-length history, one step per key press on slow frames.
+steps='fuse(matmul0, add0, relu0); tile(i, 16); tile(j, 16); tile(k, 64); reorder(i.o, j.o, i.i, j.i); unroll(k.i); parallel(i.o)'
+script="wait-frames 2
+apply \"$steps\"
+view schedule
+present on
+wait-frames 3
+write-state OUT/p0.json"
+expected=(7)
+n=1
+for k in Left Left Left Right Left Left Left Left Right Right; do
+  script+=$'\n'"key $k"$'\n'"write-state OUT/p$n.json"
+  last=${expected[-1]}
+  if [[ $k == Left ]]; then expected+=($((last > 0 ? last - 1 : 0))); else expected+=($((last + 1))); fi
+  n=$((n + 1))
+done
+script+=$'\nscreenshot OUT/present-schedule.png\nwait-frames 1\nkey Escape\nwait-frames 2\nquit'
+run_app present "$script" --no-session --size 1920x1080 --theme projector --frame-delay 150
+for i in "${!expected[@]}"; do
+  expect "$out/p$i.json" /history/cursor "${expected[$i]}"
+  expect "$out/p$i.json" /history/entries 7
+  ind=$(value "$out/p$i.json" /presentation/indicator)
+  [[ "$ind" == "step ${expected[$i]} of 7"* ]] || fail "p$i: the indicator says '$ind'"
+done
+expect "$out/present.state.json" /presentation/on false
+echo "ok: presentation: ${#expected[@]} states, one step per key press at 150 ms frames (${expected[*]})"
+
+# [2] The CNN in presentation at 1920x1080, projector theme: readable, nothing under overlays.
+run_app cnn $'wait-frames 3\npresent on\nwait-frames 4\nscreenshot OUT/present-cnn.png\nwait-frames 1\nquit' \
+  --no-session --size 1920x1080 --theme projector --model assets/models/cnn.model
+px=$(value "$out/cnn.layout.json" /node_text_px)
+awk -v px="$px" 'BEGIN { exit !(px >= 20) }' || fail "cnn: node text is $px px high (< 20)"
+bottom=$(value "$out/cnn.layout.json" /panels/3/y)  # the status bar (panels: ..., status_bar)
+name=$(value "$out/cnn.layout.json" /panels/4/name)
+[[ "$name" == status_bar ]] && bottom=$(value "$out/cnn.layout.json" /panels/4/y)
+count=$(value "$out/cnn.layout.json" /model/ops)
+[[ "$count" == 7 ]] || fail "cnn: $count ops, expected 7"
+i=0
+while name=$("$query" "$out/cnn.layout.json" /graph_nodes/$i/name 2>/dev/null); do
+  y=$(value "$out/cnn.layout.json" /graph_nodes/$i/y)
+  h=$(value "$out/cnn.layout.json" /graph_nodes/$i/h)
+  awk -v y="$y" -v h="$h" -v b="$bottom" 'BEGIN { exit !(y + h <= b && y >= 0) }' ||
+    fail "cnn: node $name ($y + $h) is not above the status bar at $bottom"
+  i=$((i + 1))
+done
+[[ $i -ge 12 ]] || fail "cnn: only $i nodes in the layout"
+echo "ok: CNN in presentation at 1920x1080: node text $px px, all $i nodes on screen"
+
+# [3] Theme and UI scale with clicks in the status bar, remembered by the session.
+session="$out/session.json"
+rm -f "$session"
+run_app t0 $'wait-frames 3\nquit' --session "$session" --size 1280x800
+theme_button=$(at t0 status.theme)
+run_app t1 $'wait-frames 3\nclick '"$theme_button"$'\nwait-frames 3\nquit' --session "$out/probe.json" --size 1280x800
+run_app t2 $'wait-frames 3\nclick '"$theme_button"$'\nwait-frames 3\nclick '"$(at t1 theme.dark)"$'\nwait-frames 3\nclick '"$theme_button"$'\nwait-frames 3\nclick '"$(at t1 scale.125)"$'\nwait-frames 4\nquit' \
+  --session "$session" --size 1280x800
+expect "$out/t2.state.json" /theme dark
+expect "$out/t2.state.json" /ui_scale 1.25
+run_app t3 $'wait-frames 3\nquit' --session "$session" --size 1280x800
+expect "$out/t3.state.json" /theme dark
+expect "$out/t3.state.json" /ui_scale 1.25
+font=$(value "$out/t3.layout.json" /font_px)
+[[ "$font" == 20* ]] || fail "t3: the restored UI scale 1.25 gives $font px type, expected 20 (16 x 1.25)"
+echo "ok: theme and UI scale switched by clicks and restored from the session (type $font px)"
+
+# [4] File ▸ Open model… → the browser → a typed path → Open.
+run_app f0 $'wait-frames 3\nclick '"$(at t0 status.file)"$'\nwait-frames 3\nquit' --no-session --size 1280x800
+run_app f1 $'wait-frames 3\nfiles open-model\nwait-frames 3\nquit' --no-session --size 1280x800
+run_app f2 $'wait-frames 3\nclick '"$(at t0 status.file)"$'\nwait-frames 3\nclick '"$(at f0 file.open-model)"$'\nwait-frames 3\nclick '"$(at f1 files.path)"$'\ntype assets/models/cnn.model\nwait-frames 2\nclick '"$(at f1 files.ok)"$'\nwait-frames 4\nquit' \
+  --no-session --size 1280x800
+path=$(value "$out/f2.state.json" /model_path)
+[[ "$path" == */assets/models/cnn.model ]] || fail "f2: the model path is '$path'"
+expect "$out/f2.layout.json" /model/ops 7
+expect "$out/f2.state.json" /file_browser/open false
+recent=$(value "$out/f2.state.json" /recent_files/0)
+[[ "$recent" == */assets/models/cnn.model ]] || fail "f2: recent files start with '$recent'"
+echo "ok: File > Open model... opened $path"
+
+# [5] Save session as… a hand-out with 3 steps on tiny, then Open session… in a fresh app.
+handout="$out/handout.json"
+rm -f "$handout"
+run_app f3 $'wait-frames 3\nfiles save-session\nwait-frames 3\nquit' --no-session --size 1280x800
+run_app f4 $'wait-frames 2\napply "fuse(matmul0, add0, relu0); tile(i, 16); tile(j, 16)"\nundo\nmachine tiny\nview memory\nwait-frames 2\nclick '"$(at t0 status.file)"$'\nwait-frames 3\nclick '"$(at f0 file.save-session)"$'\nwait-frames 3\nclick '"$(at f3 files.path)"$'\nkey Ctrl+A\ntype '"$handout"$'\nwait-frames 2\nclick '"$(at f3 files.ok)"$'\nwait-frames 3\nquit' \
+  --no-session --size 1280x800
+[[ -f "$handout" ]] || fail "f4: no session file at $handout"
+grep -q '"recent"' "$handout" && fail "f4: the hand-out carries this computer's recent files"
+run_app f5 $'wait-frames 3\nclick '"$(at t0 status.file)"$'\nwait-frames 3\nclick '"$(at f0 file.open-session)"$'\nwait-frames 3\nclick '"$(at f1 files.path)"$'\ntype '"$handout"$'\nwait-frames 2\nclick '"$(at f1 files.ok)"$'\nwait-frames 4\nquit' \
+  --no-session --size 1280x800
+expect "$out/f5.state.json" /history/cursor 2
+expect "$out/f5.state.json" /history/entries 3  # the undone step comes back as redo
+expect "$out/f5.state.json" /machine tiny
+expect "$out/f5.state.json" /view memory
+echo "ok: Save session as... and Open session... round-trip the steps (redo too), machine and view"
+
+# [6] --model leaves the saved session alone: an interactive start (no script, the default session
+# path under XDG_STATE_HOME) with --model, running a few seconds, does not overwrite session.json.
+state_home="$out/state"
+rm -rf "$state_home"
+mkdir -p "$state_home/tilescope"
+run_app s0 $'wait-frames 2\nmachine tiny\napply "fuse(matmul0, add0, relu0)"\nwait-frames 2\nquit' \
+  --session "$state_home/tilescope/session.json" --size 1280x800
+cp "$state_home/tilescope/session.json" "$out/session-before.json"
+XDG_STATE_HOME="$state_home" xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
+  "$1" --model assets/models/cnn.model --size 1280x800 >/dev/null 2>&1 &
+  pid=$!
+  sleep 4
+  kill "$pid"
+  wait "$pid" || true' _ "$app"
+cmp -s "$out/session-before.json" "$state_home/tilescope/session.json" ||
+  fail "--model overwrote the saved session"
+echo "ok: --model left the saved session as it was"
