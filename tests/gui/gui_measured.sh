@@ -34,7 +34,10 @@ get() {
   "$query" "$out/$1.state.json" "$2" || fail "$1: no $2 in the state"
 }
 
-start=$'machine h200\nview memory\nwait-frames 3\nwait-jobs\nwait-frames 3'
+# A small model, so the Memory view's own simulation (started when it is shown) is quick even
+# under ASan.
+small=$'set-model-text x: [16, 32]\\nW: [16, 32] weight\\ny = x @ W.T'
+start="$small"$'\nmachine h200\nview memory\nwait-frames 3\nwait-jobs\nwait-frames 3'
 
 # [1] The H200 machine shows the ncu recording; the run list is a combo box.
 run_app p1 "$start"$'\nquit'
@@ -80,16 +83,16 @@ for i in $(seq 0 $((n - 1))); do
 done
 
 # [3] A CPU machine shows the cachegrind recording.
-run_app c1 $'machine tiny\nview memory\nwait-frames 3\nwait-jobs\nwait-frames 2\nquit'
+run_app c1 "$small"$'\nmachine tiny\nview memory\nwait-frames 3\nwait-jobs\nwait-frames 2\nquit'
 [[ $(get c1 /measured/tool) == cachegrind ]] || fail "tiny does not show the cachegrind recording"
 [[ $(get c1 /measured/rows/0/level) == D1 ]] || fail "the cachegrind rows start at D1"
 # [4] "Run on this GPU" in the Timings view: in a CUDA build a click runs the GPU bench, which on a
 # machine without a GPU answers why (no usable GPU), shown in the panel; a build without CUDA
 # offers no button and says why in its place.
-run_app g0 $'view timings\nwait-frames 3\nwait-jobs\nwait-frames 2\nquit'
+run_app g0 "$small"$'\nview timings\nwait-frames 3\nwait-jobs\nwait-frames 2\nquit'
 if [[ $(get g0 /gpu_run/available) == true ]]; then
   button=$(at g0 timings.run-gpu)
-  run_app g1 $'view timings\nwait-frames 3\nwait-jobs\nwait-frames 2\n'"click $button"$'\nwait-frames 2\nwait-jobs\nwait-frames 3\nscreenshot OUT/gpu-run.png\nwait-frames 1\nquit'
+  run_app g1 "$small"$'\nview timings\nwait-frames 3\nwait-jobs\nwait-frames 2\n'"click $button"$'\nwait-frames 2\nwait-jobs\nwait-frames 3\nscreenshot OUT/gpu-run.png\nwait-frames 1\nquit'
   if error=$("$query" "$out/g1.state.json" /gpu_run/error 2>/dev/null); then
     echo "Run on this GPU: $error"
     [[ $error == *"no usable GPU"* || $error == *"did not complete"* ]] || fail "unexpected GPU run error: $error"
