@@ -3,7 +3,6 @@
 // timed beside cuBLAS — printed beside the simulator's prediction for the same kernel. The GPU
 // work runs in tilescope-gpu-bench (so this process never maps the CUDA libraries); without a
 // GPU, or without a CUDA build, it says why and exits non-zero.
-#include "build_paths.h"
 #include "commands.h"
 #include "work_limits.h"
 
@@ -14,14 +13,6 @@
 #include "sim/schedule/trace_size.h"
 #include "sim/schedule/transform.h"
 
-#include <nlohmann/json.hpp>
-
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
