@@ -99,8 +99,9 @@ TEST_CASE("predicted vs measured rows: no twin, a failed run, a kernel without s
   }
   run.measured.erase("shared_ld_instructions");
   run.measured["shared_st_instructions"] = 0;
-  CHECK_FALSE(row_of(counter_level_rows(report, run), "smem loads"));
-  CHECK_FALSE(row_of(counter_level_rows(report, run), "smem stores"));
+  const std::vector<CounterLevelRow> without_shared = counter_level_rows(report, run);
+  CHECK_FALSE(row_of(without_shared, "smem loads"));
+  CHECK_FALSE(row_of(without_shared, "smem stores"));
   run.error = "ncu failed";
   CHECK(counter_level_rows(report, run).empty());
 }
@@ -138,7 +139,8 @@ TEST_CASE("the committed recordings load into the workbench, one per machine kin
   // Every completed run's DRAM row is the recording's own read + write sums.
   for (const kernels::CounterRun& run : gpu->second.runs) {
     if (run.error) continue;
-    const CounterLevelRow* dram = row_of(counter_level_rows(gpu->second, run), "DRAM");
+    const std::vector<CounterLevelRow> rows = counter_level_rows(gpu->second, run);
+    const CounterLevelRow* dram = row_of(rows, "DRAM");
     REQUIRE(dram);
     CHECK(dram->measured ==
           run.measured.at("dram_read_bytes") + run.measured.at("dram_write_bytes"));
