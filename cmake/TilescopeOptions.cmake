@@ -12,7 +12,14 @@ function(tilescope_warnings target)
   if(TILESCOPE_FUZZ)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-error>)
   endif()
+  # The sanitized build (the asan preset) compiles at -O1, so the simulator's and the kernels'
+  # loops run the curriculum in minutes, not the better part of an hour; the app, the CLI and the
+  # tests — glue around those loops, and most of the compile time — go back to -O0.
+  if(TILESCOPE_SANITIZE AND NOT target IN_LIST TILESCOPE_SANITIZE_OPTIMISED)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O0>)
+  endif()
 endfunction()
+set(TILESCOPE_SANITIZE_OPTIMISED tilescope_sim tilescope_kernels tilescope_bench)
 
 if(TILESCOPE_SANITIZE)
   add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined>

@@ -9,11 +9,12 @@
 #   [4] Open of a model file through File ▸ Open model… and the file browser;
 #   [5] Save session as… a hand-out, then Open session… of it in a fresh app.
 # Positions come from probe runs' --layout-json (named widgets), as in gui_lesson_player.sh.
-# usage: gui_classroom.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped: no xvfb-run)
+# usage: gui_classroom.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped: no Xvfb)
 set -euo pipefail
+with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
 app=$1 query=$2 out=$3
-if ! command -v xvfb-run >/dev/null 2>&1; then
-  echo "SKIP: xvfb-run is not installed (Debian package xvfb), so the app cannot run headless"
+if ! command -v Xvfb >/dev/null 2>&1; then
+  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
   exit 77
 fi
 mkdir -p "$out"
@@ -30,7 +31,7 @@ run_app() {
   local name=$1 text=$2
   shift 2
   printf '%s\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
-  xvfb-run -a -s "-screen 0 2000x1200x24" "$app" --script "$out/$name.script" \
+  "$with_xvfb" -s "-screen 0 2000x1200x24" "$app" --script "$out/$name.script" \
     --layout-json "$out/$name.layout.json" --state-json "$out/$name.state.json" "$@"
 }
 
@@ -150,7 +151,7 @@ mkdir -p "$state_home/tilescope"
 run_app s0 $'wait-frames 2\nmachine tiny\napply "fuse(matmul0, add0, relu0)"\nwait-frames 2\nquit' \
   --session "$state_home/tilescope/session.json" --size 1280x800
 cp "$state_home/tilescope/session.json" "$out/session-before.json"
-XDG_STATE_HOME="$state_home" xvfb-run -a -s "-screen 0 1600x1000x24" bash -c '
+XDG_STATE_HOME="$state_home" "$with_xvfb" -s "-screen 0 1600x1000x24" bash -c '
   "$1" --model assets/models/cnn.model --size 1280x800 >/dev/null 2>&1 &
   pid=$!
   sleep 4

@@ -12,11 +12,12 @@
 # is absent before the input and present (with the error and the explanation) after it.
 # Last, `tilescope-cli lesson handout` makes its pictures with this app, one per step.
 # usage: gui_lesson_player.sh TILESCOPE GUI_PNG_CHECK GUI_JSON_QUERY TILESCOPE_CLI OUT_DIR
-#        (exit 77 = skipped: no xvfb-run)
+#        (exit 77 = skipped: no Xvfb)
 set -euo pipefail
+with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
 app=$1 check=$2 query=$3 cli=$4 out=$5
-if ! command -v xvfb-run >/dev/null 2>&1; then
-  echo "SKIP: xvfb-run is not installed (Debian package xvfb), so the app cannot run headless"
+if ! command -v Xvfb >/dev/null 2>&1; then
+  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
   exit 77
 fi
 mkdir -p "$out"
@@ -34,7 +35,7 @@ fail() {
 run_app() {
   local name=$1 text=$2 sess=$3
   printf '%s\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
-  xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --script "$out/$name.script" --size 1280x800 \
+  "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" --script "$out/$name.script" --size 1280x800 \
     --session "$sess" --layout-json "$out/$name.layout.json" --state-json "$out/$name.state.json"
 }
 

@@ -4,11 +4,12 @@
 # click picks SGEMM 3 at 2048³, whose rows must equal the recording's own numbers (read here from
 # the JSON file, not from the app); on the tiny CPU machine the cachegrind recording is shown.
 # Then "Run on this GPU" in the Timings view, clicked.
-# usage: gui_measured.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped: no xvfb-run)
+# usage: gui_measured.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped: no Xvfb)
 set -euo pipefail
+with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
 app=$1 query=$2 out=$3
-if ! command -v xvfb-run >/dev/null 2>&1; then
-  echo "SKIP: xvfb-run is not installed (Debian package xvfb), so the app cannot run headless"
+if ! command -v Xvfb >/dev/null 2>&1; then
+  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
   exit 77
 fi
 mkdir -p "$out"
@@ -24,7 +25,7 @@ fail() {
 run_app() {
   local name=$1 text=$2
   printf '%s\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
-  xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --no-session --script "$out/$name.script" \
+  "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" --no-session --script "$out/$name.script" \
     --size 1440x960 --layout-json "$out/$name.layout.json" --state-json "$out/$name.state.json"
 }
 at() {

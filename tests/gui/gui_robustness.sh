@@ -4,17 +4,18 @@
 # files it cannot read (wrong types, another schema, corrupt JSON, a model that overflowed the
 # parser's stack). Each must end in a message, never in a signal, and a bad session must be
 # moved aside, not overwritten by the autosave.
-# usage: gui_robustness.sh TILESCOPE GUI_PNG_CHECK OUT_DIR   (exit 77 = skipped: no xvfb-run)
+# usage: gui_robustness.sh TILESCOPE GUI_PNG_CHECK OUT_DIR   (exit 77 = skipped: no Xvfb)
 set -euo pipefail
+with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
 app=$1 check=$2 out=$3
-if ! command -v xvfb-run >/dev/null 2>&1; then
-  echo "SKIP: xvfb-run is not installed (Debian package xvfb), so the app cannot run headless"
+if ! command -v Xvfb >/dev/null 2>&1; then
+  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
   exit 77
 fi
 rm -rf "$out"
 mkdir -p "$out"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-run() { timeout 120 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" "$@"; }
+run() { timeout 120 "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" "$@"; }
 fail() {
   echo "FAIL: $*"
   exit 1

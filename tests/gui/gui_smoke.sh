@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # GUI smoke test: runs the real app under Xvfb (default model, then a scripted session that
 # selects an op and breaks the model text), and checks each screenshot with gui_png_check.
-# usage: gui_smoke.sh TILESCOPE GUI_PNG_CHECK OUT_DIR   (exit 77 = skipped: no xvfb-run)
+# usage: gui_smoke.sh TILESCOPE GUI_PNG_CHECK OUT_DIR   (exit 77 = skipped: no Xvfb)
 set -euo pipefail
+with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
 app=$1 check=$2 out=$3
-if ! command -v xvfb-run >/dev/null 2>&1; then
-  echo "SKIP: xvfb-run is not installed (Debian package xvfb), so the app cannot run headless"
+if ! command -v Xvfb >/dev/null 2>&1; then
+  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
   exit 77
 fi
 mkdir -p "$out"
 rm -f "$out"/*.png "$out"/*.json
 # Mesa, X11 and GLFW keep allocations until exit by design; leak reports from them are noise.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-run() { xvfb-run -a -s "-screen 0 1600x1000x24" "$app" "$@"; }
+run() { "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" "$@"; }
 
 echo "== default model, 30 frames"
 run --frames 30 --size 1440x900 --screenshot "$out/default.png" --layout-json "$out/default.json"

@@ -4,11 +4,12 @@
 # run the generated kernel on this CPU, visit every view and screenshot each, set two panel
 # controls — then checks every screenshot's panels with gui_png_check and the final state written
 # by --state-json.
-# usage: gui_workbench.sh TILESCOPE GUI_PNG_CHECK OUT_DIR   (exit 77 = skipped: no xvfb-run)
+# usage: gui_workbench.sh TILESCOPE GUI_PNG_CHECK OUT_DIR   (exit 77 = skipped: no Xvfb)
 set -euo pipefail
+with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
 app=$1 check=$2 out=$3
-if ! command -v xvfb-run >/dev/null 2>&1; then
-  echo "SKIP: xvfb-run is not installed (Debian package xvfb), so the app cannot run headless"
+if ! command -v Xvfb >/dev/null 2>&1; then
+  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
   exit 77
 fi
 mkdir -p "$out"
@@ -71,7 +72,7 @@ wait-frames 2
 quit
 SCRIPT
 sed -i "s|OUT|$out|" "$out/workbench.script"
-xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --script "$out/workbench.script" --size 1440x900 \
+"$with_xvfb" -s "-screen 0 1600x1000x24" "$app" --script "$out/workbench.script" --size 1440x900 \
   --layout-json "$out/layout.json" --state-json "$out/state.json"
 for shot in schedule tiles memory timings roofline graph; do
   "$check" "$out/$shot.png" "$out/layout.json" --expect-parsed true --min-ops 3

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,38 @@ int run_command(const std::string& command, std::string& out) {
   return r.code;
 }
 
+// Playing the whole curriculum is the slow part of this file (seconds, minutes under ASan): each
+// play below happens once and the cases share it.
+struct CurriculumCli {
+  int code = -1;
+  std::string out;
+};
+const CurriculumCli& lesson_check_all(bool answers) {
+  static CurriculumCli plain, revealed;
+  CurriculumCli& c = answers ? revealed : plain;
+  if (c.code < 0)
+    c.code = run_command(std::string(TILESCOPE_CLI_PATH) + " lesson check " +
+                             (answers ? "--answers " : "") + "--dir " + lessons_dir().string(),
+                         c.out);
+  return c;
+}
+
+struct PlayedLesson {
+  std::string file;
+  std::vector<CheckResult> checks;
+  std::vector<PredictResult> predicts;
+};
+const std::vector<PlayedLesson>& curriculum_played() {
+  static std::vector<PlayedLesson> played;
+  static std::vector<std::unique_ptr<LessonSession>> sessions;  // predicts point into them
+  if (played.empty())
+    for (const std::string& f : lesson_files()) {
+      sessions.push_back(std::make_unique<LessonSession>(load_lesson_file(f)));
+      played.push_back({f, sessions.back()->run_checks(), run_predicts(*sessions.back())});
+    }
+  return played;
+}
+
 }  // namespace
 
 TEST_CASE("lessons: there are at least twelve, each 10-20 minutes with steps and checks") {
@@ -63,10 +96,10 @@ TEST_CASE("lessons: there are at least twelve, each 10-20 minutes with steps and
 }
 
 TEST_CASE("lessons: every check of every lesson passes (library)") {
-  for (const std::string& f : lesson_files()) {
+  for (const PlayedLesson& played : curriculum_played()) {
+    const std::string& f = played.file;
     CAPTURE(f);
-    LessonSession s(load_lesson_file(f));
-    for (const CheckResult& r : s.run_checks()) {
+    for (const CheckResult& r : played.checks) {
       INFO(f << ":" << r.check.loc.line << ": " << r.check.text << " → " << r.lhs.to_string()
              << " vs " << r.rhs.to_string() << " " << r.error);
       CHECK(r.pass);
@@ -75,10 +108,9 @@ TEST_CASE("lessons: every check of every lesson passes (library)") {
 }
 
 TEST_CASE("lessons: `tilescope-cli lesson check` passes them all and lists them") {
-  std::string out;
-  CHECK(
-      run_command(std::string(TILESCOPE_CLI_PATH) + " lesson check --dir " + lessons_dir().string(),
-                  out) == 0);
+  const CurriculumCli& check = lesson_check_all(false);
+  CHECK(check.code == 0);
+  const std::string& out = check.out;
   CHECK(out.find("FAIL") == std::string::npos);
   CHECK(out.find("lessons pass") != std::string::npos);
   std::string list;
@@ -122,18 +154,14 @@ TEST_CASE("lessons: a false claim fails the CLI with the computed values; a malf
 }
 
 TEST_CASE("lessons: each has a predict block whose computed answer `lesson check` keeps hidden") {
-  std::string out;
-  CHECK(
-      run_command(std::string(TILESCOPE_CLI_PATH) + " lesson check --dir " + lessons_dir().string(),
-                  out) == 0);
-  std::string revealed;
-  CHECK(run_command(std::string(TILESCOPE_CLI_PATH) + " lesson check --answers --dir " +
-                        lessons_dir().string(),
-                    revealed) == 0);
-  for (const std::string& f : lesson_files()) {
+  CHECK(lesson_check_all(false).code == 0);
+  CHECK(lesson_check_all(true).code == 0);
+  const std::string& out = lesson_check_all(false).out;
+  const std::string& revealed = lesson_check_all(true).out;
+  for (const PlayedLesson& played : curriculum_played()) {
+    const std::string& f = played.file;
     CAPTURE(f);
-    LessonSession s(load_lesson_file(f));
-    const std::vector<PredictResult> predicts = run_predicts(s);
+    const std::vector<PredictResult>& predicts = played.predicts;
     CHECK(predicts.size() >= 1);
     for (const PredictResult& r : predicts) {
       const PredictBlock& p = r.block->predict;
