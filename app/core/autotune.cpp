@@ -140,6 +140,39 @@ std::string AutotuneGrid::point_name(const AutotunePoint& p) const {
          std::to_string(p.tile_b) + ")";
 }
 
+AutotuneHint autotune_flat_hint(const AutotuneGrid& g, const schedule::Kernel& k) {
+  AutotuneHint h;
+  double lo = 0, hi = 0;
+  size_t ok = 0;
+  for (const AutotunePoint& p : g.points) {
+    if (!p.ok() || !(p.seconds > 0)) continue;
+    lo = ok == 0 ? p.seconds : std::min(lo, p.seconds);
+    hi = ok == 0 ? p.seconds : std::max(hi, p.seconds);
+    ++ok;
+  }
+  if (ok < 2 || hi > lo * (1 + kAutotuneNearlyFlat)) return h;
+  const int ia = k.find_loop(g.loop_a), ib = k.find_loop(g.loop_b);
+  if (ia < 0 || ib < 0) return h;  // the kernel changed since the sweep
+  int inner = -1;
+  for (int i = int(k.loops.size()) - 1; i >= 0 && inner < 0; --i)
+    if (sweepable(k.loops[size_t(i)])) inner = i;
+  if (inner < 0 || inner == ia || inner == ib) return h;
+  const int near = std::max(ia, ib);
+  const schedule::Loop& in = k.loops[size_t(inner)];
+  h.a = k.loops[size_t(std::min(near, inner))].name;
+  h.b = k.loops[size_t(std::max(near, inner))].name;
+  const double spread = (hi / lo - 1) * 100;
+  std::ostringstream t;
+  t.precision(spread < 0.1 ? 1 : 2);
+  t << "Every point is within " << spread << "% of the fastest. Tiles of " << g.loop_a << " and "
+    << g.loop_b << " leave the innermost loop, " << in.name << " (" << in.extent
+    << " iterations), whole: each pass of it still walks its full length, so no tile of these "
+       "two loops changes which level serves that walk on this machine. Sweep a pair that cuts "
+    << in.name << ": " << h.a << " and " << h.b << ".";
+  h.text = t.str();
+  return h;
+}
+
 int autotune_best(const std::vector<AutotunePoint>& points) {
   int best = -1;
   for (size_t i = 0; i < points.size(); ++i)

@@ -77,6 +77,19 @@ struct AutotuneGrid {
 // Index of the smallest time among ok points (the first on ties), -1 when there is none.
 int autotune_best(const std::vector<AutotunePoint>& points);
 
+// A sweep that barely ranks its points. When the slowest ok point is within kAutotuneNearlyFlat
+// of the fastest and the kernel's innermost serial loop is not one of the two swept, tiles of the
+// swept loops leave the innermost walk whole — each inner pass still runs its full length — which
+// is the usual reason the grid is flat (a 64 × 64 GEMM on `tiny`: i and j give 2.20–2.22 ms for
+// every point, j and k give 1.05–2.20 ms). `text` says so and `a`, `b` are the pair to sweep
+// instead: the inner swept loop and the innermost loop, in loop order. Empty text: no hint.
+inline constexpr double kAutotuneNearlyFlat = 0.02;
+struct AutotuneHint {
+  std::string text;
+  std::string a, b;
+};
+AutotuneHint autotune_flat_hint(const AutotuneGrid& g, const schedule::Kernel& k);
+
 // Spearman's rank correlation of two equally long samples (ties get their average rank);
 // NaN when fewer than 3 values or one sample is constant.
 double spearman_rank_correlation(const std::vector<double>& a, const std::vector<double>& b);

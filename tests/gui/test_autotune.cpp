@@ -360,3 +360,70 @@ TEST_CASE("simulator sweep on several threads: a cancel stops every worker") {
   canceller.join();
   CHECK(progress.fraction.load() < 1.0);
 }
+
+TEST_CASE("a nearly flat sweep that leaves the innermost loop whole names the pair to sweep") {
+  // Hand-made grids over the i, j, k kernel of kModel (k innermost): the hint depends only on
+  // the spread of the ok points and on which loops were swept.
+  AppState s = state_for(kModel);
+  const schedule::Kernel& k = *s.bench.kernel();
+  auto grid = [](const char* a, const char* b, std::vector<double> seconds) {
+    AutotuneGrid g;
+    g.loop_a = a;
+    g.loop_b = b;
+    for (double t : seconds) {
+      AutotunePoint p;
+      p.seconds = t;
+      g.points.push_back(p);
+    }
+    return g;
+  };
+  // 1.0 to 1.015 s: within 2 %.
+  const AutotuneHint flat = autotune_flat_hint(grid("i", "j", {1.0, 1.01, 1.015}), k);
+  CHECK(flat.a == "j");
+  CHECK(flat.b == "k");
+  CHECK(flat.text.find("within 1.5% of the fastest") != std::string::npos);
+  CHECK(flat.text.find("innermost loop, k (64 iterations)") != std::string::npos);
+  // 1.0 to 1.03 s: the grid ranks its points.
+  CHECK(autotune_flat_hint(grid("i", "j", {1.0, 1.03}), k).text.empty());
+  // Flat, but the innermost loop was swept: something else flattens it (the panel says what).
+  CHECK(autotune_flat_hint(grid("j", "k", {1.0, 1.0}), k).text.empty());
+  // A refused point does not count, and one timed point is no spread.
+  AutotuneGrid one = grid("i", "j", {1.0, 5.0});
+  one.points[1].refused = true;
+  CHECK(autotune_flat_hint(one, k).text.empty());
+}
+
+TEST_CASE("lesson 12's GEMM on tiny: the i, j sweep is flat, the j, k sweep it suggests is not") {
+  // The claim lesson 12 and the hint make: on `tiny` a 64 × 64 × 64 GEMM predicts the same time
+  // for every tile of i and j (k, innermost, walks a column of B whatever the tile), while tiles
+  // of j and k halve the best time.
+  AppState s = state_for("A: [64, 64]\nB: [64, 64]\nC = A @ B\n");
+  const model::Machine tiny = model::load_machine("tiny");
+  JobProgress p1, p2;
+  const AutotuneGrid ij = autotune_sweep_simulator(
+      *s.bench.program(), choose_autotune_loops(*s.bench.kernel()), tiny, p1, 0, 1);
+  REQUIRE(ij.loop_a == "i");
+  REQUIRE(ij.loop_b == "j");
+  const AutotuneHint hint = autotune_flat_hint(ij, *s.bench.kernel());
+  REQUIRE(hint.a == "j");
+  REQUIRE(hint.b == "k");
+  const AutotuneGrid jk = autotune_sweep_simulator(
+      *s.bench.program(), choose_autotune_loops(*s.bench.kernel(), hint.a, hint.b), tiny, p2, 0,
+      1);
+  CHECK(jk.points.size() == 25);
+  auto spread = [](const AutotuneGrid& g) {
+    double lo = 1e300, hi = 0;
+    for (const AutotunePoint& p : g.points)
+      if (p.ok()) {
+        lo = std::min(lo, p.seconds);
+        hi = std::max(hi, p.seconds);
+      }
+    return std::pair{lo, hi};
+  };
+  const auto [ij_lo, ij_hi] = spread(ij);
+  const auto [jk_lo, jk_hi] = spread(jk);
+  CHECK(ij_hi <= ij_lo * 1.02);
+  CHECK(jk_lo / ij_lo == doctest::Approx(0.5).epsilon(0.1));  // "about half": within 10 %
+  CHECK(jk_hi / jk_lo > 1.8);
+  CHECK(autotune_flat_hint(jk, *s.bench.kernel()).text.empty());
+}

@@ -225,6 +225,21 @@ void grid_summary(ViewContext& ctx, const AutotuneGrid& g) {
     ImGui::TextWrapped("No point gave a time (hover the cells for why).");
     ImGui::PopStyleColor();
   }
+  if (const schedule::Kernel* k = ctx.state.bench.kernel(); sim && k) {
+    const AutotuneHint hint = autotune_flat_hint(g, *k);
+    if (!hint.text.empty()) {
+      ImGui::TextWrapped("%s", hint.text.c_str());
+      const std::string label = "Sweep " + hint.a + " and " + hint.b + "##flat_hint";
+      if (ImGui::Button(label.c_str())) {
+        ctx.push(command_from("autotune loops " + hint.a + " " + hint.b));
+        ctx.push(command_from("autotune sim"));
+      }
+      note_widget("timings.autotune-flat-hint");
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Sets the two loops to %s and %s and sweeps them on the simulator.",
+                          hint.a.c_str(), hint.b.c_str());
+    }
+  }
   size_t refused = 0, failed = 0;
   for (const AutotunePoint& p : g.points) {
     refused += p.refused;
