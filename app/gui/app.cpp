@@ -7,6 +7,7 @@
 //   [SECTION] Frame loop: poll → apply commands → update → views → render → screenshot → swap
 #include "app/gui/app.h"
 
+#include "app/core/autotune_jobs.h"
 #include "app/core/commands.h"
 #include "app/core/lesson_commands.h"
 #include "app/core/script_runner.h"
@@ -153,6 +154,20 @@ std::string write_state_json(const std::string& path, const AppState& state) {
     if (const GpuRunResult* r = wb.gpu_result())
       g["result"] = {{"device", r->device}, {"verified", r->verified}};
     j["gpu_run"] = g;
+  }
+  {
+    // The Timings view's autotune sweep on the simulator: its loops, best time and flat hint.
+    const AutotuneLoops l = autotune_loops(wb);
+    nlohmann::json a = {{"loops", {l.a, l.b}}, {"running", wb.autotune.sim_job.running()}};
+    if (const AutotuneGrid* g = autotune_sim_result(wb)) {
+      a["points"] = g->points.size();
+      if (g->best >= 0) a["best_seconds"] = g->points[size_t(g->best)].seconds;
+      if (const schedule::Kernel* k = wb.kernel()) {
+        const AutotuneHint h = autotune_flat_hint(*g, *k);
+        if (!h.text.empty()) a["flat_hint"] = {{"text", h.text}, {"loops", {h.a, h.b}}};
+      }
+    }
+    j["autotune"] = a;
   }
   j["memory_cache_entries"] = wb.memory_cache.size();
   j["recorded_reports"] = wb.recorded.size();

@@ -4,6 +4,7 @@
 # click picks SGEMM 3 at 2048³, whose rows must equal the recording's own numbers (read here from
 # the JSON file, not from the app); on the tiny CPU machine the cachegrind recording is shown.
 # Then "Run on this GPU" in the Timings view, clicked.
+# Then an autotune sweep that comes out flat, and the pair its hint offers, clicked.
 # usage: gui_measured.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped: no Xvfb)
 set -euo pipefail
 with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
@@ -105,4 +106,19 @@ else
     fail "a build without CUDA offers Run on this GPU"
   fi
 fi
+# [5] An autotune sweep that comes out flat (a 64 × 64 × 64 GEMM on tiny over i and j: k,
+# innermost, stays whole) names the pair that cuts k; a click on its button sweeps j and k, which
+# ranks its points and halves the best time.
+gemm=$'set-model-text A: [64, 64]\\nB: [64, 64]\\nC = A @ B\nmachine tiny\nview timings\nautotune show\nwait-frames 3\nwait-jobs'
+sweep=$'\nautotune sim\nwait-jobs\nwait-frames 3'
+run_app f1 "$gemm$sweep"$'\nquit'
+[[ $(get f1 /autotune/loops/0) == i && $(get f1 /autotune/loops/1) == j ]] || fail "the sweep is not over i, j"
+[[ $(get f1 /autotune/flat_hint/loops/1) == k ]] || fail "a flat i, j sweep names no pair with k"
+hint=$(at f1 timings.autotune-flat-hint)
+run_app f2 "$gemm$sweep"$'\n'"click $hint"$'\nwait-frames 2\nwait-jobs\nwait-frames 3\nscreenshot OUT/flat-hint-after.png\nwait-frames 1\nquit'
+[[ $(get f2 /autotune/loops/0) == j && $(get f2 /autotune/loops/1) == k ]] || fail "the click did not sweep j, k"
+if "$query" "$out/f2.state.json" /autotune/flat_hint >/dev/null 2>&1; then fail "the j, k sweep is called flat"; fi
+awk -v a="$(get f1 /autotune/best_seconds)" -v b="$(get f2 /autotune/best_seconds)" 'BEGIN{exit !(b < 0.6 * a)}' ||
+  fail "the j, k sweep's best is not well below the flat sweep's"
+echo "flat sweep hint: i, j best $(get f1 /autotune/best_seconds) s; j, k best $(get f2 /autotune/best_seconds) s"
 echo "gui_measured: OK"
