@@ -32,6 +32,16 @@ namespace tilescope::core {
 
 // [SECTION] Grid shape and loop choice
 
+std::pair<double, double> AutotuneGrid::time_range() const {
+  double lo = 0, hi = 0;
+  for (const AutotunePoint& p : points) {
+    if (!p.ok()) continue;
+    lo = lo == 0 ? p.seconds : std::min(lo, p.seconds);
+    hi = std::max(hi, p.seconds);
+  }
+  return {lo, hi};
+}
+
 double AutotuneGrid::run_spread() const {
   std::vector<double> spreads;
   for (const AutotunePoint& p : points)
@@ -142,15 +152,10 @@ std::string AutotuneGrid::point_name(const AutotunePoint& p) const {
 
 AutotuneHint autotune_flat_hint(const AutotuneGrid& g, const schedule::Kernel& k) {
   AutotuneHint h;
-  double lo = 0, hi = 0;
-  size_t ok = 0;
-  for (const AutotunePoint& p : g.points) {
-    if (!p.ok() || !(p.seconds > 0)) continue;
-    lo = ok == 0 ? p.seconds : std::min(lo, p.seconds);
-    hi = ok == 0 ? p.seconds : std::max(hi, p.seconds);
-    ++ok;
-  }
-  if (ok < 2 || hi > lo * (1 + kAutotuneNearlyFlat)) return h;
+  const auto [lo, hi] = g.time_range();
+  const auto ok = std::count_if(g.points.begin(), g.points.end(),
+                                [](const AutotunePoint& p) { return p.ok(); });
+  if (ok < 2 || !(lo > 0) || hi > lo * (1 + kAutotuneNearlyFlat)) return h;
   const int ia = k.find_loop(g.loop_a), ib = k.find_loop(g.loop_b);
   if (ia < 0 || ib < 0) return h;  // the kernel changed since the sweep
   int inner = -1;

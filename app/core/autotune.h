@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tilescope::core {
@@ -67,6 +68,8 @@ struct AutotuneGrid {
   // Cpu grids: the median over the timed points of (median − min) / median of each point's
   // repeats — the run-to-run noise a difference between two cells must exceed. 0 otherwise.
   double run_spread() const;
+  // The fastest and the slowest time among the ok points; {0, 0} when there is none.
+  std::pair<double, double> time_range() const;
 
   const AutotunePoint& at(size_t ia, size_t ib) const { return points[ia * sizes_b.size() + ib]; }
   const AutotunePoint* find(int64_t tile_a, int64_t tile_b) const;

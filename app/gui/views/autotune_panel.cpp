@@ -68,13 +68,8 @@ struct Range {
 };
 
 Range range_of(const AutotuneGrid& g) {
-  Range r;
-  for (const AutotunePoint& p : g.points) {
-    if (!p.ok()) continue;
-    r.lo = r.lo == 0 ? p.seconds : std::min(r.lo, p.seconds);
-    r.hi = std::max(r.hi, p.seconds);
-  }
-  return r;
+  const auto [lo, hi] = g.time_range();
+  return Range{lo, hi};
 }
 
 // One heatmap with its axes and colour scale, drawn at the cursor within `width`.
