@@ -15,6 +15,7 @@
 #include "app/gui/theme.h"
 #include "app/gui/views/views.h"
 #include "app/gui/widgets/opaque_draws.h"
+#include "app/gui/widgets/partial_redraw.h"
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 
@@ -223,6 +224,7 @@ GLFWcursorposfun g_imgui_cursor = nullptr;
 GLFWmousebuttonfun g_imgui_button = nullptr;
 GLFWscrollfun g_imgui_scroll = nullptr;
 GLFWcharfun g_imgui_char = nullptr;
+bool g_exposed = false;  // the window's pixels were lost (exposed, resized): draw it whole
 int g_input_events = 0;  // events since the loop last looked: it draws a few frames after each
 std::vector<std::string> g_dropped;  // paths dropped on the window, opened between frames
 
@@ -250,9 +252,11 @@ void on_char(GLFWwindow* w, unsigned int c) {
 }
 void on_window_change(GLFWwindow*, int, int) {
   ++g_input_events;
+  g_exposed = true;
 }
 void on_refresh(GLFWwindow*) {
   ++g_input_events;
+  g_exposed = true;
 }
 void on_drop(GLFWwindow*, int count, const char** paths) {
   ++g_input_events;
@@ -311,6 +315,8 @@ struct FramePhases {
   std::vector<double> vertices;
   std::vector<double> draw_calls;  // ImDrawCmds with elements: one glDrawElements each
   std::vector<double> covered_px;  // sum of triangle areas: the pixels llvmpipe shades
+  std::vector<double> redrawn_px;  // the area of the rectangles redrawn (partial_redraw.h)
+  std::string present;             // how frames reach the window (FramePresenter::why)
   // CPU time of the whole process (the UI thread and llvmpipe's rasteriser threads) over the
   // measured frames: what a frame costs, whatever else the machine is running.
   double cpu_start_s = -1, cpu_end_s = 0;
@@ -396,6 +402,8 @@ static void print_frame_bench(std::vector<double> ms, double first_frame_ms, int
       median_of(phases.ui_ms), median_of(phases.submit_ms), median_of(phases.swap_ms),
       median_of(phases.vertices), median_of(phases.draw_calls), median_of(phases.covered_px) / 1e6,
       median_of(phases.covered_px) / std::max(1.0, double(fb_w) * double(fb_h)));
+  std::printf("bench-frames: present: %s; redrawn %.2f Mpx per frame (median)\n",
+              phases.present.c_str(), median_of(phases.redrawn_px) / 1e6);
   if (phases.cpu_start_s >= 0 && ms.size() > 1)
     std::printf(
         "bench-frames: CPU time %.2f ms per frame (this process, all threads, mean of %zu); load "
@@ -526,6 +534,11 @@ int run_app(const AppOptions& options) {
   // settle hover and the commands a click pushed) before the loop may sleep.
   constexpr int kFramesAfterInput = 3;
   int eager_frames = kFramesAfterInput;
+  FramePresenter presenter;
+  presenter.init(window);
+  phases.present = presenter.why();
+  FrameDamage damage;
+  bool redraw_whole_next = true;
 
   // [SECTION] Frame loop
   while (!glfwWindowShouldClose(window)) {
@@ -577,6 +590,7 @@ int run_app(const AppOptions& options) {
         ImGui_ImplOpenGL3_CreateFontsTexture();
         use_nearest_font_sampling(io);
         fonts_scale = want;
+        redraw_whole_next = true;  // a new atlas may reuse the old texture's name
         applied_theme.reset();  // the style's sizes follow the scale, too
         state.scene_stale = true;
       }
@@ -700,11 +714,15 @@ int run_app(const AppOptions& options) {
     glfwGetFramebufferSize(window, &fb_w, &fb_h);
     glViewport(0, 0, fb_w, fb_h);
     const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-    glClearColor(bg.x, bg.y, bg.z, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    // [SECTION] Render: large opaque fills unblended (the same pixels; see opaque_draws.h)
-    draw_opaque_fills_unblended(ImGui::GetDrawData());
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    // [SECTION] Render: large opaque fills unblended (the same pixels; see opaque_draws.h), and
+    // on a software rasteriser only the rectangles that changed (partial_redraw.h).
+    ImDrawData* draw_data = ImGui::GetDrawData();
+    draw_opaque_fills_unblended(draw_data);
+    const std::vector<PixelRect> redraw = damage.update(
+        *draw_data, fb_w, fb_h, !presenter.partial() || g_exposed || redraw_whole_next);
+    g_exposed = false;
+    redraw_whole_next = false;
+    render_rects(*draw_data, redraw, fb_h, bg);
     const auto submit_end = std::chrono::steady_clock::now();
     ++frame;
 
@@ -719,7 +737,7 @@ int run_app(const AppOptions& options) {
         exit_code = 1;
       }
     }
-    glfwSwapBuffers(window);
+    presenter.present(redraw, fb_h);
     const auto swapped = std::chrono::steady_clock::now();
     const double since_last =
         std::chrono::duration<double, std::milli>(swapped - last_swap).count();
@@ -739,6 +757,9 @@ int run_app(const AppOptions& options) {
       phases.vertices.push_back(ImGui::GetDrawData()->TotalVtxCount);
       phases.draw_calls.push_back(draw_call_count(ImGui::GetDrawData()));
       phases.covered_px.push_back(covered_pixels(ImGui::GetDrawData()));
+      double redrawn = 0;
+      for (const PixelRect& r : redraw) redrawn += double(r.area());
+      phases.redrawn_px.push_back(redrawn);
       bench_done = static_cast<int>(frame_ms.size()) >= options.bench_frames;
     }
     if (!state.requests.state_json_path.empty()) {

@@ -2,6 +2,8 @@
 // callbacks around one textured quad.
 #include "app/gui/widgets/image_texture.h"
 
+#include "app/gui/widgets/frame_damage.h"
+
 #include <GLFW/glfw3.h>
 
 #include <cstdint>
@@ -30,6 +32,7 @@ void RgbaTexture::upload(int width, int height, const uint32_t* pixels) {
   } else {
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
   }
+  note_texture_changed(id());  // lists drawing it are redrawn (frame_damage.h)
 }
 
 ImTextureID RgbaTexture::id() const {
