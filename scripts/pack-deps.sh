@@ -7,4 +7,5 @@ mkdir -p .deps/include
 cp -r /usr/include/nlohmann .deps/include/
 cp -r /usr/include/CLI .deps/include/
 cp -r /usr/include/doctest .deps/include/
+cp -r /usr/include/eigen3/Eigen .deps/include/  # the CPU kernels' reference (versions 0 and 7)
 echo "packed into .deps/include: $(ls .deps/include | tr '\n' ' ')"

@@ -250,8 +250,18 @@ SuiteResult run_matmul_suite(const CpuBenchOptions& options, const Peaks& peaks,
                       "×" + std::to_string(grid.cols) + " blocks; the peaks are one thread's";
     }
     if (v.number == 7) {
-      if (eigen_threads_available())
-        run.info.note = "Eigen on " + std::to_string(threads) + " OpenMP threads";
+      if (eigen_threads_available()) {
+        std::string note = "Eigen on " + std::to_string(threads) + " OpenMP threads";
+        // GNU OpenMP's threads spin after each call (for milliseconds) unless told to sleep; in
+        // a round-robin they take the cores of the version timed next — version 6's pool — so
+        // the side-by-side is fair only with OMP_WAIT_POLICY=passive (read at program start).
+        const char* policy = std::getenv("OMP_WAIT_POLICY");
+        if (!policy || std::string(policy) != "passive")
+          note +=
+              "; OMP_WAIT_POLICY is not passive: its threads spin after each call and slow the "
+              "version timed next (set OMP_WAIT_POLICY=passive for a fair 6 vs 7)";
+        run.info.note = note;
+      }
       else
         run.unavailable =
             "Eigen was built without OpenMP here (the compiler's OpenMP was not found when "
