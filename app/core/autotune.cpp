@@ -118,10 +118,11 @@ AutotuneLoops choose_autotune_loops(const schedule::Kernel& k, const std::string
       picked.push_back(li);
     }
   } else {
-    // Output loops first: tiling two of them is the classic 2-D blocking of the output.
-    for (int pass = 0; pass < 2 && picked.size() < 2; ++pass)
-      for (size_t i = 0; i < k.loops.size() && picked.size() < 2; ++i)
-        if (sweepable(k.loops[i]) && k.loops[i].reduce == (pass == 1)) picked.push_back(int(i));
+    // The two innermost: a tile of outer loops alone leaves the innermost walk whole — each
+    // inner pass still runs its full length — so such a sweep is often flat (a 64³ GEMM on
+    // `tiny` over i and j: 2.20–2.22 ms at every point; over j and k: 1.05–2.20 ms).
+    for (size_t i = k.loops.size(); i-- > 0 && picked.size() < 2;)
+      if (sweepable(k.loops[i])) picked.push_back(int(i));
     if (picked.size() < 2) {
       r.error = "autotune: kernel " + k.name + " needs two serial loops of at least " +
                 std::to_string(kMinSweepExtent) + " iterations to sweep; its loops are " +

@@ -31,8 +31,9 @@ schedule::TileStep autotune_step(const std::string& loop_a, const std::string& l
                                  int64_t tile_a, int64_t tile_b);
 
 // Which two loops to sweep. Chosen by name (both must be serial loops of the kernel with at
-// least 8 iterations), or, with empty names, the first two such loops that are not reductions
-// (then reductions). The pair comes back in loop order (outer first); `error` says why not.
+// least 8 iterations), or, with empty names, the two innermost such loops (tiling only loops
+// outside the innermost leaves its walk whole: see autotune_flat_hint). The pair comes back in
+// loop order (outer first); `error` says why not.
 struct AutotuneLoops {
   std::string a, b;
   int64_t extent_a = 0, extent_b = 0;

@@ -49,7 +49,7 @@
 //                              formula of LEVEL's misses (of TENSOR), or main memory's bytes
 //   autotune sim|cpu|show|hide  sweep two tile sizes: predicted on the machine / timed on this
 //                              CPU (background); show or hide the sweep in the Timings view
-//   autotune loops A B|auto     the two loops to sweep (default: the first two output loops)
+//   autotune loops A B|auto     the two loops to sweep (default: the two innermost)
 //   palette input NAME DIMS [dtype]   add a graph input `NAME: [DIMS]` to the model text
 //   palette weight NAME DIMS [dtype]  add a weight `NAME: [DIMS] weight`
 //   palette add OP A [B [C]] [key=value ...] [as NAME]   append `t1 = OP(A, ...)` (graph_edit.h)

@@ -106,10 +106,10 @@ else
     fail "a build without CUDA offers Run on this GPU"
   fi
 fi
-# [5] An autotune sweep that comes out flat (a 64 × 64 × 64 GEMM on tiny over i and j: k,
-# innermost, stays whole) names the pair that cuts k; a click on its button sweeps j and k, which
-# ranks its points and halves the best time.
-gemm=$'set-model-text A: [64, 64]\\nB: [64, 64]\\nC = A @ B\nmachine tiny\nview timings\nautotune show\nwait-frames 3\nwait-jobs'
+# [5] An autotune sweep that comes out flat (a 64 × 64 × 64 GEMM on tiny over i and j, picked by
+# name — the app's own first choice is j, k: k, innermost, stays whole otherwise) names the pair
+# that cuts k; a click on its button sweeps j and k, which ranks its points and halves the best.
+gemm=$'set-model-text A: [64, 64]\\nB: [64, 64]\\nC = A @ B\nmachine tiny\nview timings\nautotune show\nwait-frames 3\nwait-jobs\nautotune loops i j'
 sweep=$'\nautotune sim\nwait-jobs\nwait-frames 3'
 run_app f1 "$gemm$sweep"$'\nquit'
 [[ $(get f1 /autotune/loops/0) == i && $(get f1 /autotune/loops/1) == j ]] || fail "the sweep is not over i, j"

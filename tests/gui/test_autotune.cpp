@@ -53,15 +53,15 @@ TEST_CASE("autotune tile sizes: powers of two from 4 up to the extent, thinned e
         "tile(i, j, 32, 64)");
 }
 
-TEST_CASE("autotune loops: the first two output loops, or two named ones in loop order") {
+TEST_CASE("autotune loops: the two innermost, or two named ones in loop order") {
   AppState s = state_for(kModel);
   const schedule::Kernel& k = *s.bench.kernel();
   const AutotuneLoops a = choose_autotune_loops(k);
   CHECK(a.error.empty());
-  CHECK(a.a == "i");
-  CHECK(a.b == "j");
-  CHECK(a.extent_a == M);
-  CHECK(a.extent_b == N);
+  CHECK(a.a == "j");
+  CHECK(a.b == "k");
+  CHECK(a.extent_a == N);
+  CHECK(a.extent_b == K);
   const AutotuneLoops named = choose_autotune_loops(k, "k", "i");  // comes back outer first
   CHECK(named.a == "i");
   CHECK(named.b == "k");
@@ -75,15 +75,20 @@ TEST_CASE("autotune loops: the first two output loops, or two named ones in loop
   CHECK(choose_autotune_loops(*s.bench.kernel(), "i", "j").error.find("already") !=
         std::string::npos);
   const AutotuneLoops rest = choose_autotune_loops(*s.bench.kernel());
-  CHECK(rest.a == "j");  // the remaining output loop, then the reduction
+  CHECK(rest.a == "j");
   CHECK(rest.b == "k");
+  // A loop with fewer than 8 iterations is passed over for the next one out.
+  AppState small = state_for("x: [64, 4]\nW: [32, 4] weight\ny = x @ W.T\n");
+  const AutotuneLoops outer = choose_autotune_loops(*small.bench.kernel());
+  CHECK(outer.a == "i");
+  CHECK(outer.b == "j");
 }
 
 TEST_CASE("simulator sweep over i and j: every point's predicted time from a hand count") {
   AppState s = state_for(kModel);
   const model::Machine m = big_cache_machine();
   JobProgress progress;
-  const AutotuneLoops loops = choose_autotune_loops(*s.bench.kernel());
+  const AutotuneLoops loops = choose_autotune_loops(*s.bench.kernel(), "i", "j");
   const AutotuneGrid g = autotune_sweep_simulator(*s.bench.program(), loops, m, progress);
   CHECK(g.sizes_a == std::vector<int64_t>{4, 8, 16, 32, 64, 128});
   CHECK(g.sizes_b == std::vector<int64_t>{4, 8, 16, 32, 64, 128, 256});
@@ -239,12 +244,13 @@ TEST_CASE("autotune sim command: a background sweep cached by schedule, loops an
   REQUIRE(run(s, "undo").empty());
   CHECK(autotune_sim_result(s.bench) == g);
   REQUIRE(run(s, "autotune loops auto").empty());
-  CHECK(autotune_sim_result(s.bench) == nullptr);  // now i × j
+  CHECK(autotune_sim_result(s.bench) == nullptr);  // now j × k
 }
 
 TEST_CASE("autotune cpu command: every point compiled, verified and timed; cancel stops it") {
   // i (8) and j (8): tiles {4, 8} each, 4 compiles.
   AppState s = state_for("x: [8, 16]\nW: [8, 16] weight\ny = x @ W.T\n");
+  REQUIRE(run(s, "autotune loops i j").empty());
   // A cancelled sweep leaves an error for its key and no grid.
   REQUIRE(run(s, "autotune cpu").empty());
   REQUIRE(run(s, "cancel").empty());
@@ -306,7 +312,7 @@ TEST_CASE("simulator sweep on several threads: the same grid as on one thread") 
   // and one point is refused; on h200 every point is a trace simulation (with its note).
   AppState s = state_for(kModel);
   REQUIRE(run(s, "apply reorder(i, k, j)").empty());
-  const AutotuneLoops loops = choose_autotune_loops(*s.bench.kernel());
+  const AutotuneLoops loops = choose_autotune_loops(*s.bench.kernel(), "i", "j");
   for (const char* name : {"tiny", "h200"}) {
     CAPTURE(name);
     const model::Machine m = model::load_machine(name);
@@ -401,7 +407,7 @@ TEST_CASE("lesson 12's GEMM on tiny: the i, j sweep is flat, the j, k sweep it s
   const model::Machine tiny = model::load_machine("tiny");
   JobProgress p1, p2;
   const AutotuneGrid ij = autotune_sweep_simulator(
-      *s.bench.program(), choose_autotune_loops(*s.bench.kernel()), tiny, p1, 0, 1);
+      *s.bench.program(), choose_autotune_loops(*s.bench.kernel(), "i", "j"), tiny, p1, 0, 1);
   REQUIRE(ij.loop_a == "i");
   REQUIRE(ij.loop_b == "j");
   const AutotuneHint hint = autotune_flat_hint(ij, *s.bench.kernel());
@@ -426,4 +432,8 @@ TEST_CASE("lesson 12's GEMM on tiny: the i, j sweep is flat, the j, k sweep it s
   CHECK(jk_lo / ij_lo == doctest::Approx(0.5).epsilon(0.1));  // "about half": within 10 %
   CHECK(jk_hi / jk_lo > 1.8);
   CHECK(autotune_flat_hint(jk, *s.bench.kernel()).text.empty());
+  // The app's own first choice is that pair, not the flat one.
+  const AutotuneLoops first = choose_autotune_loops(*s.bench.kernel());
+  CHECK(first.a == "j");
+  CHECK(first.b == "k");
 }
