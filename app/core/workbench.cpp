@@ -620,14 +620,32 @@ class TileSink final : public memory::AccessSink {
         m_expected(std::max<uint64_t>(expected_steps, 1)),
         m_p(p) {
     size_t bins = 0;
+    const std::vector<schedule::StageArea> areas = schedule::stage_areas(k);
+    // Each tensor, then the staged copies of it (beside it in the view).
+    struct Entry {
+      int tensor = -1, area = -1;
+    };
+    std::vector<Entry> entries;
     for (size_t i = 0; i < k.tensors.size(); ++i) {
-      const schedule::KernelTensor& t = k.tensors[i];
+      entries.push_back({int(i), -1});
+      for (size_t a = 0; a < areas.size(); ++a)
+        if (areas[a].tensor == int(i) && areas[a].bytes > 0) entries.push_back({int(i), int(a)});
+    }
+    for (const Entry& e : entries) {
+      const schedule::KernelTensor& t = k.tensors[size_t(e.tensor)];
+      const schedule::StageArea* area = e.area >= 0 ? &areas[size_t(e.area)] : nullptr;
       TileGrid g;
-      g.name = t.name;
-      g.output = t.role == schedule::TensorRole::Output;
-      const int64_t elems = std::max<int64_t>(t.alloc_elems(), 1);
+      g.name = area ? area->buffer : t.name;
+      g.output = !area && t.role == schedule::TensorRole::Output;
+      if (area) {
+        g.staged_from = t.name;
+        g.level = schedule::mem_level_name(area->level);
+      }
+      // The area holds one buffer, or two when double-buffered (drawn one below the other).
+      const int64_t elems =
+          area ? std::max<int64_t>(int64_t(area->bytes / 4), 1) : std::max<int64_t>(t.alloc_elems(), 1);
       // Memory order: a row is one pitch of the fastest-varying dim (the second-smallest stride).
-      std::vector<int64_t> strides = t.strides;
+      std::vector<int64_t> strides = area ? area->strides : t.strides;
       std::sort(strides.begin(), strides.end());
       g.cols = strides.size() >= 2 ? std::max<int64_t>(strides[1], 1) : elems;
       g.rows = (elems + g.cols - 1) / g.cols;
@@ -643,7 +661,9 @@ class TileSink final : public memory::AccessSink {
           g.inv_elems.push_back(
               1.0 / double(std::max<int64_t>(1, rows_in[size_t(r)] * cols_in[size_t(c)])));
       m_r.grids.push_back(g);
-      m_ranges.push_back({layout.tensor_base[i], layout.tensor_base[i] + uint64_t(elems) * 4});
+      const uint64_t base = area ? area->addr : layout.tensor_base[size_t(e.tensor)];
+      m_ranges.push_back({base, base + uint64_t(elems) * 4});
+      m_spaces.push_back(area ? area->space : memory::AddressSpace::Global);
     }
     m_counts.assign(bins, 0);
     m_tile.assign(m_r.grids.size(), TileBox{});
@@ -674,9 +694,9 @@ class TileSink final : public memory::AccessSink {
 
  private:
   void count(const memory::Access& a) {
-    if (a.space != memory::AddressSpace::Global) return;  // shared tiles: not a tensor's memory
     for (size_t t = 0; t < m_ranges.size(); ++t) {
-      if (a.addr < m_ranges[t].first || a.addr >= m_ranges[t].second) continue;
+      if (a.space != m_spaces[t] || a.addr < m_ranges[t].first || a.addr >= m_ranges[t].second)
+        continue;
       const TileGrid& g = m_r.grids[t];
       // A GPU sector covers several elements: count each element it holds.
       const uint64_t first = (a.addr - m_ranges[t].first) / 4;
@@ -708,7 +728,8 @@ class TileSink final : public memory::AccessSink {
   uint64_t m_every;
   uint64_t m_expected;
   JobProgress& m_p;
-  std::vector<std::pair<uint64_t, uint64_t>> m_ranges;
+  std::vector<std::pair<uint64_t, uint64_t>> m_ranges;  // per grid: its bytes
+  std::vector<memory::AddressSpace> m_spaces;            // per grid: shared tiles or global
   std::vector<uint32_t> m_counts;
   std::vector<TileBox> m_tile, m_last_tile;  // per grid: this step's bins, the last step's
   uint64_t m_step = 0;
@@ -737,10 +758,11 @@ TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress) {
   r.frame_tiles.emplace_back();  // frame 0: no tile yet (sized below)
   const schedule::TraceSummary s = schedule::trace_kernel(k, sink, to);
   sink.finish(s.steps);
-  for (const TileGrid& g : r.grids)
-    for (size_t i = 0; i < g.inv_elems.size(); ++i)
-      r.peak_per_element =
-          std::max(r.peak_per_element, r.frames.back()[g.offset + i] * g.inv_elems[i]);
+  for (TileGrid& g : r.grids)
+    for (size_t i = 0; i < g.inv_elems.size(); ++i) {
+      double& peak = g.staged_from.empty() ? r.peak_per_element : g.peak_per_element;
+      peak = std::max(peak, r.frames.back()[g.offset + i] * g.inv_elems[i]);
+    }
   size_t bins = 0;
   for (const TileGrid& g : r.grids) bins += size_t(g.bin_rows) * size_t(g.bin_cols);
   r.frames[0].assign(bins, 0);

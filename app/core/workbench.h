@@ -105,6 +105,12 @@ inline constexpr int kMaxTileFrames = 1024;
 struct TileGrid {
   std::string name;
   bool output = false;
+  // A staged copy (stage(x, shared|scratchpad, at=…)): the buffer's area, drawn beside the tensor
+  // it copies. `staged_from` names that tensor ("" for a tensor's own grid); `level` is "shared"
+  // or "scratchpad". Its elements are reloaded with every copy, so it is coloured against its own
+  // `peak_per_element` (the tensors against TilesResult::peak_per_element).
+  std::string staged_from, level;
+  double peak_per_element = 0;
   int64_t rows = 1, cols = 1;  // elements, memory order
   int bin_rows = 1, bin_cols = 1;
   size_t offset = 0;  // first bin of this grid in a frame

@@ -32,6 +32,48 @@ TraceLayout trace_layout(const Kernel& k, const TraceOptions& o) {
   return l;
 }
 
+namespace {
+
+std::vector<StageArea> stage_areas(const LoweredKernel& lk, const TraceLayout& layout) {
+  const Kernel& k = lk.kernel;
+  std::vector<StageArea> areas;
+  uint64_t sh = 0, sc = 0;
+  for (size_t s = 0; s < k.stages.size(); ++s) {
+    const StageSpec& spec = k.stages[s];
+    StageArea a;
+    a.buffer = spec.buffer;
+    a.tensor = spec.computed ? -1 : spec.tensor;
+    a.level = spec.level;
+    a.double_buffer = spec.double_buffer;
+    for (const StagePlacement& pl : lk.stages)
+      if (pl.spec == int(s) && pl.elems > a.elems) {
+        a.elems = pl.elems;
+        a.strides = pl.strides;
+      }
+    const uint64_t bytes = uint64_t(a.elems) * 4 * (spec.double_buffer ? 2 : 1);
+    const uint64_t rounded = (bytes + 127) / 128 * 128;
+    if (spec.level == MemLevel::Shared) {
+      a.space = memory::AddressSpace::Shared;
+      a.addr = sh;
+      sh += rounded;
+    } else {
+      a.space = memory::AddressSpace::Global;
+      a.addr = layout.scratch_base + sc;
+      sc += rounded;
+    }
+    a.bytes = spec.level == MemLevel::Registers ? 0 : bytes;
+    areas.push_back(std::move(a));
+  }
+  return areas;
+}
+
+}  // namespace
+
+std::vector<StageArea> stage_areas(const Kernel& k, const TraceOptions& o) {
+  const LoweredKernel lk = build_loop_tree(k);
+  return stage_areas(lk, trace_layout(lk.kernel, o));
+}
+
 void name_accumulator_buffer(TraceOptions& o, std::vector<std::string>& tensor_names) {
   o.acc_tensor = int16_t(tensor_names.size());
   tensor_names.push_back(kAccumulatorBufferName);
@@ -48,22 +90,10 @@ class Tracer {
   Tracer(const Kernel& k, memory::AccessSink& sink, const TraceOptions& o)
       : m_lk(build_loop_tree(k)), m_k(m_lk.kernel), m_sink(sink), m_o(o), m_env(m_lk.kernel) {
     m_layout = trace_layout(m_k, o);
-    // Tile areas: shared tiles from offset 0 of the block's shared memory, scratchpad tiles after
-    // the tensors; one area per stage spec, sized for its largest placement (×2 double-buffered).
-    uint64_t sh = 0, sc = 0;
-    for (size_t s = 0; s < m_k.stages.size(); ++s) {
-      int64_t elems = 0;
-      for (const auto& pl : m_lk.stages)
-        if (pl.spec == int(s)) elems = std::max(elems, pl.elems);
-      m_spec_elems.push_back(elems);
-      const uint64_t bytes = uint64_t(elems) * 4 * (m_k.stages[s].double_buffer ? 2 : 1);
-      if (m_k.stages[s].level == MemLevel::Shared) {
-        m_spec_off.push_back(sh);
-        sh += (bytes + 127) / 128 * 128;
-      } else {
-        m_spec_off.push_back(m_layout.scratch_base + sc);
-        sc += (bytes + 127) / 128 * 128;
-      }
+    // Tile areas (stage_areas): where each stage spec's buffer lives.
+    for (const StageArea& a : stage_areas(m_lk, m_layout)) {
+      m_spec_elems.push_back(a.elems);
+      m_spec_off.push_back(a.addr);
     }
     m_step_loop = o.step_loop.empty() ? (m_k.loops.empty() ? -1 : 0) : m_k.find_loop(o.step_loop);
     if (!o.step_loop.empty() && m_step_loop < 0)

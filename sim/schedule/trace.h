@@ -55,6 +55,23 @@ struct TraceLayout {
 };
 TraceLayout trace_layout(const Kernel& k, const TraceOptions& o = {});
 
+// Where the trace keeps each stage spec's tile buffer: shared tiles from offset 0 of the block's
+// shared memory (AddressSpace::Shared), scratchpad tiles after the tensors (Global, from
+// TraceLayout::scratch_base); one area per spec, sized for its largest placement and twice that
+// when double-buffered, each rounded up to 128 bytes. Register tiles make no traffic: no area
+// (bytes = 0). The Tiles view draws these areas beside the tensors they copy.
+struct StageArea {
+  std::string buffer;  // "x_shared"
+  int tensor = -1;     // Kernel::tensors index of the staged tensor; -1 when a computed one
+  MemLevel level = MemLevel::Shared;
+  memory::AddressSpace space = memory::AddressSpace::Shared;
+  uint64_t addr = 0, bytes = 0;  // the whole area (both halves when double-buffered)
+  int64_t elems = 0;             // one buffer's elements, padding included
+  std::vector<int64_t> strides;  // that buffer's dense strides (padding included)
+  bool double_buffer = false;
+};
+std::vector<StageArea> stage_areas(const Kernel& k, const TraceOptions& o = {});
+
 struct TraceSummary {
   uint64_t global_reads = 0, global_writes = 0;  // Access records (elements, or sectors on GPU)
   uint64_t shared_reads = 0, shared_writes = 0;  // lane accesses

@@ -189,6 +189,40 @@ TEST_CASE("tiles frames count every element access: x and W M*N*K times, b and y
   CHECK(monotone);
 }
 
+TEST_CASE("tiles: a staged tile is a grid of its own, beside the tensor it copies") {
+  // A (16×32) @ B (32×16), k split by 8, A's 1×8 slice staged in a scratchpad at each k.o: the
+  // copy runs i·j·k.o = 16·16·4 = 1024 times, reading 8 elements of A and writing 8 of the tile;
+  // the statement then reads A from the tile 16·16·32 = 8192 times. So the tile's 8 elements see
+  // 8192 writes + 8192 reads, A 8192 reads (all by the copies), B 8192 reads as before.
+  AppState state;
+  state.model.text = "A: [16, 32]\nB: [32, 16]\nC = A @ B\n";
+  REQUIRE(reparse_model(state));
+  update_state(state);
+  REQUIRE(run(state, "apply tile(k, 8); stage(A, scratchpad, at=k.o)") == "");
+  JobProgress progress;
+  const TilesResult t = record_tiles(*state.bench.kernel(), progress);
+  REQUIRE(t.grids.size() == 4);
+  auto total = [&](const TileGrid& g) {
+    uint64_t n = 0;
+    for (size_t i = 0; i < size_t(g.bin_rows) * size_t(g.bin_cols); ++i)
+      n += t.frames.back()[g.offset + i];
+    return n;
+  };
+  CHECK(t.grids[0].name == "A");
+  CHECK(t.grids[0].staged_from.empty());
+  const TileGrid& tile = t.grids[1];  // right after A
+  CHECK(tile.staged_from == "A");
+  CHECK(tile.level == "scratchpad");
+  CHECK(tile.rows * tile.cols == 8);
+  CHECK(total(tile) == 8192 + 8192);
+  CHECK(total(t.grids[0]) == 8192);
+  CHECK(t.grids[2].name == "B");
+  CHECK(total(t.grids[2]) == 8192);
+  // The tile is coloured against its own peak: 16384 accesses over 8 elements.
+  CHECK(tile.peak_per_element == doctest::Approx(2048.0));
+  CHECK(t.peak_per_element < tile.peak_per_element);
+}
+
 TEST_CASE("one pipeline: the workbench, the CLI and the lesson checker give the same numbers") {
   // The same model, steps and machine through the three callers of sim/model/run.h: every
   // level's counters and the predicted time must agree exactly (CPU and GPU mode).

@@ -1,7 +1,8 @@
 // The Tiles view: every tensor of the current kernel as a grid in memory order, coloured by how
 // often each element (or bin of elements) has been accessed so far; the current tile (what the
 // last step of the step loop touched) is boxed and the cells touched since the previous frame are
-// tinted; each grid keeps its shape's aspect ratio. Play, pause, step, scrub.
+// tinted; each grid keeps its shape's aspect ratio. A staged tile (x_shared) is drawn right after
+// the tensor it copies, on its own colour scale. Play, pause, step, scrub.
 #include "app/gui/views/views.h"
 
 #include "app/core/format.h"
@@ -131,7 +132,16 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
                         heat_colour(0.15 + 0.85 * (i + 1) / kHeatLevels, p.bar_bg));
     ImGui::Dummy(ImVec2(sw * kHeatLevels, em));
     ImGui::SameLine();
+    const bool staged = std::any_of(t.grids.begin(), t.grids.end(),
+                                    [](const TileGrid& g) { return !g.staged_from.empty(); });
     ImGui::TextDisabled("%s (log scale)", format_thousands(int64_t(std::lround(peak))).c_str());
+    if (staged) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped(
+          "A staged copy (a tile in shared memory or a scratchpad) is drawn beside the tensor it "
+          "copies, on its own colour scale: its few elements are rewritten with every copy.");
+      ImGui::PopStyleColor();
+    }
   }
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const float avail_w = rect.x + rect.w - start.x - em;
@@ -159,10 +169,13 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
       y += row_h + em * 2.2f;
       row_h = 0;
     }
+    // A staged copy says what it copies and where it lives, and is coloured on its own scale.
     const std::string title =
-        g.name + (g.output ? " (out)" : "") + "  " + std::to_string(g.rows) + "×" +
-        std::to_string(g.cols) +
+        g.name + (g.output ? " (out)" : "") +
+        (g.staged_from.empty() ? "" : " (" + g.level + " copy of " + g.staged_from + ")") + "  " +
+        std::to_string(g.rows) + "×" + std::to_string(g.cols) +
         (g.rows > g.bin_rows || g.cols > g.bin_cols ? " (binned: mean per bin)" : "");
+    const double grid_peak = g.staged_from.empty() ? peak : std::max(g.peak_per_element, 1.0);
     dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(x, y), p.text, title.c_str());
     const float gy = y + em * 1.4f;
     // The bins are one image (one textured quad, drawn unblended: every colour is opaque), so a
@@ -185,7 +198,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
           const uint32_t v = now[row + size_t(c)];
           const double per_elem = v * g.inv_elems[size_t(r) * size_t(g.bin_cols) + size_t(c)];
           // Quantised to the legend's levels: the eye cannot tell more apart.
-          const double heat = v ? std::log1p(per_elem) / std::log1p(peak) : 0.0;
+          const double heat = v ? std::log1p(per_elem) / std::log1p(grid_peak) : 0.0;
           const double level = std::ceil(heat * kHeatLevels) / kHeatLevels;
           pixels[size_t(r) * size_t(g.bin_cols) + size_t(c)] =
               v ? heat_colour(0.15 + 0.85 * level, p.bar_bg) : p.bar_bg;
