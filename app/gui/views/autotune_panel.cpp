@@ -220,6 +220,22 @@ void grid_summary(ViewContext& ctx, const AutotuneGrid& g) {
     ImGui::TextWrapped("No point gave a time (hover the cells for why).");
     ImGui::PopStyleColor();
   }
+  // The corner where both tiles are the whole loops changes nothing: it is the schedule as it
+  // stands, the baseline every other cell is compared with.
+  if (const schedule::Kernel* k = ctx.state.bench.kernel(); k && g.best >= 0) {
+    const int la = k->find_loop(g.loop_a), lb = k->find_loop(g.loop_b);
+    const AutotunePoint* base =
+        la >= 0 && lb >= 0 ? g.find(k->loops[size_t(la)].extent, k->loops[size_t(lb)].extent)
+                           : nullptr;
+    const AutotunePoint& b = g.points[size_t(g.best)];
+    if (base && base->ok() && b.seconds > 0)
+      ImGui::TextWrapped(
+          "The cell %lld × %lld tiles nothing (both tiles are the whole loops): it is this "
+          "schedule unchanged, %s — the best point is %.2f× %s.",
+          static_cast<long long>(base->tile_a), static_cast<long long>(base->tile_b),
+          time_text(base->seconds).c_str(), base->seconds / b.seconds,
+          sim ? "faster, predicted" : "faster, measured");
+  }
   if (const schedule::Kernel* k = ctx.state.bench.kernel(); sim && k) {
     const AutotuneHint hint = autotune_flat_hint(g, *k);
     if (!hint.text.empty()) {
