@@ -194,10 +194,7 @@ TEST_CASE("tiles: a staged tile is a grid of its own, beside the tensor it copie
   // copy runs i·j·k.o = 16·16·4 = 1024 times, reading 8 elements of A and writing 8 of the tile;
   // the statement then reads A from the tile 16·16·32 = 8192 times. So the tile's 8 elements see
   // 8192 writes + 8192 reads, A 8192 reads (all by the copies), B 8192 reads as before.
-  AppState state;
-  state.model.text = "A: [16, 32]\nB: [32, 16]\nC = A @ B\n";
-  REQUIRE(reparse_model(state));
-  update_state(state);
+  AppState state = test::state_for("A: [16, 32]\nB: [32, 16]\nC = A @ B\n");
   REQUIRE(run(state, "apply tile(k, 8); stage(A, scratchpad, at=k.o)") == "");
   JobProgress progress;
   const TilesResult t = record_tiles(*state.bench.kernel(), progress);
