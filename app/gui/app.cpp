@@ -718,8 +718,11 @@ int run_app(const AppOptions& options) {
     // on a software rasteriser only the rectangles that changed (partial_redraw.h).
     ImDrawData* draw_data = ImGui::GetDrawData();
     draw_opaque_fills_unblended(draw_data);
-    const std::vector<PixelRect> redraw = damage.update(
-        *draw_data, fb_w, fb_h, !presenter.partial() || g_exposed || redraw_whole_next);
+    // Swapping whole frames needs no comparison with the last one: skip hashing the lists.
+    const std::vector<PixelRect> redraw =
+        presenter.partial()
+            ? damage.update(*draw_data, fb_w, fb_h, g_exposed || redraw_whole_next)
+            : std::vector<PixelRect>{PixelRect{0, 0, fb_w, fb_h}};
     g_exposed = false;
     redraw_whole_next = false;
     render_rects(*draw_data, redraw, fb_h, bg);
