@@ -294,10 +294,20 @@ Command parse_command(std::string_view line) {
         throw CommandError("tiles record: expected nothing or 'anyway', got '" + std::string(more) +
                            "'");
       }
+    } else if (c.text == "gpu") {
+      const std::string_view v = take_word(rest);
+      if (v != "on" && v != "off")
+        throw CommandError("tiles gpu: expected on or off, got '" + std::string(v) + "'");
+      c.a = v == "on" ? 1 : 0;
+    } else if (c.text == "block" || c.text == "warp") {
+      c.a = parse_number(take_word(rest), c.text == "block" ? "block (launch index)" : "warp",
+                         verb);
+      if (c.a < 0 || c.a != std::floor(c.a) || c.a > 1e9)
+        throw CommandError("tiles " + c.text + ": expected a whole number >= 0");
     } else if (c.text != "play" && c.text != "pause" && c.text != "step" && c.text != "back") {
       throw CommandError(
-          "tiles: expected record, play, pause, step, back, seek N or speed X, got '" + c.text +
-          "'");
+          "tiles: expected record, play, pause, step, back, seek N, speed X, gpu on|off, "
+          "block N or warp N, got '" + c.text + "'");
     }
     expect_end(rest, verb);
   } else if (verb == "present") {
@@ -471,7 +481,11 @@ std::string command_to_string(const Command& c) {
       return "control " + c.text.substr(0, space) + (value.empty() ? "" : " " + escape(value));
     }
     case CommandKind::Tiles:
-      return "tiles " + c.text + (c.text == "seek" || c.text == "speed" ? " " + fmt(c.a) : "");
+      if (c.text == "gpu") return std::string("tiles gpu ") + (c.a != 0 ? "on" : "off");
+      return "tiles " + c.text +
+             (c.text == "seek" || c.text == "speed" || c.text == "block" || c.text == "warp"
+                  ? " " + fmt(c.a)
+                  : "");
     case CommandKind::Lesson:
       return "lesson " + escape(c.text);
     case CommandKind::Teacher:
@@ -853,7 +867,9 @@ std::string apply_command(AppState& state, const Command& c) {
       return file_browser_command(state, c.text);
     case CommandKind::Tiles:
       if (c.text == "record" || c.text == "record anyway")
-        return workbench_record_tiles(state.bench, c.text == "record anyway");
+        return state.bench.tiles_gpu
+                   ? workbench_record_gpu_tiles(state.bench, c.text == "record anyway")
+                   : workbench_record_tiles(state.bench, c.text == "record anyway");
       return workbench_tiles_control(state.bench, c.text, c.a);
     case CommandKind::WaitFrames:
     case CommandKind::WaitSeconds:

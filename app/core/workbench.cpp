@@ -571,6 +571,7 @@ void workbench_cancel(Workbench& wb) {
   wb.cpu_job.cancel();
   wb.gpu_job.cancel();
   wb.tiles_job.cancel();
+  wb.gpu_tiles_job.cancel();
   autotune_cancel(wb.autotune);
 }
 
@@ -590,6 +591,13 @@ void workbench_poll(Workbench& wb) {
     wb.tiles = std::move(tiles);
     wb.tiles_error = error;
   }
+  std::optional<GpuTilesResult> gpu_tiles;
+  if (wb.gpu_tiles_job.poll(gpu_tiles, error) && wb.gpu_tiles_job.key() == wb.gpu_tiles_key) {
+    wb.gpu_tiles = std::move(gpu_tiles);
+    wb.gpu_tiles_error = error;
+    // A new pick opens where the picked block starts (the wave's earlier blocks may run first).
+    if (wb.gpu_tiles) wb.tiles_frame = double(wb.gpu_tiles->first_block_frame);
+  }
   std::optional<CpuRunResult> run;
   if (wb.cpu_job.poll(run, error)) {
     if (run)
@@ -608,6 +616,60 @@ void workbench_poll(Workbench& wb) {
 
 // [SECTION] Tiles animation
 
+std::vector<TileGrid> make_tile_grids(const schedule::Kernel& k, const schedule::TraceLayout& layout,
+                                      const schedule::TraceOptions& options,
+                                      std::vector<TileGridSpan>& spans) {
+  std::vector<TileGrid> grids;
+  spans.clear();
+  size_t bins = 0;
+  const std::vector<schedule::StageArea> areas = schedule::stage_areas(k, options);
+  // Each tensor, then the staged copies of it (beside it in the view).
+  struct Entry {
+    int tensor = -1, area = -1;
+  };
+  std::vector<Entry> entries;
+  for (size_t i = 0; i < k.tensors.size(); ++i) {
+    entries.push_back({int(i), -1});
+    for (size_t a = 0; a < areas.size(); ++a)
+      if (areas[a].tensor == int(i) && areas[a].bytes > 0) entries.push_back({int(i), int(a)});
+  }
+  for (const Entry& e : entries) {
+    const schedule::KernelTensor& t = k.tensors[size_t(e.tensor)];
+    const schedule::StageArea* area = e.area >= 0 ? &areas[size_t(e.area)] : nullptr;
+    TileGrid g;
+    g.name = area ? area->buffer : t.name;
+    g.output = !area && t.role == schedule::TensorRole::Output;
+    if (area) {
+      g.staged_from = t.name;
+      g.level = schedule::mem_level_name(area->level);
+    }
+    // The area holds one buffer, or two when double-buffered (drawn one below the other).
+    const int64_t elems = area ? std::max<int64_t>(int64_t(area->bytes / 4), 1)
+                               : std::max<int64_t>(t.alloc_elems(), 1);
+    // Memory order: a row is one pitch of the fastest-varying dim (the second-smallest stride).
+    std::vector<int64_t> strides = area ? area->strides : t.strides;
+    std::sort(strides.begin(), strides.end());
+    g.cols = strides.size() >= 2 ? std::max<int64_t>(strides[1], 1) : elems;
+    g.rows = (elems + g.cols - 1) / g.cols;
+    g.bin_rows = static_cast<int>(std::min<int64_t>(g.rows, kTileBins));
+    g.bin_cols = static_cast<int>(std::min<int64_t>(g.cols, kTileBins));
+    g.offset = bins;
+    bins += g.bins();
+    std::vector<int64_t> rows_in(size_t(g.bin_rows), 0), cols_in(size_t(g.bin_cols), 0);
+    for (int64_t r = 0; r < g.rows; ++r) ++rows_in[size_t(r * g.bin_rows / g.rows)];
+    for (int64_t c = 0; c < g.cols; ++c) ++cols_in[size_t(c * g.bin_cols / g.cols)];
+    for (int r = 0; r < g.bin_rows; ++r)
+      for (int c = 0; c < g.bin_cols; ++c)
+        g.inv_elems.push_back(
+            1.0 / double(std::max<int64_t>(1, rows_in[size_t(r)] * cols_in[size_t(c)])));
+    grids.push_back(g);
+    const uint64_t base = area ? area->addr : layout.tensor_base[size_t(e.tensor)];
+    spans.push_back({base, base + uint64_t(elems) * 4,
+                     area ? area->space : memory::AddressSpace::Global});
+  }
+  return grids;
+}
+
 namespace {
 
 // Counts accesses per bin of each kernel tensor and snapshots the counts at step boundaries.
@@ -619,51 +681,13 @@ class TileSink final : public memory::AccessSink {
         m_every(std::max<uint64_t>(every, 1)),
         m_expected(std::max<uint64_t>(expected_steps, 1)),
         m_p(p) {
+    std::vector<TileGridSpan> spans;
+    m_r.grids = make_tile_grids(k, layout, schedule::TraceOptions{}, spans);
     size_t bins = 0;
-    const std::vector<schedule::StageArea> areas = schedule::stage_areas(k);
-    // Each tensor, then the staged copies of it (beside it in the view).
-    struct Entry {
-      int tensor = -1, area = -1;
-    };
-    std::vector<Entry> entries;
-    for (size_t i = 0; i < k.tensors.size(); ++i) {
-      entries.push_back({int(i), -1});
-      for (size_t a = 0; a < areas.size(); ++a)
-        if (areas[a].tensor == int(i) && areas[a].bytes > 0) entries.push_back({int(i), int(a)});
-    }
-    for (const Entry& e : entries) {
-      const schedule::KernelTensor& t = k.tensors[size_t(e.tensor)];
-      const schedule::StageArea* area = e.area >= 0 ? &areas[size_t(e.area)] : nullptr;
-      TileGrid g;
-      g.name = area ? area->buffer : t.name;
-      g.output = !area && t.role == schedule::TensorRole::Output;
-      if (area) {
-        g.staged_from = t.name;
-        g.level = schedule::mem_level_name(area->level);
-      }
-      // The area holds one buffer, or two when double-buffered (drawn one below the other).
-      const int64_t elems =
-          area ? std::max<int64_t>(int64_t(area->bytes / 4), 1) : std::max<int64_t>(t.alloc_elems(), 1);
-      // Memory order: a row is one pitch of the fastest-varying dim (the second-smallest stride).
-      std::vector<int64_t> strides = area ? area->strides : t.strides;
-      std::sort(strides.begin(), strides.end());
-      g.cols = strides.size() >= 2 ? std::max<int64_t>(strides[1], 1) : elems;
-      g.rows = (elems + g.cols - 1) / g.cols;
-      g.bin_rows = static_cast<int>(std::min<int64_t>(g.rows, kTileBins));
-      g.bin_cols = static_cast<int>(std::min<int64_t>(g.cols, kTileBins));
-      g.offset = bins;
-      bins += static_cast<size_t>(g.bin_rows) * static_cast<size_t>(g.bin_cols);
-      std::vector<int64_t> rows_in(size_t(g.bin_rows), 0), cols_in(size_t(g.bin_cols), 0);
-      for (int64_t r = 0; r < g.rows; ++r) ++rows_in[size_t(r * g.bin_rows / g.rows)];
-      for (int64_t c = 0; c < g.cols; ++c) ++cols_in[size_t(c * g.bin_cols / g.cols)];
-      for (int r = 0; r < g.bin_rows; ++r)
-        for (int c = 0; c < g.bin_cols; ++c)
-          g.inv_elems.push_back(
-              1.0 / double(std::max<int64_t>(1, rows_in[size_t(r)] * cols_in[size_t(c)])));
-      m_r.grids.push_back(g);
-      const uint64_t base = area ? area->addr : layout.tensor_base[size_t(e.tensor)];
-      m_ranges.push_back({base, base + uint64_t(elems) * 4});
-      m_spaces.push_back(area ? area->space : memory::AddressSpace::Global);
+    for (size_t i = 0; i < spans.size(); ++i) {
+      m_ranges.push_back({spans[i].begin, spans[i].end});
+      m_spaces.push_back(spans[i].space);
+      bins += m_r.grids[i].bins();
     }
     m_counts.assign(bins, 0);
     m_tile.assign(m_r.grids.size(), TileBox{});
@@ -703,8 +727,7 @@ class TileSink final : public memory::AccessSink {
       const uint64_t last =
           std::min<uint64_t>(first + std::max<uint32_t>(a.size, 4) / 4, uint64_t(g.rows * g.cols));
       for (uint64_t e = first; e < last; ++e) {
-        const int64_t row = int64_t(e) / g.cols, col = int64_t(e) % g.cols;
-        const size_t br = size_t(row * g.bin_rows / g.rows), bc = size_t(col * g.bin_cols / g.cols);
+        const auto [br, bc] = g.bin_of(e);
         ++m_counts[g.offset + br * size_t(g.bin_cols) + bc];
         TileBox& b = m_tile[t];
         if (b.empty()) {
@@ -791,8 +814,60 @@ std::string workbench_record_tiles(Workbench& wb, bool anyway) {
   return {};
 }
 
+size_t Workbench::tiles_frame_count() const {
+  if (tiles_gpu) return gpu_tiles ? gpu_tiles->frames.size() : 0;
+  return tiles ? tiles->frames.size() : 0;
+}
+
+std::string workbench_record_gpu_tiles(Workbench& wb, bool anyway) {
+  const schedule::Kernel* k = wb.kernel();
+  if (!k) return "tiles: there is no kernel";
+  if (!wb.machine) return "tiles: no machine is loaded";
+  const std::string key = wb.gpu_tiles_key_now();
+  if (wb.gpu_tiles_key == key && (wb.gpu_tiles || !wb.gpu_tiles_error.empty())) return {};
+  if (wb.gpu_tiles_job.running() && wb.gpu_tiles_job.key() == key) return {};
+  // The walk up to the picked wave is at most the whole GPU trace: sized as the loop-nest walk.
+  if (std::optional<HeldJob> held =
+          hold_for(size_tiles_walk(*k), "Walking " + k->name + " on the GPU", anyway)) {
+    wb.tiles_held[key] = *held;
+    return {};
+  }
+  wb.tiles_held.erase(key);
+  wb.gpu_tiles.reset();
+  wb.gpu_tiles_error.clear();
+  wb.gpu_tiles_key = key;
+  wb.tiles_frame = 0;
+  wb.gpu_tiles_job.start(key, [kernel = *k, machine = *wb.machine, block = wb.tiles_block,
+                               warp = wb.tiles_warp](JobProgress& p) {
+    return record_gpu_tiles(kernel, machine, block, warp, p);
+  });
+  return {};
+}
+
 std::string workbench_tiles_control(Workbench& wb, const std::string& verb, double value) {
-  const double last = wb.tiles ? double(wb.tiles->frames.size() - 1) : 0.0;
+  const double last = std::max(0.0, double(wb.tiles_frame_count()) - 1);
+  if (verb == "gpu") {
+    wb.tiles_gpu = value != 0;
+    wb.tiles_playing = false;
+    wb.tiles_frame = 0;
+    return {};
+  }
+  if (verb == "block" || verb == "warp") {
+    // The range is checked by the recording (which says what it is); a new pick starts the
+    // wave from its first frame.
+    if (value < 0 || value != std::floor(value) || value > 1e9)
+      return "tiles " + verb + ": expected a whole number >= 0";
+    if (verb == "block") {
+      wb.tiles_block = int64_t(value);
+      // Keep the warp when the new block has it (every block has the same threads).
+    } else {
+      wb.tiles_warp = int(value);
+    }
+    wb.tiles_gpu = true;
+    wb.tiles_playing = false;
+    wb.tiles_frame = 0;
+    return {};
+  }
   if (verb == "play") {
     wb.tiles_playing = true;
     wb.tiles_last_time = -1;
@@ -811,19 +886,20 @@ std::string workbench_tiles_control(Workbench& wb, const std::string& verb, doub
     if (value <= 0 || value > 1000) return "tiles speed: expected 0 < frames per second <= 1000";
     wb.tiles_speed = value;
   } else {
-    return "tiles: expected play, pause, step, back, seek N or speed X, got '" + verb + "'";
+    return "tiles: expected play, pause, step, back, seek N, speed X, gpu on|off, block N or "
+           "warp N, got '" + verb + "'";
   }
   return {};
 }
 
 void workbench_tick(Workbench& wb, double now) {
-  if (!wb.tiles_playing || !wb.tiles) {
+  if (!wb.tiles_playing || wb.tiles_frame_count() == 0) {
     wb.tiles_last_time = now;
     return;
   }
   if (wb.tiles_last_time >= 0) wb.tiles_frame += (now - wb.tiles_last_time) * wb.tiles_speed;
   wb.tiles_last_time = now;
-  const double last = double(wb.tiles->frames.size() - 1);
+  const double last = double(wb.tiles_frame_count() - 1);
   if (wb.tiles_frame >= last) {
     wb.tiles_frame = last;
     wb.tiles_playing = false;

@@ -11,6 +11,8 @@
 #include "app/core/gpu_run.h"
 #include "app/core/jobs.h"
 #include "app/core/memory_grid.h"
+#include "app/core/tile_grid.h"
+#include "app/core/tiles_gpu.h"
 #include "app/core/verify_tolerance.h"
 #include "sim/graph/graph.h"
 #include "sim/memory/hierarchy.h"
@@ -97,47 +99,6 @@ struct CpuRunResult {
   std::string peaks_source;
 };
 
-// The Tiles animation: each kernel tensor drawn as a grid in memory order (rows = all dims but
-// the last), binned to at most kTileBins per side, with the cumulative access count of every bin
-// at evenly spaced step boundaries of the loop nest. Bounded memory for any problem size.
-inline constexpr int kTileBins = 48;
-inline constexpr int kMaxTileFrames = 1024;
-struct TileGrid {
-  std::string name;
-  bool output = false;
-  // A staged copy (stage(x, shared|scratchpad, at=…)): the buffer's area, drawn beside the tensor
-  // it copies. `staged_from` names that tensor ("" for a tensor's own grid); `level` is "shared"
-  // or "scratchpad". Its elements are reloaded with every copy, so it is coloured against its own
-  // `peak_per_element` (the tensors against TilesResult::peak_per_element).
-  std::string staged_from, level;
-  double peak_per_element = 0;
-  int64_t rows = 1, cols = 1;  // elements, memory order
-  int bin_rows = 1, bin_cols = 1;
-  size_t offset = 0;  // first bin of this grid in a frame
-  // 1 / elements in each bin (row-major over bins). Bins hold unequal numbers of elements when a
-  // side does not divide evenly (256 into 48), so the view colours accesses per element, or an
-  // even access pattern would show as a checkerboard.
-  std::vector<double> inv_elems;
-};
-// The bins one step of the step loop touched in a grid: rows r0..r1, columns c0..c1 (inclusive);
-// r1 < 0 when the step did not touch the grid.
-struct TileBox {
-  int r0 = 0, c0 = 0, r1 = -1, c1 = -1;
-  bool empty() const { return r1 < 0; }
-};
-struct TilesResult {
-  std::string kernel;
-  std::string step_loop;             // the loop whose iterations are the animation's steps
-  uint64_t steps = 0;                // iterations of step_loop in the whole run
-  std::vector<uint64_t> frame_step;  // the step each frame was taken at
-  std::vector<TileGrid> grids;
-  std::vector<std::vector<uint32_t>> frames;  // cumulative accesses per bin
-  // Per frame, per grid: the current tile — what the last step before the frame touched (a frame
-  // may span several steps; the tile is one step's, not everything since the previous frame).
-  std::vector<std::vector<TileBox>> frame_tiles;
-  double peak_per_element = 1;  // the most accesses per element any bin reaches (≥ 1)
-};
-
 // [SECTION] Sizing jobs before they start
 
 // A background job's size, estimated from loop extents and shapes before it starts (no walk):
@@ -222,6 +183,20 @@ struct Workbench {
   bool tiles_playing = false;
   double tiles_speed = 8;  // frames per second
   double tiles_last_time = -1;
+  // GPU mode (tiles_gpu.h): one wave seen from a picked block (launch index) and warp; its own
+  // recording, keyed by the machine, the schedule and the pick. Playback shares the frame above.
+  bool tiles_gpu = false;
+  int64_t tiles_block = 0;
+  int tiles_warp = 0;
+  std::optional<GpuTilesResult> gpu_tiles;
+  std::string gpu_tiles_key, gpu_tiles_error;
+  Job<GpuTilesResult> gpu_tiles_job;
+  std::string gpu_tiles_key_now() const {
+    return memory_key() + "\n#block " + std::to_string(tiles_block) + " warp " +
+           std::to_string(tiles_warp);
+  }
+  // Frames of what the Tiles view plays now (the walk's, or the GPU wave's).
+  size_t tiles_frame_count() const;
 
   // Recorded benchmark reports (assets/recorded/*.json), loaded once, newest first.
   bool recorded_loaded = false;
@@ -239,7 +214,7 @@ struct Workbench {
   std::string steps_text() const { return history ? history->to_text() : std::string(); }
   bool busy() const {
     return memory_job.running() || cpu_job.running() || gpu_job.running() || tiles_job.running() ||
-           autotune.busy();
+           gpu_tiles_job.running() || autotune.busy();
   }
 
   // Cache keys: the model text, the steps up to the cursor and (memory) the machine.
@@ -287,8 +262,10 @@ void workbench_cancel(Workbench& wb);
 // Starts recording the Tiles frames for the current schedule (no-op when current or running);
 // sized first as the jobs above.
 std::string workbench_record_tiles(Workbench& wb, bool anyway = false);
-// tiles play | pause | step | back | seek N | speed X
+// tiles play | pause | step | back | seek N | speed X | gpu on|off | block N | warp N
 std::string workbench_tiles_control(Workbench& wb, const std::string& verb, double value);
+// Starts recording the GPU mode's wave for the current pick (no-op when current or running).
+std::string workbench_record_gpu_tiles(Workbench& wb, bool anyway = false);
 // Advances a playing animation to time `now` (seconds).
 void workbench_tick(Workbench& wb, double now);
 // Called once per frame: takes finished jobs' results into the caches.

@@ -192,7 +192,16 @@ std::string write_state_json(const std::string& path, const AppState& state) {
                      {"label", counter_run_label(runs[i])},
                      {"rows", rows}};
   }
-  j["tiles"] = {{"frames", wb.tiles ? wb.tiles->frames.size() : 0}, {"frame", wb.tiles_frame}};
+  j["tiles"] = {{"frames", wb.tiles ? wb.tiles->frames.size() : 0}, {"frame", wb.tiles_frame},
+                {"gpu", wb.tiles_gpu}, {"block", wb.tiles_block}, {"warp", wb.tiles_warp}};
+  if (wb.gpu_tiles) {
+    const GpuTilesResult& g = *wb.gpu_tiles;
+    j["tiles"]["gpu_wave"] = {{"frames", g.frames.size()}, {"block", g.block}, {"warp", g.warp},
+                              {"wave", g.wave}, {"waves", g.waves}, {"resident", g.resident},
+                              {"sm", g.sm}, {"warp_sectors", g.warp_sectors},
+                              {"warp_ideal_sectors", g.warp_ideal_sectors}};
+  }
+  if (!wb.gpu_tiles_error.empty()) j["tiles"]["gpu_error"] = wb.gpu_tiles_error;
   j["status"] = {{"message", state.status_message}, {"is_error", state.status_is_error}};
   j["controls"] = nlohmann::json::object();
   for (const auto& [name, value] : panel_control_values(state.controls))

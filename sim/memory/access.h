@@ -24,6 +24,19 @@ struct Access {
   AddressSpace space = AddressSpace::Global;  // last, so positional initialisers above still work
 };
 
+// One warp instruction before it is coalesced (GPU traces with TraceOptions::lane_detail): the
+// address each active lane asks for, in lane order. The sectors that follow it are what the
+// hierarchy simulates; this is for sinks that draw coalescing (the Tiles view's GPU mode).
+struct WarpRequest {
+  int32_t warp = -1;  // global warp id, as Access::warp
+  int16_t tensor = -1;
+  AccessKind kind = AccessKind::Read;
+  AddressSpace space = AddressSpace::Global;
+  uint32_t lane_bytes = 4;
+  const uint64_t* lane_addr = nullptr;  // `lanes` addresses
+  uint32_t lanes = 0;
+};
+
 class AccessSink {
  public:
   virtual ~AccessSink() = default;
@@ -35,6 +48,9 @@ class AccessSink {
   }
   // Called between loop-nest steps so animations can snapshot state; `step` counts from 0.
   virtual void step_boundary(uint64_t /*step*/) {}
+  // Called before the accesses of one warp instruction, only when the producer was asked for lane
+  // detail; the accesses handed over before it are all from earlier instructions.
+  virtual void warp_request(const WarpRequest& /*request*/) {}
 };
 
 }  // namespace tilescope::memory

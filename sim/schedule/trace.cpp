@@ -98,6 +98,10 @@ class Tracer {
     m_step_loop = o.step_loop.empty() ? (m_k.loops.empty() ? -1 : 0) : m_k.find_loop(o.step_loop);
     if (!o.step_loop.empty() && m_step_loop < 0)
       throw ScheduleError("trace: kernel " + m_k.name + " has no loop named '" + o.step_loop + "'");
+    if (o.gpu) {
+      m_gpu_step_loop = o.step_loop.empty() ? -1 : m_step_loop;
+      m_step_loop = -1;
+    }
     m_acc_traced = !o.gpu && !accumulator_home(m_k, o.gpu).registers;
     if (m_acc_traced) m_acc_index = m_lk.acc_index([](int) { return false; });
     for (size_t p = 0; p < m_lk.phases.size(); ++p) {
@@ -366,6 +370,7 @@ class Tracer {
 
   // One warp instruction: lanes' targets → coalesced sectors (global) or lane accesses (shared).
   void warp_access(const std::vector<Target>& lanes, AccessKind kind, int32_t warp) {
+    if (m_o.lane_detail) lane_detail(lanes, kind, warp);
     std::vector<uint64_t> sectors;
     for (const Target& t : lanes) {
       if (!t.valid) continue;
@@ -378,6 +383,26 @@ class Tracer {
       sectors.push_back(s);
       emit(s * m_o.sector_bytes, m_o.sector_bytes, kind, t.tensor, t.space, warp);
     }
+  }
+
+  void lane_detail(const std::vector<Target>& lanes, AccessKind kind, int32_t warp) {
+    std::vector<uint64_t> addr;
+    const Target* first = nullptr;
+    for (const Target& t : lanes) {
+      if (!t.valid) continue;
+      if (!first) first = &t;
+      addr.push_back(t.addr);
+    }
+    if (!first) return;
+    flush();  // the sink sees the request before its accesses, after every earlier one
+    memory::WarpRequest r;
+    r.warp = warp;
+    r.tensor = int16_t(first->tensor);
+    r.kind = kind;
+    r.space = first->space;
+    r.lane_addr = addr.data();
+    r.lanes = uint32_t(addr.size());
+    m_sink.warp_request(r);
   }
 
   void stmt_gpu(int p) {
@@ -469,6 +494,7 @@ class Tracer {
           walk_gpu(n.children);  // lanes are enumerated at the leaves
         } else {
           for (int64_t v = 0; v < m_k.loops[size_t(n.loop)].extent; ++v) {
+            if (n.loop == m_gpu_step_loop) step();
             m_env.set_loop(n.loop, v);
             walk_gpu(n.children);
           }
@@ -563,6 +589,7 @@ class Tracer {
   std::vector<Access> m_buf;
   TraceSummary m_sum;
   int m_step_loop = -1;
+  int m_gpu_step_loop = -1;  // GPU mode: a loop inside the block body stepped at (TraceOptions)
   int64_t m_tdim[3] = {1, 1, 1};
   int64_t m_nthreads = 1;
   int64_t m_pid = 0;

@@ -18,7 +18,9 @@
 // threads of a warp execute in lockstep: global accesses of a warp's 32 lanes are coalesced into
 // one Access per distinct `sector_bytes` sector (Access::warp = global warp id); shared-memory
 // accesses stay one per lane (consecutive accesses with the same warp id form one warp request, for
-// the bank-conflict model).
+// the bank-conflict model). A GPU trace's steps are the iterations of that interleaved serial loop;
+// a `step_loop` named in GPU mode adds a step at each iteration of that loop inside a block (for a
+// block body that starts with its thread loops, where no loop is interleaved).
 #pragma once
 
 #include "sim/memory/access.h"
@@ -37,6 +39,9 @@ struct TraceOptions {
   int64_t resident_blocks = 132;  // GPU mode: blocks in flight at once (one per SM by default)
   uint32_t sector_bytes = 32;
   uint32_t warp_size = 32;
+  // GPU mode: AccessSink::warp_request() with the lanes' addresses before each warp instruction's
+  // accesses (slower: the batch is handed over first). For the Tiles view's coalescing picture.
+  bool lane_detail = false;
   // Access::tensor of accumulator-buffer accesses. -1 leaves them untagged; a report names them
   // when this is one past the graph's tensors (see name_accumulator_buffer).
   int16_t acc_tensor = -1;

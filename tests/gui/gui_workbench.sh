@@ -4,10 +4,13 @@
 # run the generated kernel on this CPU, visit every view and screenshot each, set two panel
 # controls — then checks every screenshot's panels with gui_png_check and the final state written
 # by --state-json.
-# usage: gui_workbench.sh TILESCOPE GUI_PNG_CHECK OUT_DIR   (exit 77 = skipped: no Xvfb)
+# Last, the Tiles view's GPU mode with clicks only: the mode's radio button, a block of the launch
+# grid, a warp's button (each position read from a probe run's --layout-json).
+# usage: gui_workbench.sh TILESCOPE GUI_PNG_CHECK OUT_DIR GUI_JSON_QUERY
+#        (exit 77 = skipped: no Xvfb)
 set -euo pipefail
 with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
-app=$1 check=$2 out=$3
+app=$1 check=$2 out=$3 query=$4
 if ! command -v Xvfb >/dev/null 2>&1; then
   echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
   exit 77
@@ -88,4 +91,50 @@ for want in '"schedule.tile-log2": "5"' '"palette.name": "bias"' '"schedule.grou
     exit 1
   fi
 done
+
+# [GPU mode] 64×64 GEMM on minigpu (8 SMs): rows of y to blocks 8 at a time (block.y), columns 32
+# at a time (block.x), one row per warp (thread.y), 32 columns across a warp's lanes (thread.x).
+# 2 × 8 = 16 blocks → 2 waves of 8; block 9 runs in wave 2 on SM 1.
+gpu_setup='set-model-text x: [64, 64]\nW: [64, 64] weight\nb: [64] weight\ny = relu(x @ W.T + b)
+machine minigpu
+apply "fuse(matmul0, add0, relu0); tile(i, 8); tile(j, 32); reorder(i.o, j.o, i.i, j.i, k); bind(i.o, block.y); bind(j.o, block.x); bind(i.i, thread.y); bind(j.i, thread.x)"
+view tiles
+wait-frames 3
+wait-jobs
+wait-frames 3'
+run_gpu() {
+  local name=$1 text=$2
+  printf '%s\n%s\nquit\n' "$gpu_setup" "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
+  "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" --no-session --script "$out/$name.script" \
+    --size 1440x900 --layout-json "$out/$name.layout.json" --state-json "$out/$name.state.json"
+}
+at() {
+  "$query" "$out/$1.layout.json" --widget "$2" || { echo "FAIL: widget $2 is not on the screen of $1"; exit 1; }
+}
+settle=$'wait-frames 3\nwait-jobs\nwait-frames 3'
+run_gpu g0 ""
+mode=$(at g0 tiles.mode.gpu)
+run_gpu g1 "click $mode"$'\n'"$settle"
+block=$(at g1 tiles.block.9)
+run_gpu g2 "click $mode"$'\n'"$settle"$'\n'"click $block"$'\n'"$settle"
+warp=$(at g2 tiles.warp.3)
+run_gpu g3 "click $mode"$'\n'"$settle"$'\n'"click $block"$'\n'"$settle"$'\n'"click $warp"$'\n'"$settle"$'\ntiles step\nwait-frames 3\nscreenshot OUT/tiles-gpu.png\nwait-frames 1'
+"$check" "$out/tiles-gpu.png" "$out/g3.layout.json" --expect-parsed true --min-ops 3
+expect() {
+  local got
+  got=$("$query" "$out/$1.state.json" "$2") || { echo "FAIL: $1: no $2 in the state"; exit 1; }
+  [[ "$got" == "$3" ]] || { echo "FAIL: $1: $2 is '$got', expected '$3'"; exit 1; }
+}
+expect g1 /tiles/gpu true
+expect g1 /tiles/gpu_wave/block 0
+expect g3 /tiles/gpu_wave/block 9
+expect g3 /tiles/gpu_wave/warp 3
+expect g3 /tiles/gpu_wave/wave 1
+expect g3 /tiles/gpu_wave/sm 1
+# Warp 3 of block 9 (row 35; columns 32…63) over its wave, by hand: per k (64) x[35, k] is one
+# word for all lanes (1 sector) and W[32…63, k] one word from each of 32 rows 256 B apart (32
+# sectors); then b[32…63] and the store of y[35, 32…63], 128 B each (4 sectors):
+# 64·1 + 64·32 + 4 + 4 = 2120 sectors, where 64·1 + 64·4 + 4 + 4 = 328 would hold the bytes.
+expect g3 /tiles/gpu_wave/warp_sectors 2120
+expect g3 /tiles/gpu_wave/warp_ideal_sectors 328
 echo "gui workbench: all checks passed"

@@ -2,7 +2,9 @@
 // often each element (or bin of elements) has been accessed so far; the current tile (what the
 // last step of the step loop touched) is boxed and the cells touched since the previous frame are
 // tinted; each grid keeps its shape's aspect ratio. A staged tile (x_shared) is drawn right after
-// the tensor it copies, on its own colour scale. Play, pause, step, scrub.
+// the tensor it copies, on its own colour scale. Play, pause, step, scrub. The GPU mode (one wave
+// seen from a block and a warp) is drawn by view_tiles_gpu.cpp.
+#include "app/gui/views/tiles_modes.h"
 #include "app/gui/views/views.h"
 
 #include "app/core/format.h"
@@ -42,10 +44,49 @@ ImU32 heat_colour(double t, ImU32 bg) {
 
 }  // namespace
 
+void tiles_transport(ViewContext& ctx, const Rect& rect, int frame, int last) {
+  const Workbench& wb = ctx.state.bench;
+  const float em = ImGui::GetFontSize();
+  if (ImGui::Button("|<")) ctx.push(command_from("tiles seek 0"));
+  ImGui::SameLine();
+  if (ImGui::Button("<")) ctx.push(command_from("tiles back"));
+  ImGui::SameLine();
+  if (ImGui::Button(wb.tiles_playing ? "Pause" : "Play"))
+    ctx.push(command_from(wb.tiles_playing ? "tiles pause" : "tiles play"));
+  ImGui::SameLine();
+  if (ImGui::Button(">")) ctx.push(command_from("tiles step"));
+  ImGui::SameLine();
+  int scrub = frame;
+  ImGui::SetNextItemWidth(std::max(em * 8, rect.w - em * 26));
+  if (ImGui::SliderInt("##scrub", &scrub, 0, last, "frame %d") && scrub != frame)
+    ctx.push(command_from("tiles seek " + std::to_string(scrub)));
+  ImGui::SameLine();
+  float speed = static_cast<float>(wb.tiles_speed);
+  ImGui::SetNextItemWidth(em * 6);
+  if (ImGui::SliderFloat("fps", &speed, 1, 60, "%.0f") && speed != float(wb.tiles_speed))
+    ctx.push(command_from("tiles speed " + std::to_string(speed)));
+}
+
+bool tiles_mode_switch(ViewContext& ctx) {
+  const Workbench& wb = ctx.state.bench;
+  if (ImGui::RadioButton("Loop nest walk", !wb.tiles_gpu)) ctx.push(command_from("tiles gpu off"));
+  note_widget("tiles.mode.walk");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("GPU: blocks and warps", wb.tiles_gpu))
+    ctx.push(command_from("tiles gpu on"));
+  note_widget("tiles.mode.gpu");
+  return wb.tiles_gpu;
+}
+
 void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   const Workbench& wb = ctx.state.bench;
   const Palette& p = ctx.palette;
   if (!begin_panel("Tiles", rect)) {
+    end_panel();
+    return;
+  }
+  if (wb.kernel() && tiles_mode_switch(ctx)) {
+    draw_tiles_gpu(ctx, rect);
     end_panel();
     return;
   }
@@ -88,24 +129,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   const int frame = std::clamp(static_cast<int>(std::floor(wb.tiles_frame)), 0, last);
 
   // [SECTION] Transport: back, play/pause, step, scrub, speed
-  if (ImGui::Button("|<")) ctx.push(command_from("tiles seek 0"));
-  ImGui::SameLine();
-  if (ImGui::Button("<")) ctx.push(command_from("tiles back"));
-  ImGui::SameLine();
-  if (ImGui::Button(wb.tiles_playing ? "Pause" : "Play"))
-    ctx.push(command_from(wb.tiles_playing ? "tiles pause" : "tiles play"));
-  ImGui::SameLine();
-  if (ImGui::Button(">")) ctx.push(command_from("tiles step"));
-  ImGui::SameLine();
-  int scrub = frame;
-  ImGui::SetNextItemWidth(std::max(em * 8, rect.w - em * 26));
-  if (ImGui::SliderInt("##scrub", &scrub, 0, last, "frame %d") && scrub != frame)
-    ctx.push(command_from("tiles seek " + std::to_string(scrub)));
-  ImGui::SameLine();
-  float speed = static_cast<float>(wb.tiles_speed);
-  ImGui::SetNextItemWidth(em * 6);
-  if (ImGui::SliderFloat("fps", &speed, 1, 60, "%.0f") && speed != float(wb.tiles_speed))
-    ctx.push(command_from("tiles speed " + std::to_string(speed)));
+  tiles_transport(ctx, rect, frame, last);
   const uint64_t step = t.frame_step[size_t(frame)];
   ImGui::TextDisabled(
       "step %s of %s (of loop %s) · colour: accesses so far · box: the current tile · "
