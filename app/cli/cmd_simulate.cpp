@@ -6,6 +6,8 @@
 #include "commands.h"
 #include "work_limits.h"
 
+#include "app/core/tiles_gpu.h"
+
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 #include "sim/memory/din.h"
@@ -56,6 +58,7 @@ struct SimulateFlags {
   // instant, a run of 10^10 accesses takes hours); --max-accesses raises it.
   double max_accesses = 5e8;
   std::vector<std::string> tensors;
+  std::string follow;  // "BLOCK[:WARP]": the Tiles view's GPU mode as text (one wave)
 };
 
 // A trace source streams its accesses into the sink and returns how many it produced.
@@ -153,6 +156,90 @@ std::string read_all(const std::string& file) {
 }
 
 // Model file → lowered program → steps applied → the current kernel traced through the machine.
+// --follow BLOCK[:WARP]: one wave of a GPU kernel seen from a block and a warp (core/tiles_gpu.h,
+// what the Tiles view's GPU mode draws): the wave, what the block's SM's L1 and the L2 hold at
+// its start and end, the warp's instructions in the block's first step and over the wave.
+int follow_warp(const SimulateFlags& f, const schedule::Kernel& k, const model::Machine& machine) {
+  int64_t block = 0;
+  int warp = 0;
+  {
+    const size_t colon = f.follow.find(':');
+    char* end = nullptr;
+    const std::string b = f.follow.substr(0, colon);
+    block = std::strtoll(b.c_str(), &end, 10);
+    bool ok = !b.empty() && end && *end == 0;
+    if (colon != std::string::npos) {
+      const std::string w = f.follow.substr(colon + 1);
+      warp = int(std::strtol(w.c_str(), &end, 10));
+      ok = ok && !w.empty() && end && *end == 0;
+    }
+    if (!ok) {
+      std::cerr << "simulate: --follow expects BLOCK or BLOCK:WARP (whole numbers), got '"
+                << f.follow << "'\n";
+      return 1;
+    }
+  }
+  const schedule::TraceSize size = schedule::estimate_trace_size(k);
+  if (size.accesses > f.max_accesses) {
+    std::cerr << "simulate: refused: kernel " << k.name << " makes about "
+              << format_count(size.accesses) << " accesses, more than --max-accesses "
+              << num(f.max_accesses) << "\n";
+    return 1;
+  }
+  core::JobProgress progress;
+  const core::GpuTilesResult r = core::record_gpu_tiles(k, machine, block, warp, progress);
+  std::printf("machine %s, kernel %s: grid %lldx%lldx%lld = %lld blocks, %d warps each; up to %lld "
+              "at once (one per SM): %lld wave%s\n",
+              machine.name.c_str(), k.name.c_str(), static_cast<long long>(r.grid[0]),
+              static_cast<long long>(r.grid[1]), static_cast<long long>(r.grid[2]),
+              static_cast<long long>(r.blocks), r.warps_per_block,
+              static_cast<long long>(r.resident), static_cast<long long>(r.waves),
+              r.waves == 1 ? "" : "s");
+  std::printf("block %lld runs in wave %lld on SM %lld; following its warp %d\n",
+              static_cast<long long>(r.block), static_cast<long long>(r.wave + 1),
+              static_cast<long long>(r.sm), r.warp);
+  std::printf("steps: %s\n",
+              !r.blocks_in_turn ? "every block of the wave, one iteration of its serial loop"
+              : r.step_loop.empty()
+                  ? "one block at a time (its body has no serial loop)"
+                  : ("one iteration of loop " + r.step_loop + " of one block at a time").c_str());
+  const auto share = [&](const core::GpuTilesFrame& fr, const std::vector<uint8_t>& level,
+                         const core::TileGrid& g) {
+    double held = 0, all = 0;
+    for (size_t i = 0; i < g.bins(); ++i) {
+      held += level[g.offset + i] / 255.0 / g.inv_elems[i];
+      all += 1.0 / g.inv_elems[i];
+    }
+    (void)fr;
+    return 100.0 * held / std::max(all, 1.0);
+  };
+  std::printf("\nshare of each tensor held   %-22s %-22s\n", "at the wave's start",
+              "at its end");
+  for (const core::TileGrid& g : r.grids) {
+    if (!g.staged_from.empty()) continue;  // a block's own shared tile is in no cache
+    std::printf("  %-10s %-5s %20.1f %% %20.1f %%\n", g.name.c_str(), r.l1_name.c_str(),
+                share(r.frames.front(), r.frames.front().l1, g),
+                share(r.frames.back(), r.frames.back().l1, g));
+    std::printf("  %-10s %-5s %20.1f %% %20.1f %%\n", "", r.l2_name.c_str(),
+                share(r.frames.front(), r.frames.front().l2, g),
+                share(r.frames.back(), r.frames.back().l2, g));
+  }
+  std::printf("  (%s: SM %lld's own; %s: every SM's)\n", r.l1_name.c_str(),
+              static_cast<long long>(r.sm), r.l2_name.c_str());
+  const core::GpuTilesFrame& first = r.frames[r.first_block_frame];
+  std::printf("\nwarp %d in block %lld's first step (frame %zu):\n", r.warp,
+              static_cast<long long>(r.block), r.first_block_frame);
+  for (const core::WarpPattern& pt : core::warp_patterns(first))
+    std::printf("  %d x %s\n", pt.count, core::describe_warp_access(r, *pt.first).c_str());
+  std::printf("over the wave: %llu global instructions moved %llu sectors; %llu would hold the "
+              "bytes their lanes asked for (%.2fx)\n",
+              static_cast<unsigned long long>(r.warp_global),
+              static_cast<unsigned long long>(r.warp_sectors),
+              static_cast<unsigned long long>(r.warp_ideal_sectors),
+              double(r.warp_sectors) / double(std::max<uint64_t>(r.warp_ideal_sectors, 1)));
+  return 0;
+}
+
 int run_model(const SimulateFlags& f) {
   auto g = std::make_shared<const graph::Graph>(
       f.file == "default" ? graph::parse_model(graph::default_model_text(), "<default>")
@@ -169,6 +256,7 @@ int run_model(const SimulateFlags& f) {
   }
   const schedule::Kernel& k = p.kernels.at(size_t(p.current));
   const bool gpu = machine.kind == "gpu";
+  if (!f.follow.empty()) return follow_warp(f, k, machine);
 
   memory::HierarchyOptions options;
   options.classify_misses = !f.no_3c;
@@ -404,6 +492,9 @@ const CommandRegistrar registrar{
       sub.add_option("--max-accesses", flags->max_accesses,
                      "Refuse a model simulation estimated to make more accesses than this")
           ->capture_default_str();
+      sub.add_option("--follow", flags->follow,
+                     "GPU machines: follow block BLOCK (launch index) and its warp WARP through "
+                     "one wave (BLOCK[:WARP]; what the Tiles view's GPU mode shows)");
       sub.add_option("--tensor", flags->tensors,
                      "Label an address range as a tensor: NAME=BASE+BYTES (repeatable)");
       sub.callback([flags, &exit_code] {

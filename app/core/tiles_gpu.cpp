@@ -9,9 +9,58 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 
 namespace tilescope::core {
+
+std::vector<WarpPattern> warp_patterns(const GpuTilesFrame& f) {
+  std::vector<WarpPattern> out;
+  std::map<std::tuple<int, bool, bool, uint32_t, uint32_t, uint32_t, uint32_t>, size_t> index;
+  for (const GpuWarpAccess& w : f.warp) {
+    const auto key = std::make_tuple(w.grid, w.write, w.shared, w.lanes, w.sectors, w.wavefronts,
+                                     w.ideal_sectors);
+    const auto [it, fresh] = index.emplace(key, out.size());
+    if (fresh) out.push_back({&w, 0});
+    ++out[it->second].count;
+  }
+  return out;
+}
+
+std::string describe_warp_access(const GpuTilesResult& r, const GpuWarpAccess& w) {
+  const std::string name = w.grid >= 0 ? r.grids[size_t(w.grid)].name : "?";
+  std::string s = std::string(w.write ? "store " : "load ") + name;
+  char buf[256];
+  if (w.shared) {
+    std::snprintf(buf, sizeof buf, " (shared): %u lanes → %u wavefront%s (%u without conflicts)%s",
+                  w.lanes, w.wavefronts, w.wavefronts == 1 ? "" : "s", w.ideal_wavefronts,
+                  w.wavefronts > w.ideal_wavefronts ? " — bank conflicts" : " — no conflict");
+    return s + buf;
+  }
+  const uint64_t moved = uint64_t(w.sectors) * r.sector_bytes;
+  const std::set<int64_t> distinct(w.lane_elem.begin(), w.lane_elem.end());
+  const uint64_t used = distinct.size() * 4;
+  std::snprintf(buf, sizeof buf, " (global): %u lanes → %u sector%s = %llu B moved for %llu B used",
+                w.lanes, w.sectors, w.sectors == 1 ? "" : "s",
+                static_cast<unsigned long long>(moved), static_cast<unsigned long long>(used));
+  s += buf;
+  if (distinct.size() == 1 && w.lanes > 1) return s + " — a broadcast: every lane the same word";
+  if (w.sectors <= w.ideal_sectors) return s + " — coalesced";
+  // The lanes' stride, when they form one.
+  int64_t stride = w.lane_elem.size() >= 2 ? w.lane_elem[1] - w.lane_elem[0] : 0;
+  for (size_t i = 2; i < w.lane_elem.size() && stride != 0; ++i)
+    if (w.lane_elem[i] - w.lane_elem[i - 1] != stride) stride = 0;
+  if (stride != 0) {
+    std::snprintf(buf, sizeof buf, " — uncoalesced: neighbouring lanes %lld B apart",
+                  static_cast<long long>(std::llabs(stride) * 4));
+    return s + buf;
+  }
+  return s + " — uncoalesced";
+}
 
 std::string gpu_tiles_unavailable(const schedule::Kernel& k, const model::Machine& m) {
   if (m.kind != "gpu")

@@ -70,6 +70,17 @@ struct GpuTilesResult {
   uint64_t warp_global = 0, warp_sectors = 0, warp_ideal_sectors = 0;
 };
 
+// The picked warp's instructions of one frame, alike ones together (same grid, direction, space,
+// lanes, sectors and wavefronts), in first-seen order: the first of each and how many.
+struct WarpPattern {
+  const GpuWarpAccess* first = nullptr;
+  int count = 0;
+};
+std::vector<WarpPattern> warp_patterns(const GpuTilesFrame& f);
+// One instruction in words: "load W (global): 32 lanes → 32 sectors = 1024 B moved for 128 B
+// used — uncoalesced: neighbouring lanes 256 B apart".
+std::string describe_warp_access(const GpuTilesResult& r, const GpuWarpAccess& w);
+
 // Why GPU mode does not apply to this kernel on this machine ("" when it does): not a GPU
 // machine, or no loop bound to blocks.
 std::string gpu_tiles_unavailable(const schedule::Kernel& k, const model::Machine& m);

@@ -111,6 +111,37 @@ TEST_CASE("simulate FILE --apply on a GPU machine traces in GPU mode") {
   CHECK(j["roofline_simulated"]["binding"].get<std::string>().size() > 0);
 }
 
+TEST_CASE("simulate --follow: one warp of one block through its wave, by hand count") {
+  const fs::path model = write_file(
+      "follow.model", "x: [64, 64]\nW: [64, 64] weight\nb: [64] weight\ny = relu(x @ W.T + b)\n");
+  const std::string steps =
+      " --machine minigpu --apply \"fuse(matmul0, add0, relu0); tile(i, 8); tile(j, 32); "
+      "reorder(i.o, j.o, i.i, j.i, k); bind(i.o, block.y); bind(j.o, block.x); "
+      "bind(i.i, thread.y); bind(j.i, thread.x)\"";
+  RunResult r = run("simulate " + model.string() + steps + " --follow 9:3");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  // 2 × 8 = 16 blocks on 8 SMs: two waves; block 9 in the second, on SM 9 mod 8 = 1.
+  CHECK(r.out.find("16 blocks, 8 warps each; up to 8 at once (one per SM): 2 waves") !=
+        std::string::npos);
+  CHECK(r.out.find("block 9 runs in wave 2 on SM 1") != std::string::npos);
+  // Warp 3 (row 35, columns 32…63): per k, x[35, k] one word for all lanes (1 sector) and
+  // W[32…63, k] 32 rows 256 B apart (32 sectors); then b and the store of y's row, 4 sectors each.
+  CHECK(r.out.find("1 x load x (global): 32 lanes → 1 sector") != std::string::npos);
+  CHECK(r.out.find("neighbouring lanes 256 B apart") != std::string::npos);
+  CHECK(r.out.find("130 global instructions moved 2120 sectors; 328 would hold") !=
+        std::string::npos);
+  r = run("simulate " + model.string() + steps + " --follow 16:0");
+  CHECK(r.code == 1);
+  CHECK(r.err.find("0 … 15") != std::string::npos);
+  r = run("simulate " + model.string() + steps + " --follow nine");
+  CHECK(r.code == 1);
+  CHECK(r.err.find("BLOCK:WARP") != std::string::npos);
+  r = run("simulate " + model.string() + " --machine tiny --follow 0");
+  CHECK(r.code == 1);
+  CHECK(r.err.find("a CPU") != std::string::npos);
+}
+
 TEST_CASE("simulate FILE --apply: bad input is a located error, not a crash") {
   const fs::path model = write_file("gemm32e.model", kGemm32);
   RunResult r = run("simulate " + model.string() + " --apply \"tile(q, 4)\"");

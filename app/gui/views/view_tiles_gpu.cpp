@@ -22,7 +22,6 @@
 #include <map>
 #include <set>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace tilescope::gui {
@@ -111,44 +110,6 @@ void swatch(ImU32 fill, ImU32 outline, const char* text) {
   ImGui::TextUnformatted(text);
 }
 
-// One pattern of the warp's instructions: the first instance drawn, how many alike.
-struct Pattern {
-  const GpuWarpAccess* first = nullptr;
-  int count = 0;
-};
-
-std::string access_words(const GpuTilesResult& t, const GpuWarpAccess& w, uint32_t banks) {
-  const std::string name = w.grid >= 0 ? t.grids[size_t(w.grid)].name : "?";
-  std::string s = std::string(w.write ? "store " : "load ") + name;
-  char buf[256];
-  if (w.shared) {
-    std::snprintf(buf, sizeof buf, " (shared): %u lanes → %u wavefront%s (%u without conflicts)%s",
-                  w.lanes, w.wavefronts, w.wavefronts == 1 ? "" : "s", w.ideal_wavefronts,
-                  w.wavefronts > w.ideal_wavefronts ? " — bank conflicts" : " — no conflict");
-    (void)banks;
-    return s + buf;
-  }
-  const uint64_t moved = uint64_t(w.sectors) * t.sector_bytes;
-  std::set<int64_t> distinct(w.lane_elem.begin(), w.lane_elem.end());
-  const uint64_t used = distinct.size() * 4;
-  std::snprintf(buf, sizeof buf, " (global): %u lanes → %u sector%s = %llu B moved for %llu B used",
-                w.lanes, w.sectors, w.sectors == 1 ? "" : "s",
-                static_cast<unsigned long long>(moved), static_cast<unsigned long long>(used));
-  s += buf;
-  if (distinct.size() == 1 && w.lanes > 1) return s + " — a broadcast: every lane the same word";
-  if (w.sectors <= w.ideal_sectors) return s + " — coalesced";
-  // The lanes' stride, when they form one.
-  int64_t stride = w.lane_elem.size() >= 2 ? w.lane_elem[1] - w.lane_elem[0] : 0;
-  for (size_t i = 2; i < w.lane_elem.size() && stride != 0; ++i)
-    if (w.lane_elem[i] - w.lane_elem[i - 1] != stride) stride = 0;
-  if (stride != 0) {
-    std::snprintf(buf, sizeof buf, " — uncoalesced: neighbouring lanes %lld B apart",
-                  static_cast<long long>(std::llabs(stride) * 4));
-    return s + buf;
-  }
-  return s + " — uncoalesced";
-}
-
 // The sectors of a global access, slot by slot (4-byte words), lanes' words filled; or the banks
 // of a shared access, each with the distinct words asked of it.
 void draw_access_picture(ViewContext& ctx, const GpuTilesResult& t, const GpuWarpAccess& w,
@@ -161,7 +122,7 @@ void draw_access_picture(ViewContext& ctx, const GpuTilesResult& t, const GpuWar
   if (w.shared) {
     std::vector<std::set<int64_t>> words(banks);
     for (int64_t e : w.lane_elem) words[size_t(e % int64_t(banks))].insert(e);
-    const float bw = std::min(em * 1.1f, max_w / float(banks));
+    const float bw = std::max(2.0f, std::min(em * 0.8f, (max_w - em * 16) / float(banks)));
     for (uint32_t b = 0; b < banks; ++b) {
       const size_t n = words[b].size();
       const ImVec2 a(at.x + float(b) * bw, at.y);
@@ -261,17 +222,20 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
     return std::pair<int64_t, int64_t>(0, 0);
   };
   const auto [bx, by] = bc(t.block);
+  const std::string waves =
+      t.waves == 1 ? "all of them run in one wave"
+                   : "so the grid runs in " + std::to_string(t.waves) + " waves";
   ImGui::TextWrapped(
-      "%s on %s: grid %lld×%lld×%lld = %lld blocks of %lld threads (%d warps); %lld run at once "
-      "(one per SM), so the grid runs in %lld waves. Block %lld = (x %lld, y %lld) runs in wave "
-      "%lld on SM %lld.",
+      "%s on %s: grid %lld×%lld×%lld = %lld block%s of %lld threads (%d warp%s); up to %lld run "
+      "at once (one per SM), %s. Block %lld = (x %lld, y %lld) runs in wave %lld on SM %lld.",
       t.kernel.c_str(), t.machine.c_str(), static_cast<long long>(t.grid[0]),
       static_cast<long long>(t.grid[1]), static_cast<long long>(t.grid[2]),
-      static_cast<long long>(t.blocks),
+      static_cast<long long>(t.blocks), t.blocks == 1 ? "" : "s",
       static_cast<long long>(t.block_dims[0] * t.block_dims[1] * t.block_dims[2]),
-      t.warps_per_block, static_cast<long long>(t.resident), static_cast<long long>(t.waves),
-      static_cast<long long>(t.block), static_cast<long long>(bx), static_cast<long long>(by),
-      static_cast<long long>(t.wave + 1), static_cast<long long>(t.sm));
+      t.warps_per_block, t.warps_per_block == 1 ? "" : "s", static_cast<long long>(t.resident),
+      waves.c_str(), static_cast<long long>(t.block), static_cast<long long>(bx),
+      static_cast<long long>(by), static_cast<long long>(t.wave + 1),
+      static_cast<long long>(t.sm));
   ImGui::BeginGroup();
   ImGui::TextDisabled("Blocks (click one to follow it)");
   draw_block_picker(ctx, t, std::min(rect.w * 0.32f, em * 18), em * 8);
@@ -407,15 +371,7 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
   ImGui::Dummy(ImVec2(avail_w, y + row_h - start.y + em * 0.3f));
 
   // [SECTION] The warp's instructions in the last step
-  std::vector<Pattern> patterns;
-  std::map<std::tuple<int, bool, bool, uint32_t, uint32_t, uint32_t, uint32_t>, size_t> index;
-  for (const GpuWarpAccess& w : f.warp) {
-    const auto key_of = std::make_tuple(w.grid, w.write, w.shared, w.lanes, w.sectors,
-                                        w.wavefronts, w.ideal_sectors);
-    auto [it, fresh] = index.emplace(key_of, patterns.size());
-    if (fresh) patterns.push_back({&w, 0});
-    ++patterns[it->second].count;
-  }
+  const std::vector<WarpPattern> patterns = warp_patterns(f);
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::Text("Warp %d of block %lld in the last step: %zu instruction%s", t.warp,
               static_cast<long long>(t.block), f.warp.size() + f.warp_more,
@@ -424,8 +380,8 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
   if (patterns.empty())
     ImGui::TextDisabled(frame == 0 ? "(the wave has not started: step forward)"
                                    : "(this warp touched no memory in that step)");
-  for (const Pattern& pt : patterns) {
-    const std::string words = access_words(t, *pt.first, banks);
+  for (const WarpPattern& pt : patterns) {
+    const std::string words = describe_warp_access(t, *pt.first);
     ImGui::PushStyleColor(ImGuiCol_Text,
                           ImGui::ColorConvertU32ToFloat4(pt.first->coalesced() ? p.text : p.error));
     ImGui::TextWrapped("%s%s", pt.count > 1 ? (std::to_string(pt.count) + " × ").c_str() : "",
