@@ -231,6 +231,8 @@ int follow_warp(const SimulateFlags& f, const schedule::Kernel& k, const model::
               static_cast<long long>(r.block), r.first_block_frame);
   for (const core::WarpPattern& pt : core::warp_patterns(first))
     std::printf("  %d x %s\n", pt.count, core::describe_warp_access(r, *pt.first).c_str());
+  if (first.warp_more > 0)
+    std::printf("  (and %u more instructions in that step, not listed)\n", first.warp_more);
   std::printf("over the wave: %llu global instructions moved %llu sectors; %llu would hold the "
               "bytes their lanes asked for (%.2fx)\n",
               static_cast<unsigned long long>(r.warp_global),

@@ -309,6 +309,7 @@ const std::vector<FunctionSpec>& functions() {
       {"threads", {kSubject}, 1, false, false},
       {"smem_bytes", {kSubject}, 1, false, false},
       {"conflicts", {kSubject, kString}, 2, false, false},
+      {"sectors", {kSubject, kString}, 2, false, true},
       {"dram_bytes", {kSubject}, 1, false, true},
       {"dram_reads", {kSubject}, 1, false, true},
       {"dram_writes", {kSubject}, 1, false, true},
@@ -783,6 +784,21 @@ Value LessonSession::call(const Expr& e, const Context& c) {
     if (f == "blocks") return Value::of(double(lc.grid[0] * lc.grid[1] * lc.grid[2]));
     if (f == "threads") return Value::of(double(lc.block[0] * lc.block[1] * lc.block[2]));
     return Value::of(double(lc.dynamic_smem_bytes));
+  }
+  // One warp's coalescing: the sectors of warp 0's first load of a tensor on a GPU machine.
+  if (f == "sectors") {
+    const LessonProgram* lp = program(arg0);
+    const schedule::Kernel& k = lp->program.kernels.at(size_t(lp->program.current));
+    const std::string mname = machine_for(e, c);
+    const model::Machine& m = machine(mname);
+    if (m.kind != "gpu")
+      throw EvalError{"sectors() follows a warp of a GPU, and machine " + mname + " is a CPU"};
+    const schedule::WarpLoad w =
+        schedule::first_warp_load(k, str(1), model::trace_options_for(m));
+    if (w.lanes == 0)
+      throw EvalError{"warp 0 of block 0 of " + arg0 + " never loads " + str(1) +
+                      " from global memory"};
+    return Value::of(double(w.sectors));
   }
   // Simulated traffic.
   if (f == "dram_bytes" || f == "dram_reads" || f == "dram_writes" || f == "accesses" ||

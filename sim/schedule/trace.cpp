@@ -602,4 +602,52 @@ TraceSummary trace_kernel(const Kernel& k, memory::AccessSink& sink, const Trace
   return Tracer(k, sink, o).run();
 }
 
+namespace {
+
+class FirstWarpLoad final : public memory::AccessSink {
+ public:
+  struct Found {};
+  FirstWarpLoad(int graph_id, uint32_t sector_bytes) : m_id(graph_id), m_sector(sector_bytes) {}
+  void access(const Access&) override {}
+  void access_batch(const Access*, size_t) override {}
+  void warp_request(const memory::WarpRequest& q) override {
+    if (q.warp != 0 || q.kind != AccessKind::Read || q.space != AddressSpace::Global ||
+        q.tensor != m_id || q.lanes == 0)
+      return;
+    std::vector<uint64_t> sectors, words(q.lane_addr, q.lane_addr + q.lanes);
+    for (uint64_t a : words) sectors.push_back(a / m_sector);
+    std::sort(sectors.begin(), sectors.end());
+    std::sort(words.begin(), words.end());
+    const uint64_t bytes =
+        uint64_t(std::unique(words.begin(), words.end()) - words.begin()) * q.lane_bytes;
+    result.lanes = q.lanes;
+    result.sectors = uint32_t(std::unique(sectors.begin(), sectors.end()) - sectors.begin());
+    result.ideal_sectors = uint32_t((bytes + m_sector - 1) / m_sector);
+    throw Found{};
+  }
+  WarpLoad result;
+
+ private:
+  int m_id;
+  uint32_t m_sector;
+};
+
+}  // namespace
+
+WarpLoad first_warp_load(const Kernel& k, const std::string& tensor, TraceOptions o) {
+  const auto t = std::find_if(k.tensors.begin(), k.tensors.end(),
+                              [&](const KernelTensor& kt) { return kt.name == tensor; });
+  if (t == k.tensors.end())
+    throw ScheduleError("kernel " + k.name + " has no tensor '" + tensor + "'");
+  o.gpu = true;
+  o.lane_detail = true;
+  o.step_loop.clear();
+  FirstWarpLoad sink(t->id, std::max<uint32_t>(o.sector_bytes, 1));
+  try {
+    trace_kernel(k, sink, o);
+  } catch (const FirstWarpLoad::Found&) {
+  }
+  return sink.result;
+}
+
 }  // namespace tilescope::schedule

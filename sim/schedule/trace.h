@@ -86,4 +86,13 @@ struct TraceSummary {
 
 TraceSummary trace_kernel(const Kernel& k, memory::AccessSink& sink, const TraceOptions& o = {});
 
+// The first load of kernel tensor `tensor` (by name) that warp 0 of block 0 issues in the GPU
+// trace with options `o` (GPU mode is forced): its active lanes, the distinct sectors they touch,
+// and the fewest sectors that could hold the distinct bytes they ask for. lanes = 0 when that
+// warp never loads the tensor from global memory. Throws ScheduleError for an unknown tensor.
+struct WarpLoad {
+  uint32_t lanes = 0, sectors = 0, ideal_sectors = 0;
+};
+WarpLoad first_warp_load(const Kernel& k, const std::string& tensor, TraceOptions o);
+
 }  // namespace tilescope::schedule
