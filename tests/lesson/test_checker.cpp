@@ -149,3 +149,20 @@ TEST_CASE("checker: a failed evaluation fails the check with a message, never a 
   const CheckResult s = run(m, "kind(add0) < 3");
   CHECK(s.error.find("compares numbers") != std::string::npos);
 }
+
+TEST_CASE("checker: sectors() counts the sectors of one warp's load, by hand") {
+  // y = relu(x @ W.T + b), x [2, 64], W [64, 8]: j across the 32 lanes of a warp. W[j, k] for 32
+  // consecutive j are 32 rows of 8 floats (32 B) apart: 32 sectors. x[i, k] is one word for all
+  // lanes: 1 sector. b[j] for 32 consecutive j: 128 B, 4 sectors.
+  const std::string m = layer(2, 64, 8) +
+                        "```steps id=s model=m\nfuse(matmul0, add0, relu0)\ntile(j, 32)\n"
+                        "bind(i, block.y)\nbind(j.o, block.x)\nbind(j.i, thread.x)\n```\n";
+  CHECK(lhs(m, "sectors(s, \"W\")", " machine=h200") == 32);
+  CHECK(lhs(m, "sectors(s, \"x\")", " machine=h200") == 1);
+  CHECK(lhs(m, "sectors(s, \"b\")", " machine=h200") == 4);
+  // On a CPU machine, or for a tensor the warp never loads, the check says why.
+  CheckResult r = run(m, "sectors(s, \"W\") == 32", " machine=tiny");
+  CHECK(r.error.find("is a CPU") != std::string::npos);
+  r = run(m, "sectors(s, \"y\") == 4", " machine=h200");
+  CHECK(r.error.find("never loads y") != std::string::npos);
+}
