@@ -88,6 +88,14 @@ void explain_differences(CounterRun& run) {
     return std::string(buf);
   };
   const double ab = 4.0 * (double(run.m) * run.k + double(run.k) * run.n);
+  // What the out-of-step variant says, when it was computed: appended to a DRAM miss's cause.
+  std::string out_of_step;
+  if (p.out_of_step.count("dram_read_bytes") && dram_m > 0) {
+    const double o = total(p.out_of_step, {"dram_read_bytes", "dram_write_bytes"});
+    out_of_step = "; with the blocks of each SM out of step (a wave shares only one block per SM) "
+                  "the twin predicts " + num(o / 1e6) + " MB (" +
+                  (pct(o, dram_m) >= 0 ? "+" : "") + num(pct(o, dram_m)) + " %)";
+  }
   if (dram_m > 0 && pct(dram_p, dram_m) < -15) {
     const double wr_m =
         run.measured.count("dram_write_bytes") ? run.measured.at("dram_write_bytes") : 0;
@@ -103,12 +111,14 @@ void explain_differences(CounterRun& run) {
           num(dram_m / std::max(1.0, dram_p)) + "× the lockstep prediction (" + num(dram_m / ab) +
           "× the operands' size): the blocks of a wave do not run in step, "
           "so panels are re-read after the L2 dropped them (reproducible: a second run "
-          "measured the same within 0.6 %, so it is the hardware's block schedule, not noise)";
+          "measured the same within 0.6 %, so it is the hardware's block schedule, not noise)" +
+          out_of_step;
     }
   } else if (dram_m > 0 && pct(dram_p, dram_m) > 15) {
     p.causes["dram"] =
         "the twin keeps less in L2 than the hardware (replacement is not LRU on "
-        "hardware; the L2's policy is not published)";
+        "hardware; the L2's policy is not published)" +
+        out_of_step;
   }
   if (l2_m > 0 && pct(l2_p, l2_m) > 25) {
     p.causes["l2"] =
@@ -142,6 +152,8 @@ void predict_counters(CounterReport& report, const model::Machine& machine) {
     const std::vector<TwinLaunch> launches =
         twin_launches(run.suite, run.version, &cp.no_twin_reason);
     bool shared_known = true;
+    bool several_per_sm = false;
+    std::map<std::string, double> out_of_step;
     for (const TwinLaunch& l : launches) {
       const bool elementwise = l.kernel == "bias_add" || l.kernel == "relu";
       // hgemm 2 reads its tiles with ldmatrix from swizzled rows, which the description leaves out.
@@ -151,6 +163,19 @@ void predict_counters(CounterReport& report, const model::Machine& machine) {
       const model::GpuTwinPrediction p = model::predict_gpu_kernel(
           l.kernel, run.m, run.n, elementwise ? run.n : run.k, machine, o);
       add(cp.values, p, true);
+      // The same launch with each SM's blocks out of step (one block per SM shares a wave).
+      model::GpuTwinPrediction q = p;
+      if (p.blocks_per_sm > 1) {
+        several_per_sm = true;
+        model::GpuTwinOptions one = o;
+        one.max_blocks_per_sm = 1;
+        q = model::predict_gpu_kernel(l.kernel, run.m, run.n, elementwise ? run.n : run.k,
+                                      machine, one);
+      }
+      out_of_step["dram_read_bytes"] += q.dram_read_bytes;
+      out_of_step["dram_write_bytes"] += q.dram_write_bytes;
+      out_of_step["l2_read_sectors"] += q.l2_read_sectors;
+      out_of_step["l2_read_hit_sectors"] += q.l2_read_hit_sectors;
       cp.twin += (cp.twin.empty() ? "" : " + ") + p.twin +
                  (l.group_rows ? " (grouped " + std::to_string(l.group_rows) + ")" : "");
       cp.method += (cp.method.empty() ? "" : "; ") + p.twin + ": " + p.method + ", " +
@@ -163,6 +188,7 @@ void predict_counters(CounterReport& report, const model::Machine& machine) {
             "shared_st_conflicts", "shared_ld_instructions", "shared_st_instructions"})
         cp.values.erase(k);
     }
+    if (several_per_sm) cp.out_of_step = std::move(out_of_step);
     run.predicted = std::move(cp);
     explain_differences(run);
   }

@@ -264,6 +264,7 @@ void to_json(json& j, const CounterReport& r) {
       o["predicted"] = {
           {"values", p.values}, {"twin", p.twin}, {"method", p.method}, {"causes", p.causes}};
       if (!p.no_twin_reason.empty()) o["predicted"]["no_twin_reason"] = p.no_twin_reason;
+      if (!p.out_of_step.empty()) o["predicted"]["out_of_step"] = p.out_of_step;
     }
     j["runs"].push_back(std::move(o));
   }
@@ -322,6 +323,8 @@ void from_json(const json& j, CounterReport& r) {
       cp.method = p.value("method", "");
       cp.no_twin_reason = p.value("no_twin_reason", "");
       cp.causes = p.value("causes", std::map<std::string, std::string>{});
+      cp.out_of_step =
+          number_map(p.value("out_of_step", json::object()), where + ".predicted.out_of_step");
       run.predicted = std::move(cp);
     }
     r.runs.push_back(std::move(run));
@@ -463,6 +466,17 @@ std::string format_counters_table(const CounterReport& r) {
     if (run.predicted) {
       if (!run.predicted->no_twin_reason.empty())
         os << "      no prediction: " << run.predicted->no_twin_reason << "\n";
+      const std::map<std::string, double>& o = run.predicted->out_of_step;
+      if (o.count("dram_read_bytes") && o.count("dram_write_bytes")) {
+        const double mv = total(run.measured, {"dram_read_bytes", "dram_write_bytes"}).value_or(0);
+        const double pv = o.at("dram_read_bytes") + o.at("dram_write_bytes");
+        std::ostringstream e;
+        e << "      blocks of an SM out of step: DRAM " << human(pv);
+        if (mv > 0)
+          e << " (" << std::showpos << std::fixed << std::setprecision(1)
+            << 100.0 * (pv - mv) / mv << "%)";
+        os << e.str() << "\n";
+      }
       for (const auto& [key, cause] : run.predicted->causes)
         os << "      " << key << ": " << cause << "\n";
     }

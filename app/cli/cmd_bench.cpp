@@ -7,11 +7,13 @@
 #include "kernels/cpu/bench_report.h"
 #include "kernels/cpu/cpu_bench.h"
 #include "kernels/gpu_counters.h"
+#include "sim/model/gpu_twin.h"
 #include "sim/model/machine.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -37,7 +39,36 @@ struct BenchFlags {
   std::string sizes;
   std::string predict;
   std::string machine = "h200";
+  // --twin: one trace description's prediction, no recording needed
+  std::string twin;
+  int twin_size = 4096;
+  int blocks_per_sm = 0;
+  int group = 0;
 };
+
+// --twin KERNEL: the simulator's prediction for one hand-written CUDA kernel at M = N = K =
+// --twin-size on the machine, with the residency and block order the flags ask for.
+int print_twin(const BenchFlags& flags) {
+  model::GpuTwinOptions o;
+  o.max_blocks_per_sm = flags.blocks_per_sm;
+  o.group_rows = flags.group;
+  const int n = flags.twin_size;
+  const model::GpuTwinPrediction p =
+      model::predict_gpu_kernel(flags.twin, n, n, n, model::load_machine(flags.machine), o);
+  const double l2_reads = p.l2_read_sectors;
+  std::printf("%s %dx%dx%d on %s (%s): %d blocks per SM, %lld resident%s\n", p.twin.c_str(), n,
+              n, n, flags.machine.c_str(), p.method.c_str(), p.blocks_per_sm,
+              static_cast<long long>(p.resident_blocks),
+              flags.group > 0 ? (", grouped " + std::to_string(flags.group)).c_str() : "");
+  std::printf("  DRAM read %.1f MB, written %.1f MB, total %.1f MB\n", p.dram_read_bytes / 1e6,
+              p.dram_write_bytes / 1e6, (p.dram_read_bytes + p.dram_write_bytes) / 1e6);
+  std::printf("  L2 sectors read %.1f M (hit rate %.1f %%), written %.1f M\n", l2_reads / 1e6,
+              l2_reads > 0 ? 100.0 * p.l2_read_hit_sectors / l2_reads : 0.0,
+              p.l2_write_sectors / 1e6);
+  std::printf("  shared-memory load conflicts %.0f, store conflicts %.0f\n", p.shared_ld_conflicts,
+              p.shared_st_conflicts);
+  return 0;
+}
 
 // A counters report: the simulator's predictions attached (again) for `machine`, the table
 // printed, the JSON written to `out`.
@@ -82,6 +113,7 @@ int run_bench(const BenchFlags& flags) {
     std::cout << format_bench_table(load_bench_report(flags.show));
     return 0;
   }
+  if (!flags.twin.empty()) return print_twin(flags);
   if (!flags.predict.empty()) {
     CounterReport counters;
     if (!read_counters(flags.predict, counters)) {
@@ -211,6 +243,16 @@ const CommandRegistrar registrar{
       sub.add_option("--machine", flags->machine,
                      "Machine the predictions are made for (default h200)")
           ->capture_default_str();
+      sub.add_option("--twin", flags->twin,
+                     "Print the simulator's prediction for one hand-written CUDA kernel "
+                     "(sgemm_01 … sgemm_08, hgemm_02, …; no GPU needed)");
+      sub.add_option("--twin-size", flags->twin_size, "With --twin: M = N = K")
+          ->capture_default_str();
+      sub.add_option("--blocks-per-sm", flags->blocks_per_sm,
+                     "With --twin: at most this many resident blocks per SM (0: what the "
+                     "kernel's resources allow)");
+      sub.add_option("--group", flags->group,
+                     "With --twin: GroupedOrder<G> block order (0: launch order)");
       sub.callback([flags, &exit_code] {
         try {
           exit_code = run_bench(*flags);

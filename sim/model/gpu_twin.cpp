@@ -737,6 +737,7 @@ GpuTwinPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, in
   p.twin = d.name;
   const uint64_t smem_per_sm = m.scratchpad ? m.scratchpad->size_bytes : 228 * 1024;
   p.blocks_per_sm = blocks_per_sm(d, smem_per_sm);
+  if (o.max_blocks_per_sm > 0) p.blocks_per_sm = std::min(p.blocks_per_sm, o.max_blocks_per_sm);
   p.resident_blocks = int64_t(p.blocks_per_sm) * m.cores;
   const uint64_t l1_sm = l1_bytes_per_sm(d, p.blocks_per_sm);
   p.l1_bytes_per_block = double(l1_sm) / p.blocks_per_sm;

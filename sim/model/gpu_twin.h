@@ -47,6 +47,10 @@ struct GpuTwinOptions {
   // partition read is held in each of them, so the capacity the kernel sees is size / partitions
   // (Hopper: 2; 1 models one unified L2).
   int l2_partitions = 2;
+  // At most this many blocks per SM (0: as many as the kernel's threads, registers and shared
+  // memory allow). Fewer resident blocks make smaller waves: an experiment's knob (a launch with
+  // extra dynamic shared memory does the same on the hardware).
+  int max_blocks_per_sm = 0;
 };
 
 // Everything predicted for one launch, in the units of kernels/gpu_counters.h's keys.

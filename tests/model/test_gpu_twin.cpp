@@ -91,6 +91,27 @@ TEST_CASE("K-slice reduction: within a few percent of the full trace when the L2
   }
 }
 
+TEST_CASE("out of step: one block per SM makes smaller waves that share less") {
+  // The cut-down H200 of the test above: 8 SMs, 1 MiB L2. SGEMM 3 runs 2 blocks per SM (1024
+  // threads each), so 16 blocks share a wave; at most one per SM leaves 8.
+  Machine m = load_machine("h200");
+  m.cores = 8;
+  for (auto& level : m.levels)
+    if (level.shared_by > 1) level.size_bytes = 1 << 20;
+  GpuTwinOptions one;
+  one.max_blocks_per_sm = 1;
+  const GpuTwinPrediction a = predict_gpu_kernel("sgemm_03", 1024, 1024, 1024, m);
+  const GpuTwinPrediction b = predict_gpu_kernel("sgemm_03", 1024, 1024, 1024, m, one);
+  CHECK(a.blocks_per_sm == 2);
+  CHECK(a.resident_blocks == 16);
+  CHECK(b.blocks_per_sm == 1);
+  CHECK(b.resident_blocks == 8);
+  CHECK(b.dram_read_bytes > a.dram_read_bytes);
+  // Each block makes the same L2 requests either way (the same tiles through its own L1 share,
+  // which is larger with fewer blocks: never more requests).
+  CHECK(b.l2_read_sectors <= a.l2_read_sectors);
+}
+
 TEST_CASE("unknown kernels and impossible shapes are refused with a reason") {
   const Machine m = load_machine("h200");
   CHECK_THROWS_AS(predict_gpu_kernel("sgemm_09", 128, 128, 128, m), std::invalid_argument);
