@@ -105,6 +105,22 @@ std::vector<CounterLevelRow> counter_level_rows(const kernels::CounterReport& re
           {"l2_read_sectors", "l2_write_sectors"}, 25.0, "l2");
   add_row(rows, run, "DRAM", "bytes read + written", {"dram_read_bytes", "dram_write_bytes"}, 15.0,
           "dram");
+  // The same twin with the blocks of each SM out of step (kernels/gpu_counters.h): the other end
+  // of what the trace can say, shown beside the lockstep row for information (no target).
+  const std::map<std::string, double>* o =
+      run.predicted ? &run.predicted->out_of_step : nullptr;
+  if (o && o->count("dram_read_bytes") && o->count("dram_write_bytes") && !rows.empty() &&
+      rows.back().level == "DRAM") {
+    CounterLevelRow r;
+    r.level = "DRAM apart";
+    r.what =
+        "bytes read + written if the blocks of each SM run out of step (a wave shares only one "
+        "block per SM): the other end of what the trace can say";
+    r.measured = rows.back().measured;
+    r.predicted = o->at("dram_read_bytes") + o->at("dram_write_bytes");
+    if (r.measured > 0) r.error_pct = 100.0 * (*r.predicted - r.measured) / r.measured;
+    rows.push_back(std::move(r));
+  }
   return rows;
 }
 

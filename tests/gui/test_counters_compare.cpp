@@ -64,6 +64,19 @@ TEST_CASE("predicted vs measured rows: sums per level, errors, targets, causes")
   CHECK_FALSE(dram->within);
   CHECK(dram->cause == "made-up cause");
 
+  // With the out-of-step prediction (the SM's blocks apart) a row follows DRAM: 1100 + 250
+  // predicted against the same 1200 measured, +12.5 %, information only (no target).
+  kernels::CounterRun apart = run;
+  apart.predicted->out_of_step = {{"dram_read_bytes", 1100}, {"dram_write_bytes", 250}};
+  const std::vector<CounterLevelRow> with_apart = counter_level_rows(report, apart);
+  REQUIRE(with_apart.size() == 6);
+  CHECK(with_apart[5].level == "DRAM apart");
+  CHECK(with_apart[5].measured == 1200);
+  CHECK(*with_apart[5].predicted == 1350);
+  CHECK(*with_apart[5].error_pct == doctest::Approx(12.5));
+  CHECK_FALSE(with_apart[5].bound_pct);
+  CHECK(with_apart[5].within);
+
   // L2: 500 measured, 600 predicted: +20 %, inside 25 %.
   const CounterLevelRow* l2 = row_of(rows, "L2");
   REQUIRE(l2);

@@ -133,7 +133,10 @@ void draw_measured_section(ViewContext& ctx) {
         ImGui::SetTooltip("%s %s", format_thousands(int64_t(std::llround(row.measured))).c_str(),
                           row.what.c_str());
       ImGui::TableNextColumn();
-      const ImU32 colour = row.within ? ctx.palette.ok : ctx.palette.error;
+      // A row without a target (L1 sectors, DRAM with the SM's blocks apart) is information.
+      const ImU32 colour = !row.bound_pct && !row.conflict_slack ? ctx.palette.subtext
+                           : row.within                          ? ctx.palette.ok
+                                                                 : ctx.palette.error;
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colour));
       ImGui::TextUnformatted(error_text(row).c_str());
       ImGui::PopStyleColor();
