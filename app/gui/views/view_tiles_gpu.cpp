@@ -80,8 +80,12 @@ void draw_block_picker(ViewContext& ctx, const GpuTilesResult& t, float max_w, f
   for (int64_t i = 0; i < rows * cols; ++i)
     if (t.block_at[size_t(i)] == t.block) {
       const ImVec2 a(at.x + float(i % cols) * cell, at.y + float(i / cols) * cell);
-      dl->AddRect(a, ImVec2(a.x + cell, a.y + cell), p.selection, 0, 0,
-                  std::max(2.0f, cell * 0.15f));
+      // Outlined in the text colour (the wave's fill is orange in both themes), the selection
+      // colour inside it.
+      const float w = std::max(2.0f, cell * 0.15f);
+      dl->AddRect(a, ImVec2(a.x + cell, a.y + cell), p.text, 0, 0, w);
+      dl->AddRect(ImVec2(a.x + w, a.y + w), ImVec2(a.x + cell - w, a.y + cell - w), p.selection, 0,
+                  0, std::max(1.0f, w * 0.6f));
     }
   if (hovered) {
     const ImVec2 m = ImGui::GetIO().MousePos;
@@ -238,7 +242,7 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
       static_cast<long long>(t.sm));
   ImGui::BeginGroup();
   ImGui::TextDisabled("Blocks (click one to follow it)");
-  draw_block_picker(ctx, t, std::min(rect.w * 0.32f, em * 18), em * 8);
+  draw_block_picker(ctx, t, std::min(rect.w * 0.32f, em * 18), em * 10);
   ImGui::EndGroup();
   ImGui::SameLine(0, em * 1.5f);
   ImGui::BeginGroup();
