@@ -1,90 +1,83 @@
-// Block timing: when each block of SGEMM 2 and SGEMM 3 (kernels/cuda/sgemm_0{2,3}_*.cuh, copied
-// here with two clock reads added) starts and ends, and on which SM. Both run 32 × 32 tiles, 1024
-// threads, 2 blocks per SM, the same grid and block order; at 4096³ SGEMM 2 reads ~4.3 GB from
-// DRAM (as if the 264 blocks of a wave shared B's panels) and SGEMM 3 ~8.5 GB (as if only one
-// block per SM did). The question this answers (docs/predicted-vs-measured.md): do the two blocks
-// resident on one SM run in step in SGEMM 2 and out of step in SGEMM 3?
+// Block timing: when each block of SGEMM versions 1–8 (kernels/cuda/sgemm_0*.cuh, the code as
+// benchmarked) starts and ends, and on which SM. The kernels are included with __global__ turned
+// into __device__, and each is called from a wrapper kernel (same launch bounds, grid and block)
+// that reads %globaltimer before and after it, and %smid. The question this answers
+// (docs/predicted-vs-measured.md): do the blocks resident together on one SM run in step, so
+// that the blocks of a wave share what they read in L2, or apart?
 //
-// Build: nvcc -O3 -arch=sm_90 -o block_timing scripts/experiments/block_timing.cu
+// Build: nvcc -O3 -std=c++17 -arch=sm_90 -I. -o block_timing scripts/experiments/block_timing.cu
 // Run:   ./block_timing 4096 > blocks.csv   (version,block,bx,by,sm,start_ns,end_ns per block)
+//        scripts/experiments/block_timing_summary.py < blocks.csv
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-namespace {
+// The kernels as device functions: no __global__, no launch bounds (the wrappers carry them).
+#pragma push_macro("__global__")
+#pragma push_macro("__launch_bounds__")
+#undef __global__
+#undef __launch_bounds__
+#define __global__ __device__
+#define __launch_bounds__(...)
+#include "kernels/cuda/sgemm_01_naive.cuh"
+#include "kernels/cuda/sgemm_02_coalesced.cuh"
+#include "kernels/cuda/sgemm_03_smem_tiled.cuh"
+#include "kernels/cuda/sgemm_04_1d_blocktiling.cuh"
+#include "kernels/cuda/sgemm_05_2d_blocktiling.cuh"
+#include "kernels/cuda/sgemm_06_vectorized.cuh"
+#include "kernels/cuda/sgemm_07_warptiling.cuh"
+#include "kernels/cuda/sgemm_08_double_buffered.cuh"
+#pragma pop_macro("__launch_bounds__")
+#pragma pop_macro("__global__")
 
-__device__ __forceinline__ unsigned long long now_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-__device__ __forceinline__ unsigned sm_id() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
+namespace {
 
 struct Stamp {
   unsigned long long start, end;
   unsigned sm;
 };
 
-__device__ void stamp_start(unsigned long long& t0) {
-  if (threadIdx.x == 0) t0 = now_ns();
+__device__ __forceinline__ unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
 }
-__device__ void stamp_end(Stamp* st, unsigned long long t0) {
+
+__device__ __forceinline__ void stamp(Stamp* st, unsigned long long t0) {
   __syncthreads();
-  if (threadIdx.x == 0) {
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     Stamp& s = st[blockIdx.y * gridDim.x + blockIdx.x];
     s.start = t0;
     s.end = now_ns();
-    s.sm = sm_id();
+    s.sm = sm;
   }
 }
 
-// sgemm_02_coalesced<32>, as in kernels/cuda/sgemm_02_coalesced.cuh, plus the stamps.
-__global__ void sgemm_02_timed(int M, int N, int K, const float* A, const float* B, float* C,
-                               Stamp* st) {
-  constexpr int kBlock = 32;
-  unsigned long long t0 = 0;
-  stamp_start(t0);
-  const int row = blockIdx.y * kBlock + threadIdx.x / kBlock;
-  const int col = blockIdx.x * kBlock + threadIdx.x % kBlock;
-  if (row < M && col < N) {
-    float acc = 0.f;
-    for (int k = 0; k < K; ++k) acc += A[(size_t)row * K + k] * B[(size_t)k * N + col];
-    C[(size_t)row * N + col] = acc;
+#define TIMED(NAME, BOUNDS, CALL)                                                               \
+  __global__ void BOUNDS NAME(int M, int N, int K, const float* A, const float* B, float* C, \
+                              Stamp* st) {                                                     \
+    const unsigned long long t0 = now_ns();                                                   \
+    CALL;                                                                                      \
+    stamp(st, t0);                                                                             \
   }
-  stamp_end(st, t0);
-}
 
-// sgemm_03_smem_tiled<32>, as in kernels/cuda/sgemm_03_smem_tiled.cuh, plus the stamps.
-__global__ void sgemm_03_timed(int M, int N, int K, const float* A, const float* B, float* C,
-                               Stamp* st) {
-  constexpr int kTile = 32;
-  __shared__ float As[kTile * kTile];
-  __shared__ float Bs[kTile * kTile];
-  unsigned long long t0 = 0;
-  stamp_start(t0);
-  const int tx = threadIdx.x % kTile;
-  const int ty = threadIdx.x / kTile;
-  const int row = blockIdx.y * kTile + ty;
-  const int col = blockIdx.x * kTile + tx;
-  (void)M;
-  float acc = 0.f;
-  for (int k0 = 0; k0 < K; k0 += kTile) {
-    As[ty * kTile + tx] = A[(size_t)row * K + k0 + tx];
-    Bs[ty * kTile + tx] = B[(size_t)(k0 + ty) * N + col];
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < kTile; ++k) acc += As[ty * kTile + k] * Bs[k * kTile + tx];
-    __syncthreads();
-  }
-  C[(size_t)row * N + col] = acc;
-  stamp_end(st, t0);
-}
+TIMED(v1, , sgemm_01_naive(M, N, K, A, B, C))
+TIMED(v2, , sgemm_02_coalesced<32>(M, N, K, A, B, C))
+TIMED(v3, , sgemm_03_smem_tiled<32>(M, N, K, A, B, C))
+TIMED(v4, , (sgemm_04_1d_blocktiling<64, 64, 8, 8>(M, N, K, A, B, C)))
+TIMED(v5, __launch_bounds__(256, 2),  // 2 per SM, as the original (128 registers)
+      (sgemm_05_2d_blocktiling<128, 128, 8, 8, 8>(M, N, K, A, B, C)))
+TIMED(v6, __launch_bounds__(256), (sgemm_06_vectorized<128, 128, 8, 8, 8>(M, N, K, A, B, C)))
+TIMED(v7, __launch_bounds__(sgemm07::kThreads), sgemm_07_warptiling(M, N, K, A, B, C))
+TIMED(v8, __launch_bounds__(sgemm08::kThreads, 2),
+      (sgemm_08_double_buffered<LoadADense, EpilogueStore>(
+          M, N, K, LoadADense::Params{A, K}, B, EpilogueStore::Params{}, C)))
+
+using Kernel = void (*)(int, int, int, const float*, const float*, float*, Stamp*);
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
@@ -97,36 +90,48 @@ void check(cudaError_t e, const char* what) {
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 4096;
-  if (n < 32 || n % 32 != 0) {
-    std::fprintf(stderr, "block_timing: size must be a multiple of 32\n");
+  if (n < 128 || n % 128 != 0) {
+    std::fprintf(stderr, "block_timing: size must be a multiple of 128\n");
     return 1;
   }
+  struct Version {
+    int number;
+    Kernel kernel;
+    dim3 grid, block;
+  };
+  const Version versions[] = {
+      {1, v1, dim3(n / 32, n / 32), dim3(32, 32)},  {2, v2, dim3(n / 32, n / 32), dim3(1024)},
+      {3, v3, dim3(n / 32, n / 32), dim3(1024)},    {4, v4, dim3(n / 64, n / 64), dim3(512)},
+      {5, v5, dim3(n / 128, n / 128), dim3(256)},   {6, v6, dim3(n / 128, n / 128), dim3(256)},
+      {7, v7, dim3(n / 128, n / 128), dim3(256)},   {8, v8, dim3(n / 128, n / 128), dim3(256)}};
+  const int only = argc > 2 ? std::atoi(argv[2]) : 0;  // one version, for ncu
   const size_t elems = size_t(n) * n;
   float *a, *b, *c;
   Stamp* st;
-  const dim3 grid(n / 32, n / 32);
-  const size_t blocks = size_t(grid.x) * grid.y;
   check(cudaMalloc(&a, elems * 4), "cudaMalloc");
   check(cudaMalloc(&b, elems * 4), "cudaMalloc");
   check(cudaMalloc(&c, elems * 4), "cudaMalloc");
-  check(cudaMalloc(&st, blocks * sizeof(Stamp)), "cudaMalloc");
+  check(cudaMalloc(&st, size_t(n / 32) * (n / 32) * sizeof(Stamp)), "cudaMalloc");
   check(cudaMemset(a, 0, elems * 4), "cudaMemset");
   check(cudaMemset(b, 0, elems * 4), "cudaMemset");
-  std::vector<Stamp> host(blocks);
   std::printf("version,block,bx,by,sm,start_ns,end_ns\n");
-  for (int version : {2, 3}) {
+  for (const Version& v : versions) {
+    if (only && v.number != only) continue;
+    const int threads = int(v.block.x * v.block.y);
+    int per_sm = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.kernel, threads, 0), "occupancy");
+    std::fprintf(stderr, "version %d: %d blocks per SM\n", v.number, per_sm);
+    const size_t blocks = size_t(v.grid.x) * v.grid.y;
     for (int rep = 0; rep < 2; ++rep) {  // the first launch warms up; the second is kept
-      if (version == 2)
-        sgemm_02_timed<<<grid, 1024>>>(n, n, n, a, b, c, st);
-      else
-        sgemm_03_timed<<<grid, 1024>>>(n, n, n, a, b, c, st);
+      v.kernel<<<v.grid, v.block>>>(n, n, n, a, b, c, st);
       check(cudaGetLastError(), "launch");
       check(cudaDeviceSynchronize(), "kernel");
     }
+    std::vector<Stamp> host(blocks);
     check(cudaMemcpy(host.data(), st, blocks * sizeof(Stamp), cudaMemcpyDeviceToHost), "copy");
     for (size_t i = 0; i < blocks; ++i)
-      std::printf("%d,%zu,%zu,%zu,%u,%llu,%llu\n", version, i, i % grid.x, i / grid.x, host[i].sm,
-                  host[i].start, host[i].end);
+      std::printf("%d,%zu,%zu,%zu,%u,%llu,%llu\n", v.number, i, i % v.grid.x, i / v.grid.x,
+                  host[i].sm, host[i].start, host[i].end);
   }
   return 0;
 }
