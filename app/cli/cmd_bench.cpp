@@ -44,6 +44,7 @@ struct BenchFlags {
   int twin_size = 4096;
   int blocks_per_sm = 0;
   int group = 0;
+  double slot_offset = 0;
 };
 
 // --twin KERNEL: the simulator's prediction for one hand-written CUDA kernel at M = N = K =
@@ -52,6 +53,7 @@ int print_twin(const BenchFlags& flags) {
   model::GpuTwinOptions o;
   o.max_blocks_per_sm = flags.blocks_per_sm;
   o.group_rows = flags.group;
+  o.slot_offset = flags.slot_offset;
   const int n = flags.twin_size;
   const model::GpuTwinPrediction p =
       model::predict_gpu_kernel(flags.twin, n, n, n, model::load_machine(flags.machine), o);
@@ -251,6 +253,9 @@ const CommandRegistrar registrar{
       sub.add_option("--blocks-per-sm", flags->blocks_per_sm,
                      "With --twin: at most this many resident blocks per SM (0: what the "
                      "kernel's resources allow)");
+      sub.add_option("--slot-offset", flags->slot_offset,
+                     "With --twin: the SM's second block starts this fraction of a block later "
+                     "(0 in step … 0.5 half a block apart)");
       sub.add_option("--group", flags->group,
                      "With --twin: GroupedOrder<G> block order (0: launch order)");
       sub.callback([flags, &exit_code] {

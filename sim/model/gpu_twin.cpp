@@ -827,9 +827,26 @@ GpuTwinPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, in
     }
   };
   const int replay_steps = static_cast<int>(bt.steps.size());
-  for (int64_t w0 = 0; w0 < blocks; w0 += resident) {
-    const int64_t w1 = std::min(blocks, w0 + resident);
-    for (int st = 0; st < replay_steps; ++st) {
+  // Groups of `cores` blocks in launch order, one per residency slot: group g runs in slot
+  // g mod P of every SM and starts at (g div P) × S + (g mod P) × offset steps; at each step every
+  // running group replays its blocks' current step, groups in order. With offset 0 the groups of
+  // a wave start together: the lockstep waves.
+  const int64_t per_slot = std::max<int64_t>(1, m.cores);
+  const int64_t slots = std::max<int64_t>(1, resident / per_slot);
+  const int64_t offset = std::clamp<int64_t>(
+      std::llround(std::clamp(o.slot_offset, 0.0, 1.0) * replay_steps), 0, replay_steps);
+  const int64_t groups = (blocks + per_slot - 1) / per_slot;
+  const auto group_start = [&](int64_t g) {
+    return (g / slots) * int64_t(replay_steps) + (g % slots) * offset;
+  };
+  const int64_t end = group_start(groups - 1) + replay_steps;
+  int64_t first_group = 0;
+  for (int64_t t = 0; t < end; ++t) {
+    while (first_group < groups && group_start(first_group) + replay_steps <= t) ++first_group;
+    for (int64_t g = first_group; g < groups && group_start(g) <= t; ++g) {
+      const int st = static_cast<int>(t - group_start(g));
+      if (st >= replay_steps) continue;
+      const int64_t w0 = g * per_slot, w1 = std::min(blocks, w0 + per_slot);
       for (int64_t b = w0; b < w1; ++b) {
         auto [bx, by] = tile_of(d, b, o.group_rows);
         const size_t sm = static_cast<size_t>((b % resident) % m.cores);

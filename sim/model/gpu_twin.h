@@ -51,6 +51,11 @@ struct GpuTwinOptions {
   // memory allow). Fewer resident blocks make smaller waves: an experiment's knob (a launch with
   // extra dynamic shared memory does the same on the hardware).
   int max_blocks_per_sm = 0;
+  // The blocks of an SM's residency slots out of phase: slot s of every SM starts its blocks
+  // s × slot_offset of a block's serial loop later than slot 0 (0 = in step, the waves above;
+  // 0.5 = the half-block offset measured on the H200 for SGEMM 1, 3 and 8). Blocks go to slots
+  // in launch order, one SM's worth (`cores` blocks) per slot.
+  double slot_offset = 0;
 };
 
 // Everything predicted for one launch, in the units of kernels/gpu_counters.h's keys.
