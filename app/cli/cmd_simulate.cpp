@@ -203,14 +203,12 @@ int follow_warp(const SimulateFlags& f, const schedule::Kernel& k, const model::
               : r.step_loop.empty()
                   ? "one block at a time (its body has no serial loop)"
                   : ("one iteration of loop " + r.step_loop + " of one block at a time").c_str());
-  const auto share = [&](const core::GpuTilesFrame& fr, const std::vector<uint8_t>& level,
-                         const core::TileGrid& g) {
+  const auto share = [&](const std::vector<uint8_t>& level, const core::TileGrid& g) {
     double held = 0, all = 0;
     for (size_t i = 0; i < g.bins(); ++i) {
       held += level[g.offset + i] / 255.0 / g.inv_elems[i];
       all += 1.0 / g.inv_elems[i];
     }
-    (void)fr;
     return 100.0 * held / std::max(all, 1.0);
   };
   std::printf("\nshare of each tensor held   %-22s %-22s\n", "at the wave's start",
@@ -218,11 +216,11 @@ int follow_warp(const SimulateFlags& f, const schedule::Kernel& k, const model::
   for (const core::TileGrid& g : r.grids) {
     if (!g.staged_from.empty()) continue;  // a block's own shared tile is in no cache
     std::printf("  %-10s %-5s %20.1f %% %20.1f %%\n", g.name.c_str(), r.l1_name.c_str(),
-                share(r.frames.front(), r.frames.front().l1, g),
-                share(r.frames.back(), r.frames.back().l1, g));
+                share(r.frames.front().l1, g),
+                share(r.frames.back().l1, g));
     std::printf("  %-10s %-5s %20.1f %% %20.1f %%\n", "", r.l2_name.c_str(),
-                share(r.frames.front(), r.frames.front().l2, g),
-                share(r.frames.back(), r.frames.back().l2, g));
+                share(r.frames.front().l2, g),
+                share(r.frames.back().l2, g));
   }
   std::printf("  (%s: SM %lld's own; %s: every SM's)\n", r.l1_name.c_str(),
               static_cast<long long>(r.sm), r.l2_name.c_str());

@@ -44,9 +44,7 @@ const schedule::Kernel& kernel_after(AppState& state, const char* steps) {
 }
 
 // Elements of grid `name` that frame `f`'s level holds (shares are 0 or 255 here: whole bins).
-int64_t held(const GpuTilesResult& r, const GpuTilesFrame& f, const std::vector<uint8_t>& level,
-             const std::string& name) {
-  (void)f;
+int64_t held(const GpuTilesResult& r, const std::vector<uint8_t>& level, const std::string& name) {
   for (const TileGrid& g : r.grids) {
     if (g.name != name) continue;
     double n = 0;
@@ -77,17 +75,17 @@ TEST_CASE("tiles gpu: the picked block's wave, its SM's L1 and the L2, by hand c
   const GpuTilesFrame& first = r.frames.front();
   // SM 1's L1 has what block 1 (rows 4…7) read: its 4 rows of A and all of B; stores do not
   // allocate in a write-through L1, so none of C.
-  CHECK(held(r, first, first.l1, "A") == 4 * 32);
-  CHECK(held(r, first, first.l1, "B") == 32 * 32);
-  CHECK(held(r, first, first.l1, "C") == 0);
+  CHECK(held(r, first.l1, "A") == 4 * 32);
+  CHECK(held(r, first.l1, "B") == 32 * 32);
+  CHECK(held(r, first.l1, "C") == 0);
   // The L2 has what wave 0 (blocks 0…3: rows 0…15) touched, its stores included.
-  CHECK(held(r, first, first.l2, "A") == 16 * 32);
-  CHECK(held(r, first, first.l2, "B") == 32 * 32);
-  CHECK(held(r, first, first.l2, "C") == 16 * 32);
+  CHECK(held(r, first.l2, "A") == 16 * 32);
+  CHECK(held(r, first.l2, "B") == 32 * 32);
+  CHECK(held(r, first.l2, "C") == 16 * 32);
   const GpuTilesFrame& end = r.frames.back();
-  CHECK(held(r, end, end.l1, "A") == 8 * 32);  // blocks 1 and 5: rows 4…7 and 20…23
-  CHECK(held(r, end, end.l2, "A") == 32 * 32);
-  CHECK(held(r, end, end.l2, "C") == 32 * 32);
+  CHECK(held(r, end.l1, "A") == 8 * 32);  // blocks 1 and 5: rows 4…7 and 20…23
+  CHECK(held(r, end.l2, "A") == 32 * 32);
+  CHECK(held(r, end.l2, "C") == 32 * 32);
 
   // Block 5 is the wave's second block: its k = 0 step is frame 1 + 32. Warp 2 (row 22) loads
   // A[22, 0] (one word for every lane: one sector) and B[0, 0…31] (128 B: four sectors).

@@ -4,6 +4,13 @@
 
 #include "app/gui/views/views.h"
 
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+
 namespace tilescope::gui {
 
 // |< < Play > scrub fps, over frames 0 … last.
@@ -12,5 +19,42 @@ void tiles_transport(ViewContext& ctx, const core::Rect& rect, int frame, int la
 bool tiles_mode_switch(ViewContext& ctx);
 // The GPU mode's body, below the switch, inside the Tiles panel.
 void draw_tiles_gpu(ViewContext& ctx, const core::Rect& rect);
+
+// A grid's drawn size at `cell` pixels a bin: it keeps its shape's aspect ratio (x of 64×1024 is
+// a wide strip, not a square): the longer side keeps its cells, the shorter shrinks, never below
+// one cell.
+inline ImVec2 tile_grid_size(const core::TileGrid& g, float cell) {
+  float gw = cell * float(g.bin_cols), gh = cell * float(g.bin_rows);
+  const double aspect = double(g.rows) / double(std::max<int64_t>(g.cols, 1));
+  if (aspect < 1)
+    gh = std::max(std::min(cell, gh), std::min(gh, float(gw * aspect)));
+  else
+    gw = std::max(std::min(cell, gw), std::min(gw, float(gh / aspect)));
+  return ImVec2(gw, gh);
+}
+
+// Until the recording of `key` (result_key names what `result` or `error` belongs to) is there,
+// each mode draws the same states: the job held for its size (with "Walk it anyway"), the job
+// running (its progress, `what`), or the start of one (`tiles record`). True when one was drawn.
+template <typename Result>
+bool tiles_recording_pending(ViewContext& ctx, const std::string& key,
+                             const std::string& result_key, const std::optional<Result>& result,
+                             const std::string& error, const core::Job<Result>& job,
+                             const std::string& what) {
+  const auto& held = ctx.state.bench.tiles_held;
+  if (auto h = held.find(key); h != held.end() && (result_key != key || !result)) {
+    if (held_job_lines(ctx, h->second, "Walk it anyway"))
+      ctx.push(command_from("tiles record anyway"));
+    return true;
+  }
+  if (result_key == key && (result || !error.empty())) return false;
+  if (job.running() && job.key() == key) {
+    job_progress_line(ctx, what.c_str(), job.fraction(), "");
+  } else if (!job.running()) {
+    ctx.push(command_from("tiles record"));
+    ImGui::TextDisabled("Starting…");
+  }
+  return true;
+}
 
 }  // namespace tilescope::gui

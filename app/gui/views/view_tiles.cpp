@@ -96,22 +96,8 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
     end_panel();
     return;
   }
-  const std::string key = wb.schedule_key();
-  if (auto held = wb.tiles_held.find(key);
-      held != wb.tiles_held.end() && (wb.tiles_key != key || !wb.tiles)) {
-    if (held_job_lines(ctx, held->second, "Walk it anyway"))
-      ctx.push(command_from("tiles record anyway"));
-    end_panel();
-    return;
-  }
-  if (wb.tiles_key != key || (!wb.tiles && wb.tiles_error.empty())) {
-    if (wb.tiles_job.running() && wb.tiles_job.key() == key) {
-      job_progress_line(ctx, ("Walking the loop nest of " + k->name + "…").c_str(),
-                        wb.tiles_job.fraction(), "");
-    } else if (!wb.tiles_job.running()) {
-      ctx.push(command_from("tiles record"));
-      ImGui::TextDisabled("Starting…");
-    }
+  if (tiles_recording_pending(ctx, wb.schedule_key(), wb.tiles_key, wb.tiles, wb.tiles_error,
+                              wb.tiles_job, "Walking the loop nest of " + k->name + "…")) {
     end_panel();
     return;
   }
@@ -179,14 +165,8 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   static std::vector<uint32_t> grid_pixels;
   size_t grid_index = 0;
   for (const TileGrid& g : t.grids) {
-    // Each grid keeps its shape's aspect ratio (x of 64×1024 is a wide strip, not a square): the
-    // longer side keeps its cells, the shorter shrinks, never below one cell.
-    float gw = cell * g.bin_cols, gh = cell * g.bin_rows;
-    const double aspect = double(g.rows) / double(std::max<int64_t>(g.cols, 1));
-    if (aspect < 1)
-      gh = std::max(std::min(cell, gh), std::min(gh, float(gw * aspect)));
-    else
-      gw = std::max(std::min(cell, gw), std::min(gw, float(gh / aspect)));
+    const ImVec2 size = tile_grid_size(g, cell);
+    const float gw = size.x, gh = size.y;
     const float cw = gw / float(g.bin_cols), ch = gh / float(g.bin_rows);
     if (x > start.x && x + gw > start.x + avail_w) {
       x = start.x;

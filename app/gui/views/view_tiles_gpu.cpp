@@ -185,23 +185,10 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
                        why.c_str());
     return;
   }
-  const std::string key = wb.gpu_tiles_key_now();
-  if (auto held = wb.tiles_held.find(key);
-      held != wb.tiles_held.end() && (wb.gpu_tiles_key != key || !wb.gpu_tiles)) {
-    if (held_job_lines(ctx, held->second, "Walk it anyway"))
-      ctx.push(command_from("tiles record anyway"));
+  if (tiles_recording_pending(ctx, wb.gpu_tiles_key_now(), wb.gpu_tiles_key, wb.gpu_tiles,
+                              wb.gpu_tiles_error, wb.gpu_tiles_job,
+                              "Running the wave of block " + std::to_string(wb.tiles_block) + "…"))
     return;
-  }
-  if (wb.gpu_tiles_key != key || (!wb.gpu_tiles && wb.gpu_tiles_error.empty())) {
-    if (wb.gpu_tiles_job.running() && wb.gpu_tiles_job.key() == key) {
-      job_progress_line(ctx, ("Running the wave of block " + std::to_string(wb.tiles_block) + "…").c_str(),
-                        wb.gpu_tiles_job.fraction(), "");
-    } else if (!wb.gpu_tiles_job.running()) {
-      ctx.push(command_from("tiles record"));
-      ImGui::TextDisabled("Starting…");
-    }
-    return;
-  }
   if (!wb.gpu_tiles) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
     ImGui::TextWrapped("Could not follow this pick: %s", wb.gpu_tiles_error.c_str());
@@ -311,12 +298,8 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
   float x = start.x, y = start.y, row_h = 0;
   for (size_t gi = 0; gi < t.grids.size(); ++gi) {
     const TileGrid& g = t.grids[gi];
-    float gw = cell * float(g.bin_cols), gh = cell * float(g.bin_rows);
-    const double aspect = double(g.rows) / double(std::max<int64_t>(g.cols, 1));
-    if (aspect < 1)
-      gh = std::max(std::min(cell, gh), std::min(gh, float(gw * aspect)));
-    else
-      gw = std::max(std::min(cell, gw), std::min(gw, float(gh / aspect)));
+    const ImVec2 size = tile_grid_size(g, cell);
+    const float gw = size.x, gh = size.y;
     const float cw = gw / float(g.bin_cols), ch = gh / float(g.bin_rows);
     const std::string title =
         g.name + (g.output ? " (out)" : "") +
