@@ -1,5 +1,6 @@
 // The ncu metric table, ncu's CSV parser, the counters report's JSON and its comparison table.
 #include "kernels/gpu_counters.h"
+#include "sim/io/json.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -335,12 +336,11 @@ void from_json(const json& j, CounterReport& r) {
 CounterReport load_counters_report(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path);
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw std::runtime_error(path + ": not JSON: " + e.what());
-  }
+  std::stringstream text;
+  text << in.rdbuf();
+  io::JsonInput parsed = io::parse_json(text.str());
+  if (!parsed.ok) throw std::runtime_error(path + ": not JSON: " + parsed.error);
+  const json j = std::move(parsed.value);
   CounterReport r;
   try {
     from_json(j, r);

@@ -9,6 +9,8 @@
 #include "kernels/gpu_counters.h"
 #include "sim/model/gpu_twin.h"
 #include "sim/model/machine.h"
+#include "sim/io/input.h"
+#include "sim/io/json.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,15 +94,10 @@ int finish_counters(kernels::CounterReport report, const BenchFlags& flags,
 // Reads a recorded report; a counters recording (tilescope-counters/1) is told apart by its
 // schema. Returns true and fills `counters` for one.
 bool read_counters(const std::string& path, kernels::CounterReport& counters) {
-  std::ifstream in(path);
-  if (!in) return false;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error&) {
-    return false;  // load_bench_report says what is wrong with it
-  }
-  if (!kernels::is_counters_document(j)) return false;
+  const io::TextInput in = io::read_text_input(path, io::kMaxRecordingBytes, "a recorded report");
+  if (!in.ok) return false;  // load_bench_report says what is wrong with it
+  const io::JsonInput j = io::parse_json(in.text);
+  if (!j.ok || !kernels::is_counters_document(j.value)) return false;
   counters = kernels::load_counters_report(path);
   return true;
 }

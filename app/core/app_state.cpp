@@ -2,6 +2,7 @@
 #include "app/core/app_state.h"
 
 #include "sim/graph/model_parser.h"
+#include "sim/io/input.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,6 +38,11 @@ float theme_font_px(Theme theme, float content_scale) {
 bool reparse_model(AppState& state) {
   ModelDoc& doc = state.model;
   doc.reparse_pending = false;
+  // Every way in (a file, a drop, a session, a lesson, a script) ends here before the editor
+  // shows the text: NUL bytes and invalid UTF-8 become visible characters the parser then points
+  // at, so ImGui's NUL-terminated editor never holds a text of another length (issue #25).
+  if (doc.text.find('\0') != std::string::npos || !io::valid_utf8(doc.text))
+    doc.text = io::editor_safe_text(doc.text);
   try {
     auto parsed = std::make_shared<graph::Graph>(
         graph::parse_model(doc.text, doc.path.empty() ? "<editor>" : doc.path));
@@ -107,7 +113,7 @@ std::string presentation_indicator(const AppState& state) {
 
 double frame_wait_seconds(const AppState& state) {
   const PlatformRequests& r = state.requests;
-  if (!r.input.empty() || !r.keys.empty() || !r.screenshot_path.empty() ||
+  if (!r.input.empty() || !r.keys.empty() || !r.screenshot_path.empty() || !r.screen_shot_path.empty() ||
       !r.state_json_path.empty() || r.quit || r.resize_w > 0 || r.toggle_fullscreen ||
       state.view.fit_pending || state.scene_stale)
     return 0.0;
@@ -136,12 +142,31 @@ void refresh_scene(AppState& state, const TextMeasure& measure) {
     }
     state.scene_stale = false;
   }
+  follow_canvas_size(state);
   if (state.view.fit_pending && state.scene) fit_view(state);
+}
+
+void follow_canvas_size(AppState& state) {
+  CanvasView& v = state.view;
+  const Rect canvas = state.panels().graph;
+  if (v.canvas_w > 0.0f && (canvas.w != v.canvas_w || canvas.h != v.canvas_h)) {
+    if (v.fitted) {
+      v.fit_pending = true;
+      v.fit_whole = v.fit_whole || v.fitted_whole;
+    } else {
+      v.pan_x = std::round(v.pan_x + (canvas.w - v.canvas_w) / 2);
+      v.pan_y = std::round(v.pan_y + (canvas.h - v.canvas_h) / 2);
+    }
+  }
+  v.canvas_w = canvas.w;
+  v.canvas_h = canvas.h;
 }
 
 void fit_view(AppState& state) {
   state.view.fit_pending = false;
   if (!state.scene) return;
+  state.view.fitted = true;
+  state.view.fitted_whole = state.view.fit_whole;
   const Rect canvas = state.panels().graph;
   // Leave room for the canvas's overlays: the title line on top, legend and hints at the bottom.
   const float em = state.font_px();
@@ -200,11 +225,13 @@ void set_view(AppState& state, double zoom, double pan_x, double pan_y) {
 
 void pan_view(AppState& state, double dx, double dy) {
   state.view.fit_pending = false;
+  state.view.fitted = false;
   set_view(state, state.view.zoom, double(state.view.pan_x) + dx, double(state.view.pan_y) + dy);
 }
 
 void zoom_view(AppState& state, double factor, double ax, double ay) {
   state.view.fit_pending = false;
+  state.view.fitted = false;
   const double old_zoom = state.view.zoom;
   const double new_zoom = std::clamp(old_zoom * factor, double(kMinZoom), double(kMaxZoom));
   // Keep the world point under the anchor where it is.

@@ -42,6 +42,10 @@ struct ModelError {
 struct ModelDoc {
   std::string text;                           // what the editor holds
   std::string path;                           // file it came from; "" for the built-in example
+  // The learner chose `path` in this run (opened it, saved as, --model, a drop). A path that
+  // came from a session, a hand-out or a lesson is never written until they do: Save model
+  // opens Save as… on it instead (a hand-out's model_path could name /etc/passwd).
+  bool path_chosen = false;
   std::shared_ptr<const graph::Graph> graph;  // the last good parse (kept while text is broken)
   std::string graph_text;                     // the text `graph` was parsed from
   std::optional<ModelError> error;            // the current text's error, if any
@@ -65,6 +69,11 @@ struct CanvasView {
   float pan_y = 0.0f;
   bool fit_pending = true;  // fit once the scene exists
   bool fit_whole = false;   // the pending fit must show everything (F), not just stay readable
+  // The canvas size the view was last placed for, and whether the view is still the fitted one
+  // (no pan or zoom since): when the window (so the canvas) changes size, a fitted view is fitted
+  // again and a moved one keeps its centre, so a maximise or a shrink never loses the graph.
+  float canvas_w = 0.0f, canvas_h = 0.0f;
+  bool fitted = false, fitted_whole = false;
 };
 
 // [SECTION] Requests to the platform layer (handled by the frame loop, not by views)
@@ -87,6 +96,7 @@ inline constexpr int kMaxWindowSide = 8192;
 
 struct PlatformRequests {
   std::string screenshot_path;  // save a PNG after this frame renders
+  std::string screen_shot_path;  // save a PNG of the window as the display shows it, presented
   bool quit = false;
   int resize_w = 0, resize_h = 0;     // 0 = no request
   std::vector<SyntheticInput> input;  // played one per frame, front first
@@ -186,8 +196,13 @@ inline constexpr double kIdleWaitSeconds = 1.0;
 // can.
 double frame_wait_seconds(const AppState& state);
 
-// Rebuilds the scene when stale (new graph, new font size); fits the view when asked.
+// Rebuilds the scene when stale (new graph, new font size); follows the canvas's size; fits the
+// view when asked.
 void refresh_scene(AppState& state, const TextMeasure& measure);
+
+// When the graph canvas changed size since the view was placed (a resize, maximise, full
+// screen): a view still as fitted is fitted again, a panned or zoomed one keeps its centre.
+void follow_canvas_size(AppState& state);
 
 // Below this zoom the canvas text is too small to read (16 px type drawn under 12 px).
 inline constexpr float kReadableZoom = 0.75f;

@@ -184,8 +184,8 @@ Command parse_command(std::string_view line) {
       throw CommandError("theme: unknown theme '" + c.text + "' (use light, dark or projector)");
     }
     expect_end(rest, verb);
-  } else if (verb == "screenshot") {
-    c.kind = CommandKind::Screenshot;
+  } else if (verb == "screenshot" || verb == "screenshot-screen") {
+    c.kind = verb == "screenshot" ? CommandKind::Screenshot : CommandKind::ScreenshotScreen;
     c.text = require_rest(rest, verb, "an output .png path");
   } else if (verb == "wait-frames") {
     c.kind = CommandKind::WaitFrames;
@@ -227,6 +227,12 @@ Command parse_command(std::string_view line) {
     }
     if (c.text.size() == 1)
       c.text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(c.text[0])));
+    expect_end(rest, verb);
+  } else if (verb == "wait-resize") {
+    c.kind = CommandKind::WaitResize;
+    const std::string_view word = take_word(rest);
+    c.a = word.empty() ? 30.0 : parse_number(word, "seconds", verb);
+    if (c.a <= 0 || c.a > 3600) throw CommandError("wait-resize: expected 0 to 3600 seconds");
     expect_end(rest, verb);
   } else if (verb == "wait-seconds") {
     c.kind = CommandKind::WaitSeconds;
@@ -389,7 +395,7 @@ Command parse_command(std::string_view line) {
     throw CommandError("unknown command '" + std::string(verb) +
                        "' (known: set-model-file, set-model-text, edit-model-text, replace-line, "
                        "select-op, select-tensor, clear-selection, zoom, pan, fit, theme, "
-                       "screenshot, wait-frames, wait-seconds, resize, click, click-node, drag, "
+                       "screenshot, screenshot-screen, wait-frames, wait-seconds, wait-resize, resize, click, click-node, drag, "
                        "scroll, key, type, quit, view, apply, undo, redo, goto-step, "
                        "machine, simulate, run-cpu, run-gpu, cancel, wait-jobs, palette, autotune, "
                        "control, lesson, teacher)");
@@ -423,6 +429,8 @@ std::string command_to_string(const Command& c) {
       return "theme " + c.text;
     case CommandKind::Screenshot:
       return "screenshot " + c.text;
+    case CommandKind::ScreenshotScreen:
+      return "screenshot-screen " + c.text;
     case CommandKind::WaitFrames:
       return "wait-frames " + fmt(c.a);
     case CommandKind::Resize:
@@ -465,6 +473,8 @@ std::string command_to_string(const Command& c) {
       return "cancel";
     case CommandKind::WaitJobs:
       return "wait-jobs";
+    case CommandKind::WaitResize:
+      return "wait-resize " + fmt(c.a);
     case CommandKind::Present:
       return c.text.empty() ? "present" : "present " + c.text;
     case CommandKind::Fullscreen:
@@ -605,6 +615,7 @@ std::string apply_command(AppState& state, const Command& c) {
       }
       state.model.text = std::move(text);
       state.model.path = c.text;
+      state.model.path_chosen = true;
       state.view.fit_pending = true;
       reparse_model(state);
       return {};
@@ -672,12 +683,14 @@ std::string apply_command(AppState& state, const Command& c) {
     case CommandKind::Screenshot:
       state.requests.screenshot_path = c.text;
       return {};
+    case CommandKind::ScreenshotScreen:
+      state.requests.screen_shot_path = c.text;
+      return {};
     case CommandKind::Resize:
       if (std::string e = check_window_size(c.a, c.b); !e.empty()) return e;
       state.requests.resize_w = static_cast<int>(c.a);
       state.requests.resize_h = static_cast<int>(c.b);
-      state.view.fit_pending = true;
-      return {};
+      return {};  // the view follows the canvas's new size (follow_canvas_size)
     case CommandKind::Click:
       queue_click(state, static_cast<float>(c.a), static_cast<float>(c.b));
       return {};
@@ -873,6 +886,7 @@ std::string apply_command(AppState& state, const Command& c) {
       return workbench_tiles_control(state.bench, c.text, c.a);
     case CommandKind::WaitFrames:
     case CommandKind::WaitSeconds:
+    case CommandKind::WaitResize:
     case CommandKind::WaitJobs:
       return {};
   }

@@ -14,8 +14,14 @@
 //   fit                        fit the whole graph in the canvas (key F)
 //   theme light|dark|projector
 //   screenshot FILE            save a PNG of the window after the next frame renders
+//   screenshot-screen FILE     save a PNG of what the display shows in the window, read back from
+//                              the X server after the frame is presented (what a user sees)
 //   wait-frames N              let N frames pass before the next script line
 //   wait-seconds S             let S seconds pass (e.g. the typing debounce) before the next line
+//   wait-resize [SECONDS]      let frames pass until the window's size differs from the one the
+//                              last wait-resize saw (at first: the script's first frame's) — a
+//                              window manager's maximise, xdotool from outside, F11; an error
+//                              after SECONDS (30)
 //   resize W H                 resize the window (each side 16 to 8192 pixels)
 //   click X Y                  click the left button at window pixel X Y (as a user would)
 //   click-node NAME            click the centre of a graph node (op or tensor) on the canvas
@@ -99,8 +105,10 @@ enum class CommandKind {
   Fit,
   SetTheme,
   Screenshot,
+  ScreenshotScreen,
   WaitFrames,
   WaitSeconds,
+  WaitResize,
   Resize,
   Click,
   ClickNode,

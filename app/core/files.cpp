@@ -4,6 +4,7 @@
 
 #include "app/core/session.h"
 #include "sim/io/input.h"
+#include "sim/io/json.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -86,10 +87,18 @@ std::string save_model_file(AppState& state, const std::string& path) {
   const std::string target = path.empty() ? state.model.path : path;
   if (target.empty())
     return "save-model: the built-in example has no file yet; give a path (Save as…)";
+  if (path.empty() && !state.model.path_chosen) {
+    // The path came with a session, hand-out or lesson: the learner picks it (or another).
+    file_browser_command(state, "save-model");
+    return "save-model: '" + io::printable(target) +
+           "' came from a session or lesson, not from you; choose where to save the model "
+           "(Save as… is open)";
+  }
   std::string text = state.model.text;
   if (!text.empty() && text.back() != '\n') text += '\n';
   if (std::string e = write_file_atomically(text, target, "model"); !e.empty()) return e;
   state.model.path = target;
+  state.model.path_chosen = true;
   note_recent_file(state, target);
   state.notice = "saved the model to " + target;
   return {};
@@ -101,6 +110,7 @@ std::string open_model_file(AppState& state, const std::string& path) {
   if (!in.ok) return in.error;
   state.model.text = std::move(in.text);
   state.model.path = path;
+  state.model.path_chosen = true;
   state.view.fit_pending = true;
   reparse_model(state);
   note_recent_file(state, path);
@@ -121,12 +131,11 @@ std::string save_session_file(const AppState& state, const std::string& path) {
 std::string open_session_file(AppState& state, const std::string& path) {
   const io::TextInput in = io::read_text_input(path, io::kMaxSessionBytes, "a session file");
   if (!in.ok) return in.error;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in.text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return "open-session: '" + path + "' is not JSON (" + e.what() + ")";
-  }
+  const io::JsonInput parsed = io::parse_json(in.text);
+  if (!parsed.ok)
+    return "open-session: '" + io::printable(path) + "' is not JSON (" +
+           io::printable(parsed.error, 200) + ")";
+  const nlohmann::json& j = parsed.value;
   if (const SessionFields f = check_session_fields(j); !f.unreadable.empty())
     return "open-session: '" + path + "' is " + f.unreadable;
   // The learner's own settings stay: a hand-out brings the work, not the teacher's screen.

@@ -4,6 +4,7 @@
 #include "sim/schedule/transform.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tilescope::core {
 
@@ -24,8 +25,9 @@ std::vector<FuseOption> fuse_options(const Workbench& wb) {
   }
   const auto unique = [](std::vector<std::string>& v) {
     std::vector<std::string> out;
+    std::set<std::string> seen;
     for (const std::string& s : v)
-      if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+      if (seen.insert(s).second) out.push_back(s);
     v = out;
   };
   unique(consumers);
@@ -35,7 +37,8 @@ std::vector<FuseOption> fuse_options(const Workbench& wb) {
   if (consumers.size() == 1) {
     std::vector<std::string> chain;
     std::optional<graph::OpId> op = g.find_op(consumers[0]);
-    while (op) {
+    // At most kMaxFusedOps in one kernel: the chain is cut there (a longer one is refused).
+    while (op && k->op_names.size() + chain.size() < schedule::kMaxFusedOps) {
       chain.push_back(g.op(*op).name);
       const std::vector<graph::OpId> next = g.op(*op).outputs.size() == 1
                                                 ? g.consumers(g.op(*op).outputs[0])
@@ -44,23 +47,39 @@ std::vector<FuseOption> fuse_options(const Workbench& wb) {
       if (next.size() == 1 && !k->has_op(g.op(next[0]).name)) op = next[0];
     }
     // The longest legal prefix of it (a pooling window ends an epilogue); shorter chains are
-    // not offered, the single consumer below says why it is refused.
+    // not offered, the single consumer below says why it is refused. A prefix of a legal chain
+    // is legal, so the longest is found by bisection: trying every length from the longest down
+    // took 8 minutes on the UI thread for a 20,000-op chain (issue #25).
     const schedule::Target target = workbench_target(wb);
-    for (size_t n = chain.size(); n > 1; --n) {
-      std::string step = "fuse(" + k->op_names.front(), label;
+    const auto chain_step = [&](size_t n, std::string* label) {
+      std::string step = "fuse(" + k->op_names.front();
       for (size_t i = 0; i < n; ++i) {
         step += ", " + chain[i];
-        label += (label.empty() ? "" : ", ") + chain[i];
+        if (label) *label += (label->empty() ? "" : ", ") + chain[i];
       }
-      step += ")";
+      return step + ")";
+    };
+    const auto legal = [&](size_t n) {
       try {
-        if (schedule::apply_step(*prog, schedule::parse_steps(step).at(0), target).ok) {
-          candidates.emplace_back(step, label);
-          break;
-        }
+        return schedule::apply_step(*prog, schedule::parse_steps(chain_step(n, nullptr)).at(0),
+                                    target)
+            .ok;
       } catch (const std::exception&) {
-        // Not legal: try a shorter chain.
+        return false;
       }
+    };
+    size_t lo = 1, hi = chain.size();  // the longest legal length lies in [lo, hi]
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo + 1) / 2;
+      if (legal(mid))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    if (lo > 1) {
+      std::string label;
+      std::string step = chain_step(lo, &label);
+      candidates.emplace_back(std::move(step), std::move(label));
     }
   }
   for (const std::string& c : consumers)

@@ -49,6 +49,7 @@ void load_model(AppState& s, const std::string& text, const std::string& name) {
   s.bench.last.reset();
   s.model.text = text;
   s.model.path = name;
+  s.model.path_chosen = false;
   s.model.reparse_pending = false;
   s.view.fit_pending = true;
   reparse_model(s);
@@ -460,6 +461,7 @@ std::string lesson_command(AppState& s, std::string_view args) {
     s.bench.step_texts.clear();
     s.model.text = std::move(p.stash);
     s.model.path = std::move(p.stash_path);
+    s.model.path_chosen = false;  // the stash does not remember who chose it: ask again
     p.stash.clear();
     p.stash_path.clear();
     s.view.fit_pending = true;

@@ -28,6 +28,12 @@ class ScriptRunner {
   int m_wait = 0;             // frames still to let pass before the next line
   double m_wait_until = 0.0;  // AppState::now before which no line runs
   bool m_wait_jobs = false;   // wait-jobs: no line runs while a background job is running
+  // wait-resize: no line runs until the window's size differs from the one the last wait-resize
+  // ended with (at first: the size at the script's first frame), or the deadline passes
+  bool m_wait_resize = false;
+  float m_resize_from_w = -1, m_resize_from_h = -1;
+  double m_resize_deadline = 0.0;
+  int m_resize_line = 0;
 };
 
 }  // namespace tilescope::core

@@ -11,6 +11,8 @@
 
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
+#include "sim/io/json.h"
+#include "sim/schedule/transform.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -142,9 +144,16 @@ SessionFields check_session_fields(const nlohmann::json& j) {
       f.skipped.push_back(std::string("recent is ") + (it->is_object() ? "an " : "a ") +
                           it->type_name() + ", not an array");
     } else {
-      for (const auto& v : *it)
-        if (v.is_string() && f.recent.size() < kMaxRecentFiles)
+      size_t not_strings = 0;
+      for (const auto& v : *it) {
+        if (!v.is_string())
+          ++not_strings;
+        else if (f.recent.size() < kMaxRecentFiles)
           f.recent.push_back(v.get<std::string>());
+      }
+      if (not_strings > 0)
+        f.skipped.push_back("recent files: " + std::to_string(not_strings) + " of " +
+                            std::to_string(it->size()) + " entries are not file names (strings)");
     }
   }
   if (const auto it = j.find("controls"); it != j.end()) {
@@ -152,14 +161,23 @@ SessionFields check_session_fields(const nlohmann::json& j) {
       f.skipped.push_back(std::string("controls is ") + (it->is_array() ? "an " : "a ") +
                           it->type_name() + ", not an object");
     } else {
+      // The app has a few dozen controls; a file with 300,000 is not one it wrote, and naming
+      // each in the status bar built a 68 MB message. The first kMaxSessionControls are read.
+      size_t past = 0;
       for (const auto& [name, value] : it->items()) {
-        if (value.is_string())
+        if (f.controls.size() >= kMaxSessionControls) {
+          ++past;
+        } else if (value.is_string()) {
           f.controls.emplace_back(name, value.get<std::string>());
-        else
+        } else {
           f.skipped.push_back("control " + io::printable(name, 40) + " is " +
                               (value.is_array() || value.is_object() ? "an " : "a ") +
                               value.type_name() + ", not a string");
+        }
       }
+      if (past > 0)
+        f.skipped.push_back(std::to_string(past) + " controls past the first " +
+                            std::to_string(kMaxSessionControls) + " (more than the app has)");
     }
   }
   if (const auto it = j.find("lesson"); it != j.end()) f.lesson = *it;
@@ -167,66 +185,116 @@ SessionFields check_session_fields(const nlohmann::json& j) {
   return f;
 }
 
+namespace {
+
+// What a restore could not bring back, for the status bar: the first kShown problems in full,
+// then how many more (a file can hold any number of bad values; the message stays readable).
+class Problems {
+ public:
+  static constexpr size_t kShown = 8;
+  void add(std::string problem) {
+    if (m_count++ < kShown) m_text += (m_text.empty() ? "" : "; ") + std::move(problem);
+  }
+  std::string text() const {
+    if (m_count <= kShown) return m_text;
+    return m_text + "; and " + std::to_string(m_count - kShown) + " more";
+  }
+
+ private:
+  std::string m_text;
+  size_t m_count = 0;
+};
+
+// The steps of `text` from the `first`-th on (0-based), as the history prints them: the ones a
+// restore dropped after a step that no longer applies.
+std::string steps_from(const std::string& text, size_t first) {
+  std::vector<schedule::TransformStep> steps;
+  try {
+    steps = schedule::parse_steps(text);
+  } catch (const std::exception&) {
+    return {};
+  }
+  std::string out;
+  for (size_t i = first; i < steps.size(); ++i) {
+    if (i >= first + 6) {
+      out += ", and " + std::to_string(steps.size() - i) + " more";
+      break;
+    }
+    out += (out.empty() ? "" : ", ") + steps[i].to_string();
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string session_from_json(AppState& state, const nlohmann::json& j) {
   const SessionFields f = check_session_fields(j);
   if (!f.unreadable.empty()) return "session: " + f.unreadable;
-  std::string problems;
-  for (const std::string& s : f.skipped) problems += "skipped " + s + "; ";
+  Problems problems;
+  for (const std::string& s : f.skipped) problems.add("skipped " + s);
   if (f.model_text) state.model.text = *f.model_text;
   state.model.path = f.model_path.value_or("");
+  state.model.path_chosen = false;  // written only after the learner picks it (app_state.h)
   reparse_model(state);
   update_state(state);  // lowers the graph
   if (f.steps && !f.steps->empty()) {
-    if (std::string e = workbench_apply(state.bench, *f.steps); !e.empty()) problems += e + "; ";
-    if (state.bench.last && !state.bench.last->ok)
-      problems += "step " + state.bench.last->step + " no longer applies; ";
+    if (std::string e = workbench_apply(state.bench, *f.steps); !e.empty()) problems.add(e);
+    if (state.bench.last && !state.bench.last->ok) {
+      // Steps apply in order, so the ones after a refused step are dropped too: name them all.
+      const size_t applied = state.bench.history ? state.bench.history->size() : 0;
+      std::string dropped = "step " + std::to_string(applied + 1) + ", " +
+                            state.bench.last->step + ", no longer applies (" +
+                            io::printable(state.bench.last->explanation, 200) + ")";
+      if (const std::string after = steps_from(*f.steps, applied + 1); !after.empty())
+        dropped += "; not restored after it: " + after;
+      problems.add(dropped);
+    }
   }
   // The undone steps: applied, then undone again, so Ctrl+Y brings them back as before.
   if (f.redo && !f.redo->empty() && state.bench.history) {
     const size_t cursor = state.bench.history->size();
     workbench_apply(state.bench, *f.redo);
     if (state.bench.last && !state.bench.last->ok)
-      problems += "redo step " + state.bench.last->step + " no longer applies; ";
+      problems.add("redo step " + state.bench.last->step + " no longer applies");
     while (state.bench.history->size() > cursor && workbench_undo(state.bench)) {
     }
     state.bench.last.reset();
   }
   if (std::string e = workbench_set_machine(state.bench, f.machine.value_or("host")); !e.empty())
-    problems += e + "; ";
+    problems.add(e);
   if (f.view) {
     if (auto v = view_tab_from_name(*f.view))
       state.bench.tab = *v;
     else
-      problems += "skipped view '" + io::printable(*f.view, 40) + "' (not a view); ";
+      problems.add("skipped view '" + io::printable(*f.view, 40) + "' (not a view)");
   }
   if (f.theme) {
     if (auto t = theme_from_name(*f.theme))
       state.theme = *t;
     else
-      problems += "skipped theme '" + io::printable(*f.theme, 40) + "' (not a theme); ";
+      problems.add("skipped theme '" + io::printable(*f.theme, 40) + "' (not a theme)");
   }
   if (f.ui_scale) {
     if (*f.ui_scale >= kMinUiScale && *f.ui_scale <= kMaxUiScale)
       state.ui_scale = static_cast<float>(*f.ui_scale);
     else
-      problems += "skipped ui_scale " + std::to_string(*f.ui_scale) + " (not from " +
-                  std::to_string(kMinUiScale) + " to " + std::to_string(kMaxUiScale) + "); ";
+      problems.add("skipped ui_scale " + std::to_string(*f.ui_scale) + " (not from " +
+                   std::to_string(kMinUiScale) + " to " + std::to_string(kMaxUiScale) + ")");
   }
   if (!f.recent.empty()) state.recent_files = f.recent;
   // Each control on its own: one out of range (or from a newer version) is skipped, not all.
   for (const auto& [name, value] : f.controls)
     if (std::string e = set_panel_control(state.controls, name, value); !e.empty())
-      problems += "skipped " + io::printable(e, 200) + "; ";
+      problems.add("skipped " + io::printable(e, 200));
   // Last: the open lesson comes back at its step without loading its models over the restored
   // model text.
   if (f.lesson || f.lesson_progress) {
     if (std::string e = restore_lesson_session(state, f.lesson ? &*f.lesson : nullptr,
                                                f.lesson_progress ? &*f.lesson_progress : nullptr);
         !e.empty())
-      problems += e + "; ";
+      problems.add(e);
   }
-  if (problems.size() >= 2) problems.resize(problems.size() - 2);  // the last "; "
-  return problems;
+  return problems.text();
 }
 
 // [SECTION] Writing: fresh temp file, fsync, rename
@@ -254,9 +322,28 @@ std::string save_session(const AppState& state, const std::string& path) {
   return write_file_atomically(session_text(state), path, "session");
 }
 
-std::string write_file_atomically(const std::string& text, const std::string& path,
+std::string write_file_atomically(const std::string& text, const std::string& given,
                                   const std::string& what) {
   std::error_code ec;
+  // A symlink the user made (a session kept in a dotfiles folder) stays a symlink: the file it
+  // points at is the one replaced. A link someone else owns (planted in a shared folder) is
+  // replaced itself, never written through.
+  std::string path = given;
+  struct stat link {};
+  if (::lstat(given.c_str(), &link) == 0 && S_ISLNK(link.st_mode) && link.st_uid == ::geteuid()) {
+    const fs::path resolved = fs::weakly_canonical(given, ec);
+    if (ec)
+      return "cannot write " + what + " '" + io::printable(given) + "': its link cannot be followed (" +
+             ec.message() + ")";
+    path = resolved.string();
+  }
+  // Only a regular file (or none) is ever replaced: a name that holds a device, a FIFO or a
+  // folder is a mistake, and renaming over /dev/zero as root would remove the device.
+  if (const fs::file_status st = fs::status(path, ec);
+      fs::exists(st) && !fs::is_regular_file(st))
+    return "cannot write " + what + " '" + io::printable(given) + "': it is " +
+           (fs::is_directory(st) ? "a folder" : "not a regular file") +
+           "; choose another name";
   const fs::path folder = fs::path(path).parent_path();
   if (!folder.empty()) fs::create_directories(folder, ec);
   // A name of this write's own (mkstemp: O_CREAT|O_EXCL, so nothing that already exists there, a
@@ -272,7 +359,7 @@ std::string write_file_atomically(const std::string& text, const std::string& pa
     ::unlink(tmp.c_str());
     return "cannot write " + what + " '" + tmp + "': " + write_error;
   }
-  // rename() replaces a symlink at `path` itself; it never writes through it.
+  // rename() replaces the entry at `path` itself (the link's target, resolved above).
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string e = errno_text();
     ::unlink(tmp.c_str());
@@ -387,14 +474,25 @@ SessionRestore restore_session(AppState& state, const std::string& path) {
     fs::remove(marker, ec);
     return move_aside(path, "the last start stopped while restoring it");
   }
-  const io::TextInput in = io::read_text_input(path, io::kMaxSessionBytes, "a session file");
-  if (!in.ok) return move_aside(path, in.error);
-  const nlohmann::json j = nlohmann::json::parse(in.text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return move_aside(path, "it is not valid JSON");
-  const SessionFields fields = check_session_fields(j);
-  if (!fields.unreadable.empty()) return move_aside(path, fields.unreadable);
-
+  // The marker goes down before the file is even read: whatever crashes from here on (parsing,
+  // checking, restoring) is remembered, and the next start moves the session aside.
   write_marker(marker);
+  const io::TextInput in = io::read_text_input(path, io::kMaxSessionBytes, "a session file");
+  if (!in.ok) {
+    fs::remove(marker, ec);
+    return move_aside(path, in.error);
+  }
+  const io::JsonInput parsed = io::parse_json(in.text);
+  if (!parsed.ok) {
+    fs::remove(marker, ec);
+    return move_aside(path, "it is not valid JSON: " + io::printable(parsed.error, 200));
+  }
+  const nlohmann::json& j = parsed.value;
+  const SessionFields fields = check_session_fields(j);
+  if (!fields.unreadable.empty()) {
+    fs::remove(marker, ec);
+    return move_aside(path, fields.unreadable);
+  }
   std::string problems, thrown;
   try {
     problems = session_from_json(state, j);
@@ -412,12 +510,13 @@ SessionRestore restore_session(AppState& state, const std::string& path) {
   if (problems.empty()) return r;
   r.is_error = true;
   r.message = "session: " + problems;
-  // The next autosave writes only what was restored; a copy keeps the skipped fields' values.
-  if (!fields.skipped.empty()) {
-    const std::string copy = bad_session_path(path);
-    if (fs::copy_file(path, copy, ec))
-      r.message += "; the file as it was is kept at '" + copy + "'";
-  }
+  // The next autosave writes only what was restored: a copy keeps what was not (skipped fields,
+  // dropped steps), whatever the reason.
+  const std::string copy = bad_session_path(path);
+  if (fs::copy_file(path, copy, ec))
+    r.message += "; the file as it was is kept at '" + io::printable(copy) + "'";
+  else
+    r.message += "; the file could not be copied aside (" + ec.message() + ")";
   return r;
 }
 

@@ -22,6 +22,8 @@
 namespace tilescope::core {
 
 inline constexpr const char* kSessionSchema = "tilescope-session/1";
+// Panel controls a session may set; past this many the rest are skipped with one message.
+inline constexpr size_t kMaxSessionControls = 256;
 
 // $XDG_STATE_HOME/tilescope/session.json, else $HOME/.local/state/tilescope/session.json; "" when
 // neither variable is set.
@@ -61,7 +63,9 @@ std::string session_from_json(AppState& state, const nlohmann::json& j);
 // folder fsync'd. Creates the folder. Returns "" or an error message.
 std::string save_session(const AppState& state, const std::string& path);
 // The same atomic write for any text (a model file saved from the editor); `what` names the file
-// in messages ("cannot write model 'x.model': …").
+// in messages ("cannot write model 'x.model': …"). A symlink at `path` is followed (the file it
+// names is replaced, the link stays); a `path` that holds anything but a regular file (a device,
+// a FIFO, a folder) is refused.
 std::string write_file_atomically(const std::string& text, const std::string& path,
                                   const std::string& what);
 

@@ -12,6 +12,8 @@
 #include "sim/schedule/interpreter.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/trace_size.h"
+#include "sim/io/input.h"
+#include "sim/io/json.h"
 
 #include <algorithm>
 #include <chrono>
@@ -922,8 +924,8 @@ void workbench_load_recorded(Workbench& wb, const std::string& dir) {
   for (const std::string& f : files) {
     // Hardware-counter recordings (tilescope-counters/1) are not timing reports: the Memory
     // view's predicted-vs-measured table reads them.
-    if (std::ifstream in(f);
-        kernels::is_counters_document(nlohmann::json::parse(in, nullptr, false))) {
+    if (const io::TextInput in = io::read_text_input(f, io::kMaxRecordingBytes, "a recording");
+        in.ok && kernels::is_counters_document(io::parse_json(in.text).value)) {
       try {
         wb.counters_recorded.emplace_back(f, kernels::load_counters_report(f));
       } catch (const std::exception& e) {

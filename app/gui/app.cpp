@@ -444,6 +444,7 @@ int run_app(const AppOptions& options) {
     if (!options.model_path.empty()) {
       state.model.text = read_text_file(options.model_path, io::kMaxModelBytes, "a model file");
       state.model.path = options.model_path;
+      state.model.path_chosen = true;
     } else {
       state.model.text = std::string(graph::default_model_text());
     }
@@ -730,7 +731,8 @@ int run_app(const AppOptions& options) {
     // Swapping whole frames needs no comparison with the last one: skip hashing the lists.
     const std::vector<PixelRect> redraw =
         presenter.partial()
-            ? damage.update(*draw_data, fb_w, fb_h, g_exposed || redraw_whole_next)
+            ? damage.update(*draw_data, fb_w, fb_h,
+                            g_exposed || redraw_whole_next || presenter.must_draw_whole(fb_w, fb_h))
             : std::vector<PixelRect>{PixelRect{0, 0, fb_w, fb_h}};
     g_exposed = false;
     redraw_whole_next = false;
@@ -749,7 +751,15 @@ int run_app(const AppOptions& options) {
         exit_code = 1;
       }
     }
-    presenter.present(redraw, fb_h);
+    presenter.present(redraw, fb_w, fb_h);
+    if (!state.requests.screen_shot_path.empty()) {
+      if (const std::string error = save_screen_shot(state.requests.screen_shot_path, window);
+          !error.empty()) {
+        std::fprintf(stderr, "tilescope: error: %s\n", error.c_str());
+        exit_code = 1;
+      }
+      state.requests.screen_shot_path.clear();
+    }
     const auto swapped = std::chrono::steady_clock::now();
     const double since_last =
         std::chrono::duration<double, std::milli>(swapped - last_swap).count();

@@ -1,5 +1,7 @@
 // Reading, writing, checking and printing benchmark reports (schema "tilescope-bench/1").
 #include "kernels/cpu/bench_report.h"
+#include "sim/io/input.h"
+#include "sim/io/json.h"
 
 #include <cstdio>
 #include <fstream>
@@ -21,13 +23,11 @@ std::string check_bench_report(const json& report) {
 namespace {
 
 json parse_report_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw BenchReportError(path + ": cannot open the benchmark report");
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw BenchReportError(path + ": not valid JSON (" + e.what() + ")");
-  }
+  const io::TextInput in = io::read_text_input(path, io::kMaxRecordingBytes, "a benchmark report");
+  if (!in.ok) throw BenchReportError(in.error);
+  io::JsonInput parsed = io::parse_json(in.text);
+  if (!parsed.ok) throw BenchReportError(path + ": not valid JSON (" + parsed.error + ")");
+  return std::move(parsed.value);
 }
 
 BenchReport report_of(const json& document, const std::string& path) {

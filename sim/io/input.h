@@ -33,8 +33,16 @@ struct TextInput {
 TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::string_view what);
 
 // Text from a file, made safe to print: control characters (ESC, NUL, BEL, CR, …; not tab or
-// newline when `keep_newlines`) become \xNN, invalid UTF-8 bytes too, and anything past
+// newline when `keep_newlines`) become \xNN, invalid UTF-8 bytes too; C1 controls, bidirectional
+// overrides and isolates (U+202E, U+2066, …) and the line separators become \uXXXX; anything past
 // `max_chars` is cut with "… (N more bytes)".
 std::string printable(std::string_view text, size_t max_chars = 160, bool keep_newlines = false);
+
+// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or stray bytes).
+bool valid_utf8(std::string_view text);
+
+// Text an editor widget can hold: NUL bytes become U+2400 (␀), bytes that are not UTF-8 become
+// U+FFFD, so a NUL-terminated widget never sees a length that differs from the text's.
+std::string editor_safe_text(std::string_view text);
 
 }  // namespace tilescope::io

@@ -5,6 +5,7 @@
 #include "build_paths.h"
 
 #include "sim/io/input.h"
+#include "sim/io/json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -41,12 +42,11 @@ Value recorded_value(const std::string& path, const std::string& query) {
   // not fill memory.
   const io::TextInput input = io::read_text_input(path, io::kMaxRecordingBytes, "a recorded file");
   if (!input.ok) throw RecordedError(input.error);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(input.text);
-  } catch (const std::exception& e) {
-    throw RecordedError("'" + io::printable(path) + "' is not JSON: " + io::printable(e.what()));
-  }
+  io::JsonInput parsed = io::parse_json(input.text);
+  if (!parsed.ok)
+    throw RecordedError("'" + io::printable(path) + "' is not JSON: " +
+                        io::printable(parsed.error, 200));
+  const nlohmann::json j = std::move(parsed.value);
   const nlohmann::json* node = &j;
   std::string walked;
   size_t begin = 0;

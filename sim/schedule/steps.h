@@ -22,6 +22,11 @@ struct KernelStep {
   std::string op{};
 };
 
+// The most ops one fused kernel holds. Each op of an epilogue adds its expression to the kernel's
+// body (nested: relu(relu(…)) is one level per op), so fusing a 20,000-op chain cost minutes and
+// a recursion as deep as the chain (issue #25); compilers stop far sooner, at what registers hold.
+inline constexpr size_t kMaxFusedOps = 64;
+
 // fuse(producer, consumer, ...): elementwise consumers run in the producer's epilogue.
 struct FuseStep {
   static constexpr std::string_view kName = "fuse";

@@ -158,6 +158,13 @@ std::string do_fuse(Program& p, const FuseStep& s, const Target& t) {
   // The producer, then the consumers in the order given.
   std::vector<std::string> ops = {s.producer};
   ops.insert(ops.end(), s.consumers.begin(), s.consumers.end());
+  if (const size_t total =
+          p.kernels[size_t(find_kernel_with_op(p, ops[0], "fuse"))].op_names.size() +
+          s.consumers.size();
+      total > kMaxFusedOps)
+    refuse("fuse: the kernel would hold " + std::to_string(total) + " ops, past tilescope's " +
+           "limit of " + std::to_string(kMaxFusedOps) +
+           " (each fused op adds to one kernel's body and registers; fuse a shorter chain)");
   // An op named twice would fuse a kernel into itself: there is nothing to fuse, and saying so is
   // clearer than a success message about zero saved bytes.
   for (size_t a = 0; a < ops.size(); ++a)

@@ -12,6 +12,9 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <climits>
@@ -296,16 +299,48 @@ TEST_CASE("a symlink planted at the old temp name is not followed by the save") 
   CHECK(nlohmann::json::parse(slurp(path))["model_text"] == kSmallModel);
 }
 
-TEST_CASE("the save replaces a symlink at the session path instead of writing through it") {
+TEST_CASE("the save writes through the user's own symlink at the session path; the link stays") {
+  // Issue #25: a session kept elsewhere (a dotfiles folder) and linked into place was replaced
+  // by a regular file, and the next save went nowhere the user looks.
   const fs::path dir = case_dir("symlink-path");
+  const std::string path = (dir / "session.json").string();
+  const fs::path target = dir / "kept" / "session.json";
+  fs::create_directories(target.parent_path());
+  spit(target, "old\n");
+  fs::create_symlink(target, path);
+  AppState state = tilescope::core::test::state_for(kSmallModel);
+  CHECK(save_session(state, path) == "");
+  CHECK(fs::is_symlink(path));
+  CHECK(fs::read_symlink(path) == target);
+  CHECK(nlohmann::json::parse(slurp(target))["model_text"] == kSmallModel);
+}
+
+TEST_CASE("a symlink someone else owns at the session path is replaced, not written through") {
+  if (::geteuid() != 0) return;  // only root can make a link owned by another user
+  const fs::path dir = case_dir("symlink-other");
   const std::string path = (dir / "session.json").string();
   const fs::path victim = dir / "victim.txt";
   spit(victim, "precious\n");
   fs::create_symlink(victim, path);
+  REQUIRE(::lchown(path.c_str(), 65534, 65534) == 0);  // nobody's link
   AppState state = tilescope::core::test::state_for(kSmallModel);
   CHECK(save_session(state, path) == "");
   CHECK(slurp(victim) == "precious\n");
   CHECK_FALSE(fs::is_symlink(path));
+}
+
+TEST_CASE("a save never replaces a device, a FIFO or a folder") {
+  const fs::path dir = case_dir("not-regular");
+  const std::string fifo = (dir / "pipe.json").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  AppState state = tilescope::core::test::state_for(kSmallModel);
+  const std::string e = save_session(state, fifo);
+  CHECK(e.find("not a regular file") != std::string::npos);
+  CHECK(fs::is_fifo(fifo));
+  const std::string folder = (dir / "folder.json").string();
+  fs::create_directories(folder);
+  CHECK(save_session(state, folder).find("a folder") != std::string::npos);
+  CHECK(fs::is_directory(folder));
 }
 
 TEST_CASE("a model text that is not UTF-8 is saved (replaced), not thrown on") {

@@ -4,14 +4,53 @@
 #include <GLFW/glfw3.h>
 #if TILESCOPE_HAVE_GLX
 #include <GL/glx.h>
+#include <X11/Xutil.h>
+// GLFW's X11 accessors (glfw3native.h declares them, but it also includes Xrandr.h, a header
+// Debian keeps in another package).
+extern "C" Display* glfwGetX11Display(void);
+extern "C" Window glfwGetX11Window(GLFWwindow* window);
 #endif
+#include <stb_image_write.h>
 #include <backends/imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace tilescope::gui {
+
+namespace {
+
+#if TILESCOPE_HAVE_GLX
+// X errors seen while presenting in partial mode. Xlib's default handler ends the process; a
+// failed copy only costs a frame, so this one counts it and the next frame is swapped whole.
+std::atomic<int> g_x_errors{0};
+
+int on_x_error(Display* display, XErrorEvent* e) {
+  if (g_x_errors.fetch_add(1) == 0) {
+    char text[256] = {};
+    XGetErrorText(display, e->error_code, text, sizeof text);
+    std::fprintf(stderr,
+                 "tilescope: X error while presenting a frame (%s, request %d.%d); drawing the "
+                 "next frame whole\n",
+                 text, e->request_code, e->minor_code);
+  }
+  return 0;
+}
+#endif
+
+int x_error_count() {
+#if TILESCOPE_HAVE_GLX
+  return g_x_errors.load();
+#else
+  return 0;
+#endif
+}
+
+}  // namespace
 
 void render_rects(ImDrawData& dd, const std::vector<PixelRect>& rects, int fb_h, ImVec4 clear) {
   const ImVec2 off = dd.DisplayPos, scale = dd.FramebufferScale;
@@ -85,22 +124,93 @@ void FramePresenter::init(void* glfw_window) {
 #endif
 }
 
-void FramePresenter::present(const std::vector<PixelRect>& rects, int fb_h) {
+bool FramePresenter::must_draw_whole(int fb_w, int fb_h) const {
+  if (!partial()) return true;
+  return m_last_swapped || fb_w != m_swapped_w || fb_h != m_swapped_h ||
+         x_error_count() != m_x_errors_seen;
+}
+
+void FramePresenter::present(const std::vector<PixelRect>& rects, int fb_w, int fb_h) {
 #if TILESCOPE_HAVE_GLX
   if (m_copy_sub_buffer) {
+    const bool swap = fb_w != m_swapped_w || fb_h != m_swapped_h ||
+                      x_error_count() != m_x_errors_seen;
+    // GLFW puts Xlib's default handler (which exits) back after each of its own X calls that
+    // watch for errors, so ours goes in again before every present.
+    XSetErrorHandler(on_x_error);
+    m_x_errors_seen = x_error_count();
+    if (swap) {
+      // The swap makes Mesa re-read the window's size: the next frame draws at the new one.
+      glfwSwapBuffers(static_cast<GLFWwindow*>(m_window));
+      if (m_swapped_w >= 0) ++m_resize_swaps;
+      m_swapped_w = fb_w;
+      m_swapped_h = fb_h;
+      m_last_swapped = true;
+      return;
+    }
     using CopySubBuffer = void (*)(Display*, GLXDrawable, int, int, int, int);
     const auto copy = reinterpret_cast<CopySubBuffer>(m_copy_sub_buffer);
-    for (const PixelRect& r : rects)
-      if (!r.empty())
-        copy(static_cast<Display*>(m_display), m_drawable, r.x0, fb_h - r.y1, r.x1 - r.x0,
-             r.y1 - r.y0);
+    for (const PixelRect& r : rects) {
+      // Never past the frame, whatever the rectangles say: outside it Mesa's buffer ends.
+      const int x0 = std::clamp(r.x0, 0, fb_w), x1 = std::clamp(r.x1, 0, fb_w);
+      const int y0 = std::clamp(r.y0, 0, fb_h), y1 = std::clamp(r.y1, 0, fb_h);
+      if (x1 > x0 && y1 > y0)
+        copy(static_cast<Display*>(m_display), m_drawable, x0, fb_h - y1, x1 - x0, y1 - y0);
+    }
+    m_last_swapped = false;
     return;
   }
 #else
   (void)rects;
+  (void)fb_w;
   (void)fb_h;
 #endif
   glfwSwapBuffers(static_cast<GLFWwindow*>(m_window));
+}
+
+std::string save_screen_shot(const std::string& path, void* glfw_window) {
+  auto* window = static_cast<GLFWwindow*>(glfw_window);
+#if TILESCOPE_HAVE_GLX
+  Display* display = glfwGetX11Display();
+  const Window xwindow = glfwGetX11Window(window);
+  if (!display || !xwindow) return "screenshot-screen: no X11 window to read";
+  glFinish();
+  XSync(display, False);
+  XWindowAttributes attributes{};
+  if (!XGetWindowAttributes(display, xwindow, &attributes))
+    return "screenshot-screen: cannot read the window's size";
+  const int width = attributes.width, height = attributes.height;
+  XImage* image = XGetImage(display, xwindow, 0, 0, static_cast<unsigned>(width),
+                            static_cast<unsigned>(height), AllPlanes, ZPixmap);
+  if (!image) return "screenshot-screen: the X server gave no image of the window";
+  std::vector<unsigned char> rgba(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
+  // A 24-bit TrueColor visual: the masks say where each channel sits in a pixel.
+  const auto channel = [](unsigned long pixel, unsigned long mask) {
+    int shift = 0;
+    while (mask && !(mask & 1)) {
+      mask >>= 1;
+      ++shift;
+    }
+    return static_cast<unsigned char>((pixel >> shift) & 0xFF);
+  };
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      const unsigned long p = XGetPixel(image, x, y);
+      unsigned char* out = &rgba[(static_cast<size_t>(y) * width + x) * 4];
+      out[0] = channel(p, image->red_mask);
+      out[1] = channel(p, image->green_mask);
+      out[2] = channel(p, image->blue_mask);
+      out[3] = 255;
+    }
+  XDestroyImage(image);
+  if (!stbi_write_png(path.c_str(), width, height, 4, rgba.data(), width * 4))
+    return "cannot write screenshot '" + path + "'";
+  return {};
+#else
+  (void)path;
+  (void)window;
+  return "screenshot-screen needs an X11 build (GLX)";
+#endif
 }
 
 }  // namespace tilescope::gui
