@@ -130,4 +130,105 @@ start_on_session "$dir/session.json" "$dir/state.json"
 if ls "$dir"/session.json.bad-* > /dev/null 2>&1; then
   expect_moved_aside "$dir/session.json" "$dir/state.json"
 fi
+# [SECTION] Issue 25: sessions that crashed or hung every start. Now the first start must survive,
+# say what was wrong and keep the original file aside.
+
+# Starts the app once on session $1 (state JSON to $2) within $3 seconds; it must not die.
+start_once() {
+  local session=$1 state=$2 limit=${3:-120}
+  timeout "$limit" "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" --session "$session" \
+    --frames 3 --state-json "$state" > "$state.log" 2>&1 ||
+    { cat "$state.log"; fail "the app did not start on $session (exit $?)"; }
+}
+# The session's original bytes are kept in a .bad-* file beside it.
+expect_kept_aside() {
+  local session=$1
+  local kept
+  kept=$(ls "$session".bad-* 2> /dev/null | head -n 1 || true)
+  [ -n "$kept" ] || fail "$session: no copy of the original was kept"
+  cmp -s "$kept" "$session.orig" || fail "$kept does not hold the original session"
+}
+deep() {  # $1 levels of nested lists
+  head -c "$1" /dev/zero | tr '\0' '['
+  head -c "$1" /dev/zero | tr '\0' ']'
+}
+
+for field in lesson lesson_progress; do
+  echo "== a session whose $field nests 300,000 lists: refused on the first start, kept aside"
+  dir="$out/session-deep-$field"
+  mkdir -p "$dir"
+  { printf '{"schema":"tilescope-session/1","model_text":"x: [2]\\ny = relu(x)\\n","%s":' "$field"
+    deep 300000
+    printf '}\n'; } > "$dir/session.json"
+  cp "$dir/session.json" "$dir/session.json.orig"
+  start_once "$dir/session.json" "$dir/state.json"
+  expect_moved_aside "$dir/session.json" "$dir/state.json"
+  grep -q 'nests 30000[0-9] levels' "$dir/state.json" || fail "the message does not say why ($field)"
+done
+
+echo "== 300,000 unknown controls: a short message, the rest restored, the original kept"
+dir="$out/session-controls"
+mkdir -p "$dir"
+{ printf '{"schema":"tilescope-session/1","theme":"dark","controls":{'
+  seq 1 300000 | sed 's/.*/"no.such-&":"1"/' | paste -sd, -
+  printf '}}\n'; } > "$dir/session.json"
+cp "$dir/session.json" "$dir/session.json.orig"
+start_once "$dir/session.json" "$dir/state.json"
+message=$(grep -o '"message": "[^"]*"' "$dir/state.json")
+[ "${#message}" -lt 4000 ] || fail "the status message is ${#message} bytes long"
+grep -q "controls past the first 256" <<<"$message" || fail "the message does not count the rest"
+grep -q '"theme": "dark"' "$dir/session.json" || fail "the valid theme was not restored"
+expect_kept_aside "$dir/session.json"
+
+echo "== a 20,000-op chain restored into the Schedule view: the first start within 60 s"
+dir="$out/session-long-chain"
+mkdir -p "$dir"
+{ printf '{"schema":"tilescope-session/1","view":"schedule","model_text":"x: [4]\\ny1 = relu(x)\\n'
+  for i in $(seq 2 20000); do printf 'y%d = relu(y%d)\\n' "$i" $((i - 1)); done
+  printf '"}\n'; } > "$dir/session.json"
+start_once "$dir/session.json" "$dir/state.json" 60
+grep -q '"view": "schedule"' "$dir/state.json" || fail "the Schedule view was not restored"
+
+echo "== a step that no longer applies: it and the steps after it named, the original kept"
+dir="$out/session-dropped-steps"
+mkdir -p "$dir"
+printf '%s\n' '{"schema":"tilescope-session/1","model_text":"A: [64, 64]\nB: [64, 64]\nC = A @ B\n",' \
+  '"steps":"tile(i, 16); tile(q, 4); reorder(i.o, j); tile(j, 8)"}' > "$dir/session.json"
+cp "$dir/session.json" "$dir/session.json.orig"
+start_once "$dir/session.json" "$dir/state.json"
+grep -q 'step 2, tile(q, 4), no longer applies' "$dir/state.json" || fail "the refused step is not named"
+grep -q 'not restored after it: reorder(i.o, j), tile(j, 8)' "$dir/state.json" ||
+  fail "the steps after it are not named"
+expect_kept_aside "$dir/session.json"
+
+echo "== a hand-out's model_path names another file: Save model does not write it"
+dir="$out/session-model-path"
+mkdir -p "$dir"
+printf 'precious\n' > "$dir/victim.txt"
+printf '{"schema":"tilescope-session/1","model_text":"x: [2]\\ny = relu(x)\\n","model_path":"%s"}\n' \
+  "$dir/victim.txt" > "$dir/session.json"
+printf 'save-model\nwait-frames 2\nwrite-state %s\nquit\n' "$dir/state.json" > "$dir/save.script"
+timeout 120 "$with_xvfb" "$app" --session "$dir/session.json" --script "$dir/save.script" \
+  > "$dir/save.log" 2>&1 || true
+[ "$(cat "$dir/victim.txt")" = precious ] || fail "Save model overwrote the session's model_path"
+grep -q 'came from a session or lesson, not from you' "$dir/save.log" || fail "no message about the path"
+
+echo "== a model file with NUL bytes and invalid UTF-8: shown escaped, typed into, no assertion"
+dir="$out/nul-model"
+mkdir -p "$dir"
+printf 'x: [2]\000\nbad = relu(x)\377\n' > "$dir/nul.model"
+cat > "$dir/nul.script" <<SCRIPT
+set-model-file $dir/nul.model
+wait-frames 3
+click 150 90
+type  # typed
+wait-frames 3
+write-state $dir/state.json
+quit
+SCRIPT
+timeout 120 "$with_xvfb" "$app" --no-session --size 1440x900 --script "$dir/nul.script" \
+  > "$dir/nul.log" 2>&1 || { cat "$dir/nul.log"; fail "the app did not survive a model with NUL bytes"; }
+grep -q '␀' "$dir/state.json" || fail "the NUL byte is not shown as ␀"
+grep -q '�' "$dir/state.json" || fail "the invalid byte is not shown as U+FFFD"
+
 echo "gui robustness: all checks passed"

@@ -7,12 +7,14 @@
 #include "app/core/files.h"
 #include "app/core/fuse_options.h"
 #include "app/core/session.h"
+#include "sim/schedule/steps.h"
 #include "tests/gui/workbench_fixtures.h"
 
 #include <doctest/doctest.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -457,4 +459,25 @@ TEST_CASE(
   CHECK(changed_c1 - changed_c0 + 1 >= 11);  // the 4 steps' 32 columns
   // The current tile is the last of them: its columns end where the changed ones end.
   CHECK(b.c1 == changed_c1);
+}
+
+TEST_CASE("fuse options on a 20,000-op chain: bounded work, the chain cut at the kernel limit") {
+  // Issue #25: trying every prefix of the chain took ~8 minutes on the UI thread at 20,000 ops.
+  std::string model = "x: [4]\ny1 = relu(x)\n";
+  for (int i = 2; i <= 20000; ++i)
+    model += "y" + std::to_string(i) + " = relu(y" + std::to_string(i - 1) + ")\n";
+  AppState state = state_for(model.c_str());
+  REQUIRE(run(state, "apply \"kernel(relu0)\"").empty());
+  const std::vector<FuseOption> o = fuse_options(state.bench);
+  REQUIRE_FALSE(o.empty());
+  // The chain option: relu0 and the next kMaxFusedOps - 1 ops, which applies.
+  CHECK(o[0].legal);
+  const size_t names = std::count(o[0].step.begin(), o[0].step.end(), ',') + 1;
+  CHECK(names == tilescope::schedule::kMaxFusedOps);
+  CHECK(run(state, "apply \"" + o[0].step + "\"").empty());
+  CHECK(state.bench.last->ok);
+  // One more op is past the limit and refused, saying so.
+  REQUIRE(run(state, "apply \"fuse(relu0, relu64)\"").empty());
+  CHECK_FALSE(state.bench.last->ok);
+  CHECK(state.bench.last->explanation.find("limit of 64") != std::string::npos);
 }

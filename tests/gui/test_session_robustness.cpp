@@ -217,6 +217,57 @@ TEST_CASE("a session with a wrong-typed field is restored in part and a copy of 
   CHECK(slurp(path) == text);
 }
 
+TEST_CASE("a step that no longer applies: it and every step after it named, the file kept") {
+  // Issue #25: the steps after the first refused one vanished without a word, and the autosave
+  // then rewrote the file with no copy kept.
+  const fs::path dir = case_dir("dropped-steps");
+  const std::string path = (dir / "session.json").string();
+  const std::string text = nlohmann::json{{"schema", "tilescope-session/1"},
+                                          {"model_text", "A: [64, 64]\nB: [64, 64]\nC = A @ B\n"},
+                                          {"steps", "tile(i, 16); tile(q, 4); reorder(i.o, j)"}}
+                               .dump();
+  spit(path, text);
+  AppState state = start_state();
+  const SessionRestore r = restore_session(state, path);
+  CHECK(r.is_error);
+  CHECK(r.message.find("step 2, tile(q, 4), no longer applies (") != std::string::npos);
+  CHECK(r.message.find("not restored after it: reorder(i.o, j)") != std::string::npos);
+  CHECK(state.bench.step_texts == std::vector<std::string>{"tile(i, 16)"});
+  const std::vector<std::string> copies = entries_starting(dir, "session.json.bad-");
+  REQUIRE(copies.size() == 1);
+  CHECK(slurp(dir / copies[0]) == text);
+}
+
+TEST_CASE("recent entries that are not strings are counted in the message, not dropped silently") {
+  const SessionFields f = check_session_fields(
+      nlohmann::json::parse(R"({"schema": "tilescope-session/1", "recent": [1, "/a.model", 3]})"));
+  REQUIRE(f.skipped.size() == 1);
+  CHECK(f.skipped[0] == "recent files: 2 of 3 entries are not file names (strings)");
+  CHECK(f.recent == std::vector<std::string>{"/a.model"});
+}
+
+TEST_CASE("300,000 unknown controls: the first 256 tried, one line for the rest, a short message") {
+  nlohmann::json controls = nlohmann::json::object();
+  for (int i = 0; i < 300000; ++i) controls["no.such-" + std::to_string(i)] = "1";
+  const nlohmann::json j{{"schema", "tilescope-session/1"}, {"controls", controls}};
+  const SessionFields f = check_session_fields(j);
+  CHECK(f.controls.size() == kMaxSessionControls);
+  REQUIRE(f.skipped.size() == 1);
+  CHECK(f.skipped[0] == "299744 controls past the first 256 (more than the app has)");
+  AppState state = start_state();
+  const std::string message = session_from_json(state, j);
+  // 8 problems shown in full (each "skipped ... unknown control ..." under 200 bytes), then a count.
+  CHECK(message.size() < 8 * 200 + 100);
+  CHECK(message.find("; and 249 more") != std::string::npos);  // 1 + 256 problems, 8 shown
+}
+
+TEST_CASE("a view name with a right-to-left override is echoed escaped") {
+  AppState state = start_state();
+  const std::string message = session_from_json(
+      state, nlohmann::json{{"schema", "tilescope-session/1"}, {"view", "gra\u202ehp"}});
+  CHECK(message == "skipped view 'gra\\u202Ehp' (not a view)");
+}
+
 TEST_CASE("a start that died while restoring a session does not try that session again") {
   // The marker names a process that is gone (pids never reach INT_MAX): the last start crashed
   // there (a stack overflow cannot be caught), and would crash again on every start.

@@ -20,6 +20,9 @@ cleanup() {
 }
 trap cleanup EXIT
 # shellcheck disable=SC2086  # the server arguments are words
+# The file exists before Xvfb starts: the redirection below happens in the background child, and
+# the loop must not read a file that is not there yet (that race failed GUI tests now and then).
+: > "$dir/display"
 Xvfb -displayfd 3 -nolisten tcp $server_args 3>"$dir/display" 2>"$dir/xvfb.log" &
 xvfb_pid=$!
 # Xvfb writes "N\n" once it accepts connections.
