@@ -1,8 +1,13 @@
 // libFuzzer harness for Dinero din traces: any bytes in; a TraceError is a correct answer, and
 // every access read must go through a small three-level hierarchy without trouble.
 //
+// Build and run (new inputs go to the first folder, which .gitignore keeps out of the tree;
+// make_seeds.py writes the long seeds; scripts/fuzz.sh does all of it):
 //   cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_din
-//   build/fuzz/fuzz/fuzz_din -max_total_time=600 fuzz/corpus-run/din fuzz/corpus-din
+//   python3 fuzz/make_seeds.py
+//   build/fuzz/fuzz/fuzz_din -dict=fuzz/din.dict -max_len=65536 -max_total_time=600 \
+//       -timeout=10 -rss_limit_mb=4096 fuzz/corpus-run/din fuzz/corpus-din \
+//       fuzz/corpus-run/seeds/din
 #include "sim/memory/din.h"
 #include "sim/memory/hierarchy.h"
 

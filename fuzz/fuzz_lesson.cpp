@@ -9,10 +9,14 @@
 // Anything else is check lines: each line parsed as a check and as a learner's quantity in every
 // unit, the whole text as one expression.
 //
-// Build and run (new inputs go to the first folder, which .gitignore keeps out of the tree):
+// Build and run from the repository root (new inputs go to the first folder, which .gitignore
+// keeps out of the tree; make_seeds.py writes the deep and long seeds and the deep recordings
+// their recorded() checks read; scripts/fuzz.sh does all of it):
 //   cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_lesson
-//   build/fuzz/fuzz/fuzz_lesson -dict=fuzz/lesson.dict -max_total_time=600 -timeout=10 \
-//       fuzz/corpus-run/lesson fuzz/corpus-lesson
+//   python3 fuzz/make_seeds.py
+//   build/fuzz/fuzz/fuzz_lesson -dict=fuzz/lesson.dict -max_len=65536 -max_total_time=600 \
+//       -timeout=10 -rss_limit_mb=4096 fuzz/corpus-run/lesson fuzz/corpus-lesson \
+//       fuzz/corpus-run/seeds/lesson
 #include "sim/lesson/check_language.h"
 #include "sim/lesson/checker.h"
 #include "sim/lesson/lesson.h"

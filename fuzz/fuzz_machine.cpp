@@ -1,9 +1,13 @@
 // libFuzzer harness for machine files: any bytes in; a MachineError is a correct answer, and a
 // machine that parses must build a hierarchy and simulate a short trace without trouble.
 //
+// Build and run (new inputs go to the first folder, which .gitignore keeps out of the tree;
+// make_seeds.py writes the long seeds; scripts/fuzz.sh does all of it):
 //   cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_machine
-//   build/fuzz/fuzz/fuzz_machine -dict=fuzz/machine.dict -max_total_time=600 \
-//       fuzz/corpus-run/machine fuzz/corpus-machine
+//   python3 fuzz/make_seeds.py
+//   build/fuzz/fuzz/fuzz_machine -dict=fuzz/machine.dict -max_len=65536 -max_total_time=600 \
+//       -timeout=10 -rss_limit_mb=4096 fuzz/corpus-run/machine fuzz/corpus-machine \
+//       fuzz/corpus-run/seeds/machine
 #include "sim/memory/hierarchy.h"
 #include "sim/model/machine.h"
 

@@ -1,10 +1,13 @@
 // libFuzzer harness for the model language: any bytes in; a GraphError is a correct answer,
 // anything else (a crash, another exception, a sanitizer report, a hang) is a bug.
 //
-// Build and run (new inputs go to the first folder, which .gitignore keeps out of the tree):
+// Build and run (new inputs go to the first folder, which .gitignore keeps out of the tree;
+// make_seeds.py writes the deep-nesting and long-chain seeds; scripts/fuzz.sh does all of it):
 //   cmake --preset fuzz && cmake --build --preset fuzz --target fuzz_model_parser
-//   build/fuzz/fuzz/fuzz_model_parser -dict=fuzz/model.dict -max_total_time=600 \
-//       fuzz/corpus-run fuzz/corpus
+//   python3 fuzz/make_seeds.py
+//   build/fuzz/fuzz/fuzz_model_parser -dict=fuzz/model.dict -max_len=65536 -max_total_time=600 \
+//       -timeout=10 -rss_limit_mb=4096 fuzz/corpus-run/model fuzz/corpus \
+//       fuzz/corpus-run/seeds/model
 #include "sim/graph/autodiff.h"
 #include "sim/graph/model_parser.h"
 
