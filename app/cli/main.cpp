@@ -15,7 +15,9 @@ std::vector<CommandInfo>& command_registry() {
 
 int main(int argc, char** argv) {
   using namespace tilescope::cli;
-  // Everything written to std::cerr passes the guard: errors quote user files.
+  // Everything written to std::cout, printf's stdout and std::cerr passes the guard: errors quote
+  // user files, lessons and machine files print their own text.
+  guard_standard_output();
   TerminalGuard guard(std::cerr.rdbuf());
   std::streambuf* const plain_cerr = std::cerr.rdbuf(&guard);
   struct Restore {

@@ -298,22 +298,6 @@ std::optional<schedule::Program> apply_point(const schedule::Program& base, Auto
   return std::move(r.program);
 }
 
-// Hands the trace to the hierarchy and stops it (by throwing) when the user cancels.
-class CancelSink final : public memory::AccessSink {
- public:
-  CancelSink(memory::AccessSink& next, JobProgress& p) : m_h(next), m_p(p) {}
-  void access(const memory::Access& a) override { access_batch(&a, 1); }
-  void access_batch(const memory::Access* a, size_t n) override {
-    if (m_p.cancel) throw JobCancelled();
-    m_h.access_batch(a, n);
-  }
-  void step_boundary(uint64_t step) override { m_h.step_boundary(step); }
-
- private:
-  memory::AccessSink& m_h;
-  JobProgress& m_p;
-};
-
 std::string binding_text(const model::Roofline& r) {
   return "bound by " + r.binding;
 }
@@ -370,7 +354,8 @@ void predict_point(const schedule::Program& base, const model::Machine& m, JobPr
     model::RunOptions full;
     full.analytic = false;
     full.wrap = [&](memory::AccessSink& next) {
-      return std::make_unique<CancelSink>(next, progress);
+      // Stops the trace (by throwing) when the user cancels.
+      return std::make_unique<memory::CancelSink<JobCancelled>>(next, progress.cancel);
     };
     run = model::run_kernel(k, *prog->graph, m, full);
     roof = run.roofline;

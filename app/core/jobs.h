@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -38,6 +39,24 @@ struct JobCancelled : std::exception {
   const char* what() const noexcept override { return "cancelled"; }
 };
 
+// Job threads of this process whose work has not returned yet. Quitting cancels every job and
+// waits for this to reach 0 only so long: a job that does not look at its cancel flag (a compiler
+// child, a stranger's lesson) must never keep the app from closing (issue #25).
+inline std::atomic<int>& job_threads_working() {
+  static std::atomic<int> count{0};
+  return count;
+}
+
+// Waits up to `seconds` for every job's work to return; true when none is left.
+inline bool wait_for_job_threads(double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (job_threads_working().load() > 0) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 // One job slot: at most one run at a time. The result (or error) is handed over by poll() on the
 // frame loop's thread, so views never see a half-written result. Movable (the thread works on a
 // heap-allocated slot that does not move), so the state that owns it can be returned by value.
@@ -64,6 +83,7 @@ class Job {
     s.progress = std::make_shared<JobProgress>();
     s.done_result.reset();
     s.done_error.clear();
+    ++job_threads_working();
     s.thread = std::thread([&s, progress = s.progress, work = std::move(work)] {
       std::optional<Result> result;
       std::string error;
@@ -85,6 +105,7 @@ class Job {
         s.done_error = std::move(error);
       }
       progress->finished = true;
+      --job_threads_working();
     });
   }
 

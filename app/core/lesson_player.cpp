@@ -124,6 +124,27 @@ std::vector<LessonDocItem> lesson_document(const lesson::Lesson& lesson) {
 
 // [SECTION] The background job
 
+namespace {
+
+// Lets a job's cancel flag stop the session's simulations for as long as the job runs (the
+// session outlives the job; the flag does not). A cancel or a quit then ends a long check within
+// a batch of accesses instead of waiting for it (issue #25).
+class CancelBinding {
+ public:
+  CancelBinding(lesson::LessonSession& session, const std::atomic<bool>& cancel)
+      : m_session(session) {
+    m_session.set_cancel(&cancel);
+  }
+  ~CancelBinding() { m_session.set_cancel(nullptr); }
+  CancelBinding(const CancelBinding&) = delete;
+  CancelBinding& operator=(const CancelBinding&) = delete;
+
+ private:
+  lesson::LessonSession& m_session;
+};
+
+}  // namespace
+
 LessonComputed compute_lesson(const lesson::Lesson& source, JobProgress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   LessonComputed out;
@@ -136,6 +157,7 @@ LessonComputed compute_lesson(const lesson::Lesson& source, JobProgress& progres
     return out;
   }
   lesson::LessonSession& session = *out.session;
+  const CancelBinding cancel(session, progress.cancel);
   // The session holds its own copy of the lesson: its blocks are the ones to evaluate.
   const std::vector<lesson::Block>& blocks = session.lesson().blocks;
   progress.set_phase("checking the lesson's claims");
@@ -312,6 +334,13 @@ void retire_job(LessonPlayer& p) {
 
 }  // namespace
 
+void lesson_cancel_jobs(LessonPlayer& p) {
+  p.job.cancel();
+  p.checkpoint_job.cancel();
+  for (auto& j : p.retired) j.cancel();
+  for (auto& j : p.retired_checkpoints) j.cancel();
+}
+
 void lesson_close(LessonPlayer& p) {
   lesson_save_progress(p);
   retire_job(p);
@@ -421,7 +450,9 @@ void poll_checkpoints(LessonPlayer& p, const Workbench& wb,
     return;
   }
   p.checkpoint_job.start(
-      key, [session = p.computed->session, blocks, key, state = std::move(*ls)](JobProgress&) {
+      key, [session = p.computed->session, blocks, key,
+            state = std::move(*ls)](JobProgress& progress) {
+        const CancelBinding cancel(*session, progress.cancel);
         CheckpointEvaluation out;
         out.key = key;
         for (int i : blocks) {

@@ -195,6 +195,8 @@ void lesson_refresh_done(LessonPlayer& p);
 bool step_has_work(const lesson::Lesson& lesson, int step_index);
 // Closes the open lesson (its progress stays saved); a job still running is left to finish.
 void lesson_close(LessonPlayer& p);
+// Asks every lesson job (the open lesson's, its checkpoints', the retired ones) to stop.
+void lesson_cancel_jobs(LessonPlayer& p);
 
 // Loads the catalogue when it has not been (called before a session restore and on first use).
 void lesson_ensure_catalogue(LessonPlayer& p);

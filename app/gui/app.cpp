@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -812,13 +813,22 @@ int run_app(const AppOptions& options) {
       exit_code = 1;
     }
   }
-  workbench_cancel(state.bench);  // the jobs' threads are joined when the state goes away
+  // Quitting never waits on a job (issue #25): each is asked to stop, and one that has not within
+  // two seconds (a compile, a simulation that does not look at its flag) is left behind — the
+  // session is saved, so the process ends without joining it.
+  workbench_cancel(state.bench);
+  lesson_cancel_jobs(state.lessons);
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
   glfwDestroyWindow(window);
   glfwTerminate();
-  return exit_code;
+  if (!wait_for_job_threads(2.0)) {
+    std::fprintf(stderr, "tilescope: a background job did not stop within 2 s; quitting without it\n");
+    std::fflush(nullptr);
+    std::_Exit(exit_code);
+  }
+  return exit_code;  // the jobs' threads are joined when the state goes away
 }
 
 }  // namespace tilescope::gui

@@ -3,11 +3,14 @@
 
 #include "sim/io/format.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <initializer_list>
 
 namespace tilescope::io {
@@ -25,38 +28,61 @@ std::string join(std::initializer_list<std::string_view> parts) {
 }  // namespace
 
 TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::string_view what) {
-  namespace fs = std::filesystem;
   TextInput r;
-  std::error_code ec;
-  fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) {
-    r.error = join({"cannot open ", what, " '", printable(path), "': no such file"});
+  // O_NONBLOCK: opening a FIFO nobody writes to returns at once instead of blocking forever (a
+  // lesson's file=, recorded() or a session path could name one: issue #25).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    r.error = errno == ENOENT
+                  ? join({"cannot open ", what, " '", printable(path), "': no such file"})
+                  : join({"cannot open ", what, " '", printable(path), "': ", std::strerror(errno)});
     return r;
   }
-  if (fs::is_directory(st)) {
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    r.error = join({"cannot read ", what, " '", printable(path), "': ", std::strerror(errno)});
+    return r;
+  }
+  if (S_ISDIR(st.st_mode)) {
     r.error = join({"'", printable(path), "' is a directory, not ", what});
     return r;
   }
-  if (fs::is_regular_file(st)) {
-    uintmax_t size = fs::file_size(path, ec);
-    if (!ec && size > max_bytes) {
-      r.error =
-          join({"'", printable(path), "' is ", format_bytes(double(size)), ", larger than ",
-                format_bytes(double(max_bytes)), " (the limit for ", what, "); is it the right file?"});
-      return r;
-    }
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    r.error = join({"cannot open ", what, " '", printable(path), "': ", std::strerror(errno)});
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes) {
+    r.error = join({"'", printable(path), "' is ", format_bytes(double(st.st_size)),
+                    ", larger than ", format_bytes(double(max_bytes)), " (the limit for ", what,
+                    "); is it the right file?"});
     return r;
   }
-  // Devices and pipes have no size to ask for: read in chunks and stop one byte past the cap.
+  // A regular file reads to its end; a pipe, socket or device is waited on at most
+  // kStreamIdleSeconds for each chunk (a FIFO's writer that never writes, a terminal).
+  const bool stream = !S_ISREG(st.st_mode);
+  if (!stream) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   std::string text;
   char buf[1 << 16];
-  while (in) {
-    in.read(buf, sizeof buf);
-    text.append(buf, static_cast<size_t>(in.gcount()));
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN && stream) {
+      // A writer is there but nothing has come yet (with no writer at all, read says end).
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, kStreamIdleSeconds * 1000) == 0) {
+        r.error = join({"'", printable(path), "' gave no data for ",
+                        std::to_string(kStreamIdleSeconds), " s (a pipe nobody writes to?); ",
+                        what, " must be a file"});
+        return r;
+      }
+      continue;
+    }
+    if (n < 0) {
+      r.error = join({"cannot read ", what, " '", printable(path), "': ", std::strerror(errno)});
+      return r;
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
     if (text.size() > max_bytes) {
       r.error = join({"'", printable(path), "' has more than ", format_bytes(double(max_bytes)),
                       " (the limit for ", what,
@@ -64,19 +90,11 @@ TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::stri
       return r;
     }
   }
-  if (in.bad()) {
-    r.error = join({"cannot read ", what, " '", printable(path), "'"});
-    return r;
-  }
   r.ok = true;
   r.text = std::move(text);
   return r;
 }
 
-namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not one (a stray or
-// truncated byte, an overlong form, a surrogate, past U+10FFFF); its code point in `cp`.
 size_t utf8_length(std::string_view s, size_t i, uint32_t& cp) {
   unsigned char c = static_cast<unsigned char>(s[i]);
   size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
@@ -92,15 +110,10 @@ size_t utf8_length(std::string_view s, size_t i, uint32_t& cp) {
   return n;
 }
 
-// Characters that steer a terminal or the order text is shown in rather than being shown: the C1
-// controls (U+0080-U+009F: U+009B is a CSI on some terminals) and the bidirectional controls
-// (U+202E makes "txt.exe" read "exe.txt"), and the line and paragraph separators.
 bool is_steering(uint32_t cp) {
   return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
          (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
 }
-
-}  // namespace
 
 bool valid_utf8(std::string_view text) {
   uint32_t cp = 0;

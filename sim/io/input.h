@@ -19,6 +19,8 @@ inline constexpr uint64_t kMaxLessonBytes = 8ull << 20;
 inline constexpr uint64_t kMaxMachineBytes = 1ull << 20;
 inline constexpr uint64_t kMaxSessionBytes = 16ull << 20;
 inline constexpr uint64_t kMaxRecordingBytes = 64ull << 20;
+// How long a pipe or device named as an input may stay silent before the read gives up.
+inline constexpr int kStreamIdleSeconds = 10;
 // Longest line a streamed reader (din traces) accepts: a din line is "label address size".
 inline constexpr size_t kMaxStreamLineBytes = 4096;
 
@@ -29,7 +31,8 @@ struct TextInput {
 };
 
 // Reads `path` whole when it is a regular file (or a stream that ends) of at most `max_bytes`.
-// `what` names the kind of file for the message ("a model file"). Never throws.
+// `what` names the kind of file for the message ("a model file"). Never blocks on a FIFO without
+// a writer (it reads as empty) or on a stream silent for kStreamIdleSeconds. Never throws.
 TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::string_view what);
 
 // Text from a file, made safe to print: control characters (ESC, NUL, BEL, CR, …; not tab or
@@ -37,6 +40,15 @@ TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::stri
 // overrides and isolates (U+202E, U+2066, …) and the line separators become \uXXXX; anything past
 // `max_chars` is cut with "… (N more bytes)".
 std::string printable(std::string_view text, size_t max_chars = 160, bool keep_newlines = false);
+
+// Length of the well-formed UTF-8 sequence starting at s[i], or 0 when it is not one (a stray or
+// truncated byte, an overlong form, a surrogate, past U+10FFFF); its code point in `cp`.
+size_t utf8_length(std::string_view s, size_t i, uint32_t& cp);
+
+// Characters that steer a terminal or the order text is shown in rather than being shown: the C1
+// controls (U+0080-U+009F: U+009B is a CSI on some terminals), the bidirectional controls
+// (U+202E makes "txt.exe" read "exe.txt") and the line and paragraph separators.
+bool is_steering(uint32_t cp);
 
 // True when `text` is well-formed UTF-8 (no overlong forms, surrogates or stray bytes).
 bool valid_utf8(std::string_view text);

@@ -5,6 +5,7 @@
 #include "sim/io/input.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -159,6 +160,10 @@ class Parser {
         c.tolerance /= 100.0;
       }
       if (c.tolerance < 0) fail(n, "a tolerance cannot be negative");
+      // Relative to the larger side: at 100 % any two numbers of one sign are "equal".
+      if (c.tolerance >= 1.0)
+        fail(n, "a tolerance of " + n.text + (c.tolerance == n.number ? "" : "%") +
+                    " passes any two numbers of the same sign; a claim needs less than 100%");
       if (c.op != Compare::Eq && c.op != Compare::Ne)
         fail(n, "'within' only makes sense with == or !=");
     }
@@ -233,6 +238,15 @@ class Parser {
           graph::SourceLoc l = m_loc;
           l.col += static_cast<int>(i);
           throw LessonError(l, "malformed number '" + s + "'");
+        }
+        // 1e999 is read as infinity, and `1e999 == 1e999` then held (issue #25).
+        if (!std::isfinite(t.number) || (t.number == 0 && s.find_first_of("123456789") !=
+                                                               std::string::npos)) {
+          graph::SourceLoc l = m_loc;
+          l.col += static_cast<int>(i);
+          throw LessonError(l, "'" + s + "' is " +
+                                   (t.number == 0 ? "too small to tell from 0" : "too large") +
+                                   " for a number (about 1e-308 to 1e308)");
         }
         if (j < n && (std::isalpha(static_cast<unsigned char>(m_text[j])) || m_text[j] == '_')) {
           graph::SourceLoc l = m_loc;

@@ -9,6 +9,8 @@
 #include "sim/lesson/checker_impl.h"
 
 #include "sim/lesson/mutate.h"
+#include "sim/lesson/recorded.h"
+#include "sim/io/input.h"
 
 #include "sim/graph/autodiff.h"
 #include "sim/graph/model_parser.h"
@@ -23,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <set>
 
@@ -37,6 +40,29 @@ namespace {
 // of any size, and the player must answer in seconds, not minutes (about 2 s at the simulator's
 // measured rate of 50–100 M accesses/s).
 constexpr double kMaxLearnerAccesses = 2e8;
+// The most accesses one of the lesson's own simulations may take. A lesson is a file from a
+// stranger: a check on a 16384³ GEMM ran for hours (issue #25). The curriculum's largest
+// simulation is far below this (`lesson check` over all lessons).
+constexpr double kMaxLessonAccesses = 1e9;
+
+// Whether `needle` occurs in `hay`, in time linear in both (Knuth-Morris-Pratt). A lesson's
+// contains() on generated code of megabytes and a needle like "aaa…ab" made std::string::find's
+// quadratic worst case a hang (issue #25).
+bool contains_linear(std::string_view hay, std::string_view needle) {
+  if (needle.empty()) return true;
+  std::vector<size_t> fail(needle.size(), 0);  // longest proper border of needle[0..i]
+  for (size_t i = 1, k = 0; i < needle.size(); ++i) {
+    while (k > 0 && needle[i] != needle[k]) k = fail[k - 1];
+    if (needle[i] == needle[k]) ++k;
+    fail[i] = k;
+  }
+  for (size_t i = 0, k = 0; i < hay.size(); ++i) {
+    while (k > 0 && hay[i] != needle[k]) k = fail[k - 1];
+    if (hay[i] == needle[k]) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -87,8 +113,13 @@ void LessonSession::build_model(const Block& b) {
     if (has_body) {
       g = std::make_shared<graph::Graph>(graph::parse_model(b.body, m_lesson.file));
     } else if (file) {
-      g = std::make_shared<graph::Graph>(
-          graph::parse_model_file(resolve_lesson_path(file->value, m_lesson.file)));
+      std::string path;
+      try {
+        path = resolve_lesson_path(file->value, m_lesson.file);
+      } catch (const RecordedError& e) {
+        throw LessonError(file->loc, "file=" + io::printable(file->value, 80) + ": " + e.what());
+      }
+      g = std::make_shared<graph::Graph>(graph::parse_model_file(path));
     } else {
       auto it = m_models.find(train->value);
       if (it == m_models.end())
@@ -170,6 +201,11 @@ void LessonSession::build_steps(const Block& b) {
     throw LessonError(b.loc, "in steps '" + lp.id + "': " + what);
   }
   if (steps.empty()) throw LessonError(b.loc, "steps block '" + lp.id + "' has no steps");
+  if (lp.applied.size() + steps.size() > schedule::kMaxScheduleSteps)
+    throw LessonError(b.loc, "steps block '" + lp.id + "' makes a schedule of " +
+                                 std::to_string(lp.applied.size() + steps.size()) +
+                                 " steps, past the limit of " +
+                                 std::to_string(schedule::kMaxScheduleSteps));
   const bool expect_refused = b.attr("expect") != nullptr;
   schedule::Program p = start;
   for (size_t i = 0; i < steps.size(); ++i) {
@@ -230,7 +266,10 @@ bool LessonSession::is_subject(const std::string& id, const Context& c) const {
 const model::Machine& LessonSession::machine(const std::string& name) const {
   auto it = m_machines.find(name);
   if (it != m_machines.end()) return it->second;
-  return m_machines[name] = model::load_machine(name);
+  // A preset, or NAME.machine in the lesson's own folder: never a path (a lesson is a stranger's
+  // file, and a machine file's errors quote its lines).
+  const std::string dir = std::filesystem::path(m_lesson.file).parent_path().string();
+  return m_machines[name] = model::load_machine_preset(name, dir.empty() ? "." : dir);
 }
 
 LessonSession::Context LessonSession::context_of(const Block& b) const {
@@ -538,20 +577,27 @@ const SimResult& LessonSession::simulate(const std::string& program_id,
   if (auto it = m_sims.find(key); it != m_sims.end()) return it->second;
   const LessonProgram* lp = program(program_id);
   if (!lp) throw EvalError{"unknown program '" + program_id + "'"};
-  if (program_id == kLearner) {
-    // The lesson's own programs are sized by their author; the learner's can be any size.
-    double accesses = 0;
-    for (const schedule::Kernel& k : lp->program.kernels)
-      accesses += schedule::estimate_trace_size(k).accesses;
-    if (accesses > kMaxLearnerAccesses)
-      throw EvalError{"your model is too large to simulate for this checkpoint: its trace has " +
-                      Value::of(accesses).to_string() + " accesses, more than " +
-                      Value::of(kMaxLearnerAccesses).to_string() +
-                      " (make its shapes smaller, or start from the lesson's model)"};
-  }
+  // Sized before it starts: the learner can make a model of any size, and so can a lesson.
+  double accesses = 0;
+  for (const schedule::Kernel& k : lp->program.kernels)
+    accesses += schedule::estimate_trace_size(k).accesses;
+  if (program_id == kLearner && accesses > kMaxLearnerAccesses)
+    throw EvalError{"your model is too large to simulate for this checkpoint: its trace has " +
+                    Value::of(accesses).to_string() + " accesses, more than " +
+                    Value::of(kMaxLearnerAccesses).to_string() +
+                    " (make its shapes smaller, or start from the lesson's model)"};
+  if (accesses > kMaxLessonAccesses)
+    throw EvalError{"'" + program_id + "' is too large to simulate in a lesson: its trace has " +
+                    Value::of(accesses).to_string() + " accesses, more than " +
+                    Value::of(kMaxLessonAccesses).to_string() + " (use smaller shapes)"};
   const model::Machine& m = machine(machine_name);
   // The shared pipeline: every kernel of the program in one hierarchy, outputs written back.
-  const model::ProgramRun run = model::run_program(lp->program, m);
+  model::RunOptions options;
+  if (m_cancel)
+    options.wrap = [this](memory::AccessSink& next) {
+      return std::make_unique<memory::CancelSink<>>(next, *m_cancel);
+    };
+  const model::ProgramRun run = model::run_program(lp->program, m, options);
   const memory::Hierarchy& h = *run.hierarchy;
   SimResult r;
   r.level_names = level_names(m);
@@ -859,7 +905,7 @@ Value LessonSession::call(const Expr& e, const Context& c) {
     if (v.kind == Value::Kind::String) return Value::of(double(v.text.size()));
     throw EvalError{"len() takes a list or a string"};
   }
-  if (f == "contains") return Value::of(str(0).find(str(1)) != std::string::npos ? 1.0 : 0.0);
+  if (f == "contains") return Value::of(contains_linear(str(0), str(1)) ? 1.0 : 0.0);
   if (Value v; call_curriculum(e, c, v)) return v;
   throw EvalError{"unknown function '" + f + "'"};
 }

@@ -50,6 +50,7 @@
 #include "sim/model/roofline.h"
 #include "sim/schedule/kernel.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -157,6 +158,11 @@ class LessonSession {
   const LessonProgram* program(const std::string& id);  // model or steps id; nullptr if unknown
   const SimResult& simulate(const std::string& program_id, const std::string& machine);
 
+  // A flag the session's simulations watch: once set, the one running throws
+  // memory::TraceCancelled within a batch of accesses (the player's job sets it on cancel or
+  // quit). The flag must outlive the session's use of it; nullptr: never cancelled.
+  void set_cancel(const std::atomic<bool>* cancel) { m_cancel = cancel; }
+
  private:
   struct Context {
     std::string model;     // default model id ("" when the lesson has none yet)
@@ -190,6 +196,7 @@ class LessonSession {
   std::vector<std::string> m_model_order;  // model ids in file order
   mutable std::map<std::string, model::Machine> m_machines;
   std::map<std::string, SimResult> m_sims;  // "program@machine"
+  const std::atomic<bool>* m_cancel = nullptr;
 };
 
 }  // namespace tilescope::lesson

@@ -112,7 +112,12 @@ std::string LessonSession::model_text(const std::string& id) const {
     if (b.kind != BlockKind::Model || b.attr_value("id") != id) continue;
     if (b.attr("train")) return "";
     if (const Attribute* file = b.attr("file")) {
-      const std::string path = resolve_lesson_path(file->value, m_lesson.file);
+      std::string path;
+      try {
+        path = resolve_lesson_path(file->value, m_lesson.file);
+      } catch (const RecordedError& e) {
+        throw LessonError(file->loc, e.what());
+      }
       const io::TextInput in = io::read_text_input(path, io::kMaxModelBytes, "a model file");
       if (!in.ok) throw LessonError(file->loc, in.error);
       return in.text;

@@ -49,6 +49,11 @@ Compare flipped(Compare op) {
 }  // namespace
 
 bool check_holds(const Value& lhs, Compare op, const Value& rhs, double tolerance) {
+  // An infinity or NaN is a computation gone wrong (a division by zero), never a claim that
+  // holds: inf == inf and inf > 1 were passing.
+  for (const Value* v : {&lhs, &rhs})
+    if (v->kind == Value::Kind::Number && !std::isfinite(v->number))
+      throw std::invalid_argument(v->to_string() + " is not a finite number");
   if (op == Compare::Eq) return values_equal(lhs, rhs, tolerance);
   if (op == Compare::Ne) return !values_equal(lhs, rhs, tolerance);
   if (lhs.kind != Value::Kind::Number || rhs.kind != Value::Kind::Number)

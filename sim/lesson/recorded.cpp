@@ -25,16 +25,54 @@ std::string join(const std::vector<std::string>& v, size_t limit = 12) {
 
 }  // namespace
 
+std::vector<std::string> lesson_file_roots(const std::string& lesson_file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::path(lesson_file).parent_path();
+  std::vector<std::string> roots;
+  for (const fs::path& root :
+       {dir.empty() ? fs::path(".") : dir, fs::path(TILESCOPE_SOURCE_DIR) / "assets"}) {
+    const fs::path real = fs::weakly_canonical(fs::absolute(root, ec), ec);
+    if (!ec) roots.push_back(real.string());
+  }
+  return roots;
+}
+
 std::string resolve_lesson_path(const std::string& path, const std::string& lesson_file) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::exists(path, ec)) return path;
+  const std::vector<std::string> roots = lesson_file_roots(lesson_file);
+  const auto inside = [&](const fs::path& p) {
+    const fs::path real = fs::weakly_canonical(fs::absolute(p, ec), ec);
+    if (ec) return std::string();
+    for (const std::string& root : roots) {
+      const fs::path rel = real.lexically_relative(root);
+      if (!rel.empty() && *rel.begin() != "..") return real.string();
+    }
+    return std::string();
+  };
   const fs::path dir = fs::path(lesson_file).parent_path();
-  for (const fs::path& base : {dir, dir / "..", fs::path(TILESCOPE_SOURCE_DIR)}) {
-    const fs::path p = base / path;
-    if (fs::exists(p, ec)) return p.lexically_normal().string();
+  std::vector<fs::path> candidates;
+  if (fs::path(path).is_absolute())
+    candidates = {fs::path(path)};
+  else
+    candidates = {dir / path, dir / ".." / path, fs::path(TILESCOPE_SOURCE_DIR) / path};
+  // Only candidates inside the roots are looked at, so a lesson cannot even learn whether a file
+  // elsewhere exists.
+  std::string first_inside;
+  for (const fs::path& c : candidates) {
+    const std::string real = inside(c);
+    if (real.empty()) continue;
+    if (first_inside.empty()) first_inside = real;
+    if (fs::exists(real, ec)) return real;
   }
-  return path;
+  if (!first_inside.empty()) return first_inside;
+  std::string where;
+  for (const std::string& r : roots) where += (where.empty() ? "" : ", ") + r;
+  throw RecordedError("'" + io::printable(path) +
+                      "' is outside the folders a lesson may read files from (its own folder "
+                      "and tilescope's assets: " +
+                      io::printable(where, 400) + ")");
 }
 
 Value recorded_value(const std::string& path, const std::string& query) {

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tilescope::lesson {
 
@@ -16,9 +17,18 @@ class RecordedError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Path of a file a lesson names (recorded measurements, models): as given when it exists, else
-// relative to the lesson's folder, else relative to the source tree.
+// Path of a file a lesson names (recorded measurements, models): relative to the lesson's folder,
+// else its parent (a lesson in lessons/ names "assets/recorded/…"), else the source tree; an
+// absolute path as given. A lesson is a file from a stranger, so the file must lie in one of
+// lesson_file_roots() once links and ".." are resolved: `recorded("/etc/shadow", …)` printed a
+// secret, and errors quoted lines of any file (issue #25). Throws RecordedError for a file
+// outside them, without looking at whether it exists. A file that does not exist comes back as
+// its first in-bounds candidate, for the reader to say so.
 std::string resolve_lesson_path(const std::string& path, const std::string& lesson_file);
+
+// The folders a lesson may read files from: its own folder (and below) and tilescope's assets
+// (recordings, models, machines) in the source tree.
+std::vector<std::string> lesson_file_roots(const std::string& lesson_file);
 
 // The number, string or list at `query` in the JSON file at `path` (read capped at
 // io::kMaxRecordingBytes). Query parts are separated by '/': "key", "3" (an index) or "key=value"

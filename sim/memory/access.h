@@ -4,8 +4,10 @@
 // AccessSink::access() once per access, so memory stays bounded for any problem size.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 
 namespace tilescope::memory {
 
@@ -51,6 +53,31 @@ class AccessSink {
   // Called before the accesses of one warp instruction, only when the producer was asked for lane
   // detail; the accesses handed over before it are all from earlier instructions.
   virtual void warp_request(const WarpRequest& /*request*/) {}
+};
+
+// Thrown when a trace is stopped because its owner asked (CancelSink's default).
+struct TraceCancelled : std::exception {
+  const char* what() const noexcept override { return "cancelled"; }
+};
+
+// Hands accesses on to `next` and stops the trace, by throwing `Cancelled`, once `cancel` is set:
+// a long simulation in a worker thread (a lesson's check, an autotune point) ends within a batch
+// of a cancel or a quit.
+template <class Cancelled = TraceCancelled>
+class CancelSink final : public AccessSink {
+ public:
+  CancelSink(AccessSink& next, const std::atomic<bool>& cancel) : m_next(next), m_cancel(cancel) {}
+  void access(const Access& a) override { access_batch(&a, 1); }
+  void access_batch(const Access* a, size_t n) override {
+    if (m_cancel.load(std::memory_order_relaxed)) throw Cancelled();
+    m_next.access_batch(a, n);
+  }
+  void step_boundary(uint64_t step) override { m_next.step_boundary(step); }
+  void warp_request(const WarpRequest& r) override { m_next.warp_request(r); }
+
+ private:
+  AccessSink& m_next;
+  const std::atomic<bool>& m_cancel;
 };
 
 }  // namespace tilescope::memory

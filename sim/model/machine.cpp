@@ -581,6 +581,15 @@ class Parser {
     }
     if (v < minimum) fail(e, e.key + " must be at least " + std::to_string(minimum));
     if (q == Quantity::Count && v != std::floor(v)) fail(e, e.key + " must be a whole number");
+    // Rates a real machine could have: `clock = 0 Hz` made every cycle free and a peak of
+    // 1e308 TFLOP/s every kernel's compute time 0 s (issue #25), yet both were accepted.
+    const auto within = [&](double lo, double hi, const char* range) {
+      if (!(v >= lo && v <= hi))
+        fail(e, e.key + " = " + e.value + " is not a rate a machine has (" + range + ")");
+    };
+    if (q == Quantity::Frequency) within(1e6, 1e11, "a clock is 1 MHz to 100 GHz");
+    if (q == Quantity::Rate) within(1e3, 1e19, "a peak is 1 kFLOP/s to 10 EFLOP/s");
+    if (q == Quantity::Bandwidth) within(1e3, 1e16, "a bandwidth is 1 kB/s to 10 PB/s");
     return v;
   }
 
@@ -784,19 +793,46 @@ std::vector<std::string> preset_names() {
   return {names.begin(), names.end()};
 }
 
+namespace {
+
+[[noreturn]] void no_such_machine(const std::string& name, const char* what) {
+  std::string known;
+  for (const std::string& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
+  throw MachineError(io::printable(name, 80), 0,
+                     std::string(what) + " (presets: " +
+                         (known.empty() ? std::string("none found") : known) + ")");
+}
+
+bool is_preset_name(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name[0] == '.') return false;
+  for (const char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
+      return false;
+  return true;
+}
+
+}  // namespace
+
+Machine load_machine_preset(const std::string& name, const std::string& first_dir) {
+  if (!is_preset_name(name))
+    no_such_machine(name, "not a preset name (letters, digits, '_', '-' and '.'; no paths)");
+  std::vector<std::string> dirs;
+  if (!first_dir.empty()) dirs.push_back(first_dir);
+  for (const std::string& d : machine_search_path()) dirs.push_back(d);
+  std::error_code ec;
+  for (const std::string& d : dirs) {
+    const std::string p = d + "/" + name + ".machine";
+    if (std::filesystem::is_regular_file(p, ec)) return load_machine_file(p);
+  }
+  no_such_machine(name, "no such machine preset");
+}
+
 Machine load_machine(const std::string& name_or_path) {
   std::error_code ec;
   if (std::filesystem::is_regular_file(name_or_path, ec)) return load_machine_file(name_or_path);
-  if (name_or_path.find('/') == std::string::npos)
-    for (const std::string& d : machine_search_path()) {
-      std::string p = d + "/" + name_or_path + ".machine";
-      if (std::filesystem::is_regular_file(p, ec)) return load_machine_file(p);
-    }
-  std::string known;
-  for (const std::string& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
-  throw MachineError(name_or_path, 0,
-                     "no such machine file or preset (presets: " +
-                         (known.empty() ? std::string("none found") : known) + ")");
+  if (name_or_path.find('/') == std::string::npos && is_preset_name(name_or_path))
+    return load_machine_preset(name_or_path);
+  no_such_machine(name_or_path, "no such machine file or preset");
 }
 
 }  // namespace tilescope::model

@@ -127,5 +127,9 @@ std::vector<std::string> machine_search_path();
 std::vector<std::string> preset_names();  // sorted file stems found on the search path
 // A path to a file, or a preset name ("h100", "host"). Throws MachineError.
 Machine load_machine(const std::string& name_or_path);
+// A preset by name only — letters, digits, '_', '-' and '.', not first — from `first_dir` (when
+// given) and then the search path; never a path, so a lesson's machine=NAME cannot name a file
+// elsewhere (issue #25). Throws MachineError.
+Machine load_machine_preset(const std::string& name, const std::string& first_dir = {});
 
 }  // namespace tilescope::model

@@ -27,6 +27,11 @@ struct KernelStep {
 // a recursion as deep as the chain (issue #25); compilers stop far sooner, at what registers hold.
 inline constexpr size_t kMaxFusedOps = 64;
 
+// The most steps one schedule holds (a history, a lesson's steps block with the ones it continues
+// from). Each step copies the program and most make the loop nest larger, so 8,000 chained steps
+// took over 25 s and 8 GB (issue #25); a real schedule has tens.
+inline constexpr size_t kMaxScheduleSteps = 256;
+
 // fuse(producer, consumer, ...): elementwise consumers run in the producer's epilogue.
 struct FuseStep {
   static constexpr std::string_view kName = "fuse";

@@ -231,4 +231,33 @@ timeout 120 "$with_xvfb" "$app" --no-session --size 1440x900 --script "$dir/nul.
 grep -q '␀' "$dir/state.json" || fail "the NUL byte is not shown as ␀"
 grep -q '�' "$dir/state.json" || fail "the invalid byte is not shown as U+FFFD"
 
+echo "== quit while a lesson's long check runs: the app ends in seconds, not when the check ends"
+dir="$out/lesson-long-check"
+mkdir -p "$dir/lessons"
+# A 512 x 1024 x 512 GEMM simulated on tiny: about 8e8 accesses, 27 s here (`lesson check`; below
+# the lesson limit of 1e9, so it starts).
+cat > "$dir/lessons/01-long.md" <<'LESSON'
+---
+title: A long check
+level: beginner
+minutes: 5
+---
+# A long check
+```model id=m
+A: [512, 1024]
+B: [1024, 512]
+C = A @ B
+```
+```check machine=tiny
+dram_bytes(m) > 0
+```
+LESSON
+printf 'lesson open 1\nwait-seconds 1\nquit\n' > "$dir/quit.script"
+start=$(date +%s)
+timeout 120 "$with_xvfb" "$app" --no-session --lessons "$dir/lessons" --script "$dir/quit.script" \
+  > "$dir/quit.log" 2>&1 || { cat "$dir/quit.log"; fail "the app failed while quitting (exit $?)"; }
+took=$(( $(date +%s) - start ))
+cat "$dir/quit.log"
+[ "$took" -lt 10 ] || fail "quitting took $took s: it waited for the lesson's check"
+
 echo "gui robustness: all checks passed"

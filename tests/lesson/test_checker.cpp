@@ -23,10 +23,29 @@ std::string layer(int M, int N, int K, const std::string& id = "m") {
 }
 
 // Runs one check line in a lesson made of `blocks`; returns the result.
+// Where the lessons run() builds live: "t.md" in the working folder, or a folder of a test's own
+// (LessonFolder) so recorded() can read files beside the lesson, the only place it may.
+std::string g_lesson_file = "t.md";
+
+struct LessonFolder {
+  std::filesystem::path dir;
+  explicit LessonFolder(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() / name) {
+    std::filesystem::create_directories(dir);
+    g_lesson_file = (dir / "t.md").string();
+  }
+  ~LessonFolder() {
+    g_lesson_file = "t.md";
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::string file(const std::string& name) const { return (dir / name).string(); }
+};
+
 CheckResult run(const std::string& blocks, const std::string& check,
                 const std::string& check_attrs = "") {
-  LessonSession s(
-      parse_lesson(kHead + blocks + "```check" + check_attrs + "\n" + check + "\n```\n", "t.md"));
+  LessonSession s(parse_lesson(
+      kHead + blocks + "```check" + check_attrs + "\n" + check + "\n```\n", g_lesson_file));
   const auto results = s.run_checks();
   REQUIRE(results.size() == 1);
   return results[0];
@@ -120,8 +139,8 @@ TEST_CASE("checker: machine peaks and bandwidth come from the preset") {
 }
 
 TEST_CASE("checker: recorded() walks keys, indices and key=value selectors") {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "tilescope_lesson_recorded.json").string();
+  const LessonFolder folder("tilescope_lesson_recorded");
+  const std::string path = folder.file("recorded.json");
   {
     std::ofstream o(path);
     o << R"({"suites": [{"name": "a", "v": 1}, {"name": "b", "results": [{"n": 7}, {"n": 9}],)"
@@ -136,7 +155,8 @@ TEST_CASE("checker: recorded() walks keys, indices and key=value selectors") {
         std::string::npos);
   const CheckResult no_key = run(m, "recorded(\"" + path + "\", \"suites/0/w\") == 1");
   CHECK(no_key.error.find("has no key 'w' (keys: name, v)") != std::string::npos);
-  std::remove(path.c_str());
+  // Relative to the lesson's folder, as a lesson names its own files.
+  CHECK(lhs(m, "recorded(\"recorded.json\", \"suites/0/v\")") == 1);
 }
 
 TEST_CASE("checker: a failed evaluation fails the check with a message, never a crash") {

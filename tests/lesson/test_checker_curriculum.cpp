@@ -19,10 +19,29 @@ namespace {
 
 const std::string kHead = "---\ntitle: T\nlevel: beginner\nminutes: 10\n---\n";
 
+// Where the lessons run() builds live: "t.md" in the working folder, or a folder of a test's own
+// (LessonFolder) so recorded() can read files beside the lesson, the only place it may.
+std::string g_lesson_file = "t.md";
+
+struct LessonFolder {
+  std::filesystem::path dir;
+  explicit LessonFolder(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() / name) {
+    std::filesystem::create_directories(dir);
+    g_lesson_file = (dir / "t.md").string();
+  }
+  ~LessonFolder() {
+    g_lesson_file = "t.md";
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::string file(const std::string& name) const { return (dir / name).string(); }
+};
+
 CheckResult run(const std::string& blocks, const std::string& check,
                 const std::string& check_attrs = "") {
-  LessonSession s(
-      parse_lesson(kHead + blocks + "```check" + check_attrs + "\n" + check + "\n```\n", "t.md"));
+  LessonSession s(parse_lesson(
+      kHead + blocks + "```check" + check_attrs + "\n" + check + "\n```\n", g_lesson_file));
   const auto results = s.run_checks();
   REQUIRE(results.size() == 1);
   return results[0];
@@ -221,8 +240,8 @@ TEST_CASE("curriculum: every schedule step belongs to one compiler pass") {
 }
 
 TEST_CASE("curriculum: recorded() reads a list as a list, so len() counts a suite's versions") {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "tilescope_lesson_recorded_list.json").string();
+  const LessonFolder folder("tilescope_lesson_recorded_list");
+  const std::string path = folder.file("recorded.json");
   {
     std::ofstream o(path);
     o << R"({"suites": [{"name": "a", "results": [{"n": 7}, {"n": 9}, {"n": 11}],)"
@@ -236,5 +255,4 @@ TEST_CASE("curriculum: recorded() reads a list as a list, so len() counts a suit
   // An object is still not a value a check can compare.
   CHECK(run(m, "recorded(" + file + ", \"suites/0\") == 1").error.find("is an object") !=
         std::string::npos);
-  std::remove(path.c_str());
 }
