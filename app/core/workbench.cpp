@@ -189,10 +189,6 @@ std::string workbench_apply(Workbench& wb, std::string_view text) {
     return std::string("apply: ") + e.what();
   }
   if (steps.empty()) return "apply: no step given";
-  if (wb.history->size() + steps.size() > schedule::kMaxScheduleSteps)
-    return "apply: a schedule of " + std::to_string(wb.history->size() + steps.size()) +
-           " steps is past the limit of " + std::to_string(schedule::kMaxScheduleSteps) +
-           " (each step copies the program; real schedules have tens)";
   for (const schedule::TransformStep& step : steps) {
     schedule::StepResult r;
     try {

@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -137,10 +139,55 @@ std::string trust_problem(const fs::path& path, bool directory) {
   return "";
 }
 
-// Creates the cache folder 0700 if it is missing and checks it. On failure fills `error`.
-bool prepare_cache_dir(const fs::path& dir, std::string& error) {
+// Whether `gid` is the user's own group, with no one else in it: the "user private group" of many
+// distributions, where a umask of 002 makes ~/.cache group-writable without sharing anything.
+bool private_group(gid_t gid) {
+  if (gid != getegid()) return false;
+  const group* g = getgrgid(gid);
+  const passwd* me = getpwuid(geteuid());
+  if (!g || !me) return false;
+  for (char** m = g->gr_mem; m && *m; ++m)
+    if (std::strcmp(*m, me->pw_name) != 0) return false;
+  return true;
+}
+
+// "" when no one but the user (and root) can change what the path `real` leads to: every folder
+// above it, from /, is owned by the user or root and writable by no one else (its group may
+// write when that group is the user's private one) — or, if others can write it (as /tmp), has
+// the sticky bit, so they cannot rename or remove what the user made in it. Otherwise which
+// folder is not, and why. `real` has no symlinks ("canonical").
+std::string ancestors_problem(const fs::path& real) {
+  fs::path folder;
+  for (const fs::path& part : real.parent_path()) {
+    folder /= part;
+    struct stat st {};
+    if (lstat(folder.c_str(), &st) != 0)
+      return folder.string() + " cannot be examined: " + std::strerror(errno);
+    if (st.st_uid != geteuid() && st.st_uid != 0)
+      return folder.string() + " is owned by uid " + std::to_string(st.st_uid) +
+             ", not by you or root";
+    const bool others_write =
+        (st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && !private_group(st.st_gid));
+    if (others_write && !(st.st_mode & S_ISVTX))
+      return folder.string() + " is writable by " +
+             (st.st_mode & S_IWOTH ? "everyone" : "its group") + " (mode " +
+             mode_text(st.st_mode) + ") without the sticky bit";
+  }
+  return "";
+}
+
+// Creates the cache folder 0700 if it is missing and checks it and every folder above it; `dir`
+// becomes its canonical path, the one every later step uses (a symlink above it, which someone
+// could point elsewhere later, is not followed again). On failure fills `error`.
+bool prepare_cache_dir(fs::path& dir, std::string& error) {
   std::error_code ec;
-  if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec);
+  // Folders that do not exist yet are made 0700 too (~/.cache/tilescope under umask 0 would be
+  // 0777, and then refused below as a folder others can write).
+  fs::path made;
+  for (const fs::path& part : dir.parent_path()) {
+    made /= part;
+    if (!made.empty() && mkdir(made.c_str(), 0700) != 0 && errno != EEXIST) break;
+  }
   if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     error = "cannot create the JIT cache folder " + dir.string() + ": " + std::strerror(errno) +
             " (set XDG_CACHE_HOME to a writable folder)";
@@ -152,6 +199,20 @@ bool prepare_cache_dir(const fs::path& dir, std::string& error) {
             "Remove it, or set XDG_CACHE_HOME to a folder of your own";
     return false;
   }
+  // A second user could swap a folder above the cache (XDG_CACHE_HOME=/tmp, or /tmp/$USER made
+  // first by someone else) and have tilescope compile and load their code (issue #25).
+  const fs::path real = fs::canonical(dir, ec);
+  if (ec) {
+    error = "the JIT cache folder " + dir.string() + " cannot be resolved: " + ec.message();
+    return false;
+  }
+  if (const std::string why = ancestors_problem(real); !why.empty()) {
+    error = "the JIT cache folder " + dir.string() + " is not private: " + why +
+            ", so someone else could replace the cache with code tilescope would load; it is not "
+            "used. Set XDG_CACHE_HOME to a folder of your own";
+    return false;
+  }
+  dir = real;
   return true;
 }
 
@@ -364,7 +425,9 @@ JitResult jit_compile(const std::string& source, const JitOptions& options) {
   for (const auto& f : kFixedFlags) hash = fnv1a(hash, f);
   result.cache_key = hex16(hash);
 
-  const fs::path dir = jit_cache_dir(options);
+  fs::path dir = jit_cache_dir(options);
+  if (!prepare_cache_dir(dir, result.error)) return result;
+  // From here on, paths inside the folder's canonical name only.
   const fs::path source_path = dir / (result.cache_key + ".cpp");
   const fs::path object_path = dir / (result.cache_key + ".so");
   result.object_path = object_path.string();
@@ -380,8 +443,6 @@ JitResult jit_compile(const std::string& source, const JitOptions& options) {
   argv.insert(argv.end(), {"-o", temp_object.string(), source_path.string()});
   for (std::size_t i = 0; i < argv.size(); ++i)
     result.command += (i ? " " : "") + shell_quote(argv[i]);
-
-  if (!prepare_cache_dir(dir, result.error)) return result;
 
   std::error_code ec;
   // An existing entry that this user did not make (another owner, a symlink, writable by others)

@@ -44,21 +44,62 @@ std::string strip_parens(const std::string& s) {
   return s.substr(1, s.size() - 2);
 }
 
+// Names a tensor may not take in generated C++ or CUDA: the languages' keywords and alternative
+// tokens, the generated code's own names, and the macros its headers (<cmath>, <cstdint>,
+// <algorithm>, NVRTC's built-ins) or the compiler define in lower case. A model's tensor named
+// INFINITY or NAN made a legal model's kernel fail to compile (issue #25).
 bool is_keyword(const std::string& s) {
   static const std::set<std::string> kw = {
-      "auto",     "bool",   "break",     "case",     "char",     "const",   "continue",
-      "default",  "do",     "double",    "else",     "float",    "for",     "if",
-      "int",      "long",   "new",       "delete",   "return",   "short",   "signed",
-      "sizeof",   "static", "struct",    "switch",   "this",     "true",    "false",
-      "unsigned", "void",   "while",     "args",     "std",      "int64_t", "min",
-      "max",      "dim3",   "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"};
+      // C++20 keywords and alternative tokens
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+      "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+      "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
+      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+      "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+      "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "restrict",
+      // names the generated code uses
+      "args", "std", "int64_t", "min", "max", "dim3", "threadIdx", "blockIdx", "blockDim",
+      "gridDim", "warpSize", "acc", "half", "nv_bfloat16",
+      // lower-case macros of the headers and the compiler
+      "assert", "errno", "stdin", "stdout", "stderr", "offsetof", "math_errhandling", "isnan",
+      "isinf", "isfinite", "isnormal", "signbit", "fpclassify", "isgreater", "isgreaterequal",
+      "isless", "islessequal", "islessgreater", "isunordered", "setjmp", "linux", "unix", "i386"};
   return kw.count(s) > 0;
+}
+
+// A name in capitals, as macros are written (INFINITY, NAN, M_PI, INT64_MAX, EOF, FP_NAN), but
+// not one capital and digits (W, A, W1, B2 are a model's everyday tensors and no header's macro).
+bool looks_like_macro(const std::string& s) {
+  bool letter = false;
+  for (const char c : s) {
+    if (std::islower(static_cast<unsigned char>(c))) return false;
+    letter = letter || std::isupper(static_cast<unsigned char>(c));
+  }
+  if (!letter) return false;
+  return !(std::isupper(static_cast<unsigned char>(s[0])) &&
+           std::all_of(s.begin() + 1, s.end(),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }));
 }
 
 std::string sanitize(const std::string& name) {
   std::string s;
-  for (char c : name) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t_" + s;
+  for (char c : name) {
+    const char out = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    // "__" anywhere and "_X" in front are reserved for the implementation (its macros among
+    // them): runs of underscores become one, and a leading one gets a letter in front.
+    if (out == '_' && !s.empty() && s.back() == '_') continue;
+    s += out;
+  }
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    s = "t_" + s;
+  else if (s[0] == '_')
+    s = "t" + s;
+  if (looks_like_macro(s)) s += "_";
   return s;
 }
 

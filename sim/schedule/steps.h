@@ -31,6 +31,9 @@ inline constexpr size_t kMaxFusedOps = 64;
 // from). Each step copies the program and most make the loop nest larger, so 8,000 chained steps
 // took over 25 s and 8 GB (issue #25); a real schedule has tens.
 inline constexpr size_t kMaxScheduleSteps = 256;
+// The most kernels a history holds over all its entries (each entry is a whole program): 890
+// steps on a 1,779-kernel program passed 8 GB. A 50-kernel CNN still takes all 256 steps.
+inline constexpr size_t kMaxHistoryKernels = 100'000;
 
 // fuse(producer, consumer, ...): elementwise consumers run in the producer's epilogue.
 struct FuseStep {

@@ -8,13 +8,40 @@ namespace tilescope::schedule {
 History::History(Program initial, Target target)
     : m_initial(std::move(initial)), m_target(target) {}
 
+namespace {
+
+// Why one more entry would make the history too large, or "".
+std::string too_large(size_t entries, const Program& p) {
+  if (entries + 1 > kMaxScheduleSteps)
+    return "a schedule of " + std::to_string(entries + 1) + " steps is past the limit of " +
+           std::to_string(kMaxScheduleSteps) + " (each step keeps a copy of the program)";
+  if ((entries + 2) * p.kernels.size() > kMaxHistoryKernels)
+    return "the history would hold " + std::to_string(entries + 2) + " copies of a " +
+           std::to_string(p.kernels.size()) + "-kernel program, past the limit of " +
+           std::to_string(kMaxHistoryKernels) + " kernels in all; a model this large takes fewer "
+           "steps";
+  return {};
+}
+
+}  // namespace
+
 StepResult History::apply(const TransformStep& step) {
+  if (std::string why = too_large(m_cursor, current()); !why.empty()) {
+    StepResult refused;
+    refused.explanation = std::move(why);
+    return refused;
+  }
   StepResult r = apply_step(current(), step, m_target);
   if (r.ok) record(step, r);
   return r;
 }
 
 StepResult History::apply(const StepSpec& step) {
+  if (std::string why = too_large(m_cursor, current()); !why.empty()) {
+    StepResult refused;
+    refused.explanation = std::move(why);
+    return refused;
+  }
   StepResult r = apply_step(current(), step, m_target);
   if (r.ok) record(to_step(step), r);
   return r;

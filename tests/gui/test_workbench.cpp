@@ -468,3 +468,20 @@ TEST_CASE("recorded reports load newest first, whatever their file names, and no
   CHECK(fs::path(wb.recorded[2].first).filename() == "b-undated.json");
   fs::remove_all(dir);
 }
+
+TEST_CASE("tensors named after keywords and macros compile, run and verify on this CPU") {
+  // Issue #25: a legal model with tensors named INFINITY or NAN (macros of <cmath>) generated
+  // C++ that did not compile. The generated names are mangled (INFINITY_, class_), the model's
+  // names stay in the comments.
+  AppState state = test::state_for(
+      "INFINITY: [8, 8]\nNAN: [8, 8] weight\nclass: [8] weight\nM_PI = INFINITY @ NAN.T\n"
+      "linux = M_PI + class\nEOF = relu(linux)\n");
+  REQUIRE(run(state, "apply fuse(matmul0, add0, relu0)").empty());
+  REQUIRE(run(state, "run-cpu").empty());
+  wait_jobs(state);
+  const auto error = state.bench.cpu_errors.find(state.bench.schedule_key());
+  INFO((error == state.bench.cpu_errors.end() ? std::string() : error->second));
+  const CpuRunResult* r = state.bench.cpu_result();
+  REQUIRE(r != nullptr);
+  CHECK(r->verified);
+}

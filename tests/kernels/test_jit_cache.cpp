@@ -170,6 +170,39 @@ TEST_CASE("a cached object in a folder others can write is refused") {
   CHECK(r.error.find("writable by everyone") != std::string::npos);
 }
 
+TEST_CASE("a cache below a folder others can write is refused, naming that folder") {
+  // Issue #25: with XDG_CACHE_HOME=/tmp, or /tmp/$USER made first by someone else, only the last
+  // folder was checked; a second user could swap the one above it and have tilescope compile
+  // and load her code. Simulated: the cache's parent made world-writable (no sticky bit), then
+  // group-writable, then handed to another user.
+  const fs::path base = fresh_dir("shared-parent");
+  const fs::path dir = base / "jit";
+  fs::permissions(base, fs::perms::all, fs::perm_options::replace);  // 0777, as /tmp without +t
+  const JitResult r = jit_compile(kScaleSource, in_dir(dir));
+  INFO(r.error);
+  CHECK_FALSE(r.ok);
+  CHECK(r.error.find("is not private: " + fs::canonical(base).string() +
+                     " is writable by everyone (mode 0777) without the sticky bit") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(dir / (scale_key() + ".cpp")));  // nothing written, nothing compiled
+
+  // The sticky bit (as /tmp has) keeps others from replacing what we made there: accepted.
+  fs::permissions(base, fs::perms::all | fs::perms::sticky_bit, fs::perm_options::replace);
+  const JitResult sticky = jit_compile(kScaleSource, in_dir(dir));
+  INFO(sticky.error);
+  CHECK(sticky.ok);
+
+  if (::geteuid() == 0) {  // only root can give a folder to another user
+    fs::permissions(base, fs::perms::owner_all, fs::perm_options::replace);
+    REQUIRE(::chown(base.c_str(), 65534, 65534) == 0);
+    const JitResult other = jit_compile(kScaleSource, in_dir(dir));
+    CHECK_FALSE(other.ok);
+    CHECK(other.error.find(fs::canonical(base).string() + " is owned by uid 65534, not by you or root") !=
+          std::string::npos);
+    REQUIRE(::chown(base.c_str(), 0, 0) == 0);
+  }
+}
+
 TEST_CASE("a symlink at the source's name is refused and its target left untouched") {
   const fs::path dir = fresh_dir("symlinked-source");
   const fs::path victim = tilescope::test::scratch_dir() / "victim.txt";
