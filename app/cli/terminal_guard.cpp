@@ -5,7 +5,6 @@
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <iostream>
 
@@ -128,27 +127,16 @@ namespace {
 
 TerminalText* g_stdout_text = nullptr;
 
-bool write_fd(int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 ssize_t cookie_write(void*, const char* data, size_t size) {
   std::string out;
   g_stdout_text->feed(std::string_view(data, size), out);
-  return write_fd(STDOUT_FILENO, out) ? static_cast<ssize_t>(size) : -1;
+  return io::write_all(STDOUT_FILENO, out) ? static_cast<ssize_t>(size) : -1;
 }
 
 int cookie_close(void*) {
   std::string out;
   g_stdout_text->finish(out);
-  return write_fd(STDOUT_FILENO, out) ? 0 : -1;
+  return io::write_all(STDOUT_FILENO, out) ? 0 : -1;
 }
 
 // std::cout's buffer: each write goes into C's stdout (ours), so printf and << keep their order.

@@ -305,17 +305,6 @@ std::string errno_text() {
   return std::strerror(errno);
 }
 
-bool write_all(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string save_session(const AppState& state, const std::string& path) {
@@ -353,7 +342,7 @@ std::string write_file_atomically(const std::string& text, const std::string& gi
   if (fd < 0) return "cannot write " + what + " '" + path + "': " + errno_text();
   // The data must be on disk before the rename makes it the session, or a power cut can leave
   // an empty session.json where a good one was.
-  const bool written = write_all(fd, text) && ::fsync(fd) == 0;
+  const bool written = io::write_all(fd, text) && ::fsync(fd) == 0;
   const std::string write_error = errno_text();
   if (::close(fd) != 0 || !written) {
     ::unlink(tmp.c_str());
@@ -405,7 +394,7 @@ void write_marker(const std::string& marker) {
   const int fd =
       ::open(marker.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return;  // without a marker a crash is just not remembered
-  write_all(fd, std::to_string(::getpid()) + "\n");
+  io::write_all(fd, std::to_string(::getpid()) + "\n");
   ::close(fd);
 }
 

@@ -534,6 +534,12 @@ int run_app(const AppOptions& options) {
   std::vector<Command> queue;  // pushed by views during a frame, applied before the next
   std::optional<Theme> applied_theme;
   int exit_code = 0;
+  // A file the run was asked to write could not be: said, and the run ends with status 1.
+  const auto report = [&exit_code](const std::string& error) {
+    if (error.empty()) return;
+    std::fprintf(stderr, "tilescope: error: %s\n", error.c_str());
+    exit_code = 1;
+  };
   int frame = 0;
   const bool automated = options.frames > 0 || options.bench_frames > 0 || !options.script.empty();
   double first_frame_ms = -1.0;
@@ -746,19 +752,10 @@ int run_app(const AppOptions& options) {
     if (!state.requests.screenshot_path.empty()) shots.push_back(state.requests.screenshot_path);
     if (last && !options.screenshot.empty()) shots.push_back(options.screenshot);
     state.requests.screenshot_path.clear();
-    for (const std::string& path : shots) {
-      if (const std::string error = save_screenshot(path, fb_w, fb_h); !error.empty()) {
-        std::fprintf(stderr, "tilescope: error: %s\n", error.c_str());
-        exit_code = 1;
-      }
-    }
+    for (const std::string& path : shots) report(save_screenshot(path, fb_w, fb_h));
     presenter.present(redraw, fb_w, fb_h);
     if (!state.requests.screen_shot_path.empty()) {
-      if (const std::string error = save_screen_shot(state.requests.screen_shot_path, window);
-          !error.empty()) {
-        std::fprintf(stderr, "tilescope: error: %s\n", error.c_str());
-        exit_code = 1;
-      }
+      report(save_screen_shot(state.requests.screen_shot_path, window));
       state.requests.screen_shot_path.clear();
     }
     const auto swapped = std::chrono::steady_clock::now();
@@ -786,11 +783,7 @@ int run_app(const AppOptions& options) {
       bench_done = static_cast<int>(frame_ms.size()) >= options.bench_frames;
     }
     if (!state.requests.state_json_path.empty()) {
-      if (const std::string error = write_state_json(state.requests.state_json_path, state);
-          !error.empty()) {
-        std::fprintf(stderr, "tilescope: error: %s\n", error.c_str());
-        exit_code = 1;
-      }
+      report(write_state_json(state.requests.state_json_path, state));
       state.requests.state_json_path.clear();
     }
     if (last || bench_done || exit_code != 0) break;
@@ -800,19 +793,8 @@ int run_app(const AppOptions& options) {
   }
 
   if (options.bench_frames > 0) print_frame_bench(frame_ms, first_frame_ms, fb_w, fb_h, phases);
-  if (!options.layout_json.empty()) {
-    if (const std::string error = write_layout_json(options.layout_json, state, fb_w, fb_h);
-        !error.empty()) {
-      std::fprintf(stderr, "tilescope: error: %s\n", error.c_str());
-      exit_code = 1;
-    }
-  }
-  if (!options.state_json.empty()) {
-    if (const std::string error = write_state_json(options.state_json, state); !error.empty()) {
-      std::fprintf(stderr, "tilescope: error: %s\n", error.c_str());
-      exit_code = 1;
-    }
-  }
+  if (!options.layout_json.empty()) report(write_layout_json(options.layout_json, state, fb_w, fb_h));
+  if (!options.state_json.empty()) report(write_state_json(options.state_json, state));
   // Quitting never waits on a job (issue #25): each is asked to stop, and one that has not within
   // two seconds (a compile, a simulation that does not look at its flag) is left behind — the
   // session is saved, so the process ends without joining it.

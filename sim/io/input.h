@@ -35,6 +35,10 @@ struct TextInput {
 // a writer (it reads as empty) or on a stream silent for kStreamIdleSeconds. Never throws.
 TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::string_view what);
 
+// Writes all of `bytes` to file descriptor `fd`, retrying short writes and EINTR; false on an
+// error (errno says which).
+bool write_all(int fd, std::string_view bytes);
+
 // Text from a file, made safe to print: control characters (ESC, NUL, BEL, CR, …; not tab or
 // newline when `keep_newlines`) become \xNN, invalid UTF-8 bytes too; C1 controls, bidirectional
 // overrides and isolates (U+202E, U+2066, …) and the line separators become \uXXXX; anything past

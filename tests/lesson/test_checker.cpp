@@ -1,6 +1,7 @@
 // The checker's values: graph costs, schedules, simulated traffic and recorded files, each against
 // a hand count or closed form written here.
 #include "sim/lesson/checker.h"
+#include "tests/lesson/lesson_folder.h"
 
 #include <doctest/doctest.h>
 
@@ -23,24 +24,8 @@ std::string layer(int M, int N, int K, const std::string& id = "m") {
 }
 
 // Runs one check line in a lesson made of `blocks`; returns the result.
-// Where the lessons run() builds live: "t.md" in the working folder, or a folder of a test's own
-// (LessonFolder) so recorded() can read files beside the lesson, the only place it may.
-std::string g_lesson_file = "t.md";
-
-struct LessonFolder {
-  std::filesystem::path dir;
-  explicit LessonFolder(const std::string& name)
-      : dir(std::filesystem::temp_directory_path() / name) {
-    std::filesystem::create_directories(dir);
-    g_lesson_file = (dir / "t.md").string();
-  }
-  ~LessonFolder() {
-    g_lesson_file = "t.md";
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
-};
+using tilescope::lesson::test::g_lesson_file;
+using tilescope::lesson::test::LessonFolder;
 
 CheckResult run(const std::string& blocks, const std::string& check,
                 const std::string& check_attrs = "") {

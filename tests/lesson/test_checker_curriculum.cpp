@@ -1,6 +1,7 @@
 // The curriculum functions of the checker (strides, waves, dtypes, predicted time, source, graph
 // dependencies, compiler passes), each against a hand count, a closed form or <cfloat>.
 #include "sim/lesson/checker.h"
+#include "tests/lesson/lesson_folder.h"
 #include "sim/schedule/transform.h"
 
 #include <doctest/doctest.h>
@@ -19,24 +20,8 @@ namespace {
 
 const std::string kHead = "---\ntitle: T\nlevel: beginner\nminutes: 10\n---\n";
 
-// Where the lessons run() builds live: "t.md" in the working folder, or a folder of a test's own
-// (LessonFolder) so recorded() can read files beside the lesson, the only place it may.
-std::string g_lesson_file = "t.md";
-
-struct LessonFolder {
-  std::filesystem::path dir;
-  explicit LessonFolder(const std::string& name)
-      : dir(std::filesystem::temp_directory_path() / name) {
-    std::filesystem::create_directories(dir);
-    g_lesson_file = (dir / "t.md").string();
-  }
-  ~LessonFolder() {
-    g_lesson_file = "t.md";
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
-};
+using tilescope::lesson::test::g_lesson_file;
+using tilescope::lesson::test::LessonFolder;
 
 CheckResult run(const std::string& blocks, const std::string& check,
                 const std::string& check_attrs = "") {
