@@ -35,10 +35,15 @@ SourceLoc SourceText::loc(size_t offset) const {
   offset = std::min(offset, m_text.size());
   size_t line = line_index(offset);
   // Columns count characters, not bytes, so a caret under UTF-8 text lines up.
-  int col = 1;
-  for (size_t i = m_line_starts[line]; i < offset; ++i) {
+  const bool onward = line == m_memo_line && offset >= m_memo_offset &&
+                      m_memo_offset >= m_line_starts[line];
+  int col = onward ? m_memo_col : 1;
+  for (size_t i = onward ? m_memo_offset : m_line_starts[line]; i < offset; ++i) {
     if (!is_continuation_byte(m_text[i])) ++col;
   }
+  m_memo_line = line;
+  m_memo_offset = offset;
+  m_memo_col = col;
   return SourceLoc{m_file, static_cast<int>(line) + 1, col};
 }
 
