@@ -144,7 +144,8 @@ void print_checkpoint(const CheckpointCheck& c, bool quiet, const std::string& i
   out << indent << (c.pass ? "PASS" : "FAIL") << "  " << c.block->loc.line << ": checkpoint "
       << cp.id << ": " << cp.goal << "\n";
   if (!c.pass) {
-    out << indent << "      error: " << c.error << "\n";
+    out << indent << "      " << c.block->loc.file << ":" << c.block->loc.line
+        << ": error: " << c.error << "\n";
     return;
   }
   if (quiet) return;
@@ -420,7 +421,8 @@ bool play_predict(LessonSession& session, const Block& b, const LessonFlags& f,
           << "\n";
       return false;
     }
-    progress.record_prediction(p.id, input->second, g);
+    // A headless run prints the answer at once: its one prediction is the last try.
+    progress.record_prediction(p.id, input->second, g, now_timestamp(), /*tries=*/1);
     out << "    your prediction " << g.learner_shown << ": " << (g.pass ? "RIGHT" : "WRONG");
     if (!p.is_choice()) {
       out << " — ";

@@ -65,6 +65,7 @@
 //                                     control schedule.tile-log2 5, control palette.open on,
 //                                     control palette.name x2; a text VALUE may be empty
 //   lesson open N|ID | next | prev | goto STEP | focus ID | draft ID TEXT | predict ID INPUT
+//          | show-answer ID (give up: the answer shown, graded revealed) | tries N (0-5)
 //          | reveal [ID] | apply STEPS_ID | show-me CHECKPOINT_ID | load-model ID
 //          | restore-model | reset [ID] | panel text|model | close | reload
 //                                     the lesson player (lesson_player.h)

@@ -76,6 +76,7 @@ void enter_step(AppState& s, int index, bool drive) {
   const bool driving_before = p.driving;
   p.driving = true;
   const std::string model_id = step_model(l, p.step);
+  bool loaded = false;  // the workbench now holds what the lesson put there, not the learner's
   if (!model_id.empty()) {
     std::string why;
     if (const auto text = lesson_model_text(l, model_id, why); !text) {
@@ -83,6 +84,7 @@ void enter_step(AppState& s, int index, bool drive) {
     } else if (*text != s.model.text) {
       if (text_is_disposable(s)) {
         load_model(s, *text, model_label(l, model_id));
+        loaded = true;
         notice = "loaded model " + model_id;
       } else {
         p.model_offer = model_id;
@@ -106,6 +108,7 @@ void enter_step(AppState& s, int index, bool drive) {
   if (s.bench.tab == ViewTab::Graph) s.view.fit_pending = true;
   p.notice = notice;
   p.step_entry_key = learner_key(s.bench);
+  if (loaded) p.lesson_made.insert(p.step_entry_key);
   p.driving = driving_before;
 }
 
@@ -123,6 +126,7 @@ std::string open_lesson(AppState& s, size_t index, bool drive, const std::string
   p.lesson = entry.lesson;
   p.doc = lesson_document(*p.lesson);
   p.progress.emplace(*p.lesson);
+  p.progress->set_tries(p.tries);
   std::string message;
   if (const auto it = p.saved.find(p.lesson->id); it != p.saved.end()) {
     try {
@@ -232,6 +236,8 @@ std::string check_lesson_command(std::string_view args) {
   if (sub == "show-me") return need("a checkpoint id");
   if (sub == "draft") return need("a predict id");
   if (sub == "load-model") return need("a model block id");
+  if (sub == "show-answer") return need("a predict id");
+  if (sub == "tries") return need("a number of tries, 1 to 5 (0: each question's own)");
   if (sub == "predict") {
     take_word(rest);
     return rest.empty() ? "lesson predict: needs a predict id and the learner's answer "
@@ -246,8 +252,8 @@ std::string check_lesson_command(std::string_view args) {
     return none();
   if (sub == "reveal" || sub == "reset") return {};
   return "lesson: unknown sub-command '" + std::string(sub) +
-         "' (open, next, prev, goto, focus, draft, predict, reveal, apply, show-me, "
-         "load-model, restore-model, reset, panel, close, reload)";
+         "' (open, next, prev, goto, focus, draft, predict, show-answer, tries, reveal, apply, "
+         "show-me, load-model, restore-model, reset, panel, close, reload)";
 }
 
 std::string teacher_command(AppState& state, bool on) {
@@ -313,6 +319,11 @@ std::string lesson_command(AppState& s, std::string_view args) {
       if (!step_has_work(l, p.step) && p.progress->mark_done(l.steps[size_t(p.step)].id))
         lesson_save_progress(p);
       enter_step(s, p.step + 1, true);
+      // The last step has no next to move on with: reaching it, when it asks nothing, is doing
+      // it (lessons stayed at 4/5 for ever: issue #26).
+      if (p.step == n - 1 && !step_has_work(l, p.step) &&
+          p.progress->mark_done(l.steps[size_t(p.step)].id))
+        lesson_save_progress(p);
     } else {
       if (p.step <= 0) return "lesson prev: this is the first step";
       enter_step(s, p.step - 1, true);
@@ -359,8 +370,8 @@ std::string lesson_command(AppState& s, std::string_view args) {
       return "lesson predict: no predict block '" + id +
              "' (this lesson has: " + (known.empty() ? "none" : known) + ")";
     }
-    if (p.progress->prediction(id))
-      return "lesson predict: " + id + " is already predicted (its answer has been revealed)";
+    if (p.progress->prediction_settled(id))
+      return "lesson predict: " + id + " is settled (its answer has been revealed)";
     if (!p.computed) return "lesson predict: the lesson is still being computed; try again soon";
     if (!p.computed->error.empty())
       return "lesson predict: the lesson could not be computed: " + p.computed->error;
@@ -377,10 +388,41 @@ std::string lesson_command(AppState& s, std::string_view args) {
     p.notes.erase(id);
     p.drafts.erase(id);
     p.progress->record_prediction(id, input, g);
-    p.focus = id;  // the reveal is where the learner looks next
+    if (!p.progress->prediction_settled(id)) {
+      // A wrong try with tries left: which way and roughly how far, the hint, another try.
+      const lesson::PredictionRecord* r = p.progress->prediction(id);
+      p.notes[id] =
+          lesson::retry_hint(b->predict, g, p.progress->tries_for(id) - (r ? r->attempts : 0));
+    }
+    p.focus = id;  // the reveal (or the hint) is where the learner looks next
     ++p.scroll_serial;
     lesson_save_progress(p);
     lesson_refresh_done(p);
+    return {};
+  }
+  if (sub == "show-answer") {
+    // The learner gives up on a prediction: the answer is shown, and graded as revealed.
+    if (!find_predict(l, arg)) return "lesson show-answer: no predict block '" + arg + "'";
+    if (!p.progress->reveal_prediction(arg))
+      return "lesson show-answer: " + arg + " is already settled";
+    p.notes.erase(arg);
+    p.drafts.erase(arg);
+    p.focus = arg;
+    ++p.scroll_serial;
+    lesson_save_progress(p);
+    lesson_refresh_done(p);
+    return {};
+  }
+  if (sub == "tries") {
+    char* end = nullptr;
+    const long n = std::strtol(arg.c_str(), &end, 10);
+    if (end == arg.c_str() || *end != '\0' || n < 0 || n > lesson::kMaxPredictTries)
+      return "lesson tries: expected 0 (each question's own) to " +
+             std::to_string(lesson::kMaxPredictTries) + ", got '" + arg + "'";
+    p.tries = static_cast<int>(n);
+    p.progress->set_tries(p.tries);
+    p.notice = n == 0 ? "each question allows its own number of tries"
+                      : "every question allows " + arg + (n == 1 ? " try" : " tries");
     return {};
   }
   if (sub == "reveal") {
@@ -417,6 +459,7 @@ std::string lesson_command(AppState& s, std::string_view args) {
     std::string joined;
     for (const std::string& step : it->second.steps) joined += (joined.empty() ? "" : "; ") + step;
     std::string e = joined.empty() ? std::string() : workbench_apply(s.bench, joined);
+    p.lesson_made.insert(learner_key(s.bench));  // the lesson's steps: a goal met here is shown
     if (s.bench.tab == ViewTab::Lessons || s.bench.tab == ViewTab::Graph)
       s.bench.tab = ViewTab::Schedule;
     p.notice = "applied " + arg + " to model " + it->second.model +
@@ -439,7 +482,7 @@ std::string lesson_command(AppState& s, std::string_view args) {
     const std::string machine = b->attr_value("machine");
     if (!machine.empty() && machine != s.bench.machine_name)
       workbench_set_machine(s.bench, machine);
-    p.shown[arg] = learner_key(s.bench);
+    p.lesson_made.insert(learner_key(s.bench));
     if (s.bench.tab == ViewTab::Lessons || s.bench.tab == ViewTab::Graph)
       s.bench.tab = ViewTab::Schedule;
     p.notice = "the lesson's solution of " + arg + " is applied" +
@@ -452,6 +495,7 @@ std::string lesson_command(AppState& s, std::string_view args) {
     const auto text = lesson_model_text(l, arg, why);
     if (!text) return "lesson load-model: " + why;
     load_model(s, *text, model_label(l, arg));
+    p.lesson_made.insert(learner_key(s.bench));
     p.notice = "loaded model " + arg + (p.stash.empty() ? "" : " (your own text is kept)");
     return {};
   }
@@ -474,7 +518,7 @@ std::string lesson_command(AppState& s, std::string_view args) {
     p.notes.clear();
     p.revealed.clear();
     p.checkpoints.clear();
-    p.shown.clear();
+    p.lesson_made.clear();
     lesson_save_progress(p);
     enter_step(s, 0, true);
     p.notice = "lesson " + l.id + " reset: no step done, no prediction made";
@@ -621,9 +665,13 @@ nlohmann::json lesson_state_json(const AppState& state) {
     pj["made"] = r != nullptr;
     pj["revealed"] = answer_visible(p, state.presentation, id);
     if (const auto n = p.notes.find(id); n != p.notes.end()) pj["note"] = n->second;
+    pj["tries"] = p.progress->tries_for(id);
+    pj["settled"] = p.progress->prediction_settled(id);
     if (r) {
       pj["input"] = r->input;
       pj["pass"] = r->pass;
+      pj["attempts"] = r->attempts;
+      pj["gave_up"] = r->revealed && !r->pass;
       if (!r->choice) {
         pj["learner"] = lesson::format_quantity(r->value, b.predict.unit);
         pj["relative_error"] =
@@ -639,6 +687,12 @@ nlohmann::json lesson_state_json(const AppState& state) {
     }
     j["predictions"].push_back(pj);
   }
+  const lesson::LessonGrade g = p.progress->grade();
+  j["grade"] = {{"first_try", g.first_try},   {"after_retries", g.after_retries},
+                {"revealed", g.revealed},     {"open", g.open},
+                {"reached", g.reached},       {"shown", g.shown},
+                {"not_yet", g.not_yet},       {"steps_done", g.steps_done},
+                {"steps", g.steps}};
   j["checkpoints"] = nlohmann::json::array();
   for (const lesson::Block& b : l.blocks) {
     if (b.kind != lesson::BlockKind::Checkpoint) continue;
@@ -646,6 +700,7 @@ nlohmann::json lesson_state_json(const AppState& state) {
     nlohmann::json cj = {{"id", id},
                          {"step", b.step},
                          {"reached", p.progress->checkpoint_reached(id)},
+                         {"state", lesson::checkpoint_state_name(p.progress->checkpoint_state(id))},
                          {"current_step", p.current_step() && p.current_step()->id == b.step}};
     if (const auto it = p.checkpoints.find(id); it != p.checkpoints.end()) {
       const CheckpointStatus& st = it->second;

@@ -214,15 +214,6 @@ const lesson::LessonStep* LessonPlayer::current_step() const {
   return &lesson->steps[static_cast<size_t>(step)];
 }
 
-std::vector<int> step_blocks(const lesson::Lesson& lesson, int step_index) {
-  std::vector<int> out;
-  if (step_index < 0 || step_index >= static_cast<int>(lesson.steps.size())) return out;
-  const std::string& id = lesson.steps[static_cast<size_t>(step_index)].id;
-  for (size_t i = 0; i < lesson.blocks.size(); ++i)
-    if (lesson.blocks[i].step == id) out.push_back(static_cast<int>(i));
-  return out;
-}
-
 const lesson::Block* find_predict(const lesson::Lesson& lesson, const std::string& id) {
   for (const lesson::Block& b : lesson.blocks)
     if (b.kind == lesson::BlockKind::Predict && b.predict.id == id) return &b;
@@ -230,7 +221,9 @@ const lesson::Block* find_predict(const lesson::Lesson& lesson, const std::strin
 }
 
 bool answer_visible(const LessonPlayer& p, bool presenting, const std::string& id) {
-  if (p.progress && p.progress->prediction(id)) return true;
+  // Settled (right, out of tries, or shown to the learner), not merely tried: a wrong try with
+  // tries left keeps the answer hidden.
+  if (p.progress && p.progress->prediction_settled(id)) return true;
   if (p.revealed.count(id)) return true;
   return p.teacher && !presenting;
 }
@@ -272,31 +265,6 @@ std::optional<std::string> lesson_model_text(const lesson::Lesson& lesson, const
   }
   why = "the lesson has no model block '" + id + "'";
   return std::nullopt;
-}
-
-std::string step_model(const lesson::Lesson& lesson, int step_index) {
-  const std::vector<int> blocks = step_blocks(lesson, step_index);
-  for (int i : blocks) {
-    const lesson::Block& b = lesson.blocks[static_cast<size_t>(i)];
-    if (b.kind == lesson::BlockKind::Model) return b.attr_value("id");
-  }
-  for (int i : blocks) {
-    const lesson::Block& b = lesson.blocks[static_cast<size_t>(i)];
-    if (b.kind != lesson::BlockKind::Steps && !b.attr_value("model").empty())
-      return b.attr_value("model");
-  }
-  return {};
-}
-
-std::string step_machine(const lesson::Lesson& lesson, int step_index) {
-  if (step_index < 0 || step_index >= static_cast<int>(lesson.steps.size())) return {};
-  const lesson::LessonStep& step = lesson.steps[static_cast<size_t>(step_index)];
-  if (!step.machine.empty()) return step.machine;
-  for (int i : step_blocks(lesson, step_index)) {
-    const std::string m = lesson.blocks[static_cast<size_t>(i)].attr_value("machine");
-    if (!m.empty()) return m;
-  }
-  return {};
 }
 
 // [SECTION] Progress, closing
@@ -354,7 +322,7 @@ void lesson_close(LessonPlayer& p) {
   p.revealed.clear();
   p.model_offer.clear();
   p.checkpoints.clear();
-  p.shown.clear();
+  p.lesson_made.clear();
   if (p.checkpoint_job.running()) {
     // Its session goes with the retired open job's; let it finish on its own, then drop it.
     p.checkpoint_job.cancel();
@@ -407,14 +375,19 @@ void poll_checkpoints(LessonPlayer& p, const Workbench& wb,
         st.checks = r.checks;
         st.error = r.error;
         st.key = done->key;
-        const auto shown = p.shown.find(id);
-        st.shown = shown != p.shown.end() && shown->second == done->key;
+        // A state the lesson itself made (a step's model, "Apply these steps", "Show me") meets
+        // a goal for the learner to see, not by the learner: shown, never reached (issue #26).
+        st.shown = p.lesson_made.count(done->key) > 0;
         // A failure after the learner acted on this step is an attempt: the hint shows from now
         // on (until the step is left).
         const bool on_step = r.block && p.current_step() && r.block->step == p.current_step()->id;
         if (!r.pass && on_step && done->key != p.step_entry_key) st.attempted = true;
-        if (r.pass && !st.shown && p.progress && !p.progress->checkpoint_reached(id))
-          recorded = p.progress->record_checkpoint(id) || recorded;
+        if (r.pass && p.progress &&
+            p.progress->checkpoint_state(id) != lesson::CheckpointState::Reached)
+          recorded = p.progress->record_checkpoint(id, lesson::now_timestamp(),
+                                                   st.shown ? lesson::CheckpointState::Shown
+                                                            : lesson::CheckpointState::Reached) ||
+                     recorded;
       }
       if (recorded) {
         lesson_save_progress(p);

@@ -92,7 +92,7 @@ struct CheckpointStatus {
   bool evaluated = false;  // a result for the learner's state exists
   bool pass = false;
   bool attempted = false;  // failed after the learner changed their state: the hint shows
-  bool shown = false;      // passing because "Show me" applied the solution (not recorded)
+  bool shown = false;      // passing on a state the lesson made (counted as shown, not reached)
   std::vector<lesson::CheckResult> checks;
   std::string error;
   std::string key;  // the learner state it was evaluated on
@@ -141,9 +141,12 @@ struct LessonPlayer {
   std::vector<Job<CheckpointEvaluation>> retired_checkpoints;
   std::string step_entry_key;  // the learner state when the step was entered (no attempt yet)
   bool driving = false;        // a step is setting the workbench up (no evaluation meanwhile)
-  std::map<std::string, std::string> shown;  // checkpoint id → the state "Show me" made
+  // Learner-state keys the lesson made (entering a step, "Apply these steps", "Load model",
+  // "Show me"): a checkpoint met on one of them is shown, not reached by the learner.
+  std::set<std::string> lesson_made;
 
   bool teacher = false;            // answers visible (except when presenting, until revealed)
+  int tries = 0;                   // a teacher's tries per prediction (0: each block's own)
   std::set<std::string> revealed;  // predict ids revealed to the class (R in presentation)
   bool side_shows_model = false;   // the left panel shows the model text instead of the lesson
   std::string model_loaded;        // the model text the player last put into the editor
@@ -164,10 +167,9 @@ struct LessonPlayer {
   bool reading() const { return is_open() && !side_shows_model; }
 };
 
-// [SECTION] Queries the views and the state JSON share
+// [SECTION] Queries the views and the state JSON share (step_blocks, step_model and step_machine
+// are the lesson's own: sim/lesson/lesson.h)
 
-// The blocks of `step_index`'s step, in file order (indices into Lesson::blocks).
-std::vector<int> step_blocks(const lesson::Lesson& lesson, int step_index);
 const lesson::Block* find_predict(const lesson::Lesson& lesson, const std::string& id);
 // Whether the computed answer of predict `id` is on screen: after the learner's prediction, in
 // teacher mode at a desk, or once revealed to the class.
@@ -179,9 +181,6 @@ std::pair<size_t, size_t> lesson_steps_done(const LessonPlayer& p, size_t entry)
 // `why` for a training graph or an unreadable file.
 std::optional<std::string> lesson_model_text(const lesson::Lesson& lesson, const std::string& id,
                                              std::string& why);
-// The model and machine a step sets up (its marker's machine= first, then its blocks').
-std::string step_model(const lesson::Lesson& lesson, int step_index);
-std::string step_machine(const lesson::Lesson& lesson, int step_index);
 
 // [SECTION] Progress, polling, session JSON (the commands that need the whole AppState are in
 // lesson_commands.h)

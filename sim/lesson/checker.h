@@ -115,6 +115,11 @@ struct CheckpointCheck {
   const Block* block = nullptr;
   CheckpointResult solution;  // `learner` bound to the solution: every check must pass
   CheckpointResult start;     // `learner` bound to the starting model: some check must fail
+  // `learner` bound to the model the player loads on entering the checkpoint's step
+  // (step_model), when that is another model: some check must fail there too, or the learner
+  // meets the goal by pressing Next.
+  std::string entry_model;
+  CheckpointResult entry;
   bool pass = false;
   std::string error;  // why not, when !pass
 };

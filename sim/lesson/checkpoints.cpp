@@ -252,6 +252,27 @@ CheckpointCheck LessonSession::check_checkpoint(const Block& block) {
               ", before the learner does anything: some check must fail there";
     return c;
   }
+  // Entering the step loads its model (step_model): when that is not the checkpoint's start, it
+  // must not meet the goal either (issue #26: lesson 1's step 2 loaded the solution itself).
+  const std::string entry = step_model(m_lesson, step_index(m_lesson, block.step));
+  if (!entry.empty() && entry != cp.model && m_models.count(entry)) {
+    c.entry_model = entry;
+    LearnerState s;
+    s.graph = model(entry);
+    s.program = program(entry)->program;
+    try {
+      c.entry = run_checkpoint(block, s);
+    } catch (const EvalError& e) {
+      c.error = e.message;
+      return c;
+    }
+    if (c.entry.pass) {
+      c.error = "entering step '" + block.step + "' loads model " + entry +
+                ", which already meets the goal: the learner would reach it by pressing Next "
+                "(start the step on " + cp.model + ", or name " + entry + " later in the step)";
+      return c;
+    }
+  }
   c.pass = true;
   return c;
 }

@@ -13,6 +13,44 @@
 
 namespace tilescope::lesson {
 
+std::vector<int> step_blocks(const Lesson& lesson, int step_index) {
+  std::vector<int> out;
+  if (step_index < 0 || step_index >= static_cast<int>(lesson.steps.size())) return out;
+  const std::string& id = lesson.steps[static_cast<size_t>(step_index)].id;
+  for (size_t i = 0; i < lesson.blocks.size(); ++i)
+    if (lesson.blocks[i].step == id) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+std::string step_model(const Lesson& lesson, int step_index) {
+  // The first named, not the first model block: a step that checks `layer`, then defines the
+  // checkpoint's solution `layer128` for the reader, starts the learner on `layer` (issue #26:
+  // entering lesson 1's step 2 loaded the solution and the checkpoint was met at once).
+  for (int i : step_blocks(lesson, step_index)) {
+    const Block& b = lesson.blocks[static_cast<size_t>(i)];
+    if (b.kind == BlockKind::Model) return b.attr_value("id");
+    if (b.kind != BlockKind::Steps && !b.attr_value("model").empty()) return b.attr_value("model");
+  }
+  return {};
+}
+
+std::string step_machine(const Lesson& lesson, int step_index) {
+  if (step_index < 0 || step_index >= static_cast<int>(lesson.steps.size())) return {};
+  const LessonStep& step = lesson.steps[static_cast<size_t>(step_index)];
+  if (!step.machine.empty()) return step.machine;
+  for (int i : step_blocks(lesson, step_index)) {
+    const std::string m = lesson.blocks[static_cast<size_t>(i)].attr_value("machine");
+    if (!m.empty()) return m;
+  }
+  return {};
+}
+
+int step_index(const Lesson& lesson, const std::string& step_id) {
+  for (size_t i = 0; i < lesson.steps.size(); ++i)
+    if (lesson.steps[i].id == step_id) return static_cast<int>(i);
+  return -1;
+}
+
 const std::vector<std::string>& step_view_names() {
   static const std::vector<std::string> kViews = {"graph",  "schedule", "tiles",
                                                   "memory", "roofline", "timings"};
@@ -44,6 +82,12 @@ const Attribute* Block::attr(const std::string& key) const {
 std::string Block::attr_value(const std::string& key, const std::string& fallback) const {
   const Attribute* a = attr(key);
   return a ? a->value : fallback;
+}
+
+int PredictBlock::tries_allowed() const {
+  if (tries > 0) return tries;
+  return is_choice() ? std::min(kDefaultPredictTries, static_cast<int>(choices.size()) - 1)
+                     : kDefaultPredictTries;
 }
 
 bool PredictBlock::numeric_choices() const {
@@ -520,10 +564,10 @@ class LessonParser {
   void predict(size_t open, size_t close, Block& b) {
     PredictBlock& p = b.predict;
     p.id = b.attr_value("id");
-    static const std::vector<std::string> kKeys = {"question", "answer",  "within",
-                                                   "unit",     "choices", "explain"};
+    static const std::vector<std::string> kKeys = {"question", "answer",  "within", "unit",
+                                                   "choices",  "explain", "hint",   "tries"};
     std::map<std::string, graph::SourceLoc> seen;  // key → where its line starts
-    graph::SourceLoc tolerance_loc;
+    graph::SourceLoc tolerance_loc, tries_loc;
     for (size_t j = open + 1; j < close; ++j) {
       const Line& line = m_lines[j];
       const std::string t = trim(line.text);
@@ -541,8 +585,8 @@ class LessonParser {
         key = colon == std::string_view::npos ? "" : trim(line.text.substr(0, colon));
         if (!is_id(key) || key.find('-') != std::string::npos)
           fail(line, static_cast<int>(indent) + 1,
-               "a predict line reads 'key: value' (question, answer, choices, unit, explain) or "
-               "'within 10%', not '" +
+               "a predict line reads 'key: value' (question, answer, choices, unit, hint, tries, "
+               "explain) or 'within 10%', not '" +
                    t + "'");
         value_at = colon + 1;
       }
@@ -550,8 +594,8 @@ class LessonParser {
       if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
         throw LessonError(key_loc, "unknown key '" + key + "' in a predict block" +
                                        suggestion(key, kKeys) +
-                                       " (known: question, answer, choices, unit, explain, and a "
-                                       "'within 10%' line)");
+                                       " (known: question, answer, choices, unit, hint, tries, "
+                                       "explain, and a 'within 10%' line)");
       if (const auto it = seen.find(key); it != seen.end())
         throw LessonError(key_loc, "'" + key + (key == "within" ? "" : ":") +
                                        "' is given twice in this predict block (first at line " +
@@ -595,6 +639,16 @@ class LessonParser {
         p.unit = value;
       } else if (key == "choices") {
         choices(line, value_at, p);
+      } else if (key == "hint") {
+        p.hint = value;
+      } else if (key == "tries") {
+        const bool whole = value.size() == 1 && value[0] >= '1' && value[0] <= '9';
+        p.tries = whole ? value[0] - '0' : 0;
+        if (!whole || p.tries > kMaxPredictTries)
+          throw LessonError(value_loc, "tries is a whole number from 1 to " +
+                                           std::to_string(kMaxPredictTries) + ", not '" + value +
+                                           "'");
+        tries_loc = value_loc;
       }
     }
     const std::string what = "a predict block needs ";
@@ -612,6 +666,10 @@ class LessonParser {
         throw LessonError(seen.at("unit"),
                           "'unit:' is for numeric answers, not for a "
                           "multiple-choice one");
+      if (p.tries >= static_cast<int>(p.choices.size()))
+        throw LessonError(tries_loc, "tries: " + std::to_string(p.tries) + " with " +
+                                         std::to_string(p.choices.size()) +
+                                         " choices lets a learner try them all; allow fewer");
       choice_answer(p);
       return;
     }

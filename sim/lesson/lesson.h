@@ -85,6 +85,10 @@ struct PredictBlock {
   std::string unit;                  // "" for a plain number
   std::string explain;
   int explain_line = 0;  // the `explain:` line (the explanation runs from it to the block's end)
+  std::string hint;      // shown after a wrong try, before the answer ("" for none)
+  int tries = 0;         // tries before the reveal; 0: kDefaultPredictTries
+
+  int tries_allowed() const;  // `tries`, or the default (fewer than the choices of a choice)
 
   bool is_choice() const { return !choices.empty(); }
   // Whether every choice reads as a plain number ("16", "2.5", "37%"): then a number names the
@@ -92,6 +96,12 @@ struct PredictBlock {
   bool numeric_choices() const;
   int choice_for_number(double v) const;  // 0-based; -1 when no choice is named
 };
+
+// Tries a learner has at a prediction before its answer is revealed (a predict block's `tries:`
+// changes it, 1 to kMaxPredictTries; a teacher's setting overrides both). A multiple-choice
+// question allows fewer tries than it has choices, or trying them all would always succeed.
+inline constexpr int kDefaultPredictTries = 2;
+inline constexpr int kMaxPredictTries = 5;
 
 // The name a checkpoint's checks use for the learner's own state: the model in the learner's
 // editor and its schedule at the history cursor. Reserved: no block may take it as its id.
@@ -155,6 +165,18 @@ struct Lesson {
   std::vector<Block> blocks;
   std::vector<LessonStep> steps;
 };
+
+// The blocks of step `step_index`, in file order (indices into Lesson::blocks); none for an index
+// out of range.
+std::vector<int> step_blocks(const Lesson& lesson, int step_index);
+// The model a step sets up when the player enters it: the first model the step names, in file
+// order — a model block's id or another block's model= (a steps block's model= is where those
+// steps start, not a model of the step's own). "" when it names none.
+std::string step_model(const Lesson& lesson, int step_index);
+// The machine a step sets up: its marker's machine=, else the first of its blocks'.
+std::string step_machine(const Lesson& lesson, int step_index);
+// The index of the step with id `step_id`; -1 when there is none.
+int step_index(const Lesson& lesson, const std::string& step_id);
 
 // Parses the file's structure: front matter, fenced blocks (check lines parsed too), step markers.
 // Names inside blocks are resolved later by the checker. Throws LessonError at file:line:col.

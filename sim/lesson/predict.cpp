@@ -108,6 +108,27 @@ Answer evaluate_predict(LessonSession& session, const Block& block) {
   return a;
 }
 
+std::string retry_hint(const PredictBlock& block, const Grade& grade, int tries_left) {
+  std::string out;
+  if (block.is_choice()) {
+    out = "Not this one.";
+  } else {
+    const double a = std::fabs(grade.answer), l = std::fabs(grade.learner);
+    const bool low = grade.learner < grade.answer;
+    const double factor = a == 0 || l == 0 ? INFINITY : std::max(a / l, l / a);
+    const char* band = factor < 1.25   ? "close, but"
+                       : factor < 2.5  ? "off by less than 2.5×:"
+                       : factor < 10.0 ? "off by 2.5× to 10×:"
+                                       : "off by more than 10×:";
+    out = std::string("Not yet — ") + band + (low ? " too low." : " too high.");
+    if (grade.learner != 0 && grade.answer != 0 && (grade.learner < 0) != (grade.answer < 0))
+      out = "Not yet — the sign is wrong.";
+  }
+  if (!block.hint.empty()) out += " Hint: " + block.hint;
+  out += " " + std::to_string(tries_left) + (tries_left == 1 ? " try" : " tries") + " left.";
+  return out;
+}
+
 bool within_tolerance(const PredictBlock& p, double learner, double answer) {
   const double diff = std::fabs(learner - answer);
   // Room for the rounding of decimal input: 2.2 - 2 is a hair above 0.2 in binary.

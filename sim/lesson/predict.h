@@ -48,6 +48,11 @@ struct Grade {
 // a 1-based number or a choice's text — against `answer` (from evaluate_predict for `block`).
 Grade grade(const PredictBlock& block, const Answer& answer, std::string_view learner_input);
 
+// What a learner reads after a wrong try with `tries_left` tries left: which way and roughly how
+// far off (in bands — "by 2.5× to 10×" — so the answer cannot be worked back from it), the block's
+// hint, and how many tries remain. Multiple choice: only that it is not this one.
+std::string retry_hint(const PredictBlock& block, const Grade& grade, int tries_left);
+
 // Whether a numeric prediction `learner` is within the block's tolerance of `answer` (both in the
 // unit's base). The bound itself passes: 2.2 is within 10% of 2.
 bool within_tolerance(const PredictBlock& block, double learner, double answer);

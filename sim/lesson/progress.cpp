@@ -53,6 +53,7 @@ LessonProgress::LessonProgress(const Lesson& lesson) : m_lesson_id(io::printable
     if (b.kind == BlockKind::Predict) {
       m_predict_ids.push_back(b.predict.id);
       m_predict_step[b.predict.id] = b.step;
+      m_predict_tries[b.predict.id] = b.predict.tries_allowed();
     } else if (b.kind == BlockKind::Checkpoint) {
       m_checkpoint_ids.push_back(b.checkpoint.id);
       m_checkpoint_step[b.checkpoint.id] = b.step;
@@ -95,7 +96,7 @@ size_t LessonProgress::done_count() const {
 std::vector<std::string> LessonProgress::predictions_missing(const std::string& step_id) const {
   std::vector<std::string> missing;
   for (const std::string& id : m_predict_ids)
-    if (m_predict_step.at(id) == step_id && !m_predictions.count(id)) missing.push_back(id);
+    if (m_predict_step.at(id) == step_id && !prediction_settled(id)) missing.push_back(id);
   return missing;
 }
 
@@ -106,20 +107,43 @@ std::vector<std::string> LessonProgress::checkpoints_missing(const std::string& 
   return missing;
 }
 
-bool LessonProgress::record_checkpoint(const std::string& checkpoint_id, Timestamp when) {
-  if (!m_checkpoint_step.count(checkpoint_id)) return false;
-  m_checkpoints.emplace(checkpoint_id, when);
+const char* checkpoint_state_name(CheckpointState s) {
+  switch (s) {
+    case CheckpointState::NotYet:
+      return "not yet";
+    case CheckpointState::Shown:
+      return "shown";
+    case CheckpointState::Reached:
+      return "reached by you";
+  }
+  return "not yet";
+}
+
+bool LessonProgress::record_checkpoint(const std::string& checkpoint_id, Timestamp when,
+                                       CheckpointState as) {
+  if (!m_checkpoint_step.count(checkpoint_id) || as == CheckpointState::NotYet) return false;
+  const bool by_learner = as == CheckpointState::Reached;
+  auto [it, inserted] = m_checkpoints.emplace(checkpoint_id, CheckpointRecord{when, by_learner});
+  if (!inserted && by_learner && !it->second.by_learner) it->second = {when, true};
   return true;
 }
 
+CheckpointState LessonProgress::checkpoint_state(const std::string& checkpoint_id) const {
+  const auto it = m_checkpoints.find(checkpoint_id);
+  if (it == m_checkpoints.end()) return CheckpointState::NotYet;
+  return it->second.by_learner ? CheckpointState::Reached : CheckpointState::Shown;
+}
+
 bool LessonProgress::checkpoint_reached(const std::string& checkpoint_id) const {
-  return m_checkpoints.count(checkpoint_id) > 0;
+  return checkpoint_state(checkpoint_id) == CheckpointState::Reached;
 }
 
 std::optional<Timestamp> LessonProgress::checkpoint_reached_at(
     const std::string& checkpoint_id) const {
   const auto it = m_checkpoints.find(checkpoint_id);
-  return it == m_checkpoints.end() ? std::nullopt : std::optional<Timestamp>(it->second);
+  return it == m_checkpoints.end() || !it->second.by_learner
+             ? std::nullopt
+             : std::optional<Timestamp>(it->second.when);
 }
 
 size_t LessonProgress::apply_results(const std::vector<CheckResult>& results, Timestamp when) {
@@ -149,11 +173,17 @@ size_t LessonProgress::mark_completed(Timestamp when) {
   return apply_results({}, when);
 }
 
+int LessonProgress::tries_for(const std::string& predict_id) const {
+  if (m_teacher_tries > 0) return m_teacher_tries;
+  const auto it = m_predict_tries.find(predict_id);
+  return it == m_predict_tries.end() ? kDefaultPredictTries : it->second;
+}
+
 bool LessonProgress::record_prediction(const std::string& predict_id, std::string_view input,
-                                       const Grade& grade, Timestamp when) {
-  if (!m_predict_step.count(predict_id) || !grade.graded || m_predictions.count(predict_id))
+                                       const Grade& grade, Timestamp when, int tries) {
+  if (!m_predict_step.count(predict_id) || !grade.graded || prediction_settled(predict_id))
     return false;
-  PredictionRecord r;
+  PredictionRecord& r = m_predictions[predict_id];
   r.id = predict_id;
   r.input = io::printable(input, kMaxPredictionInput);
   r.choice = grade.learner_choice >= 0;
@@ -164,8 +194,23 @@ bool LessonProgress::record_prediction(const std::string& predict_id, std::strin
   r.answer_choice = grade.answer_choice;
   r.pass = grade.pass;
   r.when = when;
-  m_predictions[predict_id] = std::move(r);
+  ++r.attempts;
+  if (!r.pass && r.attempts >= (tries > 0 ? tries : tries_for(predict_id))) r.revealed = true;
   return true;
+}
+
+bool LessonProgress::reveal_prediction(const std::string& predict_id, Timestamp when) {
+  if (!m_predict_step.count(predict_id) || prediction_settled(predict_id)) return false;
+  PredictionRecord& r = m_predictions[predict_id];
+  r.id = predict_id;
+  r.revealed = true;
+  r.when = when;
+  return true;
+}
+
+bool LessonProgress::prediction_settled(const std::string& predict_id) const {
+  const PredictionRecord* r = prediction(predict_id);
+  return r && r->settled();
 }
 
 const PredictionRecord* LessonProgress::prediction(const std::string& predict_id) const {
@@ -183,6 +228,31 @@ std::vector<PredictionRecord> LessonProgress::predictions() const {
 size_t LessonProgress::passed_predictions() const {
   return static_cast<size_t>(std::count_if(m_predictions.begin(), m_predictions.end(),
                                            [](const auto& p) { return p.second.pass; }));
+}
+
+LessonGrade LessonProgress::grade() const {
+  LessonGrade g;
+  g.lesson = m_lesson_id;
+  g.steps = m_ids.size();
+  g.steps_done = done_count();
+  g.predictions = m_predict_ids.size();
+  for (const std::string& id : m_predict_ids) {
+    const PredictionRecord* r = prediction(id);
+    if (r && r->pass)
+      ++(r->attempts <= 1 ? g.first_try : g.after_retries);
+    else if (r && r->revealed)
+      ++g.revealed;
+    else
+      ++g.open;
+  }
+  g.checkpoints = m_checkpoint_ids.size();
+  for (const std::string& id : m_checkpoint_ids) {
+    const CheckpointState s = checkpoint_state(id);
+    ++(s == CheckpointState::Reached ? g.reached
+       : s == CheckpointState::Shown ? g.shown
+                                     : g.not_yet);
+  }
+  return g;
 }
 
 void LessonProgress::reset() {
@@ -211,8 +281,12 @@ nlohmann::json LessonProgress::to_json() const {
     if (m_done[i]) steps.push_back({{"id", m_ids[i]}, {"done", timestamp_text(*m_done[i])}});
   nlohmann::json predictions = nlohmann::json::array();
   for (const PredictionRecord& r : this->predictions()) {
-    nlohmann::json p = {
-        {"id", r.id}, {"input", r.input}, {"pass", r.pass}, {"when", timestamp_text(r.when)}};
+    nlohmann::json p = {{"id", r.id},
+                        {"input", r.input},
+                        {"pass", r.pass},
+                        {"attempts", r.attempts},
+                        {"revealed", r.revealed},
+                        {"when", timestamp_text(r.when)}};
     if (r.choice) {
       p["choice"] = r.learner_choice;
       p["answer_choice"] = r.answer_choice;
@@ -227,7 +301,9 @@ nlohmann::json LessonProgress::to_json() const {
   nlohmann::json checkpoints = nlohmann::json::array();
   for (const std::string& id : m_checkpoint_ids)
     if (const auto it = m_checkpoints.find(id); it != m_checkpoints.end())
-      checkpoints.push_back({{"id", id}, {"reached", timestamp_text(it->second)}});
+      checkpoints.push_back({{"id", id},
+                             {"reached", timestamp_text(it->second.when)},
+                             {"by", it->second.by_learner ? "you" : "shown"}});
   return {{"lesson", m_lesson_id},
           {"steps", steps},
           {"predictions", predictions},
@@ -304,6 +380,19 @@ void LessonProgress::restore_json(const nlohmann::json& j) {
     if (!pass.is_boolean()) bad(where + "/pass", "expected true or false");
     r.pass = pass.get<bool>();
     r.when = time_field(p, where, "when");
+    // Written before tries existed: one try, settled, its answer revealed unless it was right.
+    r.attempts = 1;
+    r.revealed = !r.pass;
+    if (p.contains("attempts")) {
+      const nlohmann::json& a = p.at("attempts");
+      if (!a.is_number_integer() || a.get<int64_t>() < 0 || a.get<int64_t>() > kMaxPredictTries)
+        bad(where + "/attempts", "expected a whole number from 0 to " +
+                                     std::to_string(kMaxPredictTries));
+      r.attempts = a.get<int>();
+      const nlohmann::json& rv = field(p, where, "revealed");
+      if (!rv.is_boolean()) bad(where + "/revealed", "expected true or false");
+      r.revealed = rv.get<bool>();
+    }
     r.choice = p.contains("choice");
     if (r.choice) {
       for (const char* key : {"choice", "answer_choice"}) {
@@ -327,7 +416,7 @@ void LessonProgress::restore_json(const nlohmann::json& j) {
     if (!seen.insert(r.id).second) bad(where + "/id", "prediction '" + r.id + "' is given twice");
     if (m_predict_step.count(r.id)) made[r.id] = std::move(r);  // else: no longer in the lesson
   }
-  std::map<std::string, Timestamp> reached;
+  std::map<std::string, CheckpointRecord> reached;
   std::set<std::string> seen_checkpoints;
   if (j.contains("checkpoints")) {  // absent in progress written before checkpoints existed
     const nlohmann::json& checkpoints = array_field(j, "checkpoints");
@@ -336,9 +425,15 @@ void LessonProgress::restore_json(const nlohmann::json& j) {
       if (!checkpoints[i].is_object()) bad(where, "expected an object");
       const std::string id = text_field(checkpoints[i], where, "id");
       const Timestamp when = time_field(checkpoints[i], where, "reached");
+      bool by_learner = true;  // written before "shown" existed: the learner's
+      if (checkpoints[i].contains("by")) {
+        const std::string by = text_field(checkpoints[i], where, "by");
+        if (by != "you" && by != "shown") bad(where + "/by", "expected \"you\" or \"shown\"");
+        by_learner = by == "you";
+      }
       if (!seen_checkpoints.insert(id).second)
         bad(where + "/id", "checkpoint '" + id + "' is given twice");
-      if (m_checkpoint_step.count(id)) reached[id] = when;  // else: no longer in the lesson
+      if (m_checkpoint_step.count(id)) reached[id] = {when, by_learner};  // else: no longer in it
     }
   }
   m_done = std::move(done);

@@ -111,28 +111,47 @@ probe p4
 run_app a4 "$settle"$'\n'"click $(at p4 lesson.todo.dram-ratio)"$'\nwait-frames 3\nquit' "$session"
 expect a4 /lesson/predictions/0/revealed false
 # Typed input that is no quantity is no attempt: a note, nothing revealed. Then a wrong guess,
-# 1.5x against about 2x, submitted with the button.
+# 1.5x against about 2x, submitted with the button: still hidden, a hint and one try left.
 probe p5
 field=$(at p5 lesson.predict.dram-ratio.input)
 button=$(at p5 lesson.predict.dram-ratio.check)
 run_app a5 "$settle"$'\n'"click $field"$'\ntype lots\nkey Enter\nwait-frames 3\nscreenshot OUT/note.png\nwait-frames 1\n'"click $field"$'\nkey Ctrl+A\ntype 1.5x\nwait-frames 2\n'"click $button"$'\nwait-frames 3\n'"$settle"$'
+screenshot OUT/step3-retry.png
+wait-frames 1
+quit' "$session"
+expect a5 /lesson/predictions/0/revealed false
+expect a5 /lesson/predictions/0/made true
+expect a5 /lesson/predictions/0/attempts 1
+expect a5 /lesson/predictions/0/input 1.5x
+if "$query" "$out/a5.state.json" /lesson/predictions/0/answer >/dev/null 2>&1; then
+  fail "a5: the answer is shown after a wrong try with a try left"
+fi
+grep -q '"note": "Not yet — off by less than 2.5×: too low. 1 try left."' "$out/a5.state.json" ||
+  fail "a5: no hint after the wrong try"
+# The second try, 2x (the answer is about 2): right after one retry, revealed with its error.
+probe p5b
+field=$(at p5b lesson.predict.dram-ratio.input)
+button=$(at p5b lesson.predict.dram-ratio.check)
+run_app a5b "$settle"$'\n'"click $field"$'\nkey Ctrl+A\ntype 2x\nwait-frames 2\n'"click $button"$'\nwait-frames 3\n'"$settle"$'
 screenshot OUT/step3-reveal.png
 wait-frames 1
 key 2
 wait-frames 3
 quit' "$session"
-expect a5 /lesson/predictions/0/revealed true
-expect a5 /lesson/predictions/0/made true
-expect a5 /lesson/predictions/0/input 1.5x
-expect a5 /lesson/predictions/0/pass false
-grep -q '"explanation": "About 2' "$out/a5.state.json" || fail "a5: no explanation after the input"
-answer=$("$query" "$out/a5.state.json" /lesson/predictions/0/answer) || fail "a5: no answer shown"
-[[ "$answer" == *x ]] || fail "a5: the answer '$answer' is not a ratio"
-# The learner's error, recomputed here from the answer shown: |1.5 - a| / a.
-err=$("$query" "$out/a5.state.json" /lesson/predictions/0/relative_error)
-awk -v e="$err" -v a="${answer%x}" 'BEGIN { d = (a - 1.5) / a; exit !(e > d - 0.001 && e < d + 0.001) }' ||
-  fail "a5: relative error $err is not |1.5 - $answer| / $answer"
-expect a5 /view schedule
+expect a5b /lesson/predictions/0/revealed true
+expect a5b /lesson/predictions/0/pass true
+expect a5b /lesson/predictions/0/attempts 2
+expect a5b /lesson/predictions/0/input 2x
+expect a5b /lesson/grade/after_retries 1
+expect a5b /lesson/grade/first_try 0
+grep -q '"explanation": "About 2' "$out/a5b.state.json" || fail "a5b: no explanation after the input"
+answer=$("$query" "$out/a5b.state.json" /lesson/predictions/0/answer) || fail "a5b: no answer shown"
+[[ "$answer" == *x ]] || fail "a5b: the answer '$answer' is not a ratio"
+# The learner's error, recomputed here from the answer shown: |2 - a| / a.
+err=$("$query" "$out/a5b.state.json" /lesson/predictions/0/relative_error)
+awk -v e="$err" -v a="${answer%x}" 'BEGIN { d = (2 - a) / a; if (d < 0) d = -d; exit !(e > d - 0.001 && e < d + 0.001) }' ||
+  fail "a5b: relative error $err is not |2 - $answer| / $answer"
+expect a5b /view schedule
 
 # [5] Step 3's checkpoint on tiny: the learner fuses; DRAM bytes fall under 55% of unfused.
 probe p6
@@ -155,7 +174,7 @@ run_app restart "$settle"$'\nquit' "$session"
 expect restart /lesson/open $lesson
 expect restart /lesson/step_id gemm-epilogue
 for i in 0 1 2 3; do expect restart /lesson/steps/$i/done true; done
-expect restart /lesson/predictions/0/input 1.5x
+expect restart /lesson/predictions/0/input 2x
 expect restart /lesson/predictions/0/revealed true
 expect restart /lesson/catalogue/1/steps_done 4
 expect restart /lesson/start_here false

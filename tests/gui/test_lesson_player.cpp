@@ -332,15 +332,23 @@ TEST_CASE("a prediction is revealed only after input; a wrong one shows its erro
   CHECK_FALSE(r->pass);
   CHECK(r->answer == 1024);
   CHECK(r->relative_error == doctest::Approx((2000.0 - 1024.0) / 1024.0));
+  // A wrong try with a try left (2 by default): the answer stays hidden, the note says which way
+  // and roughly how far (2000 / 1024 = 1.95: "less than 2.5×"), and how many tries remain.
+  CHECK_FALSE(answer_visible(s.lessons, false, "flops"));
+  CHECK(s.lessons.notes.at("flops") ==
+        "Not yet — off by less than 2.5×: too high. 1 try left.");
+  CHECK_FALSE(s.lessons.progress->is_done("guess"));
+  // The second try is wrong too (3000): settled, the answer revealed with its explanation.
+  REQUIRE(run(s, "lesson predict flops 3000") == "");
   CHECK(answer_visible(s.lessons, false, "flops"));
   j = lesson_state_json(s);
   CHECK(j["predictions"][0]["revealed"] == true);
   CHECK(j["predictions"][0]["pass"] == false);
   CHECK(j["predictions"][0]["explanation"] == "Two per multiply-add: 2 x 8 x 4 x 16.");
   CHECK(j["predictions"][0]["answer"].get<std::string>().find("1.024") != std::string::npos);
-  // Its step is done now (its one prediction is made), and a second answer is refused.
+  // Its step is done now (its one prediction is settled), and another answer is refused.
   CHECK(s.lessons.progress->is_done("guess"));
-  CHECK(run(s, "lesson predict flops 1024").find("already predicted") != std::string::npos);
+  CHECK(run(s, "lesson predict flops 1024").find("is settled") != std::string::npos);
   CHECK(run(s, "lesson next") == "");
   CHECK(run(s, "lesson next").find("last step") != std::string::npos);
   CHECK(run(s, "lesson goto load") == "");

@@ -245,6 +245,38 @@ TEST_CASE("Show me: the solution's model text and canonical steps") {
   CHECK(steps == "fuse(add0, relu0)");
 }
 
+TEST_CASE("progress: a checkpoint is not yet, shown (the lesson's doing) or reached by you") {
+  // Issue #26: "Apply these steps" and a loaded solution counted as reaching the goal.
+  const Lesson l = parse_lesson(
+      kHead + "<!-- step: one -->\n## One\n" + kModels +
+          checkpoint("id=c model=small solution=small_fused", kGoal + "kernels(learner) == 1\n"),
+      "c.md");
+  LessonProgress p(l);
+  CHECK(p.checkpoint_state("c") == CheckpointState::NotYet);
+  CHECK_FALSE(p.record_checkpoint("c", 100, CheckpointState::NotYet));
+  CHECK(p.record_checkpoint("c", 100, CheckpointState::Shown));
+  CHECK(p.checkpoint_state("c") == CheckpointState::Shown);
+  CHECK_FALSE(p.checkpoint_reached("c"));
+  CHECK(p.checkpoints_missing("one").empty());  // shown settles the step
+  // The learner reaching it afterwards upgrades it, with that time; shown again does not demote.
+  CHECK(p.record_checkpoint("c", 200, CheckpointState::Reached));
+  CHECK(p.record_checkpoint("c", 300, CheckpointState::Shown));
+  CHECK(p.checkpoint_state("c") == CheckpointState::Reached);
+  CHECK(*p.checkpoint_reached_at("c") == 200);
+  const LessonGrade g = p.grade();
+  CHECK(g.checkpoints == 1);
+  CHECK(g.reached == 1);
+  CHECK(g.shown == 0);
+  // Through JSON; a shown one stays shown.
+  LessonProgress q(l);
+  CHECK(q.record_checkpoint("c", 100, CheckpointState::Shown));
+  LessonProgress r(l);
+  r.restore_json(q.to_json());
+  CHECK(r.checkpoint_state("c") == CheckpointState::Shown);
+  CHECK(r.grade().shown == 1);
+  CHECK(std::string(checkpoint_state_name(CheckpointState::Reached)) == "reached by you");
+}
+
 TEST_CASE(
     "progress: a step with a checkpoint is done when it is reached and its predictions made") {
   const Lesson l = parse_lesson(
@@ -265,7 +297,7 @@ TEST_CASE(
 
   const nlohmann::json j = p.to_json();
   CHECK(j["checkpoints"] ==
-        nlohmann::json::parse(R"([{"id": "c", "reached": "1970-01-01T00:01:40Z"}])"));
+        nlohmann::json::parse(R"([{"id": "c", "reached": "1970-01-01T00:01:40Z", "by": "you"}])"));
   LessonProgress q(l);
   q.restore_json(j);
   CHECK(q.checkpoint_reached("c"));

@@ -101,24 +101,37 @@ TEST_CASE("progress: timestamps as UTC text, and back") {
   CHECK_FALSE(parse_timestamp("2026-12-01T09:30:00Zjunk").has_value());
 }
 
-TEST_CASE("progress: a step is done when its checks pass and its predictions are made") {
+TEST_CASE("progress: a step is done when its checks pass and its predictions are settled") {
   const Lesson l = parse_lesson(kPredictLesson, "p.md");
   LessonSession s(l);
   LessonProgress p(l);
+  // flops is numeric: kDefaultPredictTries (2) tries; kind has 2 choices: 1 try (2 would let the
+  // learner try both).
+  CHECK(p.tries_for("flops") == 2);
+  CHECK(p.tries_for("kind") == 1);
   // The check passes, but the prediction is missing: not done yet.
   CHECK(p.apply_results(s.run_checks(), 100) == 0);
   CHECK(p.predictions_missing("step-1") == std::vector<std::string>{"flops"});
+  // A wrong first try (60 against 48, 25% off, 10% allowed) leaves it open, answer hidden.
   CHECK(p.record_prediction("flops", "60", graded(s, "flops", "60"), 110));
+  CHECK_FALSE(p.prediction_settled("flops"));
+  CHECK(p.predictions_missing("step-1") == std::vector<std::string>{"flops"});
+  // The second try is right: settled, right after one retry.
+  CHECK(p.record_prediction("flops", "48", graded(s, "flops", "48"), 115));
+  CHECK(p.prediction_settled("flops"));
+  CHECK(p.prediction("flops")->attempts == 2);
+  CHECK_FALSE(p.prediction("flops")->revealed);
   CHECK(p.predictions_missing("step-1").empty());
-  // A step with only a prediction is done once it is made; a wrong prediction still completes it.
+  // Its one try wrong: kind is settled, its answer revealed.
   CHECK(p.record_prediction("kind", "B", graded(s, "kind", "B"), 120));
+  CHECK(p.prediction("kind")->revealed);
   CHECK(p.apply_results(s.run_checks(), 130) == 2);
   CHECK(p.done_at("step-1") == Timestamp{130});
   CHECK(p.finished());
-  CHECK(p.passed_predictions() == 0);
-  // Made once: the reveal came with the first grade.
-  CHECK_FALSE(p.record_prediction("flops", "48", graded(s, "flops", "48"), 140));
-  CHECK(p.prediction("flops")->input == "60");
+  CHECK(p.passed_predictions() == 1);
+  // Settled once: a further input is not a try.
+  CHECK_FALSE(p.record_prediction("flops", "1", graded(s, "flops", "1"), 140));
+  CHECK(p.prediction("flops")->input == "48");
   // Not a prediction of this lesson; an input that did not parse is no prediction.
   CHECK_FALSE(p.record_prediction("nope", "1", graded(s, "flops", "48"), 150));
   LessonProgress q(l);
@@ -137,7 +150,7 @@ TEST_CASE("progress: JSON round trip of steps and predictions, then reset") {
   LessonProgress p(l);
   const Timestamp t = 1764581400;  // 2025-12-01T09:30:00Z
   p.mark_done("step-2", t);
-  CHECK(p.record_prediction("flops", "60", graded(s, "flops", "60"), t + 1));
+  CHECK(p.record_prediction("flops", "60", graded(s, "flops", "60"), t + 1, /*tries=*/1));
   CHECK(p.record_prediction("kind", "a", graded(s, "kind", "a"), t + 2));
   const nlohmann::json j = p.to_json();
   CHECK(j["lesson"] == "07-p");
@@ -148,6 +161,8 @@ TEST_CASE("progress: JSON round trip of steps and predictions, then reset") {
   CHECK(j["predictions"][0]["answer"] == 48);
   CHECK(j["predictions"][0]["relative_error"].get<double>() == doctest::Approx(12.0 / 48));
   CHECK(j["predictions"][0]["pass"] == false);
+  CHECK(j["predictions"][0]["attempts"] == 1);
+  CHECK(j["predictions"][0]["revealed"] == true);  // its one try (tries=1) was wrong
   CHECK(j["predictions"][1]["choice"] == 0);
   CHECK(j["predictions"][1]["answer_choice"] == 0);
   CHECK(j["predictions"][1]["pass"] == true);
@@ -218,4 +233,46 @@ TEST_CASE(
   // A failed restore leaves the progress as it was.
   CHECK(p.done_ids() == std::vector<std::string>{"step-1"});
   CHECK(p.predictions().size() == 1);
+}
+
+TEST_CASE("progress: show-answer reveals, a teacher's tries override, the grade counts each") {
+  const Lesson l = parse_lesson(kPredictLesson, "p.md");
+  LessonSession s(l);
+  LessonProgress p(l);
+  // A teacher allows 3 tries everywhere: kind (2 choices) included.
+  p.set_tries(3);
+  CHECK(p.tries_for("flops") == 3);
+  CHECK(p.record_prediction("kind", "B", graded(s, "kind", "B"), 100));
+  CHECK_FALSE(p.prediction_settled("kind"));
+  // The learner gives up: revealed, never a pass; a later input is not a try.
+  CHECK(p.reveal_prediction("kind", 110));
+  CHECK(p.prediction("kind")->revealed);
+  CHECK_FALSE(p.reveal_prediction("kind", 111));
+  CHECK_FALSE(p.record_prediction("kind", "A", graded(s, "kind", "A"), 120));
+  // flops right at the first try.
+  CHECK(p.record_prediction("flops", "48", graded(s, "flops", "48"), 130));
+  // Hand count: 2 predictions — flops first try, kind revealed; 2 steps, both done after
+  // apply_results; no checkpoints.
+  p.apply_results(s.run_checks(), 140);
+  const LessonGrade g = p.grade();
+  CHECK(g.predictions == 2);
+  CHECK(g.first_try == 1);
+  CHECK(g.after_retries == 0);
+  CHECK(g.revealed == 1);
+  CHECK(g.open == 0);
+  CHECK(g.steps == 2);
+  CHECK(g.steps_done == 2);
+  CHECK(g.checkpoints == 0);
+}
+
+TEST_CASE("progress: an old record (no attempts) was one try, settled, revealed unless right") {
+  const Lesson l = parse_lesson(kPredictLesson, "p.md");
+  LessonProgress p(l);
+  p.restore_json(nlohmann::json::parse(R"({"lesson": "p", "steps": [],
+    "predictions": [{"id": "flops", "input": "60", "pass": false, "when": "2026-01-02T03:04:05Z",
+                     "value": 60, "answer": 48, "relative_error": 0.25}]})"));
+  REQUIRE(p.prediction("flops") != nullptr);
+  CHECK(p.prediction("flops")->attempts == 1);
+  CHECK(p.prediction("flops")->revealed);
+  CHECK(p.prediction_settled("flops"));
 }

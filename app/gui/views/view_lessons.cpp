@@ -451,7 +451,10 @@ void draw_predict_block(ViewContext& ctx, const lesson::Block& b, const Markdown
   const LessonPlayer& p = ctx.state.lessons;
   const Palette& pal = ctx.palette;
   const lesson::PredictBlock& q = b.predict;
-  const lesson::PredictionRecord* r = p.progress ? p.progress->prediction(q.id) : nullptr;
+  // `r` once the prediction is settled (right, out of tries, or given up); a wrong try with tries
+  // left keeps the field open and the answer hidden.
+  const lesson::PredictionRecord* tried = p.progress ? p.progress->prediction(q.id) : nullptr;
+  const lesson::PredictionRecord* r = tried && tried->settled() ? tried : nullptr;
   const bool visible = answer_visible(p, ctx.state.presentation, q.id);
   // A framed card: the question is the thing to do on this step.
   const ImVec2 top = ImGui::GetCursorScreenPos();
@@ -466,7 +469,15 @@ void draw_predict_block(ViewContext& ctx, const lesson::Block& b, const Markdown
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.category[2]), "Predict");
   ImGui::PopFont();
   ImGui::SameLine();
-  ImGui::TextDisabled(r ? "answered" : "before you read on");
+  const int tries = p.progress ? p.progress->tries_for(q.id) : lesson::kDefaultPredictTries;
+  const int left = tries - (tried ? tried->attempts : 0);
+  const std::string status = r && r->pass ? "answered"
+                             : r          ? "answer shown"
+                             : tried      ? std::to_string(left) + " of " + std::to_string(tries) +
+                                           (tries == 1 ? " try" : " tries") + " left"
+                                          : "before you read on (" + std::to_string(tries) +
+                                           (tries == 1 ? " try)" : " tries)");
+  ImGui::TextDisabled("%s", status.c_str());
   MarkdownAction action;
   ImGui::PushItemWidth(width - pad * 2);
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - pad * 2);
@@ -521,6 +532,11 @@ void draw_predict_block(ViewContext& ctx, const lesson::Block& b, const Markdown
   }
   if (const auto n = p.notes.find(q.id); n != p.notes.end() && !r)
     wrapped(n->second.c_str(), pal.error);
+  // Giving up is allowed once the learner has tried: the answer shows, graded as revealed.
+  if (tried && !r && !visible) {
+    if (ImGui::SmallButton("Show me the answer")) push_lesson(ctx, "show-answer " + q.id);
+    note_widget("lesson.predict." + q.id + ".show-answer");
+  }
   if (visible) {
     ImGui::Separator();
     draw_reveal(ctx, b, r, ms);
@@ -546,7 +562,10 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
   const LessonPlayer& p = ctx.state.lessons;
   const Palette& pal = ctx.palette;
   const lesson::CheckpointBlock& cp = b.checkpoint;
-  const bool reached = p.progress && p.progress->checkpoint_reached(cp.id);
+  const lesson::CheckpointState state =
+      p.progress ? p.progress->checkpoint_state(cp.id) : lesson::CheckpointState::NotYet;
+  const bool reached = state == lesson::CheckpointState::Reached;
+  const bool shown = state == lesson::CheckpointState::Shown;
   const auto it = p.checkpoints.find(cp.id);
   const CheckpointStatus* st = it == p.checkpoints.end() ? nullptr : &it->second;
   const bool on_step = p.current_step() && p.current_step()->id == b.step;
@@ -560,8 +579,10 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
   ImGui::Indent(pad);
   ImGui::Dummy(ImVec2(0, pad * 0.5f));
   ImGui::PushFont(ms.bold);
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(reached ? pal.ok : pal.category[5]),
-                     reached ? "%s Goal reached" : "Your turn", kCheck);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(reached ? pal.ok : pal.category[5]), "%s",
+                     reached ? (std::string(kCheck) + " Goal reached by you").c_str()
+                     : shown ? "Goal shown (the lesson's doing; yours still to do)"
+                             : "Your turn");
   ImGui::PopFont();
   ImGui::SameLine();
   std::string status;
@@ -573,9 +594,11 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
   else if (st && !st->error.empty())
     status = "cannot check: " + st->error;
   else if (st && st->shown && passing)
-    status = "passing with the lesson's solution (shown, not counted)";
+    status = "passing with the lesson's own state (shown, not counted as yours)";
   else if (passing)
     status = "your schedule passes";
+  else if (st && st->evaluated && reached)
+    status = "your schedule has changed since; the goal still counts as reached";
   else if (st && st->evaluated)
     status = "not yet";
   ImGui::TextDisabled("%s", status.c_str());
@@ -715,12 +738,18 @@ void draw_header(ViewContext& ctx, const MarkdownStyle& ms) {
         std::string label, id;
         if (b.kind == lesson::BlockKind::Predict) {
           id = b.predict.id;
-          label = p.progress && p.progress->prediction(id) ? std::string("Predict ") + kCheck
-                                                           : "Predict \xE2\x86\x93";  // ↓
+          const lesson::PredictionRecord* r = p.progress ? p.progress->prediction(id) : nullptr;
+          label = !r                         ? "Predict \xE2\x86\x93"  // ↓
+                  : r->pass                  ? std::string("Predict ") + kCheck
+                  : r->settled()             ? std::string("Predict ") + kCross + " (shown)"
+                                             : std::string("Predict: try again");
         } else if (b.kind == lesson::BlockKind::Checkpoint) {
           id = b.checkpoint.id;
-          label = p.progress && p.progress->checkpoint_reached(id) ? std::string("Goal ") + kCheck
-                                                                   : "Your turn \xE2\x86\x93";
+          const lesson::CheckpointState st =
+              p.progress ? p.progress->checkpoint_state(id) : lesson::CheckpointState::NotYet;
+          label = st == lesson::CheckpointState::Reached ? std::string("Goal ") + kCheck
+                  : st == lesson::CheckpointState::Shown ? std::string("Goal shown")
+                                                         : "Your turn \xE2\x86\x93";
         } else {
           continue;
         }
