@@ -118,9 +118,22 @@ std::string open_model_file(AppState& state, const std::string& path) {
   return {};
 }
 
+namespace {
+
+// What a hand-out must not carry (issue #26): the teacher's answers, reveals and grades (every
+// lesson's progress), teacher mode, and this computer's file names. It carries the task: model,
+// steps, machine, view, the open lesson and its step, and the tries a teacher set.
+void strip_to_task(nlohmann::json& j) {
+  j.erase("recent");
+  j.erase("lesson_progress");
+  if (const auto it = j.find("lesson"); it != j.end() && it->is_object()) it->erase("teacher");
+}
+
+}  // namespace
+
 std::string save_session_file(const AppState& state, const std::string& path) {
   nlohmann::json j = session_to_json(state);
-  j.erase("recent");  // a hand-out carries the work, not this computer's file names
+  strip_to_task(j);
   if (std::string e = write_file_atomically(
           j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", path, "session");
       !e.empty())
@@ -135,10 +148,14 @@ std::string open_session_file(AppState& state, const std::string& path) {
   if (!parsed.ok)
     return "open-session: '" + io::printable(path) + "' is not JSON (" +
            io::printable(parsed.error, 200) + ")";
-  const nlohmann::json& j = parsed.value;
+  nlohmann::json j = parsed.value;
   if (const SessionFields f = check_session_fields(j); !f.unreadable.empty())
     return "open-session: '" + path + "' is " + f.unreadable;
+  // A hand-out from before they were stripped may still hold a teacher's progress: the learner
+  // keeps their own, and starts the lesson as a learner.
+  strip_to_task(j);
   // The learner's own settings stay: a hand-out brings the work, not the teacher's screen.
+  const bool teacher = state.lessons.teacher;
   const Theme theme = state.theme;
   const float scale = state.ui_scale;
   const std::vector<std::string> recent = state.recent_files;
@@ -151,6 +168,7 @@ std::string open_session_file(AppState& state, const std::string& path) {
   state.theme = theme;
   state.ui_scale = scale;
   state.recent_files = recent;
+  state.lessons.teacher = teacher;
   state.view.fit_pending = true;
   note_recent_file(state, path);
   state.notice = "opened session " + path;

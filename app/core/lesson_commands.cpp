@@ -589,6 +589,14 @@ std::string restore_lesson_session(AppState& state, const nlohmann::json* lesson
         else
           problems.push_back("skipped lesson/teacher (" + type_phrase(*it) + ", not a boolean)");
       }
+      if (const auto it = lesson_j->find("tries"); it != lesson_j->end()) {
+        if (it->is_number_integer() && it->get<int64_t>() >= 0 &&
+            it->get<int64_t>() <= lesson::kMaxPredictTries)
+          p.tries = it->get<int>();
+        else
+          problems.push_back("skipped lesson/tries (not a whole number from 0 to " +
+                             std::to_string(lesson::kMaxPredictTries) + ")");
+      }
       std::string panel, open, step, focus;
       if (string_of("panel", panel)) {
         if (panel == "model" || panel == "text")

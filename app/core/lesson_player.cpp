@@ -486,6 +486,7 @@ void lesson_poll(LessonPlayer& p, const Workbench& wb,
 
 nlohmann::json lesson_session_json(const LessonPlayer& p) {
   nlohmann::json j = {{"teacher", p.teacher},
+                      {"tries", p.tries},
                       {"panel", p.side_shows_model ? "model" : "text"},
                       {"model_loaded", p.model_loaded}};
   if (p.is_open()) {

@@ -186,3 +186,19 @@ TEST_CASE("lesson run --try judges the learner's own steps for a checkpoint") {
   CHECK(has(unknown.out, "--try nope=x: expected ID=STEPS with ID a checkpoint of"));
   CHECK(has(unknown.out, "(fuse-epilogue, fewer-dram-bytes, fuse-layer)"));
 }
+
+TEST_CASE("lesson check names the file and line of a checkpoint its step's model already meets") {
+  const auto lesson = tilescope::test::write_scratch_file(
+      "entry-meets.md",
+      "---\ntitle: T\nlevel: beginner\nminutes: 5\n---\n"                           // 1-5
+      "```model id=single\nx: [4, 8]\nW: [2, 8] weight\ny = x @ W.T\n```\n"       // 6-10
+      "```check model=single\nops(single) == 1\n```\n"                             // 11-13
+      "<!-- step: grow -->\n## Grow\n"                                              // 14-15
+      "```model id=double\nx: [8, 8]\nW: [2, 8] weight\ny = x @ W.T\n```\n"       // 16-20
+      "```checkpoint id=twice model=single solution=double\n"                       // 21
+      "goal: Twice the FLOPs.\nhint: Double the rows.\nflops(learner) == 2 * flops(single)\n```\n");
+  const auto r = run_cli("lesson check '" + lesson.string() + "'");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(has(r.out, lesson.string() + ":21: error: entering step 'grow' loads model double"));
+}

@@ -621,3 +621,51 @@ TEST_CASE("a lesson open gives the left panel a third of the window; the centre 
   CHECK(present.graph.w == 1920 - 768);
   CHECK(present.inspector.w == 0);
 }
+
+TEST_CASE("a hand-out carries the task, never the answers: no progress, reveal, grade or teacher") {
+  // Issue #26: a teacher's hand-out carried the teacher's answered predictions and progress.
+  LessonDir dir;
+  AppState teacher = player_state(dir);
+  REQUIRE(run(teacher, "teacher on") == "");
+  REQUIRE(run(teacher, "lesson open 1") == "");
+  wait_lesson(teacher);
+  REQUIRE(run(teacher, "lesson tries 3") == "");
+  REQUIRE(run(teacher, "lesson next") == "");
+  REQUIRE(run(teacher, "lesson predict flops 1024") == "");  // right: 2 · 8 · 4 · 16
+  REQUIRE(teacher.lessons.progress->prediction_settled("flops"));
+  const fs::path handout = dir.path / "handout.json";
+  REQUIRE(run(teacher, "save-session " + handout.string()) == "");
+  std::ifstream in(handout);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  CHECK_FALSE(j.contains("lesson_progress"));
+  CHECK_FALSE(j["lesson"].contains("teacher"));
+  CHECK(j["lesson"]["open"] == "01-test");
+  CHECK(j["lesson"]["step"] == "guess");
+  CHECK(j["lesson"]["tries"] == 3);
+
+  // A learner with no progress of their own opens it: at the teacher's step, as a learner, the
+  // question unanswered and its answer hidden, the teacher's tries in force.
+  AppState learner = player_state(dir);
+  REQUIRE(run(learner, "open-session " + handout.string()) == "");
+  wait_lesson(learner);
+  REQUIRE(learner.lessons.is_open());
+  CHECK(learner.lessons.current_step()->id == "guess");
+  CHECK_FALSE(learner.lessons.teacher);
+  CHECK(learner.lessons.progress->prediction("flops") == nullptr);
+  CHECK_FALSE(answer_visible(learner.lessons, false, "flops"));
+  CHECK(learner.lessons.progress->tries_for("flops") == 3);
+  const tilescope::lesson::LessonGrade g = learner.lessons.progress->grade();
+  CHECK(g.first_try + g.after_retries + g.revealed == 0);
+
+  // A hand-out from before the strip (progress and teacher mode inside) opens the same way.
+  nlohmann::json old = j;
+  old["lesson"]["teacher"] = true;
+  old["lesson_progress"] = {{"01-test", teacher.lessons.progress->to_json()}};
+  const fs::path old_handout = dir.path / "old-handout.json";
+  std::ofstream(old_handout) << old.dump();
+  AppState other = player_state(dir);
+  REQUIRE(run(other, "open-session " + old_handout.string()) == "");
+  wait_lesson(other);
+  CHECK_FALSE(other.lessons.teacher);
+  CHECK(other.lessons.progress->prediction("flops") == nullptr);
+}

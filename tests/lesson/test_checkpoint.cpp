@@ -343,3 +343,35 @@ TEST_CASE("mutants of a checkpoint's checks, as the solution evaluates them") {
   CHECK_FALSE(m[0].killed);
   CHECK(m[1].killed);
 }
+
+TEST_CASE("lesson check refuses a checkpoint that the model its step loads already meets") {
+  // Issue #26: lesson 1's step 2 named the checkpoint's solution (layer128) first, so entering
+  // the step loaded it and the goal showed "reached" before the learner did anything. Here the
+  // step names `double` first — a model with twice the rows, which meets "twice the FLOPs".
+  const std::string models =
+      "```model id=single\nx: [4, 8]\nW: [2, 8] weight\ny = x @ W.T\n```\n"
+      "```check model=single\nops(single) == 1\n```\n";
+  const std::string step =
+      "<!-- step: grow -->\n## Grow\n"
+      "```model id=double\nx: [8, 8]\nW: [2, 8] weight\ny = x @ W.T\n```\n" +
+      checkpoint("id=twice model=single solution=double",
+                 "goal: Twice the FLOPs.\nhint: Double the rows.\n"
+                 "flops(learner) == 2 * flops(single)\n");
+  LessonSession s(parse_lesson(kHead + models + step, "c.md"));
+  const CheckpointCheck c = s.check_checkpoint(first_checkpoint(s));
+  CHECK_FALSE(c.pass);
+  CHECK(c.entry_model == "double");
+  CHECK(c.error ==
+        "entering step 'grow' loads model double, which already meets the goal: the learner "
+        "would reach it by pressing Next (start the step on single, or name double later in the "
+        "step)");
+  // Named after the checkpoint, the step starts on its model (`single`, which the checkpoint
+  // block names first): refused no more.
+  const std::string fixed = "<!-- step: grow -->\n## Grow\n" +
+                            checkpoint("id=twice model=single solution=double",
+                                       "goal: Twice the FLOPs.\nhint: Double the rows.\n"
+                                       "flops(learner) == 2 * flops(single)\n") +
+                            "```model id=double\nx: [8, 8]\nW: [2, 8] weight\ny = x @ W.T\n```\n";
+  LessonSession ok(parse_lesson(kHead + models + fixed, "c.md"));
+  CHECK(ok.check_checkpoint(first_checkpoint(ok)).pass);
+}
