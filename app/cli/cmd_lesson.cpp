@@ -6,6 +6,7 @@
 // --answers (or, in `lesson run`, after the learner's --predict for that block).
 #include "build_paths.h"
 #include "commands.h"
+#include "lesson_grade_cmd.h"
 #include "lesson_handout_cmd.h"
 
 #include "sim/lesson/checker.h"
@@ -647,6 +648,7 @@ const CommandRegistrar registrar{
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
       run->callback([flags, &exit_code] { exit_code = run_run(*flags); });
       add_lesson_handout(sub, exit_code);
+      add_lesson_grade(sub, exit_code);
     }};
 
 }  // namespace

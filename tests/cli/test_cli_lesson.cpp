@@ -202,3 +202,57 @@ TEST_CASE("lesson check names the file and line of a checkpoint its step's model
   CHECK(r.code == 1);
   CHECK(has(r.out, lesson.string() + ":21: error: entering step 'grow' loads model double"));
 }
+
+TEST_CASE("lesson grade: two learners' sessions, one row each, against a hand count") {
+  namespace fs = std::filesystem;
+  const fs::path dir = tilescope::test::scratch_dir() / "grade-lessons";
+  fs::create_directories(dir);
+  // Two steps: a prediction (2 · 4 · 2 · 8 = 128 FLOPs), then a checkpoint.
+  std::ofstream(dir / "01-g.md")
+      << "---\ntitle: Graded\nlevel: beginner\nminutes: 5\n---\n"
+         "<!-- step: guess -->\n## Guess\n"
+         "```model id=m\nx: [4, 8]\nW: [2, 8] weight\ny = relu(x @ W.T)\n```\n"
+         "```predict id=flops model=m\nquestion: q\nanswer: flops(matmul0)\nwithin 10%\n"
+         "unit: FLOP\nexplain: e\n```\n"
+         "```check model=m\nops(m) == 2\n```\n"
+         "<!-- step: fuse -->\n## Fuse\n"
+         "```checkpoint id=one model=m solution=fused\ngoal: One kernel.\nhint: fuse.\n"
+         "kernels(learner) == 1\n```\n"
+         "```steps id=fused model=m\nfuse(matmul0, relu0)\n```\n";
+  // alice: right at the first try, reached the goal herself, both steps done. bob: right at his
+  // second try, the goal only shown, one step done. carol: never opened the lesson.
+  const auto session = [](const std::string& prediction, const std::string& checkpoint,
+                          const std::string& steps) {
+    return std::string(R"({"schema": "tilescope-session/1", "lesson_progress": {"01-g": )") +
+           R"({"lesson": "01-g", "steps": [)" + steps + R"(], "predictions": [)" + prediction +
+           R"(], "checkpoints": [)" + checkpoint + "]}}}";
+  };
+  const std::string t = R"("2026-12-01T09:30:00Z")";
+  const auto alice = tilescope::test::write_scratch_file(
+      "alice.json",
+      session(R"({"id": "flops", "input": "128", "pass": true, "attempts": 1, "revealed": false,
+                  "when": )" + t + R"(, "value": 128, "answer": 128, "relative_error": 0})",
+              R"({"id": "one", "reached": )" + t + R"(, "by": "you"})",
+              R"({"id": "guess", "done": )" + t + R"(}, {"id": "fuse", "done": )" + t + "}"));
+  const auto bob = tilescope::test::write_scratch_file(
+      "bob.json",
+      session(R"({"id": "flops", "input": "130", "pass": true, "attempts": 2, "revealed": false,
+                  "when": )" + t + R"(, "value": 130, "answer": 128, "relative_error": 0.015625})",
+              R"({"id": "one", "reached": )" + t + R"(, "by": "shown"})",
+              R"({"id": "guess", "done": )" + t + "}"));
+  const auto carol =
+      tilescope::test::write_scratch_file("carol.json", R"({"schema": "tilescope-session/1"})");
+  const auto r = run_cli("lesson grade --dir '" + dir.string() + "' --csv '" + alice.string() +
+                         "' '" + bob.string() + "' '" + carol.string() + "'");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out ==
+        "learner,lesson,title,steps_done,steps,predictions,first_try,after_retries,revealed,open,"
+        "checkpoints,reached,shown,not_yet\n"
+        "alice,01-g,Graded,2,2,1,1,0,0,0,1,1,0,0\n"
+        "bob,01-g,Graded,1,2,1,0,1,0,0,1,0,1,0\n"
+        "carol,01-g,Graded,0,2,1,0,0,0,1,1,0,0,1\n");
+  const auto j = run_cli("lesson grade --dir '" + dir.string() + "' --json '" + bob.string() + "'");
+  CHECK(has(j.out, "\"after_retries\": 1"));
+  CHECK(has(j.out, "\"learner\": \"bob\""));
+}
