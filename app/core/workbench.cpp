@@ -6,6 +6,7 @@
 #include "kernels/cpu/jit.h"
 #include "kernels/gpu_counters.h"
 #include "sim/io/format.h"
+#include "app/core/format.h"
 #include "sim/model/run.h"
 #include "sim/model/work_size.h"
 #include "sim/schedule/codegen.h"
@@ -73,6 +74,12 @@ std::optional<ViewTab> view_tab_from_name(std::string_view name) {
 }
 
 // [SECTION] Results
+
+uint64_t ProgramTotal::dram_bytes() const {
+  if (levels.empty()) return 0;
+  const memory::Counters& c = levels.back().total;
+  return c.read_bytes + c.write_bytes;
+}
 
 uint64_t MemoryResult::dram_bytes() const {
   if (levels.empty()) return 0;
@@ -368,6 +375,61 @@ std::optional<HeldJob> hold_for(const JobSize& s, const std::string& what, bool 
 
 }  // namespace
 
+namespace {
+
+// Each level's counters, closest first, then main memory.
+std::vector<LevelResult> level_results(const memory::Hierarchy& h) {
+  std::vector<LevelResult> out;
+  for (int level = 0; level <= h.level_count(); ++level) {
+    LevelResult lr;
+    if (level < h.level_count()) {
+      const memory::CacheConfig& c = h.config().levels[static_cast<size_t>(level)];
+      lr.name = c.name;
+      lr.size_bytes = c.size_bytes;
+      lr.bandwidth = c.bandwidth_bytes_per_s;
+    } else {
+      lr.name = h.config().memory.name;
+      lr.size_bytes = h.config().memory.size_bytes;
+      lr.bandwidth = h.config().memory.bandwidth_bytes_per_s;
+    }
+    lr.total = h.counters(level);
+    lr.by_tensor = h.counters_by_tensor(level);
+    out.push_back(std::move(lr));
+  }
+  return out;
+}
+
+}  // namespace
+
+void total_program(MemoryResult& r, const schedule::Program& p, const model::Machine& m,
+                   JobProgress& progress) {
+  r.program.reset();
+  r.program_note.clear();
+  if (p.kernels.size() < 2) {  // the kernel is the program: its own figures are the total
+    r.program = ProgramTotal{1, r.levels, double(r.flops)};
+    return;
+  }
+  double accesses = 0;
+  for (const schedule::Kernel& k : p.kernels) accesses += schedule::estimate_trace_size(k).accesses;
+  if (accesses > kMaxProgramTotalAccesses) {
+    r.program_note = "the whole schedule's total is not simulated: its " +
+                     std::to_string(p.kernels.size()) + " kernels make about " +
+                     format_si(accesses) + " accesses";
+    return;
+  }
+  progress.set_phase("the whole schedule");
+  model::RunOptions o;
+  o.wrap = [&](memory::AccessSink& next) {
+    return std::make_unique<memory::CancelSink<JobCancelled>>(next, progress.cancel);
+  };
+  const model::ProgramRun run = model::run_program(p, m, o);
+  ProgramTotal t;
+  t.kernels = p.kernels.size();
+  t.levels = level_results(*run.hierarchy);
+  t.flops = run.flops;
+  r.program = std::move(t);
+}
+
 MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
                              const model::Machine& m, JobProgress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -394,22 +456,7 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
   r.kernel = k.name;
   r.tensor_names = run.tensor_names;
   r.summary = run.summary;
-  for (int level = 0; level <= h.level_count(); ++level) {
-    LevelResult lr;
-    if (level < h.level_count()) {
-      const memory::CacheConfig& c = h.config().levels[static_cast<size_t>(level)];
-      lr.name = c.name;
-      lr.size_bytes = c.size_bytes;
-      lr.bandwidth = c.bandwidth_bytes_per_s;
-    } else {
-      lr.name = h.config().memory.name;
-      lr.size_bytes = h.config().memory.size_bytes;
-      lr.bandwidth = h.config().memory.bandwidth_bytes_per_s;
-    }
-    lr.total = h.counters(level);
-    lr.by_tensor = h.counters_by_tensor(level);
-    r.levels.push_back(std::move(lr));
-  }
+  r.levels = level_results(h);
   r.trace_accesses = h.trace_accesses();
   r.flops = static_cast<int64_t>(run.flops);
   r.peak_flops = model::fp32_peak(m);
@@ -455,9 +502,11 @@ std::string workbench_simulate(Workbench& wb, bool anyway) {
   }
   wb.memory_held.erase(key);
   auto graph = wb.program()->graph;
-  wb.memory_job.start(key, [kernel = *k, graph, machine = *wb.machine, steps = wb.steps_text(),
-                            count = wb.history->size(), text = wb.graph_text](JobProgress& p) {
+  wb.memory_job.start(key, [kernel = *k, program = *wb.program(), graph, machine = *wb.machine,
+                            steps = wb.steps_text(), count = wb.history->size(),
+                            text = wb.graph_text](JobProgress& p) {
     MemoryResult r = simulate_kernel(kernel, *graph, machine, p);
+    total_program(r, program, machine, p);
     r.steps = steps;
     r.step_count = count;
     r.graph_text = text;

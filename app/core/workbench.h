@@ -55,6 +55,16 @@ struct LevelResult {
   std::vector<memory::Counters> by_tensor;  // index = graph tensor id + 1 (0 = unlabelled)
 };
 
+// Every kernel of the schedule run in turn through one hierarchy (its outputs written back): the
+// figure a fusion changes. One kernel at a time, the unfused add and the fused kernel read the same
+// bytes; the program's total halves (issue #26, lesson 2).
+struct ProgramTotal {
+  size_t kernels = 0;
+  std::vector<LevelResult> levels;  // as MemoryResult::levels, summed over the program
+  double flops = 0;
+  uint64_t dram_bytes() const;
+};
+
 struct MemoryResult {
   std::string machine;
   bool gpu = false;
@@ -80,9 +90,20 @@ struct MemoryResult {
   model::LevelBytes bytes;
   model::Roofline roofline;
   std::optional<model::Roofline> analytic_roofline;
+  // The whole schedule's total (when it has more than one kernel and is small enough: see
+  // kMaxProgramTotalAccesses), or why it is not given.
+  std::optional<ProgramTotal> program;
+  std::string program_note;
   uint64_t dram_bytes() const;
   double intensity() const;  // FLOP per main-memory byte
 };
+
+// The most accesses the whole schedule's total may take (one kernel's are sized by the job itself).
+inline constexpr double kMaxProgramTotalAccesses = 5e7;
+
+// Fills r.program (or r.program_note) with `p` run kernel after kernel through one hierarchy.
+void total_program(MemoryResult& r, const schedule::Program& p, const model::Machine& m,
+                   JobProgress& progress);
 
 struct CpuRunResult {
   std::string kernel;

@@ -139,6 +139,11 @@ std::string write_state_json(const std::string& path, const AppState& state) {
                    {"dram_bytes", m->dram_bytes()},
                    {"levels", m->levels.size()},
                    {"flops", m->flops}};
+    if (m->program)
+      j["memory"]["program"] = {{"kernels", m->program->kernels},
+                                {"dram_bytes", m->program->dram_bytes()}};
+    else if (!m->program_note.empty())
+      j["memory"]["program_note"] = m->program_note;
   }
   if (const CpuRunResult* r = wb.cpu_result()) {
     j["cpu_run"] = {{"verified", r->verified},

@@ -485,3 +485,28 @@ TEST_CASE("tensors named after keywords and macros compile, run and verify on th
   REQUIRE(r != nullptr);
   CHECK(r->verified);
 }
+
+TEST_CASE("the Memory view's whole-schedule total: fusing add and ReLU halves DRAM bytes on tiny") {
+  // Issue #26 (lesson 2): one kernel at a time, the unfused add and the fused kernel both read
+  // 48.2 KiB, so "fusion halves the bytes" never showed. Hand count (lesson 2's): X is 64 × 64
+  // fp32 = 16 KiB, bias 256 B; nothing fits tiny's 8 KiB L2. Fused, DRAM sees X read, Y fetched
+  // (write-allocate) and Y written back, and the bias: 3 · 16384 + 256 = 49,408 B. Unfused, the
+  // temporary T is fetched, written back and read again on top: 6 · 16384 + 256 = 98,560 B.
+  AppState state = test::state_for("X: [64, 64]\nbias: [64] weight\nY = relu(X + bias)\n");
+  REQUIRE(run(state, "machine tiny").empty());
+  REQUIRE(run(state, "simulate").empty());
+  wait_jobs(state);
+  const MemoryResult* unfused = state.bench.memory_result();
+  REQUIRE(unfused != nullptr);
+  REQUIRE(unfused->program);
+  CHECK(unfused->program->kernels == 2);
+  CHECK(unfused->program->dram_bytes() == 6 * 16384 + 256);
+  REQUIRE(run(state, "apply fuse(add0, relu0)").empty());
+  REQUIRE(run(state, "simulate").empty());
+  wait_jobs(state);
+  const MemoryResult* fused = state.bench.memory_result();
+  REQUIRE(fused != nullptr);
+  REQUIRE(fused->program);
+  CHECK(fused->program->kernels == 1);
+  CHECK(fused->program->dram_bytes() == 3 * 16384 + 256);
+}

@@ -145,6 +145,22 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
       "%s trace accesses simulated in %.2f s%s",
       format_thousands(int64_t(r.trace_accesses)).c_str(), r.seconds,
       r.gpu ? " (global accesses coalesced per 32 B sector)" : " (one per element)");
+  // The whole schedule beside this kernel: what a fusion changes shows as one number.
+  if (r.program && !r.program->levels.empty()) {
+    const memory::Counters& d = r.program->levels.back().total;
+    const std::string whole = format_bytes(int64_t(r.program->dram_bytes())) + " at " +
+                              r.program->levels.back().name + " (read " +
+                              format_bytes(int64_t(d.read_bytes)) + ", written " +
+                              format_bytes(int64_t(d.write_bytes)) + ")";
+    if (r.program->kernels == 1)
+      ImGui::Text("Whole schedule: this one kernel, %s", whole.c_str());
+    else
+      ImGui::Text("Whole schedule: %zu kernels one after another, %s; this kernel %s",
+                  r.program->kernels, whole.c_str(), format_bytes(int64_t(r.dram_bytes())).c_str());
+    note_widget("memory.program-total");
+  } else if (!r.program_note.empty()) {
+    ImGui::TextDisabled("%s", r.program_note.c_str());
+  }
 
   // [SECTION] Boxes and arrows: the core on top, main memory at the bottom.
   ImDrawList* dl = ImGui::GetWindowDrawList();
