@@ -105,6 +105,7 @@ struct PlatformRequests {
   // commands' alike, fed one transition per key per frame (key_queue.h).
   KeyEventQueue keys;
   std::string state_json_path;  // write the state JSON after this frame (`write-state FILE`)
+  std::string frame_text_path;  // write every text this frame draws (`write-frame-text FILE`)
 };
 
 // [SECTION] Files: the in-app file browser, recent files

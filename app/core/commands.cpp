@@ -335,10 +335,12 @@ Command parse_command(std::string_view line) {
     if (!c.text.empty() && c.text != "on" && c.text != "off")
       throw CommandError("teacher: expected on, off or nothing (toggle), got '" + c.text + "'");
     expect_end(rest, verb);
-  } else if (verb == "write-state" || verb == "open-session" || verb == "drop") {
-    c.kind = verb == "write-state"    ? CommandKind::WriteState
-             : verb == "open-session" ? CommandKind::OpenSession
-                                      : CommandKind::Drop;
+  } else if (verb == "write-state" || verb == "write-frame-text" || verb == "open-session" ||
+             verb == "drop") {
+    c.kind = verb == "write-state"        ? CommandKind::WriteState
+             : verb == "write-frame-text" ? CommandKind::WriteFrameText
+             : verb == "open-session"     ? CommandKind::OpenSession
+                                          : CommandKind::Drop;
     c.text = require_rest(rest, verb, "a file path");
   } else if (verb == "save-model" || verb == "save-session") {
     c.kind = verb == "save-model" ? CommandKind::SaveModel : CommandKind::SaveSession;
@@ -502,6 +504,8 @@ std::string command_to_string(const Command& c) {
       return c.text.empty() ? "teacher" : "teacher " + c.text;
     case CommandKind::WriteState:
       return "write-state " + c.text;
+    case CommandKind::WriteFrameText:
+      return "write-frame-text " + c.text;
     case CommandKind::UiScale:
       return "ui-scale " + fmt(c.a);
     case CommandKind::SaveModel:
@@ -858,6 +862,9 @@ std::string apply_command(AppState& state, const Command& c) {
       return teacher_command(state, c.text.empty() ? !state.lessons.teacher : c.text == "on");
     case CommandKind::WriteState:
       state.requests.state_json_path = c.text;
+      return {};
+    case CommandKind::WriteFrameText:
+      state.requests.frame_text_path = c.text;
       return {};
     case CommandKind::UiScale:
       state.ui_scale = static_cast<float>(c.a);

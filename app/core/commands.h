@@ -71,6 +71,8 @@
 //                                     the lesson player (lesson_player.h)
 //   teacher [on|off]                  teacher mode: predict answers visible (toggle when bare)
 //   write-state FILE           write the state JSON (as --state-json) after the next frame
+//   write-frame-text FILE      write every text the next frame draws, as drawn (masked), one per
+//                              line: what a test asserts is nowhere on screen
 //   ui-scale X                 scale the UI's type (0.75 to 2.5; fonts re-rasterised at that size)
 //   save-model [FILE]          save the model text (to its own file when FILE is left out)
 //   open-session FILE          open a session file (a hand-out: model, steps, machine, view,
@@ -139,6 +141,7 @@ enum class CommandKind {
   Lesson,
   Teacher,
   WriteState,
+  WriteFrameText,
   UiScale,
   SaveModel,
   OpenSession,

@@ -181,6 +181,8 @@ LessonComputed compute_lesson(const lesson::Lesson& source, JobProgress& progres
     } else if (b.kind == lesson::BlockKind::Predict) {
       try {
         out.answers[b.predict.id] = lesson::evaluate_predict(session, b);
+        out.hidden[b.predict.id] =
+            lesson::answer_operands(session, b, out.answers[b.predict.id]);
       } catch (const std::exception& e) {
         lesson::Answer a;
         a.error = e.what();
@@ -226,6 +228,26 @@ bool answer_visible(const LessonPlayer& p, bool presenting, const std::string& i
   if (p.progress && p.progress->prediction_settled(id)) return true;
   if (p.revealed.count(id)) return true;
   return p.teacher && !presenting;
+}
+
+std::vector<AnswerMask::Hidden> hidden_answers(const LessonPlayer& p, bool presenting) {
+  std::vector<AnswerMask::Hidden> out;
+  if (!p.is_open() || !p.computed) return out;
+  for (const lesson::Block& b : p.lesson->blocks) {
+    if (b.kind != lesson::BlockKind::Predict || answer_visible(p, presenting, b.predict.id))
+      continue;
+    const auto it = p.computed->hidden.find(b.predict.id);
+    if (it == p.computed->hidden.end()) continue;
+    const lesson::PredictBlock& q = b.predict;
+    for (size_t i = 0; i < it->second.size(); ++i) {
+      const double v = it->second[i];
+      double band = 0.01;
+      if (i == 0 && v != 0)  // the answer: anything its tolerance would accept gives it away
+        band = std::clamp(q.relative ? q.tolerance : q.tolerance / std::fabs(v), 0.01, 0.10);
+      out.push_back({v, band});
+    }
+  }
+  return out;
 }
 
 std::pair<size_t, size_t> lesson_steps_done(const LessonPlayer& p, size_t entry) {

@@ -13,6 +13,7 @@
 // replaced on request is kept to restore.
 #pragma once
 
+#include "app/core/answer_mask.h"
 #include "app/core/jobs.h"
 #include "app/core/markdown.h"
 #include "app/core/workbench.h"
@@ -79,6 +80,7 @@ struct LessonComputed {
   std::string error;  // the session could not be built (LessonError text); nothing else is set
   std::map<int, std::vector<lesson::CheckResult>> checks;  // by check block index
   std::map<std::string, lesson::Answer> answers;           // by predict id
+  std::map<std::string, std::vector<double>> hidden;       // by predict id: answer_operands
   std::map<std::string, LessonProgramInfo> programs;       // by steps id
   std::map<std::string, CheckpointSolution> solutions;     // by checkpoint id
   double seconds = 0;                                      // wall time of the job
@@ -174,6 +176,10 @@ const lesson::Block* find_predict(const lesson::Lesson& lesson, const std::strin
 // Whether the computed answer of predict `id` is on screen: after the learner's prediction, in
 // teacher mode at a desk, or once revealed to the class.
 bool answer_visible(const LessonPlayer& p, bool presenting, const std::string& id);
+// What the screen must not show yet (issue #26): for every prediction of the open lesson whose
+// answer is not visible, its answer (band: the block's relative tolerance, 1% to 10%) and the
+// values it is computed from (1%). The app masks them in every text it draws.
+std::vector<AnswerMask::Hidden> hidden_answers(const LessonPlayer& p, bool presenting);
 // "3/5 steps" for the catalogue: done and total steps of a lesson (from its progress, or the
 // saved JSON when it is not open).
 std::pair<size_t, size_t> lesson_steps_done(const LessonPlayer& p, size_t entry);

@@ -16,6 +16,7 @@
 #include "app/gui/views/views.h"
 #include "app/gui/widgets/opaque_draws.h"
 #include "app/gui/widgets/partial_redraw.h"
+#include "app/gui/widgets/text_mask.h"
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 
@@ -680,6 +681,14 @@ int run_app(const AppOptions& options) {
       io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     }
     feed_keys(window, state.requests.keys);
+    // Every text this frame draws passes the mask of the open predictions (text_mask.h).
+    set_text_mask([&] {
+      AnswerMask mask;
+      mask.set(hidden_answers(state.lessons, state.presentation));
+      return mask;
+    }());
+    const bool record_text = !state.requests.frame_text_path.empty();
+    if (record_text) record_frame_text();
     ImGui::NewFrame();
     if (frame == 0) use_nearest_font_sampling(io);  // the backend made the atlas in NewFrame
     {
@@ -732,6 +741,13 @@ int run_app(const AppOptions& options) {
       draw_file_browser(ctx, Rect{0, 0, state.window_w, state.window_h});
     }
     ImGui::Render();
+    if (record_text) {
+      std::string lines;
+      for (const std::string& t : take_frame_text()) lines += io::printable(t, 100000) + "\n";
+      if (std::ofstream out(state.requests.frame_text_path); !(out << lines))
+        report("cannot write frame text '" + state.requests.frame_text_path + "'");
+      state.requests.frame_text_path.clear();
+    }
     const auto ui_end = std::chrono::steady_clock::now();
     glfwGetFramebufferSize(window, &fb_w, &fb_h);
     glViewport(0, 0, fb_w, fb_h);

@@ -108,6 +108,32 @@ Answer evaluate_predict(LessonSession& session, const Block& block) {
   return a;
 }
 
+namespace {
+
+void collect_calls(const Expr& e, std::vector<const Expr*>& out) {
+  if (e.kind == Expr::Kind::Call) out.push_back(&e);
+  for (const Expr& a : e.args) collect_calls(a, out);  // depth bounded by kMaxCheckNesting
+}
+
+}  // namespace
+
+std::vector<double> answer_operands(LessonSession& session, const Block& block,
+                                    const Answer& answer) {
+  std::vector<double> out;
+  if (block.predict.is_choice() || !answer.ok) return out;
+  out.push_back(answer.value);
+  std::vector<const Expr*> calls;
+  collect_calls(block.predict.answer, calls);
+  for (const Expr* call : calls) {
+    Value v;
+    std::string error;
+    if (session.evaluate(block, *call, v, error) && v.kind == Value::Kind::Number &&
+        std::isfinite(v.number))
+      out.push_back(v.number);
+  }
+  return out;
+}
+
 std::string retry_hint(const PredictBlock& block, const Grade& grade, int tries_left) {
   std::string out;
   if (block.is_choice()) {

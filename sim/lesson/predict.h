@@ -27,6 +27,13 @@ struct Answer {
 // Computes the answer of a predict block of the session's lesson.
 Answer evaluate_predict(LessonSession& session, const Block& block);
 
+// The numbers a learner could read a numeric answer from, to hide until it is settled: the
+// answer and the value of every call in its expression (`dram_bytes(small) / dram_bytes(fused)`
+// is given away by the two byte counts as much as by their ratio). Calls that do not evaluate
+// to a number are left out; empty for a multiple-choice block.
+std::vector<double> answer_operands(LessonSession& session, const Block& block,
+                                    const Answer& answer);
+
 struct Grade {
   bool understood = false;  // the learner's input parsed; when not, nothing else is set
   std::string message;      // !understood: what was expected; understood but !graded: why

@@ -2,6 +2,7 @@
 // listed folder's entries, Up, a path field, and Open / Save; every choice is a `files` command.
 #include "app/core/files.h"
 #include "app/gui/views/views.h"
+#include "app/gui/widgets/text_mask.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -95,6 +96,7 @@ void draw_file_browser(ViewContext& ctx, const Rect& window) {
     ImGui::EndChild();
     std::string name = b.name;
     ImGui::SetNextItemWidth(-em * 10);
+    const TextMaskPause typed;  // a field shows what is typed, unmasked
     const bool enter = ImGui::InputTextWithHint("##path", "a file name, or a path", &name,
                                                 ImGuiInputTextFlags_EnterReturnsTrue);
     note_widget("files.path");

@@ -5,6 +5,7 @@
 #include "app/core/format.h"
 #include "app/core/graph_edit.h"
 #include "app/gui/widgets/graph_canvas.h"
+#include "app/gui/widgets/text_mask.h"
 
 #include <imgui.h>
 
@@ -202,6 +203,7 @@ void palette_text_field(ViewContext& ctx, const char* id, const char* hint, cons
                         const std::string& value) {
   char buf[N + 1] = "";
   value.copy(buf, N);
+  const TextMaskPause typed;  // a field shows what is typed, unmasked
   if (ImGui::InputTextWithHint(id, hint, buf, sizeof buf)) push_control(ctx, control, buf);
 }
 

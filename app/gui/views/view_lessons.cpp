@@ -12,6 +12,7 @@
 #include "app/core/format.h"
 #include "app/gui/widgets/markdown_view.h"
 #include "sim/lesson/quantity.h"
+#include "app/gui/widgets/text_mask.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -514,6 +515,7 @@ void draw_predict_block(ViewContext& ctx, const lesson::Block& b, const Markdown
                               : q.unit == "FLOP"   ? "FLOPs"
                               : q.unit == "FLOP/s" ? "FLOP per second"
                                                    : "a number";
+    const TextMaskPause typed;  // the learner's own input is never masked
     const bool enter = ImGui::InputTextWithHint(field.c_str(), placeholder, &draft,
                                                 ImGuiInputTextFlags_EnterReturnsTrue);
     note_widget("lesson.predict." + q.id + ".input");

@@ -1,5 +1,6 @@
 // The model text panel: the editable model source, its parse status, and the error's line marked.
 #include "app/gui/views/views.h"
+#include "app/gui/widgets/text_mask.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -127,6 +128,7 @@ void draw_model_text_view(ViewContext& ctx, const Rect& rect) {
   // The editor edits a copy; the change travels as a command like any other action.
   std::string buffer = doc.text;
   ImGui::PushFont(ctx.fonts.mono);
+  const TextMaskPause typed;  // the model text is the learner's: shapes are never masked
   const bool changed = ImGui::InputTextMultiline(kEditorLabel, &buffer, ImVec2(-FLT_MIN, editor_h),
                                                  ImGuiInputTextFlags_AllowTabInput);
   if (doc.error) mark_error_line(ctx, *doc.error, doc.text);
