@@ -405,7 +405,7 @@ void poll_checkpoints(LessonPlayer& p, const Workbench& wb,
         const bool on_step = r.block && p.current_step() && r.block->step == p.current_step()->id;
         if (!r.pass && on_step && done->key != p.step_entry_key) st.attempted = true;
         if (r.pass && p.progress &&
-            p.progress->checkpoint_state(id) != lesson::CheckpointState::Reached)
+            p.progress->checkpoint_state(id) == lesson::CheckpointState::NotYet)
           recorded = p.progress->record_checkpoint(id, lesson::now_timestamp(),
                                                    st.shown ? lesson::CheckpointState::Shown
                                                             : lesson::CheckpointState::Reached) ||

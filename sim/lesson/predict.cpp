@@ -120,8 +120,19 @@ void collect_calls(const Expr& e, std::vector<const Expr*>& out) {
 std::vector<double> answer_operands(LessonSession& session, const Block& block,
                                     const Answer& answer) {
   std::vector<double> out;
-  if (block.predict.is_choice() || !answer.ok) return out;
-  out.push_back(answer.value);
+  if (!answer.ok) return out;
+  if (block.predict.is_choice()) {
+    // A choice named by a letter computes nothing; one computed (conflicts(staged, "W") → 16)
+    // is given away by that number ("16 wavefronts" in the Tiles view).
+    Value v;
+    std::string error;
+    if (block.predict.answer_text.size() == 1 || block.predict.answer.kind == Expr::Kind::Number ||
+        !session.evaluate(block, block.predict.answer, v, error) || v.kind != Value::Kind::Number)
+      return out;
+    out.push_back(v.number);
+  } else {
+    out.push_back(answer.value);
+  }
   std::vector<const Expr*> calls;
   collect_calls(block.predict.answer, calls);
   for (const Expr* call : calls) {

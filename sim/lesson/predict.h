@@ -30,7 +30,8 @@ Answer evaluate_predict(LessonSession& session, const Block& block);
 // The numbers a learner could read a numeric answer from, to hide until it is settled: the
 // answer and the value of every call in its expression (`dram_bytes(small) / dram_bytes(fused)`
 // is given away by the two byte counts as much as by their ratio). Calls that do not evaluate
-// to a number are left out; empty for a multiple-choice block.
+// to a number are left out. A multiple-choice block's computed answer counts (its number); one
+// named by a letter gives nothing.
 std::vector<double> answer_operands(LessonSession& session, const Block& block,
                                     const Answer& answer);
 

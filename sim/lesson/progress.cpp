@@ -123,8 +123,9 @@ bool LessonProgress::record_checkpoint(const std::string& checkpoint_id, Timesta
                                        CheckpointState as) {
   if (!m_checkpoint_step.count(checkpoint_id) || as == CheckpointState::NotYet) return false;
   const bool by_learner = as == CheckpointState::Reached;
-  auto [it, inserted] = m_checkpoints.emplace(checkpoint_id, CheckpointRecord{when, by_learner});
-  if (!inserted && by_learner && !it->second.by_learner) it->second = {when, true};
+  // Kept as first recorded: a goal the learner was shown stays shown (a trivial edit after
+  // "Show me" is not reaching it), and one reached stays reached.
+  m_checkpoints.emplace(checkpoint_id, CheckpointRecord{when, by_learner});
   return true;
 }
 

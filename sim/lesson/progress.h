@@ -8,10 +8,10 @@
 //
 // Only what the learner did counts (issue #26). A checkpoint is *not yet*, *shown* (met by the
 // lesson's own doing: "Apply these steps", a loaded solution, "Show me") or *reached by you* (the
-// learner's own edits and controls); shown settles its step, and a later reach by the learner
-// still upgrades it. A prediction has tries (PredictBlock::tries_allowed, or a teacher's number):
-// a wrong try leaves it open while tries remain; it is settled by a right try, by the last wrong
-// one, or by "show me" — the last two reveal the answer without a pass. grade_of() counts both.
+// learner's own edits and controls); shown settles its step and stays shown. A prediction has
+// tries (PredictBlock::tries_allowed, or a teacher's number): a wrong try leaves it open while
+// tries remain; it is settled by a right try, by the last wrong one, or by "show me" — the last
+// two reveal the answer without a pass. grade() counts both.
 #pragma once
 
 #include "sim/lesson/checker.h"
@@ -103,7 +103,8 @@ class LessonProgress {
 
   // Records that a checkpoint's goal holds, `as` Reached (the learner's own state) or Shown (a
   // state the lesson made). False (and no change) for an id the lesson has no checkpoint block
-  // for, or `as` NotYet. The first time is kept, except that a reach upgrades a shown one.
+  // for, or `as` NotYet. The first record is kept: shown stays shown (an edit after "Show me" is
+  // not the learner's reach), reached stays reached.
   bool record_checkpoint(const std::string& checkpoint_id, Timestamp when = now_timestamp(),
                          CheckpointState as = CheckpointState::Reached);
   CheckpointState checkpoint_state(const std::string& checkpoint_id) const;

@@ -258,15 +258,20 @@ TEST_CASE("progress: a checkpoint is not yet, shown (the lesson's doing) or reac
   CHECK(p.checkpoint_state("c") == CheckpointState::Shown);
   CHECK_FALSE(p.checkpoint_reached("c"));
   CHECK(p.checkpoints_missing("one").empty());  // shown settles the step
-  // The learner reaching it afterwards upgrades it, with that time; shown again does not demote.
+  // Shown stays shown: an edit after "Show me" is not the learner's reach.
   CHECK(p.record_checkpoint("c", 200, CheckpointState::Reached));
-  CHECK(p.record_checkpoint("c", 300, CheckpointState::Shown));
-  CHECK(p.checkpoint_state("c") == CheckpointState::Reached);
-  CHECK(*p.checkpoint_reached_at("c") == 200);
+  CHECK(p.checkpoint_state("c") == CheckpointState::Shown);
+  CHECK_FALSE(p.checkpoint_reached_at("c").has_value());
   const LessonGrade g = p.grade();
   CHECK(g.checkpoints == 1);
-  CHECK(g.reached == 1);
-  CHECK(g.shown == 0);
+  CHECK(g.reached == 0);
+  CHECK(g.shown == 1);
+  // Reached stays reached.
+  LessonProgress mine(l);
+  CHECK(mine.record_checkpoint("c", 200, CheckpointState::Reached));
+  CHECK(mine.record_checkpoint("c", 300, CheckpointState::Shown));
+  CHECK(mine.checkpoint_state("c") == CheckpointState::Reached);
+  CHECK(*mine.checkpoint_reached_at("c") == 200);
   // Through JSON; a shown one stays shown.
   LessonProgress q(l);
   CHECK(q.record_checkpoint("c", 100, CheckpointState::Shown));

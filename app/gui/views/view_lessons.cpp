@@ -18,6 +18,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <map>
 #include <string>
@@ -482,6 +483,8 @@ void draw_predict_block(ViewContext& ctx, const lesson::Block& b, const Markdown
   MarkdownAction action;
   ImGui::PushItemWidth(width - pad * 2);
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - pad * 2);
+  std::optional<TextMaskPause> question;  // the question and its choices, as the author wrote them
+  question.emplace();
   draw_rich_text(spans_of(q.question), ms, action, ms.bold);
   follow_link(ctx, action.link);
   if (q.is_choice()) {
@@ -500,7 +503,9 @@ void draw_predict_block(ViewContext& ctx, const lesson::Block& b, const Markdown
       if (picked || right) ImGui::PopStyleColor();
       note_widget("lesson.choice." + q.id + "." + letter);
     }
-  } else if (!r) {
+  }
+  question.reset();
+  if (!q.is_choice() && !r) {
     std::string draft;
     if (const auto it = p.drafts.find(q.id); it != p.drafts.end()) draft = it->second;
     const float em = ms.body->FontSize;
@@ -837,9 +842,13 @@ void draw_lesson_text_view(ViewContext& ctx, const Rect& rect) {
     const LessonDocItem& item = p.doc[i];
     ImGui::PushID(static_cast<int>(i));
     switch (item.kind) {
-      case LessonDocItem::Kind::Markdown:
+      case LessonDocItem::Kind::Markdown: {
+        // The author's prose is drawn as written (its "16 threads" may equal an answer); the
+        // mask keeps computed numbers — checks, the workbench — from answering.
+        const TextMaskPause prose;
         draw_markdown(item.markdown, ms, action);
         break;
+      }
       case LessonDocItem::Kind::Step:
         draw_step_strip(ctx, item.step, ms);
         break;
