@@ -103,12 +103,20 @@ std::string AnswerMask::apply(std::string_view text) const {
     // The value stands for anything that rounds to it: half a unit of its last digit.
     const double half = 0.5 * std::pow(10.0, -(decimals < 0 ? 0 : decimals)) * scale;
     bool hide = false;
-    if (significant >= 2)
-      for (const Hidden& h : m_hidden) {
-        const double slack = 1e-9 * std::fabs(h.value);
-        if (std::fabs(h.value - value) <= std::max(half, h.band * std::fabs(h.value)) + slack)
-          hide = true;
+    for (const Hidden& h : m_hidden) {
+      const double slack = 1e-9 * std::fabs(h.value);
+      if (std::fabs(h.value - value) > std::max(half, h.band * std::fabs(h.value)) + slack)
+        continue;
+      if (h.context.empty()) {
+        hide = hide || significant >= 2;
+        continue;
       }
+      // The words after the number: "16 wavefronts", "16-way".
+      size_t k = mantissa_end;
+      while (k < text.size() && (text[k] == ' ' || text[k] == '-')) ++k;
+      for (const std::string& w : h.context)
+        if (text.substr(k, w.size()) == w) hide = true;
+    }
     if (hide)
       for (size_t k = begin; k < mantissa_end; ++k)
         if (digit(out[k])) out[k] = '?';

@@ -240,11 +240,25 @@ std::vector<AnswerMask::Hidden> hidden_answers(const LessonPlayer& p, bool prese
     if (it == p.computed->hidden.end()) continue;
     const lesson::PredictBlock& q = b.predict;
     for (size_t i = 0; i < it->second.size(); ++i) {
-      const double v = it->second[i];
-      double band = 0.01;
-      if (i == 0 && v != 0)  // the answer: anything its tolerance would accept gives it away
-        band = std::clamp(q.relative ? q.tolerance : q.tolerance / std::fabs(v), 0.01, 0.10);
-      out.push_back({v, band});
+      const lesson::AnswerOperand& o = it->second[i];
+      AnswerMask::Hidden h{o.value, 0.01, {}};
+      if (i == 0 && o.value != 0 && !q.is_choice())  // the answer: what its tolerance accepts
+        h.band = std::clamp(q.relative ? q.tolerance : q.tolerance / std::fabs(o.value), 0.01,
+                            0.10);
+      // A small count (16) is also every loop extent and tile size on screen: it is masked only
+      // beside the words that say what it counts ("16 wavefronts"), and not at all when the
+      // lesson function is not one whose words are known.
+      if (o.value == std::floor(o.value) && std::fabs(o.value) < 1000) {
+        static const std::map<std::string, std::vector<std::string>> kCountWords = {
+            {"conflicts", {"wavefront", "way"}}, {"kernels", {"kernel"}}, {"ops", {"op"}},
+            {"blocks", {"block"}},   {"threads", {"thread"}},  {"waves", {"wave"}},
+            {"sectors", {"sector"}}, {"cores", {"core", "SM"}}, {"misses", {"miss"}},
+            {"applied", {"step"}}};
+        const auto words = kCountWords.find(o.function);
+        if (words == kCountWords.end()) continue;
+        h.context = words->second;
+      }
+      out.push_back(std::move(h));
     }
   }
   return out;

@@ -80,7 +80,7 @@ struct LessonComputed {
   std::string error;  // the session could not be built (LessonError text); nothing else is set
   std::map<int, std::vector<lesson::CheckResult>> checks;  // by check block index
   std::map<std::string, lesson::Answer> answers;           // by predict id
-  std::map<std::string, std::vector<double>> hidden;       // by predict id: answer_operands
+  std::map<std::string, std::vector<lesson::AnswerOperand>> hidden;  // by predict id
   std::map<std::string, LessonProgramInfo> programs;       // by steps id
   std::map<std::string, CheckpointSolution> solutions;     // by checkpoint id
   double seconds = 0;                                      // wall time of the job

@@ -237,6 +237,10 @@ std::string session_from_json(AppState& state, const nlohmann::json& j) {
   state.model.path_chosen = false;  // written only after the learner picks it (app_state.h)
   reparse_model(state);
   update_state(state);  // lowers the graph
+  // The machine first: steps are checked against its target, so a session's shared-memory
+  // stages on a GPU machine were refused against the default CPU machine and dropped.
+  if (std::string e = workbench_set_machine(state.bench, f.machine.value_or("host")); !e.empty())
+    problems.add(e);
   if (f.steps && !f.steps->empty()) {
     if (std::string e = workbench_apply(state.bench, *f.steps); !e.empty()) problems.add(e);
     if (state.bench.last && !state.bench.last->ok) {
@@ -260,8 +264,6 @@ std::string session_from_json(AppState& state, const nlohmann::json& j) {
     }
     state.bench.last.reset();
   }
-  if (std::string e = workbench_set_machine(state.bench, f.machine.value_or("host")); !e.empty())
-    problems.add(e);
   if (f.view) {
     if (auto v = view_tab_from_name(*f.view))
       state.bench.tab = *v;

@@ -117,10 +117,12 @@ void collect_calls(const Expr& e, std::vector<const Expr*>& out) {
 
 }  // namespace
 
-std::vector<double> answer_operands(LessonSession& session, const Block& block,
-                                    const Answer& answer) {
-  std::vector<double> out;
+std::vector<AnswerOperand> answer_operands(LessonSession& session, const Block& block,
+                                           const Answer& answer) {
+  std::vector<AnswerOperand> out;
   if (!answer.ok) return out;
+  const Expr& a = block.predict.answer;
+  const std::string answer_function = a.kind == Expr::Kind::Call ? a.text : "";
   if (block.predict.is_choice()) {
     // A choice named by a letter computes nothing; one computed (conflicts(staged, "W") → 16)
     // is given away by that number ("16 wavefronts" in the Tiles view).
@@ -129,9 +131,9 @@ std::vector<double> answer_operands(LessonSession& session, const Block& block,
     if (block.predict.answer_text.size() == 1 || block.predict.answer.kind == Expr::Kind::Number ||
         !session.evaluate(block, block.predict.answer, v, error) || v.kind != Value::Kind::Number)
       return out;
-    out.push_back(v.number);
+    out.push_back({v.number, answer_function});
   } else {
-    out.push_back(answer.value);
+    out.push_back({answer.value, answer_function});
   }
   std::vector<const Expr*> calls;
   collect_calls(block.predict.answer, calls);
@@ -140,7 +142,7 @@ std::vector<double> answer_operands(LessonSession& session, const Block& block,
     std::string error;
     if (session.evaluate(block, *call, v, error) && v.kind == Value::Kind::Number &&
         std::isfinite(v.number))
-      out.push_back(v.number);
+      out.push_back({v.number, call->text});
   }
   return out;
 }

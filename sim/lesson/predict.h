@@ -32,8 +32,12 @@ Answer evaluate_predict(LessonSession& session, const Block& block);
 // is given away by the two byte counts as much as by their ratio). Calls that do not evaluate
 // to a number are left out. A multiple-choice block's computed answer counts (its number); one
 // named by a letter gives nothing.
-std::vector<double> answer_operands(LessonSession& session, const Block& block,
-                                    const Answer& answer);
+struct AnswerOperand {
+  double value = 0;
+  std::string function;  // the call it is the value of ("conflicts"); "" for a computed answer
+};
+std::vector<AnswerOperand> answer_operands(LessonSession& session, const Block& block,
+                                           const Answer& answer);
 
 struct Grade {
   bool understood = false;  // the learner's input parsed; when not, nothing else is set

@@ -94,6 +94,7 @@ key Alt+Right
 wait-frames 2
 '"$settle"$'\nquit' "$session"
 expect a3 /lesson/checkpoints/0/reached true
+expect a3 /lesson/checkpoints/0/state "reached by you"
 expect a3 /lesson/steps/0/done true
 expect a3 /lesson/steps/1/done true
 expect a3 /lesson/step_id simulate

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# GUI scenario test for an honest lesson player (issue #26): lessons 1 and 5 played with input
+# events only (clicks on the catalogue, Next, the prediction's field, its button, "Show me",
+# "Apply these steps", a choice; keys N and 1-7; typing), with one --session file across starts.
+# Asserted on the state JSON and on every text the frame drew (write-frame-text, after the mask):
+# - Next without acting leaves the step's checkpoint "not yet";
+# - before a prediction is settled its answer appears nowhere on screen (lesson 1: 67,174,400
+#   FLOPs, in any form; lesson 5: the 16-way conflict as the Tiles view's "16 wavefronts");
+# - a wrong then a right prediction is graded "after 1 retry", its answer shown only then;
+# - "Show me" and "Apply these steps" mark the checkpoint "shown", never "reached by you";
+# - the last step counts: 5 of 5 steps done.
+# (gui_lesson_player plays lesson 2, where the learner's own clicks reach each checkpoint.)
+# usage: gui_honest_player.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped: no Xvfb)
+set -euo pipefail
+with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"
+app=$1 query=$2 out=$3
+if ! command -v Xvfb >/dev/null 2>&1; then
+  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
+  exit 77
+fi
+mkdir -p "$out"
+rm -rf "${out:?}"/*
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+session="$out/session.json"
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+# run NAME SCRIPT_TEXT SESSION
+run_app() {
+  local name=$1 text=$2 sess=$3
+  printf '%s\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
+  timeout 300 "$with_xvfb" -s "-screen 0 1700x1100x24" "$app" --script "$out/$name.script" \
+    --size 1600x1000 --session "$sess" --layout-json "$out/$name.layout.json" \
+    --state-json "$out/$name.state.json" >"$out/$name.log" 2>&1 ||
+    { cat "$out/$name.log"; fail "$name: the app exited with $?"; }
+}
+settle=$'wait-frames 3\nwait-jobs\nwait-frames 4'
+# probe NAME [ACTIONS]: the layout of the screen the session restores to, after ACTIONS.
+probe() {
+  if [[ -f "$session" ]]; then cp "$session" "$out/probe-session.json"; else rm -f "$out/probe-session.json"; fi
+  run_app "$1" "$settle"$'\n'"${2:-}"$'\n'"$settle"$'\nquit' "$out/probe-session.json"
+}
+at() {
+  "$query" "$out/$1.layout.json" --widget "$2" || fail "widget $2 is not on the screen of $1"
+}
+expect() {
+  local got
+  got=$("$query" "$out/$1.state.json" "$2") || fail "$1: no $2 in the state"
+  [[ "$got" == "$3" ]] || fail "$1: $2 is '$got', expected '$3'"
+}
+# absent NAME PATTERN...: no line of the frame text NAME has any PATTERN (grep -E).
+absent() {
+  local name=$1
+  shift
+  [[ -s "$out/$name.txt" ]] || fail "$name: no frame text was written"
+  for pattern in "$@"; do
+    if grep -En "$pattern" "$out/$name.txt"; then
+      fail "$name: the frame shows '$pattern' before the prediction is settled"
+    fi
+  done
+}
+
+# [SECTION] Lesson 1: predict the layer's FLOPs (2·64·512·1024 + 2·64·512 = 67,174,400), then a
+# checkpoint the learner is shown.
+lesson=01-model-to-graph
+rm -f "$session"
+probe p1 "key 7"
+run_app a1 "$settle"$'\nkey 7\n'"$settle"$'\n'"click $(at p1 lessons.open.$lesson)"$'\n'"$settle"$'\nquit' "$session"
+expect a1 /lesson/open $lesson
+probe p2
+run_app a2 "$settle"$'\n'"click $(at p2 lesson.next)"$'\n'"$settle"$'
+key 1
+wait-frames 4
+write-frame-text OUT/l1-graph.txt
+wait-frames 2
+key 4
+wait-frames 2
+wait-jobs
+wait-frames 3
+write-frame-text OUT/l1-memory.txt
+wait-frames 2
+key 1
+wait-frames 3
+screenshot OUT/l1-masked.png
+wait-frames 1
+quit' "$session"
+expect a2 /lesson/step_id count-flops
+expect a2 /lesson/checkpoints/0/id double-batch
+expect a2 /lesson/checkpoints/0/state "not yet"
+expect a2 /lesson/predictions/0/revealed false
+# The graph, the inspector and the Memory view count the FLOPs: none may show them yet.
+for t in l1-graph l1-memory; do absent "$t" '67[.,]1[0-9]? ?M' '67[.,]2 ?M' '67,174,400' '67174400' '6\.72e'; done
+grep -q '??' "$out/l1-graph.txt" || fail "l1-graph: nothing was masked: the FLOPs are on screen"
+
+# A wrong try (60M: 10.7% low, 1% allowed), then a right one (67.2M).
+probe p3
+field=$(at p3 lesson.predict.layer-flops.input)
+button=$(at p3 lesson.predict.layer-flops.check)
+run_app a3 "$settle"$'\n'"click $field"$'\ntype 60M\nwait-frames 2\n'"click $button"$'\n'"$settle"$'
+key 1
+wait-frames 3
+write-frame-text OUT/l1-retry.txt
+wait-frames 1
+quit' "$session"
+expect a3 /lesson/predictions/0/attempts 1
+expect a3 /lesson/predictions/0/revealed false
+expect a3 /lesson/predictions/0/settled false
+absent l1-retry '67[.,]2 ?M' '67,174,400'
+grep -q 'Not yet — close, but too low. 1 try left.' "$out/l1-retry.txt" ||
+  fail "a3: no hint after the wrong try"
+probe p4
+field=$(at p4 lesson.predict.layer-flops.input)
+button=$(at p4 lesson.predict.layer-flops.check)
+run_app a4 "$settle"$'\n'"click $field"$'\nkey Ctrl+A\ntype 67.2M\nwait-frames 2\n'"click $button"$'\n'"$settle"$'
+key 1
+wait-frames 3
+write-frame-text OUT/l1-answered.txt
+wait-frames 1
+quit' "$session"
+expect a4 /lesson/predictions/0/pass true
+expect a4 /lesson/predictions/0/attempts 2
+expect a4 /lesson/predictions/0/revealed true
+expect a4 /lesson/grade/after_retries 1
+expect a4 /lesson/grade/first_try 0
+grep -q '67,174,400' "$out/l1-answered.txt" || fail "a4: the FLOPs are not shown after the answer"
+
+# "Show me" applies the lesson's solution: the goal is shown, not reached by the learner.
+probe p5
+run_app a5 "$settle"$'\n'"click $(at p5 lesson.show-me.double-batch)"$'\n'"$settle"$'\nquit' "$session"
+expect a5 /lesson/checkpoints/0/state shown
+expect a5 /lesson/checkpoints/0/reached false
+expect a5 /lesson/grade/shown 1
+expect a5 /lesson/grade/reached 0
+expect a5 /lesson/steps/1/done true
+
+# Steps 3 to 5 ask nothing: N walks them; reaching the last step counts it (5 of 5).
+run_app a6 "$settle"$'\nkey N\nwait-frames 3\nkey N\nwait-frames 3\nkey N\nwait-frames 3\n'"$settle"$'\nquit' "$session"
+expect a6 /lesson/step_id quiz
+expect a6 /lesson/grade/steps_done 5
+expect a6 /lesson/catalogue/0/steps_done 5
+
+# [SECTION] Lesson 5, step 3: which bank-conflict degree (16-way) — the Tiles view's GPU mode
+# counts it as "16 wavefronts", so it must not say so before the answer; "Apply these steps"
+# puts the lesson's padded schedule in place: the checkpoint is shown, not reached.
+lesson=05-mapping-to-gpu
+probe q1 "key 7"
+run_app b1 "$settle"$'\nkey 7\n'"$settle"$'\n'"click $(at q1 lessons.open.$lesson)"$'\n'"$settle"$'\nquit' "$session"
+expect b1 /lesson/open $lesson
+probe q2
+run_app b2 "$settle"$'\n'"click $(at q2 lesson.next)"$'\n'"$settle"$'\nquit' "$session"
+probe q3
+# Next into step 3; step 2's staged schedule set up (the question is about it).
+run_app b3 "$settle"$'\n'"click $(at q3 lesson.next)"$'\n'"$settle"$'\nlesson apply staged\n'"$settle"$'\nquit' "$session"
+expect b3 /lesson/step_id banks
+expect b3 /lesson/checkpoints/0/state "not yet"
+# The Tiles view's GPU mode, a warp's shared-memory reads lane by lane.
+probe q3b "key 3"
+run_app b3b "$settle"$'\nkey 3\n'"$settle"$'\n'"click $(at q3b tiles.mode.gpu)"$'\n'"$settle"$'
+tiles seek 2
+wait-frames 3
+write-frame-text OUT/l5-tiles.txt
+wait-frames 1
+screenshot OUT/l5-tiles.png
+wait-frames 1
+quit' "$session"
+grep -q 'load W_shared (shared): 32 lanes → ?? wavefronts' "$out/l5-tiles.txt" ||
+  fail "b3b: the Tiles view does not show the W tile's reads, masked"
+absent l5-tiles '16 wavefronts'
+# "Apply these steps" of the padded schedule, further down the text: the wheel brings it up.
+scroll=$'scroll 260 600 -8
+wait-frames 3'
+probe q4 "$scroll"
+run_app b4 "$settle"$'\n'"$scroll"$'\n'"click $(at q4 lesson.apply.padded)"$'\n'"$settle"$'\nquit' "$session"
+expect b4 /lesson/checkpoints/0/id stage-and-pad
+expect b4 /lesson/checkpoints/0/state shown
+expect b4 /lesson/checkpoints/0/reached false
+probe q5
+run_app b5 "$settle"$'\n'"click $(at q5 lesson.choice.w-conflicts.E)"$'\n'"$settle"$'\nquit' "$session"
+expect b5 /lesson/predictions/0/pass true
+expect b5 /lesson/grade/first_try 1
+run_app b6 "$settle"$'\nkey N\nwait-frames 3\nkey N\nwait-frames 3\n'"$settle"$'\nquit' "$session"
+expect b6 /lesson/grade/steps_done 5
+echo "gui honest player: all checks passed"
