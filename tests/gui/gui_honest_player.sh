@@ -142,6 +142,27 @@ expect a6 /lesson/step_id quiz
 expect a6 /lesson/grade/steps_done 5
 expect a6 /lesson/catalogue/0/steps_done 5
 
+# [SECTION] The teacher's hand-out, made after answering, opened by a learner in a fresh HOME:
+# the lesson at its step, no answer, no reveal, no grade, not in teacher mode.
+cp "$session" "$out/teacher-session.json"
+run_app h1 "$settle"$'\nteacher on\nsave-session OUT/handout.json\nwait-frames 2\nquit' \
+  "$out/teacher-session.json"
+if grep -q '"lesson_progress"\|"teacher"' "$out/handout.json"; then
+  fail "the hand-out carries progress or teacher mode"
+fi
+fresh="$out/fresh-home"
+mkdir -p "$fresh"
+printf '%s\n' "$settle" 'open-session '"$out/handout.json" "$settle" 'quit' > "$out/h2.script"
+HOME="$fresh" XDG_STATE_HOME= XDG_CACHE_HOME= timeout 300 "$with_xvfb" "$app" \
+  --script "$out/h2.script" --state-json "$out/h2.state.json" > "$out/h2.log" 2>&1 ||
+  { cat "$out/h2.log"; fail "h2: the app did not open the hand-out"; }
+expect h2 /lesson/open $lesson
+expect h2 /lesson/teacher false
+expect h2 /lesson/predictions/0/made false
+expect h2 /lesson/predictions/0/revealed false
+expect h2 /lesson/grade/after_retries 0
+expect h2 /lesson/grade/shown 0
+
 # [SECTION] Lesson 5, step 3: which bank-conflict degree (16-way) — the Tiles view's GPU mode
 # counts it as "16 wavefronts", so it must not say so before the answer; "Apply these steps"
 # puts the lesson's padded schedule in place: the checkpoint is shown, not reached.
