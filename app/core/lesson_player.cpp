@@ -264,20 +264,35 @@ std::vector<AnswerMask::Hidden> hidden_answers(const LessonPlayer& p, bool prese
   return out;
 }
 
-std::pair<size_t, size_t> lesson_steps_done(const LessonPlayer& p, size_t entry) {
-  if (entry >= p.catalogue.size() || !p.catalogue[entry].lesson) return {0, 0};
+namespace {
+
+// A catalogue entry's progress: the open lesson's live one, else the saved one (a progress that
+// does not read counts as not started; the restore reported it when the session came back).
+std::optional<lesson::LessonProgress> progress_of(const LessonPlayer& p, size_t entry) {
+  if (entry >= p.catalogue.size() || !p.catalogue[entry].lesson) return std::nullopt;
   const lesson::Lesson& l = *p.catalogue[entry].lesson;
-  if (p.is_open() && p.open == static_cast<int>(entry) && p.progress)
-    return {p.progress->done_count(), p.progress->step_count()};
+  if (p.is_open() && p.open == static_cast<int>(entry) && p.progress) return *p.progress;
   lesson::LessonProgress progress(l);
   if (const auto it = p.saved.find(l.id); it != p.saved.end()) {
     try {
       progress.restore_json(it->second);
     } catch (const lesson::ProgressError&) {
-      // Counted as not started; the restore reported it when the session came back.
     }
   }
-  return {progress.done_count(), progress.step_count()};
+  return progress;
+}
+
+}  // namespace
+
+std::pair<size_t, size_t> lesson_steps_done(const LessonPlayer& p, size_t entry) {
+  const auto progress = progress_of(p, entry);
+  return progress ? std::pair{progress->done_count(), progress->step_count()}
+                  : std::pair<size_t, size_t>{0, 0};
+}
+
+lesson::LessonGrade lesson_grade(const LessonPlayer& p, size_t entry) {
+  const auto progress = progress_of(p, entry);
+  return progress ? progress->grade() : lesson::LessonGrade{};
 }
 
 std::optional<std::string> lesson_model_text(const lesson::Lesson& lesson, const std::string& id,

@@ -183,6 +183,8 @@ std::vector<AnswerMask::Hidden> hidden_answers(const LessonPlayer& p, bool prese
 // "3/5 steps" for the catalogue: done and total steps of a lesson (from its progress, or the
 // saved JSON when it is not open).
 std::pair<size_t, size_t> lesson_steps_done(const LessonPlayer& p, size_t entry);
+// The grade of a catalogue entry's progress (lesson::LessonProgress::grade).
+lesson::LessonGrade lesson_grade(const LessonPlayer& p, size_t entry);
 // The model text of a model block of the lesson: its body, or its file= read; nullopt with
 // `why` for a training graph or an unreadable file.
 std::optional<std::string> lesson_model_text(const lesson::Lesson& lesson, const std::string& id,

@@ -23,11 +23,13 @@ PanelLayout compute_panel_layout(float window_w, float window_h, float font_px, 
   const float status_h = std::min(std::round(em * 1.9f), h * 0.2f);
   const float body_h = h - status_h;
   // Side panels want room for ~32 characters of model text and a two-column inspector table;
-  // on a narrow window every panel shrinks in proportion so the canvas keeps at least 30%.
+  // on a narrow window (or in large type: the projector theme at 200 %) every panel shrinks in
+  // proportion so the centre keeps at least 40% — the view the class looks at, and the Lessons
+  // list, whose titles wrapped one letter a line in 30%.
   float left = reading ? std::clamp(w * 0.33f, em * 24.0f, em * 40.0f)
                        : std::clamp(w * 0.27f, em * 22.0f, em * 34.0f);
   float right = std::clamp(w * 0.25f, em * 20.0f, em * 30.0f);
-  const float max_sides = w * 0.7f;
+  const float max_sides = w * 0.6f;
   if (left + right > max_sides) {
     const float k = max_sides / (left + right);
     left *= k;

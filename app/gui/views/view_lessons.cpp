@@ -160,17 +160,23 @@ void draw_lessons_view(ViewContext& ctx, const Rect& rect) {
     end_panel();
     return;
   }
+  // Wide: one column each for level, prerequisites and progress. Narrow (UI scale 150 % on a
+  // 1280-pixel window, the projector theme): they go under the title, which keeps the width — as
+  // columns they took it all, and titles wrapped one letter a line.
+  const float em = ImGui::GetFontSize();
+  const bool wide = ImGui::GetContentRegionAvail().x > em * 36;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
-  if (ImGui::BeginTable("catalogue", 6, flags, ImVec2(0, 0))) {
-    const float em = ImGui::GetFontSize();
+  if (ImGui::BeginTable("catalogue", wide ? 6 : 2, flags, ImVec2(0, 0))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, em * 1.5f);
     ImGui::TableSetupColumn("Lesson", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("Level", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("Needs", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("Progress", ImGuiTableColumnFlags_WidthFixed, em * 6.5f);
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
+    if (wide) {
+      ImGui::TableSetupColumn("Level", ImGuiTableColumnFlags_WidthFixed);
+      ImGui::TableSetupColumn("Needs", ImGuiTableColumnFlags_WidthFixed, em * 7);
+      ImGui::TableSetupColumn("Progress", ImGuiTableColumnFlags_WidthFixed, em * 6.5f);
+      ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
+    }
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < p.catalogue.size(); ++i) {
       const LessonEntry& e = p.catalogue[i];
@@ -187,7 +193,6 @@ void draw_lessons_view(ViewContext& ctx, const Rect& rect) {
         ImGui::PopFont();
         wrapped(e.error.c_str(), pal.error);
         note_widget("lessons.error." + e.id);
-        for (int c = 0; c < 4; ++c) ImGui::TableNextColumn();
         ImGui::PopID();
         continue;
       }
@@ -197,22 +202,46 @@ void draw_lessons_view(ViewContext& ctx, const Rect& rect) {
       ImGui::TextUnformatted(l.title.c_str());
       ImGui::PopTextWrapPos();
       ImGui::PopFont();
-      ImGui::TextDisabled("%zu steps \xC2\xB7 %d min", l.steps.size(), l.minutes);
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(l.level.c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(prerequisites_text(l).c_str());
-      if (ImGui::IsItemHovered() && !l.prerequisites.empty()) {
-        std::string all;
-        for (const std::string& pre : l.prerequisites) all += pre + "\n";
-        ImGui::SetTooltip("Read first:\n%s", all.c_str());
-      }
-      ImGui::TableNextColumn();
+      note_widget("lessons.title." + l.id);  // a layout test counts its lines
+      ImGui::PushTextWrapPos(0.0f);
+      if (wide)
+        ImGui::TextDisabled("%zu steps \xC2\xB7 %d min", l.steps.size(), l.minutes);
+      else
+        ImGui::TextDisabled("%s \xC2\xB7 %zu steps \xC2\xB7 %d min \xC2\xB7 needs %s",
+                            l.level.c_str(), l.steps.size(), l.minutes,
+                            prerequisites_text(l).c_str());
+      // What the learner did, as a teacher's grade counts it (lesson_grade.h).
+      const lesson::LessonGrade g = lesson_grade(p, i);
+      if (g.predictions + g.checkpoints > 0 &&
+          g.first_try + g.after_retries + g.revealed + g.reached + g.shown > 0)
+        ImGui::TextDisabled(
+            "predictions: %zu first try, %zu after retries, %zu shown \xC2\xB7 goals: %zu yours, "
+            "%zu shown",
+            g.first_try, g.after_retries, g.revealed, g.reached, g.shown);
+      ImGui::PopTextWrapPos();
       const auto [done, total] = lesson_steps_done(p, i);
       const std::string progress = std::to_string(done) + "/" + std::to_string(total) + " steps";
+      if (wide) {
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(l.level.c_str());
+        ImGui::TableNextColumn();
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextUnformatted(prerequisites_text(l).c_str());
+        ImGui::PopTextWrapPos();
+        if (ImGui::IsItemHovered() && !l.prerequisites.empty()) {
+          std::string all;
+          for (const std::string& pre : l.prerequisites) all += pre + "\n";
+          ImGui::SetTooltip("Read first:\n%s", all.c_str());
+        }
+        ImGui::TableNextColumn();
+      }
       ImGui::ProgressBar(total ? static_cast<float>(done) / static_cast<float>(total) : 0.0f,
-                         ImVec2(-FLT_MIN, 0), progress.c_str());
-      ImGui::TableNextColumn();
+                         ImVec2(wide ? -FLT_MIN : std::min(em * 6, ImGui::GetContentRegionAvail().x * 0.5f), 0),
+                         progress.c_str());
+      if (wide)
+        ImGui::TableNextColumn();
+      else
+        ImGui::SameLine();
       const bool is_open = p.open == static_cast<int>(i);
       const char* label = is_open         ? "Reading"
                           : done == 0     ? "Open"
@@ -221,7 +250,7 @@ void draw_lessons_view(ViewContext& ctx, const Rect& rect) {
       if (ImGui::Button(label)) push_lesson(ctx, "open " + l.id);
       note_widget("lessons.open." + l.id);
       if (done > 0) {
-        ImGui::SameLine();
+        if (wide) ImGui::SameLine();
         if (ImGui::SmallButton("Reset")) push_lesson(ctx, "reset " + l.id);
         note_widget("lessons.reset." + l.id);
         if (ImGui::IsItemHovered())

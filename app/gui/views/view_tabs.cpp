@@ -104,24 +104,35 @@ void draw_tabs_view(ViewContext& ctx, const Rect& rect) {
     return;
   }
   // "1  Graph" … "7  Lessons"; where the strip is too narrow for all (a lesson's text beside a
-  // 1280-pixel window) the key numbers go, and the tooltips still name them.
-  float numbered_w = 0;
-  for (ViewTab t : kAllViewTabs)
-    numbered_w += ImGui::CalcTextSize((std::string("7  ") + view_tab_title(t)).c_str()).x +
-                  ImGui::GetStyle().FramePadding.x * 2 + ImGui::GetStyle().ItemSpacing.x;
-  const bool numbered = numbered_w + ImGui::GetFontSize() <= rect.w;
+  // 1280-pixel window) the key numbers go, then (UI scale 200 %, the projector theme) the titles
+  // too — the key numbers alone always fit, and the tooltips still name every view.
+  const auto strip_width = [&](int form) {
+    float w = -ImGui::GetStyle().ItemSpacing.x;  // none after the last
+    for (ViewTab t : kAllViewTabs) {
+      const std::string label = form == 0   ? std::string("7  ") + view_tab_title(t)
+                                : form == 1 ? std::string(view_tab_title(t))
+                                            : std::string("7");
+      w += ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2 +
+           ImGui::GetStyle().ItemSpacing.x;
+    }
+    return w;
+  };
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const int form = strip_width(0) <= avail ? 0 : strip_width(1) <= avail ? 1 : 2;
   int number = 1;
   for (ViewTab t : kAllViewTabs) {
     const bool active = wb.tab == t;
     if (active)
       ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-    const std::string label =
-        numbered ? std::to_string(number) + "  " + view_tab_title(t) : view_tab_title(t);
+    const std::string label = form == 0   ? std::to_string(number) + "  " + view_tab_title(t)
+                              : form == 1 ? std::string(view_tab_title(t))
+                                          : std::to_string(number) + "##" + view_tab_name(t);
     if (ImGui::Button(label.c_str()))
       ctx.push(command_from(std::string("view ") + view_tab_name(t)));
     if (active) ImGui::PopStyleColor();
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("key %d  ·  command: view %s", number, view_tab_name(t));
+      ImGui::SetTooltip("%s  ·  key %d  ·  command: view %s", view_tab_title(t), number,
+                        view_tab_name(t));
     if (number < static_cast<int>(std::size(kAllViewTabs))) ImGui::SameLine();
     note_widget(std::string("tab.") + view_tab_name(t));
     ++number;

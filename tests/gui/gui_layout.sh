@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# GUI layout test (issue 26): the Lessons view in every theme (light, dark, projector), at UI scale
+# 100, 150 and 200 % and at 1280x720 and 1920x1080. Every view tab lies inside the tab strip, and
+# no lesson title wraps to fewer than 12 characters a line (at 150 % they collapsed to one letter
+# a line, and the projector theme pushed the Lessons tab off screen). Screenshots are kept in
+# OUT_DIR for a person to look at.
+# usage: gui_layout.sh TILESCOPE OUT_DIR   (exit 77 = skipped: no Xvfb)
+set -euo pipefail
+with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"
+app=$1 out=$2
+if ! command -v Xvfb >/dev/null 2>&1; then
+  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
+  exit 77
+fi
+rm -rf "$out"
+mkdir -p "$out"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+failures=0
+for theme in light dark projector; do
+  for size in 1280x720 1920x1080; do
+    for scale in 1 1.5 2; do
+      name="$theme-$size-$scale"
+      printf 'theme %s\nui-scale %s\nview lessons\nwait-frames 4\nquit\n' "$theme" "$scale" \
+        > "$out/$name.script"
+      timeout 120 "$with_xvfb" -s "-screen 0 2000x1200x24" "$app" --no-session --size "$size" \
+        --script "$out/$name.script" --screenshot "$out/$name.png" \
+        --layout-json "$out/$name.json" > "$out/$name.log" 2>&1 ||
+        { cat "$out/$name.log"; echo "FAIL: $name: the app exited with $?"; exit 1; }
+      # Tabs inside the strip; each title's characters per line (its height in lines of the
+      # type size).
+      awk_out=$(tr -d '\n' < "$out/$name.json" | sed 's/},/}\n/g' | awk -v name="$name" '
+        /"name": "tabs"/ { match($0, /"x": [0-9.]+/); tx = substr($0, RSTART + 5, RLENGTH - 5) + 0
+                           match($0, /"w": [0-9.]+/); tw = substr($0, RSTART + 5, RLENGTH - 5) + 0 }
+        /"font_px"/ { match($0, /"font_px": [0-9.]+/); px = substr($0, RSTART + 11, RLENGTH - 11) + 0 }
+        /"name": "tab\./ { match($0, /"name": "[^"]+"/); n = substr($0, RSTART + 9, RLENGTH - 10)
+                           match($0, /"x": [0-9.]+/); x = substr($0, RSTART + 5, RLENGTH - 5) + 0
+                           match($0, /"w": [0-9.]+/); w = substr($0, RSTART + 5, RLENGTH - 5) + 0
+                           tab[n] = x + w }
+        /"name": "lessons\.title\./ { match($0, /"name": "[^"]+"/); n = substr($0, RSTART + 9, RLENGTH - 10)
+                           match($0, /"h": [0-9.]+/); h[n] = substr($0, RSTART + 5, RLENGTH - 5) + 0 }
+        END { for (n in tab) if (tab[n] > tx + tw + 0.5) print "FAIL: " name ": " n " ends at " tab[n] " past the strip (" tx + tw ")"
+              for (n in h) print "TITLE " n " " h[n] " " px }')
+      if grep -q FAIL <<<"$awk_out"; then
+        grep FAIL <<<"$awk_out"
+        failures=$((failures + 1))
+      fi
+      # Lines = height / (type size × 1.2); characters a line = title length / lines, rounded.
+      while read -r _ id height px; do
+        title=$(grep -m1 '^title:' "lessons/${id#lessons.title.}.md" | sed 's/^title: *//')
+        lines=$(awk -v h="$height" -v p="$px" 'BEGIN { l = int(h / (p * 1.2) + 0.5); if (l < 1) l = 1; print l }')
+        per_line=$(( (${#title} + lines / 2) / lines ))  # rounded
+        if [ "$per_line" -lt 12 ]; then
+          echo "FAIL: $name: '$title' wraps to $lines lines, $per_line characters a line"
+          failures=$((failures + 1))
+        fi
+      done < <(grep '^TITLE' <<<"$awk_out")
+    done
+  done
+done
+[ "$failures" -eq 0 ] || { echo "FAIL: $failures layouts"; exit 1; }
+echo "gui layout: all checks passed (screenshots in $out)"
