@@ -23,34 +23,9 @@ rm -rf "${out:?}"/*
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 session="$out/session.json"
 
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
-
-# run NAME SCRIPT_TEXT SESSION
-run_app() {
-  local name=$1 text=$2 sess=$3
-  printf '%s\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
-  timeout 300 "$with_xvfb" -s "-screen 0 1700x1100x24" "$app" --script "$out/$name.script" \
-    --size 1600x1000 --session "$sess" --layout-json "$out/$name.layout.json" \
-    --state-json "$out/$name.state.json" >"$out/$name.log" 2>&1 ||
-    { cat "$out/$name.log"; fail "$name: the app exited with $?"; }
-}
-settle=$'wait-frames 3\nwait-jobs\nwait-frames 4'
-# probe NAME [ACTIONS]: the layout of the screen the session restores to, after ACTIONS.
-probe() {
-  if [[ -f "$session" ]]; then cp "$session" "$out/probe-session.json"; else rm -f "$out/probe-session.json"; fi
-  run_app "$1" "$settle"$'\n'"${2:-}"$'\n'"$settle"$'\nquit' "$out/probe-session.json"
-}
-at() {
-  "$query" "$out/$1.layout.json" --widget "$2" || fail "widget $2 is not on the screen of $1"
-}
-expect() {
-  local got
-  got=$("$query" "$out/$1.state.json" "$2") || fail "$1: no $2 in the state"
-  [[ "$got" == "$3" ]] || fail "$1: $2 is '$got', expected '$3'"
-}
+GUI_SIZE=1600x1000 GUI_SCREEN=1700x1100
+# shellcheck source=tests/gui/gui_player_lib.sh
+source "$(dirname "$0")/gui_player_lib.sh"
 # absent NAME PATTERN...: no line of the frame text NAME has any PATTERN (grep -E).
 absent() {
   local name=$1

@@ -26,40 +26,10 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 session="$out/session.json"
 lesson=02-data-movement-fusion
 
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
-
-# run NAME SCRIPT_TEXT SESSION: the app at 1280x800 (the size the player is designed for)
-run_app() {
-  local name=$1 text=$2 sess=$3
-  printf '%s\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
-  "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" --script "$out/$name.script" --size 1280x800 \
-    --session "$sess" --layout-json "$out/$name.layout.json" --state-json "$out/$name.state.json"
-}
-
-# The settling every run starts with: the lesson's numbers computed, checkpoints evaluated, the
-# text scrolled.
-settle=$'wait-frames 3\nwait-jobs\nwait-frames 4'
-
-# probe NAME: the layout of the screen the current session restores to (on a copy of it).
-probe() {
-  if [[ -f "$session" ]]; then cp "$session" "$out/probe-session.json"; else rm -f "$out/probe-session.json"; fi
-  run_app "$1" "$settle"$'\nquit' "$out/probe-session.json"
-}
-
-# at NAME WIDGET: "X Y" of a widget in probe NAME's layout (fails when it is not on screen).
-at() {
-  "$query" "$out/$1.layout.json" --widget "$2" || fail "widget $2 is not on the screen of $1"
-}
-
-# expect NAME POINTER VALUE: the state JSON of run NAME has VALUE at POINTER.
-expect() {
-  local got
-  got=$("$query" "$out/$1.state.json" "$2") || fail "$1: no $2 in the state"
-  [[ "$got" == "$3" ]] || fail "$1: $2 is '$got', expected '$3'"
-}
+# The app at 1280x800, the size the player is designed for.
+GUI_SIZE=1280x800 GUI_SCREEN=1600x1000
+# shellcheck source=tests/gui/gui_player_lib.sh
+source "$(dirname "$0")/gui_player_lib.sh"
 
 # [1] The first screen (no session yet) points at the lessons; a click opens the catalogue.
 rm -f "$session"

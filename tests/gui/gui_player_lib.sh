@@ -1,0 +1,45 @@
+# Shared by the lesson player's GUI scenario tests (gui_lesson_player.sh, gui_honest_player.sh):
+# each phase runs the app twice from one saved session — a probe run that only settles and writes
+# --layout-json (where each named widget is on that screen), then the act run, which restores the
+# identical screen and clicks those positions — and asserts on the state JSON.
+# Before sourcing, set: with_xvfb, app, query, out, session, GUI_SIZE (the window) and GUI_SCREEN
+# (the Xvfb screen).
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+# run_app NAME SCRIPT_TEXT SESSION: the app on SESSION, running SCRIPT_TEXT ("OUT" is the output
+# folder); writes NAME.layout.json, NAME.state.json and NAME.log.
+run_app() {
+  local name=$1 text=$2 sess=$3
+  printf '%s\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
+  timeout 300 "$with_xvfb" -s "-screen 0 ${GUI_SCREEN}x24" "$app" --script "$out/$name.script" \
+    --size "$GUI_SIZE" --session "$sess" --layout-json "$out/$name.layout.json" \
+    --state-json "$out/$name.state.json" >"$out/$name.log" 2>&1 ||
+    { cat "$out/$name.log"; fail "$name: the app exited with $?"; }
+}
+
+# The settling every run starts with: the lesson's numbers computed, checkpoints evaluated, the
+# text scrolled.
+settle=$'wait-frames 3\nwait-jobs\nwait-frames 4'
+
+# probe NAME [ACTIONS]: the layout of the screen the current session restores to (on a copy of
+# it), after ACTIONS.
+probe() {
+  if [[ -f "$session" ]]; then cp "$session" "$out/probe-session.json"; else rm -f "$out/probe-session.json"; fi
+  run_app "$1" "$settle"$'\n'"${2:-}"$'\n'"$settle"$'\nquit' "$out/probe-session.json"
+}
+
+# at NAME WIDGET: "X Y" of a widget in probe NAME's layout (fails when it is not on screen).
+at() {
+  "$query" "$out/$1.layout.json" --widget "$2" || fail "widget $2 is not on the screen of $1"
+}
+
+# expect NAME POINTER VALUE: the state JSON of run NAME has VALUE at POINTER.
+expect() {
+  local got
+  got=$("$query" "$out/$1.state.json" "$2") || fail "$1: no $2 in the state"
+  [[ "$got" == "$3" ]] || fail "$1: $2 is '$got', expected '$3'"
+}
