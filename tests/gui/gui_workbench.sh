@@ -6,11 +6,11 @@
 # by --state-json.
 # Last, the Tiles view's GPU mode with clicks only: the mode's radio button, a block of the launch
 # grid, a warp's button (each position read from a probe run's --layout-json).
-# usage: gui_workbench.sh TILESCOPE GUI_PNG_CHECK OUT_DIR GUI_JSON_QUERY
+# usage: gui_workbench.sh TILESCOPE GUI_PNG_CHECK GUI_JSON_QUERY OUT_DIR
 #        (exit 77 = skipped: no Xvfb)
 set -euo pipefail
 with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
-app=$1 check=$2 out=$3 query=$4
+app=$1 check=$2 query=$3 out=$4
 if ! command -v Xvfb >/dev/null 2>&1; then
   echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
   exit 77
