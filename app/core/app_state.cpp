@@ -35,6 +35,12 @@ float theme_font_px(Theme theme, float content_scale) {
   return std::round(base * scale);
 }
 
+bool model_text_edited(const AppState& state) {
+  const std::string& t = state.model.text;
+  return t != state.model.loaded_text && t != graph::default_model_text() &&
+         t.find_first_not_of(" \n\r\t") != std::string::npos;
+}
+
 bool reparse_model(AppState& state) {
   ModelDoc& doc = state.model;
   doc.reparse_pending = false;

@@ -46,6 +46,9 @@ struct ModelDoc {
   // came from a session, a hand-out or a lesson is never written until they do: Save model
   // opens Save as… on it instead (a hand-out's model_path could name /etc/passwd).
   bool path_chosen = false;
+  // The text as it was last opened, saved or loaded by a lesson or a session: the text differs
+  // from it once the learner edits (model_text_edited), and then nothing replaces it unasked.
+  std::string loaded_text;
   std::shared_ptr<const graph::Graph> graph;  // the last good parse (kept while text is broken)
   std::string graph_text;                     // the text `graph` was parsed from
   std::optional<ModelError> error;            // the current text's error, if any
@@ -120,6 +123,26 @@ struct FileBrowser {
 };
 inline constexpr size_t kMaxRecentFiles = 8;
 
+// File ▸ Open model (or a drop) over a schedule or edited text: the file is read and waits here
+// while the learner chooses to replay the schedule on it, start it without steps, or cancel; the
+// trial says which steps would not apply (issue #26: nothing is replaced or dropped unasked).
+struct PendingOpen {
+  std::string path;
+  std::string text;         // the file's text, read when it was chosen
+  ReplayTrial trial;        // the current schedule replayed on it, tried
+  bool text_edited = false;  // the editor holds text the learner changed and did not save
+  std::string parse_error;  // the file's model does not parse ("" = it does)
+};
+
+// The model an open replaced (text, path and applied schedule steps): `files restore-model`
+// brings it back, and puts the model it replaces here in turn.
+struct ReplacedModel {
+  std::string text;
+  std::string path;
+  bool path_chosen = false;
+  std::vector<std::string> steps;
+};
+
 // The UI scale's range (fonts re-rasterised at font size × scale; 1 = the theme's size).
 inline constexpr float kMinUiScale = 0.75f, kMaxUiScale = 2.5f;
 
@@ -156,6 +179,8 @@ struct AppState {
   LessonPlayer lessons;       // the lesson catalogue, the open lesson and the learner's progress
   bool start_here = false;    // a first start (no session): the window points at the lessons
   FileBrowser files;          // Open / Save dialogs (files.h)
+  std::optional<PendingOpen> pending_open;     // an open waiting for the learner's choice
+  std::optional<ReplacedModel> replaced_model;  // what the last open replaced
   std::vector<std::string> recent_files;  // opened or saved, newest first, kMaxRecentFiles at most
   // The session file the app autosaves to ("" = none); set by the platform layer.
   std::string session_path;
@@ -174,6 +199,10 @@ struct AppState {
 
 // Seconds of quiet typing before the editor's text is re-parsed.
 inline constexpr double kReparseDebounceSeconds = 0.35;
+
+// The editor holds text the learner changed: not what was last opened, saved or loaded, not the
+// built-in example, not blank.
+bool model_text_edited(const AppState& state);
 
 // Parses model.text now. On success replaces the graph; on failure records the error and keeps
 // the last good graph on screen. Returns true on success.

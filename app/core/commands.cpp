@@ -329,6 +329,12 @@ Command parse_command(std::string_view line) {
                                    "reveal, apply, show-me, load-model, "
                                    "restore-model, reset, panel, close or reload"));
     if (std::string e = check_lesson_command(c.text); !e.empty()) throw CommandError(e);
+  } else if (verb == "start-here") {
+    c.kind = CommandKind::StartHere;
+    c.text = std::string(take_word(rest));
+    if (c.text != "on" && c.text != "off")
+      throw CommandError("start-here: expected on or off, got '" + c.text + "'");
+    expect_end(rest, verb);
   } else if (verb == "teacher") {
     c.kind = CommandKind::Teacher;
     c.text = std::string(take_word(rest));
@@ -502,6 +508,8 @@ std::string command_to_string(const Command& c) {
       return "lesson " + escape(c.text);
     case CommandKind::Teacher:
       return c.text.empty() ? "teacher" : "teacher " + c.text;
+    case CommandKind::StartHere:
+      return "start-here " + c.text;
     case CommandKind::WriteState:
       return "write-state " + c.text;
     case CommandKind::WriteFrameText:
@@ -566,6 +574,7 @@ std::optional<KeyChord> parse_key_chord(std::string_view name) {
   // GLFW key codes (glfw3.h); the core includes no GLFW.
   static const std::pair<std::string_view, int> kNamed[] = {
       {"Space", 32},  {"Escape", 256}, {"Enter", 257}, {"Tab", 258}, {"Backspace", 259},
+      {"Delete", 261}, {"Home", 268},  {"End", 269},   {"PageUp", 266}, {"PageDown", 267},
       {"Right", 262}, {"Left", 263},   {"Down", 264},  {"Up", 265},  {"F1", 290},
       {"F2", 291},    {"F3", 292},     {"F4", 293},    {"F5", 294},  {"F6", 295},
       {"F7", 296},    {"F8", 297},     {"F9", 298},    {"F10", 299}, {"F11", 300},
@@ -618,6 +627,7 @@ std::string apply_command(AppState& state, const Command& c) {
         return e.what();
       }
       state.model.text = std::move(text);
+      state.model.loaded_text = state.model.text;
       state.model.path = c.text;
       state.model.path_chosen = true;
       state.view.fit_pending = true;
@@ -860,6 +870,9 @@ std::string apply_command(AppState& state, const Command& c) {
       return lesson_command(state, c.text);
     case CommandKind::Teacher:
       return teacher_command(state, c.text.empty() ? !state.lessons.teacher : c.text == "on");
+    case CommandKind::StartHere:
+      state.start_here = c.text == "on";
+      return {};
     case CommandKind::WriteState:
       state.requests.state_json_path = c.text;
       return {};

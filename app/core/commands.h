@@ -28,7 +28,8 @@
 //   drag X1 Y1 X2 Y2           drag with the left button from one window pixel to another
 //   scroll X Y NOTCHES         turn the wheel at window pixel X Y (positive zooms in)
 //   key K                      press and release a key: a letter or digit (F: fit), or Left,
-//                              Right, Up, Down, Enter, Escape, Tab, Space, Backspace, F1-F12,
+//                              Right, Up, Down, Home, End, PageUp, PageDown, Enter, Escape, Tab, Space,
+//                              Backspace, Delete, F1-F12,
 //                              with Ctrl+, Alt+, Shift+ in front (Alt+Right: the next lesson step)
 //   type TEXT                  type TEXT into the focused widget ("\n" is Enter)
 //   quit
@@ -70,6 +71,7 @@
 //          | restore-model | reset [ID] | panel text|model | close | reload
 //                                     the lesson player (lesson_player.h)
 //   teacher [on|off]                  teacher mode: predict answers visible (toggle when bare)
+//   start-here on|off                 the "New to tilescope?" card shown or dismissed
 //   write-state FILE           write the state JSON (as --state-json) after the next frame
 //   write-frame-text FILE      write every text the next frame draws, as drawn (masked), one per
 //                              line: what a test asserts is nowhere on screen
@@ -140,6 +142,7 @@ enum class CommandKind {
   Control,
   Lesson,
   Teacher,
+  StartHere,
   WriteState,
   WriteFrameText,
   UiScale,

@@ -3,6 +3,7 @@
 #include "app/core/files.h"
 
 #include "app/core/session.h"
+#include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 #include "sim/io/json.h"
 
@@ -97,6 +98,7 @@ std::string save_model_file(AppState& state, const std::string& path) {
   std::string text = state.model.text;
   if (!text.empty() && text.back() != '\n') text += '\n';
   if (std::string e = write_file_atomically(text, target, "model"); !e.empty()) return e;
+  state.model.loaded_text = state.model.text;
   state.model.path = target;
   state.model.path_chosen = true;
   note_recent_file(state, target);
@@ -104,17 +106,126 @@ std::string save_model_file(AppState& state, const std::string& path) {
   return {};
 }
 
+namespace {
+
+std::string plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// Puts a model file's text into the editor; with `keep_steps` the schedule's steps are replayed
+// on it (as far as they apply: update_state does it), else it starts without steps. What it
+// replaces is kept in state.replaced_model.
+void install_model(AppState& state, const std::string& path, std::string text, bool keep_steps) {
+  Workbench& wb = state.bench;
+  const size_t applied = wb.history ? wb.history->size() : 0;
+  ReplacedModel old{state.model.text, state.model.path, state.model.path_chosen,
+                    std::vector<std::string>(wb.step_texts.begin(),
+                                             wb.step_texts.begin() + static_cast<long>(applied))};
+  const bool worth_keeping = model_text_edited(state) || !old.steps.empty();
+  if (worth_keeping) state.replaced_model = std::move(old);
+  if (!keep_steps) {
+    wb.history.reset();
+    wb.step_texts.clear();
+    wb.last.reset();
+  }
+  state.model.text = std::move(text);
+  state.model.loaded_text = state.model.text;
+  state.model.path = path;
+  state.model.path_chosen = true;
+  state.model.reparse_pending = false;
+  state.view.fit_pending = true;
+  reparse_model(state);
+  update_state(state);  // lowers the new graph now (and replays the kept steps on it)
+  note_recent_file(state, path);
+  std::string said = "opened " + path;
+  if (keep_steps && applied > 0) {
+    const size_t now = wb.history ? wb.history->size() : 0;
+    said += "; replayed " + std::to_string(now) + " of " + plural(applied, "step", "steps");
+    if (now < applied && wb.last && !wb.last->ok)
+      said += " (step " + std::to_string(now + 1) + " '" + wb.last->step + "' did not apply: " +
+              wb.last->explanation + ")";
+  }
+  if (worth_keeping) said += "; what it replaced is kept (File menu: Restore the previous model)";
+  state.notice = said;
+}
+
+}  // namespace
+
 std::string open_model_file(AppState& state, const std::string& path) {
   // As set-model-file does (commands.h includes this file, so it is not called from here).
   io::TextInput in = io::read_text_input(path, io::kMaxModelBytes, "a model file");
   if (!in.ok) return in.error;
-  state.model.text = std::move(in.text);
-  state.model.path = path;
-  state.model.path_chosen = true;
+  const size_t steps = state.bench.history ? state.bench.history->size() : 0;
+  const bool edited = model_text_edited(state);
+  if (steps == 0 && !edited) {
+    install_model(state, path, std::move(in.text), false);
+    return {};
+  }
+  // A schedule or the learner's own text would be replaced: ask first, with what replaying the
+  // schedule would do.
+  PendingOpen p;
+  p.path = path;
+  p.text = io::editor_safe_text(in.text);
+  p.text_edited = edited;
+  try {
+    const auto g = std::make_shared<const graph::Graph>(graph::parse_model(p.text, path));
+    p.trial = workbench_trial_replay(state.bench, g);
+  } catch (const std::exception& e) {
+    p.parse_error = e.what();
+    p.trial.steps = steps;
+  }
+  state.pending_open = std::move(p);
+  state.files.mode = FileBrowser::Mode::Closed;
+  return {};
+}
+
+std::string choose_open_model(AppState& state, std::string_view choice) {
+  if (!state.pending_open) return "files open-choice: no opened model waits for a choice";
+  if (choice == "cancel") {
+    state.notice = "kept the model you had; " + state.pending_open->path + " was not opened";
+    state.pending_open.reset();
+    return {};
+  }
+  if (choice != "replay" && choice != "drop")
+    return "files open-choice: choose replay (the schedule's steps on the new model), drop (the "
+           "new model without steps) or cancel, not '" +
+           io::printable(std::string(choice), 40) + "'";
+  PendingOpen p = std::move(*state.pending_open);
+  state.pending_open.reset();
+  install_model(state, p.path, std::move(p.text), choice == "replay");
+  return {};
+}
+
+std::string restore_replaced_model(AppState& state) {
+  if (!state.replaced_model) return "files restore-model: no open has replaced a model yet";
+  ReplacedModel back = std::move(*state.replaced_model);
+  state.replaced_model.reset();
+  Workbench& wb = state.bench;
+  const size_t applied = wb.history ? wb.history->size() : 0;
+  // The model it replaces is kept in turn, so a restore can be undone the same way.
+  state.replaced_model = ReplacedModel{
+      state.model.text, state.model.path, state.model.path_chosen,
+      std::vector<std::string>(wb.step_texts.begin(),
+                               wb.step_texts.begin() + static_cast<long>(applied))};
+  wb.history.reset();
+  wb.step_texts.clear();
+  wb.last.reset();
+  state.model.text = std::move(back.text);
+  state.model.path = std::move(back.path);
+  state.model.path_chosen = back.path_chosen;
+  state.model.reparse_pending = false;
   state.view.fit_pending = true;
   reparse_model(state);
-  note_recent_file(state, path);
-  state.notice = "opened " + path;
+  update_state(state);
+  size_t replayed = 0;
+  for (const std::string& s : back.steps) {
+    if (!workbench_apply(wb, s).empty() || (wb.last && !wb.last->ok)) break;
+    ++replayed;
+  }
+  state.notice = "restored the previous model" +
+                 (back.steps.empty() ? std::string()
+                                     : " and " + std::to_string(replayed) + " of its " +
+                                           plural(back.steps.size(), "step", "steps"));
   return {};
 }
 
@@ -218,6 +329,8 @@ std::string file_browser_command(AppState& state, std::string_view args) {
     b.mode = Mode::Closed;
     return {};
   }
+  if (verb == "open-choice") return choose_open_model(state, rest);
+  if (verb == "restore-model") return restore_replaced_model(state);
   if (verb == "name") {
     b.name = rest;
     return {};
@@ -262,7 +375,8 @@ std::string file_browser_command(AppState& state, std::string_view args) {
     return e;
   }
   return "files: unknown verb '" + verb +
-         "' (open-model, save-model, open-session, save-session, cd, name, ok, close)";
+         "' (open-model, save-model, open-session, save-session, cd, name, ok, close, "
+         "open-choice, restore-model)";
 }
 
 }  // namespace tilescope::core

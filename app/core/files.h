@@ -36,8 +36,19 @@ void note_recent_file(AppState& state, const std::string& path);
 // that is refused with a message) and makes it the model's path. Returns "" or why not.
 std::string save_model_file(AppState& state, const std::string& path);
 
-// Opens a model file into the editor (parsed at once). Returns "" or why not (state unchanged).
+// Opens a model file into the editor (parsed at once). When that would replace a schedule's steps
+// or text the learner edited, the file waits in state.pending_open for choose_open_model instead.
+// Returns "" or why not (state unchanged).
 std::string open_model_file(AppState& state, const std::string& path);
+
+// The learner's answer to a waiting open: "replay" (the schedule's steps on the new model, as far
+// as they apply), "drop" (the new model without steps) or "cancel" (nothing changes). The model
+// replaced is kept for restore_replaced_model.
+std::string choose_open_model(AppState& state, std::string_view choice);
+
+// Brings back the model (text, path, steps) the last open replaced; the one it replaces is kept
+// in turn.
+std::string restore_replaced_model(AppState& state);
 
 // A session file to hand out: the session (session.h) without this computer's recent files.
 std::string save_session_file(const AppState& state, const std::string& path);
@@ -53,7 +64,8 @@ std::string open_dropped_file(AppState& state, const std::string& path);
 // The browser's verbs: `open-model|save-model|open-session|save-session [DIR]` shows it (in DIR,
 // else the current model's folder, else the working folder), `cd DIR` (a name in the listed
 // folder, "..", or a path), `name TEXT` sets the path field, `ok` opens or saves the field's path,
-// `close` hides it. Returns "" or why not.
+// `close` hides it, `open-choice replay|drop|cancel` answers a waiting open, `restore-model`
+// brings back what the last open replaced. Returns "" or why not.
 std::string file_browser_command(AppState& state, std::string_view args);
 
 // The path the browser's field names: the field itself when absolute, else inside `dir`.

@@ -48,6 +48,7 @@ void load_model(AppState& s, const std::string& text, const std::string& name) {
   s.bench.step_texts.clear();
   s.bench.last.reset();
   s.model.text = text;
+  s.model.loaded_text = text;
   s.model.path = name;
   s.model.path_chosen = false;
   s.model.reparse_pending = false;

@@ -153,6 +153,38 @@ void workbench_set_graph(Workbench& wb, std::shared_ptr<const graph::Graph> grap
   }
 }
 
+ReplayTrial workbench_trial_replay(const Workbench& wb,
+                                   const std::shared_ptr<const graph::Graph>& graph) {
+  ReplayTrial t;
+  t.steps = wb.history ? wb.history->size() : 0;
+  if (t.steps == 0) return t;
+  std::optional<schedule::History> trial;
+  try {
+    trial.emplace(schedule::lower_graph(graph), workbench_target(wb));
+  } catch (const std::exception& e) {
+    t.refused = std::string("the new model has no schedule: ") + e.what();
+    return t;
+  }
+  for (size_t i = 0; i < t.steps && i < wb.step_texts.size(); ++i) {
+    std::string why;
+    try {
+      for (const schedule::TransformStep& step : schedule::parse_steps(wb.step_texts[i])) {
+        const schedule::StepResult r = trial->apply(step);
+        if (!r.ok) why = r.explanation.empty() ? "refused" : r.explanation;
+        if (!r.ok) break;
+      }
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    if (!why.empty()) {
+      t.refused = "step " + std::to_string(i + 1) + " '" + wb.step_texts[i] + "': " + why;
+      return t;
+    }
+    ++t.apply;
+  }
+  return t;
+}
+
 namespace {
 
 // Names the first step of the history the current machine refuses, or clears the note.

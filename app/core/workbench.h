@@ -258,6 +258,17 @@ struct Workbench {
 void workbench_set_graph(Workbench& wb, std::shared_ptr<const graph::Graph> graph,
                          const std::string& text, int generation);
 
+// What replaying the history's applied steps on another graph would do, without doing it (File ▸
+// Open model asks before it replays): the replay stops at the first step the new graph or the
+// machine refuses, and every step after it is dropped with it.
+struct ReplayTrial {
+  size_t steps = 0;      // the applied steps of the current history
+  size_t apply = 0;      // how many of them, from the first, apply to the new graph
+  std::string refused;   // the first that does not: "step 3 'fuse add0 relu0': why" ("" = none)
+};
+ReplayTrial workbench_trial_replay(const Workbench& wb,
+                                   const std::shared_ptr<const graph::Graph>& graph);
+
 // Applies step text (one or more steps). Returns "" when every step applied; on a refusal the
 // program stays at the last good step and `last` holds the refusal. Errors in the text itself
 // (unparseable) come back as the message.

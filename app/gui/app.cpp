@@ -224,6 +224,12 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   j["file_browser"] = {{"open", state.files.mode != FileBrowser::Mode::Closed},
                        {"dir", state.files.dir},
                        {"name", state.files.name}};
+  j["model_edited"] = model_text_edited(state);
+  if (const auto& p = state.pending_open)
+    j["open_choice"] = {{"path", p->path},         {"steps", p->trial.steps},
+                        {"apply", p->trial.apply}, {"refused", p->trial.refused},
+                        {"text_edited", p->text_edited}, {"parse_error", p->parse_error}};
+  j["replaced_model"] = state.replaced_model.has_value();
   std::ofstream out(path);
   if (!out) return "cannot write state JSON '" + path + "'";
   // Replace, not throw, on invalid UTF-8: model text and its error excerpts are user bytes.
@@ -739,6 +745,7 @@ int run_app(const AppOptions& options) {
         draw_start_here(ctx, panels.graph);
       draw_status_bar_view(ctx, panels.status_bar);
       draw_file_browser(ctx, Rect{0, 0, state.window_w, state.window_h});
+      draw_open_choice(ctx, Rect{0, 0, state.window_w, state.window_h});
     }
     ImGui::Render();
     if (record_text) {

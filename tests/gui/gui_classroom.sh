@@ -7,7 +7,11 @@
 #       every node above the status bar (nothing under the legend);
 #   [3] theme and UI scale switched with clicks in the status bar, and remembered by the session;
 #   [4] Open of a model file through File ▸ Open model… and the file browser;
-#   [5] Save session as… a hand-out, then Open session… of it in a fresh app.
+#   [5] Save session as… a hand-out, then Open session… of it in a fresh app;
+#   [6] --model leaves the saved session alone;
+#   [7] Open model over a schedule asks (replay / without steps / cancel) and keeps what it
+#       replaced; Esc leaves the model editor without reverting, Ctrl+Z undoes a keystroke; the
+#       start card is dismissed with a click and stays dismissed.
 # Positions come from probe runs' --layout-json (named widgets), as in gui_lesson_player.sh.
 # usage: gui_classroom.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped: no Xvfb)
 set -euo pipefail
@@ -160,3 +164,43 @@ XDG_STATE_HOME="$state_home" "$with_xvfb" -s "-screen 0 1600x1000x24" bash -c '
 cmp -s "$out/session-before.json" "$state_home/tilescope/session.json" ||
   fail "--model overwrote the saved session"
 echo "ok: --model left the saved session as it was"
+
+# [7] Open model over two steps: the choice says both would apply to the file (the same model);
+# "Replay the steps" keeps them, and File ▸ Restore the previous model is offered.
+run_app o0 $'wait-frames 2\nquit' --no-session --size 1280x800
+value "$out/o0.state.json" /model_text >"$out/same.model"
+open_script() {
+  printf '%s' $'wait-frames 2\napply "fuse(matmul0, add0, relu0); tile(i, 16)"\nwait-frames 2\nclick '"$(at t0 status.file)"$'\nwait-frames 3\nclick '"$(at f0 file.open-model)"$'\nwait-frames 3\nclick '"$(at f1 files.path)"$'\ntype '"$out/same.model"$'\nwait-frames 2\nclick '"$(at f1 files.ok)"$'\nwait-frames 4'
+}
+run_app o1 "$(open_script)"$'\nscreenshot OUT/open-choice.png\nwait-frames 1\nquit' --no-session --size 1280x800
+expect "$out/o1.state.json" /open_choice/steps 2
+expect "$out/o1.state.json" /open_choice/apply 2
+expect "$out/o1.state.json" /history/cursor 2
+run_app o2 "$(open_script)"$'\nclick '"$(at o1 open-choice.replay)"$'\nwait-frames 4\nquit' --no-session --size 1280x800
+"$query" "$out/o2.state.json" /open_choice >/dev/null 2>&1 && fail "o2: the choice is still open after Replay"
+path=$(value "$out/o2.state.json" /model_path)
+[[ "$path" == */same.model ]] || fail "o2: the model path is '$path'"
+expect "$out/o2.state.json" /history/cursor 2
+expect "$out/o2.state.json" /replaced_model true
+echo "ok: Open model over 2 steps asked, replayed both, kept the previous model to restore"
+
+# Esc leaves the editor with the typed text; Ctrl+Z inside it takes back the last keystroke.
+editor=$(at o0 model.editor)
+run_app e1 $'wait-frames 2\nclick '"$editor"$'\nwait-frames 2\nkey Ctrl+End\ntype \\n# mine\nwait-frames 2\nkey Escape\nwait-frames 3\nquit' --no-session --size 1280x800
+text=$(value "$out/e1.state.json" /model_text)
+[[ "$text" == *"# mine" ]] || fail "e1: after Esc the model text ends '${text: -20}', not with the typed '# mine'"
+expect "$out/e1.state.json" /model_edited true
+run_app e2 $'wait-frames 2\nclick '"$editor"$'\nwait-frames 2\nkey Ctrl+End\ntype \\n# abc\nwait-frames 2\nkey Ctrl+Z\nwait-frames 3\nquit' --no-session --size 1280x800
+text=$(value "$out/e2.state.json" /model_text)
+[[ "$text" == *"# ab" ]] || fail "e2: after Ctrl+Z the model text ends '${text: -20}', expected '# ab'"
+echo "ok: Esc kept the typed text; Ctrl+Z took back one keystroke"
+
+# The start card (a first start, no session yet): "Not now" hides it, and a restart keeps it hidden.
+rm -f "$out/first.json" "$out/first-probe.json"
+run_app c0 $'wait-frames 3\nquit' --session "$out/first-probe.json" --size 1280x800
+expect "$out/c0.state.json" /lesson/start_here true
+run_app c1 $'wait-frames 3\nclick '"$(at c0 start-here.dismiss)"$'\nwait-frames 3\nquit' --session "$out/first.json" --size 1280x800
+expect "$out/c1.state.json" /lesson/start_here false
+run_app c2 $'wait-frames 3\nquit' --session "$out/first.json" --size 1280x800
+expect "$out/c2.state.json" /lesson/start_here false
+echo "ok: the start card dismissed with a click stays dismissed"

@@ -166,6 +166,11 @@ TEST_CASE("a dropped .json opens as a session, anything else as a model") {
   AppState state = state_for(kModel);
   write(d.file("two.model"), "x: [2, 3]\ny = relu(x)\n");
   CHECK(run(state, "drop " + d.file("two.model")).empty());
+  // The editor held text typed in (not opened from a file): the drop asks first.
+  REQUIRE(state.pending_open);
+  CHECK(state.pending_open->text_edited);
+  CHECK(state.model.text == kModel);
+  CHECK(run(state, "files open-choice drop").empty());
   CHECK(state.model.path == d.file("two.model"));
   CHECK(state.graph()->ops().size() == 1);
   AppState other = state_for(kModel);
@@ -192,6 +197,7 @@ TEST_CASE("the file browser: shown in the model's folder, cd, name, ok; a failed
   CHECK(run(state, "files name m.model").empty());
   CHECK(run(state, "files ok").empty());
   CHECK(state.files.mode == FileBrowser::Mode::Closed);
+  CHECK(run(state, "files open-choice drop").empty());  // the typed-in text is kept aside
   CHECK(state.graph()->ops().size() == 1);
   // Save as: the field starts with the model's own name, in its folder.
   CHECK(run(state, "files save-model").empty());
@@ -205,6 +211,62 @@ TEST_CASE("the file browser: shown in the model's folder, cd, name, ok; a failed
   CHECK(run(state, "files close").empty());
   CHECK_THROWS_AS(parse_command("files"), CommandError);
   CHECK(run(state, "files fly").find("unknown verb") != std::string::npos);
+}
+
+TEST_CASE("Open model over a schedule asks: replay, drop or cancel, and says which steps would not apply") {
+  TempDir d;
+  AppState state = state_for(kModel);
+  state.model.loaded_text = kModel;  // as if opened from a file: only the steps are at stake
+  REQUIRE(run(state, "apply " + std::string(kSteps)).empty());
+  REQUIRE(state.bench.history->size() == 3);
+  // The same layer with a batch of 16: all three steps apply (i = 16 tiles by 4).
+  write(d.file("batch16.model"), "x: [16, 16]\nW: [4, 16] weight\nb: [4] weight\ny = relu(x @ W.T + b)\n");
+  // A model with no matmul0: the first step, fuse(matmul0, add0, relu0), cannot apply, so none.
+  write(d.file("relu.model"), "x: [2, 3]\ny = relu(x)\n");
+  CHECK(run(state, "drop " + d.file("relu.model")).empty());
+  REQUIRE(state.pending_open);
+  CHECK_FALSE(state.pending_open->text_edited);
+  CHECK(state.pending_open->trial.steps == 3);
+  CHECK(state.pending_open->trial.apply == 0);
+  CHECK(state.pending_open->trial.refused.rfind("step 1 'fuse(matmul0, add0, relu0)'", 0) == 0);
+  // Cancel: nothing changed.
+  CHECK(run(state, "files open-choice cancel").empty());
+  CHECK_FALSE(state.pending_open);
+  CHECK(state.model.text == kModel);
+  CHECK(state.bench.history->size() == 3);
+  CHECK_FALSE(state.replaced_model);
+  // The batch-16 model: the trial says all three apply, and replaying keeps all three.
+  CHECK(run(state, "drop " + d.file("batch16.model")).empty());
+  REQUIRE(state.pending_open);
+  CHECK(state.pending_open->trial.apply == 3);
+  CHECK(state.pending_open->trial.refused.empty());
+  CHECK(run(state, "files open-choice keep").find("not 'keep'") != std::string::npos);
+  CHECK(state.pending_open);  // a wrong word answers nothing
+  CHECK(run(state, "files open-choice replay").empty());
+  CHECK(state.model.path == d.file("batch16.model"));
+  CHECK(state.bench.history->size() == 3);
+  REQUIRE(state.replaced_model);
+  CHECK(state.replaced_model->text == kModel);
+  CHECK(state.replaced_model->steps.size() == 3);
+  // Drop: the relu model opens with no steps; the batch-16 model and its steps are kept aside.
+  CHECK(run(state, "drop " + d.file("relu.model")).empty());
+  CHECK(run(state, "files open-choice drop").empty());
+  CHECK(state.graph()->ops().size() == 1);
+  CHECK(state.bench.history->size() == 0);
+  // Restore brings back the batch-16 model with its three steps, and keeps the relu model.
+  CHECK(run(state, "files restore-model").empty());
+  CHECK(state.model.path == d.file("batch16.model"));
+  CHECK(state.bench.history->size() == 3);
+  REQUIRE(state.replaced_model);
+  CHECK(state.replaced_model->path == d.file("relu.model"));
+  // An open with neither steps nor edited text asks nothing.
+  CHECK(run(state, "goto-step 0").empty());
+  state.bench.step_texts.clear();
+  state.model.loaded_text = state.model.text;
+  CHECK(run(state, "drop " + d.file("relu.model")).empty());
+  CHECK_FALSE(state.pending_open);
+  CHECK(state.model.path == d.file("relu.model"));
+  CHECK(run(state, "files open-choice replay").find("no opened model waits") != std::string::npos);
 }
 
 TEST_CASE("the session keeps redo steps and the UI scale across a restart") {

@@ -114,4 +114,54 @@ void draw_file_browser(ViewContext& ctx, const Rect& window) {
   if (!open) push_files(ctx, "close");
 }
 
+void draw_open_choice(ViewContext& ctx, const Rect& window) {
+  if (!ctx.state.pending_open) return;
+  const PendingOpen& p = *ctx.state.pending_open;
+  const float em = ImGui::GetFontSize();
+  const float w = std::min(window.w - em * 2, em * 34);
+  ImGui::SetNextWindowPos(ImVec2(window.x + window.w / 2, window.y + window.h / 2),
+                          ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSize(ImVec2(w, 0));
+  ImGui::SetNextWindowFocus();
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_AlwaysAutoResize;
+  bool open = true;
+  if (ImGui::Begin("Open this model?", &open, flags)) {
+    ImGui::PushTextWrapPos(w - em);
+    ImGui::TextWrapped("%s", p.path.c_str());
+    const size_t n = p.trial.steps;
+    if (n > 0) {
+      const std::string steps = std::to_string(n) + (n == 1 ? " step" : " steps");
+      ImGui::TextWrapped("Your schedule has %s.", steps.c_str());
+      if (!p.parse_error.empty())
+        ImGui::TextWrapped("The new model does not parse, so none can be replayed yet: %s",
+                           p.parse_error.c_str());
+      else if (p.trial.apply == n)
+        ImGui::TextWrapped("All %s apply to the new model.", steps.c_str());
+      else
+        ImGui::TextWrapped("Replayed on the new model, %zu of them would apply; %s, and every "
+                           "step after it would be dropped.",
+                           p.trial.apply, p.trial.refused.c_str());
+    }
+    if (p.text_edited)
+      ImGui::TextWrapped("The editor holds your unsaved edits. They are kept: File menu, "
+                         "Restore the previous model, brings them back.");
+    ImGui::PopTextWrapPos();
+    ImGui::Spacing();
+    if (n > 0) {
+      if (ImGui::Button("Replay the steps")) push_files(ctx, "open-choice replay");
+      note_widget("open-choice.replay");
+      ImGui::SameLine();
+    }
+    if (ImGui::Button(n > 0 ? "Open without steps" : "Open")) push_files(ctx, "open-choice drop");
+    note_widget("open-choice.drop");
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) push_files(ctx, "open-choice cancel");
+    note_widget("open-choice.cancel");
+  }
+  ImGui::End();
+  if (!open) push_files(ctx, "open-choice cancel");
+}
+
 }  // namespace tilescope::gui

@@ -929,6 +929,8 @@ void draw_lesson_text_view(ViewContext& ctx, const Rect& rect) {
 // [SECTION] Start here
 
 void draw_start_here(ViewContext& ctx, const Rect& centre) {
+  // A dialog (the file browser, an open's choice) is never under the card.
+  if (ctx.state.files.mode != FileBrowser::Mode::Closed || ctx.state.pending_open) return;
   const float em = ctx.fonts.px;
   const float w = std::min(centre.w - em * 2, em * 26);
   ImGui::SetNextWindowPos(ImVec2(centre.x + (centre.w - w) / 2, centre.y + em * 2.6f));
@@ -954,6 +956,11 @@ void draw_start_here(ViewContext& ctx, const Rect& centre) {
     note_widget("start-here");
     ImGui::SameLine();
     ImGui::TextDisabled("or key 7");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Not now")) ctx.push(command_from("start-here off"));
+    note_widget("start-here.dismiss");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Hide this card. The lessons stay in the Lessons tab (key 7).");
   }
   ImGui::End();
   ImGui::PopStyleVar(2);

@@ -129,8 +129,15 @@ void draw_model_text_view(ViewContext& ctx, const Rect& rect) {
   std::string buffer = doc.text;
   ImGui::PushFont(ctx.fonts.mono);
   const TextMaskPause typed;  // the model text is the learner's: shapes are never masked
+  // ImGui's text field reverts every edit since it was clicked when Esc leaves it. Here Esc
+  // only leaves: the edits already travelled as commands, so the revert is not passed on (issue
+  // #26). Ctrl+Z inside the field undoes one edit at a time.
+  const bool escaping = ImGui::GetActiveID() == ImGui::GetID(kEditorLabel) &&
+                        ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
   const bool changed = ImGui::InputTextMultiline(kEditorLabel, &buffer, ImVec2(-FLT_MIN, editor_h),
-                                                 ImGuiInputTextFlags_AllowTabInput);
+                                                 ImGuiInputTextFlags_AllowTabInput) &&
+                       !escaping;
+  note_widget("model.editor");
   if (doc.error) mark_error_line(ctx, *doc.error, doc.text);
   ImGui::PopFont();
   if (changed) {

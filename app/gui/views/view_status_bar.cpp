@@ -37,6 +37,11 @@ void draw_file_menu(ViewContext& ctx) {
   menu_item(ctx, "Save model as…", "files save-model",
             "Write the editor's text to a new .model file (the built-in example has none).",
             "file.save-model-as");
+  if (state.replaced_model)
+    menu_item(ctx, "Restore the previous model", "files restore-model",
+              "Bring back the model text, file and schedule steps the last Open model replaced "
+              "(the current one is kept the same way).",
+              "file.restore-model");
   ImGui::Separator();
   menu_item(ctx, "Open session…", "files open-session",
             "Open a session file: a model, its steps, the machine, the view and the lesson "

@@ -43,6 +43,9 @@ void draw_inspector_view(ViewContext& ctx, const core::Rect& rect);
 void draw_status_bar_view(ViewContext& ctx, const core::Rect& rect);
 // The Open / Save file browser over the window while it is open (files.h's `files` commands).
 void draw_file_browser(ViewContext& ctx, const core::Rect& window);
+// File ▸ Open model over a schedule or edited text: replay the steps, open without them, or
+// cancel (state.pending_open), with what replaying would keep.
+void draw_open_choice(ViewContext& ctx, const core::Rect& window);
 
 // The centre's tab strip and the workbench views (one file each), with their side panels.
 void draw_tabs_view(ViewContext& ctx, const core::Rect& rect);
