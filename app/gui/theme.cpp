@@ -191,7 +191,19 @@ Fonts load_fonts(float content_scale) {
   // replacement character.
   static const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2070,
                                     0x209F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x2308, 0x230B,
-                                    0x25A0, 0x25FF, 0x2713, 0x2717, 0xFFFD, 0xFFFD, 0};
+                                    0x2400, 0x2426, 0x2500, 0x257F, 0x25A0, 0x25FF, 0x2713,
+                                    0x2717, 0xFFFD, 0xFFFD, 0};
+  // What Inter and JetBrains Mono lack is merged in from DejaVu (each font's own glyphs win):
+  // modifier letters (Wᵀ), letterlike symbols (ℝ), maths (∇ ∈ ⋯ ⌈ ⌉), control pictures (␀), box
+  // drawing, shapes (▸), check marks and the replacement character; DejaVu has no control
+  // pictures, so ␀ (a NUL byte shown in the editor) comes from JetBrains Mono. test_glyphs checks
+  // that every character the app's texts and the lessons use has a glyph.
+  static const ImWchar kFallbackRanges[] = {0x1D2C, 0x1D6A, 0x2100, 0x214F, 0x2190, 0x21FF,
+                                            0x2200, 0x22FF, 0x2300, 0x23FF, 0x2500, 0x257F, 0x25A0, 0x25FF, 0x2713, 0x2717,
+                                            0xFFFD, 0xFFFD, 0};
+  static const ImWchar kControlPictures[] = {0x2400, 0x2426, 0};
+  const char* kFallback = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+  const char* kFallbackMono = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
   const char* kRegular = "/usr/share/fonts/opentype/inter/Inter-Regular.otf";
   const char* kBold = "/usr/share/fonts/opentype/inter/Inter-SemiBold.otf";
   const char* kMono = "/usr/share/fonts/truetype/jetbrains-mono/JetBrainsMono-Regular.ttf";
@@ -214,13 +226,28 @@ Fonts load_fonts(float content_scale) {
     cfg.SizePixels = px;
     return io.Fonts->AddFontDefault(&cfg);
   };
+  // Merges the fallback's glyphs into the font just loaded (skipped when DejaVu is missing: the
+  // few characters it adds then show as "?").
+  auto merge_fallback = [&](const char* path, float px, const ImWchar* ranges) {
+    if (!std::filesystem::exists(path)) return;
+    ImFontConfig cfg;
+    cfg.MergeMode = true;
+    cfg.OversampleH = 2;
+    cfg.OversampleV = 2;
+    io.Fonts->AddFontFromFileTTF(path, px, &cfg, ranges);
+  };
   Fonts fonts;
   for (Theme t : {Theme::Light, Theme::Projector}) {
     FontSet& set = t == Theme::Projector ? fonts.projector : fonts.desk;
     set.px = theme_font_px(t, content_scale);
     set.ui = load(kRegular, set.px);
+    merge_fallback(kFallback, set.px, kFallbackRanges);
+    merge_fallback(kMono, set.px, kControlPictures);
     set.ui_bold = load(kBold, set.px);
+    merge_fallback(kFallback, set.px, kFallbackRanges);
+    merge_fallback(kMono, set.px, kControlPictures);
     set.mono = load(kMono, set.px);
+    merge_fallback(kFallbackMono, set.px, kFallbackRanges);
   }
   io.FontDefault = fonts.desk.ui;
   return fonts;
