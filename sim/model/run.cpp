@@ -25,6 +25,8 @@ schedule::Target target_for(const Machine& m) {
   if (m.registers_per_thread > 0) t.register_bytes_per_thread = m.registers_per_thread * 4;
   if (m.threads_per_block > 0) t.max_threads_per_block = m.threads_per_block;
   if (m.kind == "cpu" && !m.levels.empty()) t.cpu_l1_bytes = int64_t(m.levels.front().size_bytes);
+  if (m.kind == "gpu" && !m.levels.empty()) t.gpu_l1_bytes = int64_t(m.levels.front().size_bytes);
+  t.machine = m.name;
   if (m.vector_bytes > 0) t.cpu_vector_bytes = m.vector_bytes;
   if (m.vector_registers > 0) t.cpu_vector_registers = m.vector_registers;
   return t;

@@ -43,6 +43,10 @@ struct Target {
   int64_t smem_banks = 32;
   int64_t sm_count = 132;  // blocks in the first wave (one per SM) for block-order comparisons
   int64_t cpu_l1_bytes = 48 * 1024;  // a scratchpad stage must fit here
+  // A GPU machine's L1 of one SM (its first cache level); 0 on a CPU machine and in the defaults.
+  // Explanations compare a loop's working set with this one, else with cpu_l1_bytes.
+  int64_t gpu_l1_bytes = 0;
+  std::string machine = {};  // the machine's name, for explanations ("" = the defaults above)
   int64_t cpu_vector_bytes = 32;     // AVX2: 8 fp32 lanes
   int64_t cpu_vector_registers = 16;
   int64_t max_accumulator_bytes = 64 * 1024;  // per thread / per CPU worker

@@ -111,9 +111,16 @@ std::string working_set_text(const Kernel& k, int at, const Target& t) {
   }
   std::string s = "One iteration of " + k.loops[size_t(at)].name + " touches " + join(parts) +
                   " = " + format_bytes(total);
-  s += total <= t.cpu_l1_bytes ? ", which fits the " + format_bytes(t.cpu_l1_bytes) + " L1 cache."
-                               : ", more than the " + format_bytes(t.cpu_l1_bytes) +
-                                     " L1 cache, so some of it is fetched again from further away.";
+  // The target machine's own L1: one SM's on a GPU, one core's on a CPU (issue #26: the GPU
+  // machines were told of the default x86 core's 48 KiB).
+  const bool gpu = t.gpu_l1_bytes > 0;
+  const int64_t l1 = gpu ? t.gpu_l1_bytes : t.cpu_l1_bytes;
+  const std::string whose = t.machine.empty() ? std::string(gpu ? " of one SM" : "")
+                            : gpu             ? " of one " + t.machine + " SM"
+                                              : " of one " + t.machine + " core";
+  const std::string cache = format_bytes(l1) + " L1" + (gpu ? "" : " cache") + whose;
+  s += total <= l1 ? ", which fits the " + cache + "."
+                   : ", more than the " + cache + ", so some of it is fetched again from further away.";
   return s;
 }
 

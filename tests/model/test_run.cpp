@@ -78,10 +78,13 @@ TEST_CASE("target_for: the machine's limits become the schedule's legality targe
   CHECK(t.sm_count == 132);
   CHECK(t.register_bytes_per_thread == 255 * 4);
   CHECK(t.max_threads_per_block == 1024);
+  CHECK(t.gpu_l1_bytes == 28 * 1024);  // the file's [level L1] size: one SM's L1
+  CHECK(t.machine == "h200");
 
   const schedule::Target tiny = model::target_for(model::load_machine("tiny"));
   CHECK(tiny.smem_bytes_per_block == 0);  // a CPU machine has no shared memory
   CHECK(tiny.cpu_l1_bytes == 1024);       // tiny's 1 KiB L1
+  CHECK(tiny.gpu_l1_bytes == 0);
   CHECK(tiny.cpu_vector_bytes == 32);     // vector = 32 B
   CHECK(tiny.cpu_vector_registers == 16);
 

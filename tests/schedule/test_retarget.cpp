@@ -118,4 +118,11 @@ TEST_CASE(
   h.set_target(t);
   CHECK(h.explanation(0).find("fits the 32 KiB L1 cache") != std::string::npos);
   CHECK(h.explanation(0).find("48 KiB") == std::string::npos);
+  // A GPU machine: its SM's L1 (28 KiB on the H200's largest carve-out), named as whose it is.
+  Target gpu;
+  gpu.gpu_l1_bytes = 28 * 1024;
+  gpu.machine = "h200";
+  h.set_target(gpu);
+  CHECK(h.explanation(0).find("fits the 28 KiB L1 of one h200 SM") != std::string::npos);
+  CHECK(h.explanation(0).find("48 KiB") == std::string::npos);
 }
