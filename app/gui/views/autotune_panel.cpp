@@ -2,6 +2,7 @@
 // (predicted on the machine, measured on this CPU) with colour scales, the best point outlined and
 // named, and how well the two rank the points.
 #include "app/gui/views/autotune_panel.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include "app/core/format.h"
 
@@ -181,7 +182,7 @@ void draw_heatmap(ViewContext& ctx, const AutotuneGrid& g, float width, float ma
                   g.mode == AutotuneMode::Simulator ? "predicted" : "measured", pt.detail.c_str());
     else {
       ImGui::PushTextWrapPos(em * 30);
-      ImGui::TextWrapped("%s: %s", pt.refused ? "refused" : "no time", pt.why.c_str());
+      text_wrapped("%s: %s", pt.refused ? "refused" : "no time", pt.why.c_str());
       ImGui::PopTextWrapPos();
     }
     ImGui::EndTooltip();
@@ -195,29 +196,29 @@ void grid_summary(ViewContext& ctx, const AutotuneGrid& g) {
   if (range.valid() && range.hi <= range.lo * (1 + 1e-9)) {
     const AutotunePoint& b = g.points[size_t(g.best)];
     ImGui::PushFont(ctx.fonts.ui_bold);
-    ImGui::TextWrapped("no best: every point %s %s (%s)", sim ? "predicts" : "measures",
+    text_wrapped("no best: every point %s %s (%s)", sim ? "predicts" : "measures",
                        time_text(b.seconds).c_str(), b.detail.c_str());
     ImGui::PopFont();
     if (sim && b.detail.rfind("bound by L1", 0) == 0)
-      ImGui::TextWrapped(
+      text_wrapped(
           "Every tiling is bound by L1 → core traffic, which tiling cannot change: "
           "the core loads each operand once per multiply-add whatever the order. "
           "Tiles change which level serves those loads; the time follows only once "
           "a lower level binds (try a machine with smaller caches).");
     else if (sim)
-      ImGui::TextWrapped(
+      text_wrapped(
           "The binding level moves the same bytes at every point, so this "
           "machine's roofline cannot rank these tilings (hover a cell for its "
           "bound; another machine or another pair of loops may).");
   } else if (g.best >= 0) {
     const AutotunePoint& b = g.points[size_t(g.best)];
     ImGui::PushFont(ctx.fonts.ui_bold);
-    ImGui::TextWrapped("best: %s — %s %s", g.point_name(b).c_str(), time_text(b.seconds).c_str(),
+    text_wrapped("best: %s — %s %s", g.point_name(b).c_str(), time_text(b.seconds).c_str(),
                        sim ? "predicted" : "measured");
     ImGui::PopFont();
   } else {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
-    ImGui::TextWrapped("No point gave a time (hover the cells for why).");
+    text_wrapped("No point gave a time (hover the cells for why).");
     ImGui::PopStyleColor();
   }
   // The corner where both tiles are the whole loops changes nothing: it is the schedule as it
@@ -229,7 +230,7 @@ void grid_summary(ViewContext& ctx, const AutotuneGrid& g) {
                            : nullptr;
     const AutotunePoint& b = g.points[size_t(g.best)];
     if (base && base->ok() && b.seconds > 0)
-      ImGui::TextWrapped(
+      text_wrapped(
           "The cell %lld × %lld tiles nothing (both tiles are the whole loops): it is this "
           "schedule unchanged, %s — the best point is %.2f× %s.",
           static_cast<long long>(base->tile_a), static_cast<long long>(base->tile_b),
@@ -239,7 +240,7 @@ void grid_summary(ViewContext& ctx, const AutotuneGrid& g) {
   if (const schedule::Kernel* k = ctx.state.bench.kernel(); sim && k) {
     const AutotuneHint hint = autotune_flat_hint(g, *k);
     if (!hint.text.empty()) {
-      ImGui::TextWrapped("%s", hint.text.c_str());
+      text_wrapped("%s", hint.text.c_str());
       const std::string label = "Sweep " + hint.a + " and " + hint.b + "##flat_hint";
       if (ImGui::Button(label.c_str())) {
         ctx.push(command_from("autotune loops " + hint.a + " " + hint.b));
@@ -262,7 +263,7 @@ void grid_summary(ViewContext& ctx, const AutotuneGrid& g) {
   if (failed) line += "; ! " + std::to_string(failed) + " without a time";
   ImGui::TextDisabled("%s", line.c_str());
   if (!sim && g.run_spread() > 0)
-    ImGui::TextDisabled(
+    disabled_wrapped(
         "Each point timed several times: its median is %.1f%% above its fastest run (median "
         "over the points) — cells closer than that are noise, not a ranking.",
         g.run_spread() * 100);
@@ -270,10 +271,10 @@ void grid_summary(ViewContext& ctx, const AutotuneGrid& g) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   for (const AutotunePoint& p : g.points) {
     if (!p.refused) continue;
-    ImGui::TextWrapped("× e.g. %s: %s", p.step.c_str(), p.why.c_str());
+    text_wrapped("× e.g. %s: %s", p.step.c_str(), p.why.c_str());
     break;
   }
-  for (const std::string& n : g.notes) ImGui::TextWrapped("%s", n.c_str());
+  for (const std::string& n : g.notes) text_wrapped("%s", n.c_str());
   ImGui::PopStyleColor();
 }
 
@@ -300,7 +301,7 @@ void grid_column(ViewContext& ctx, AutotuneMode mode, float width, float height)
   } else if (!g) {
     if (auto it = errors.find(key); it != errors.end()) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
-      ImGui::TextWrapped("Sweep stopped: %s", it->second.c_str());
+      text_wrapped("Sweep stopped: %s", it->second.c_str());
       ImGui::PopStyleColor();
     }
     const AutotuneLoops l = autotune_loops(wb);
@@ -328,14 +329,14 @@ void draw_autotune_section(ViewContext& ctx, const Rect& rect) {
   const float em = ImGui::GetFontSize();
   const schedule::Kernel* k = wb.kernel();
   if (!k) {
-    ImGui::TextWrapped("No kernel to sweep: type a model in the left panel.");
+    text_wrapped("No kernel to sweep: type a model in the left panel.");
     return;
   }
   const AutotuneLoops loops = autotune_loops(wb);
-  ImGui::TextWrapped("Kernel %s: %s", k->name.c_str(), k->summary.c_str());
+  text_wrapped("Kernel %s: %s", k->name.c_str(), k->summary.c_str());
   if (!loops.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
-    ImGui::TextWrapped("%s", loops.error.c_str());
+    text_wrapped("%s", loops.error.c_str());
     ImGui::PopStyleColor();
     if (!wb.autotune.want_a.empty() && ImGui::Button("Choose the loops automatically"))
       ctx.push(command_from("autotune loops auto"));
@@ -376,7 +377,7 @@ void draw_autotune_section(ViewContext& ctx, const Rect& rect) {
     ImGui::EndCombo();
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped(
+  text_wrapped(
       "Each cell = this schedule (%s) + %s, tile sizes powers of two from 4 up to "
       "the loop's extent. × = the schedule refuses that step; ! = no time.",
       wb.steps_text().empty() ? "no steps" : wb.steps_text().c_str(),
@@ -413,28 +414,28 @@ void draw_autotune_section(ViewContext& ctx, const Rect& rect) {
   ImGui::TextUnformatted("Do the simulator and this CPU agree?");
   ImGui::PopFont();
   if (a.common == 0) {
-    ImGui::TextWrapped("No tile pair has a time in both grids.");
+    text_wrapped("No tile pair has a time in both grids.");
     return;
   }
   const Range sr = range_of(*sim);
   if (sr.valid() && sr.hi <= sr.lo * (1 + 1e-9)) {
-    ImGui::TextWrapped(
+    text_wrapped(
         "The simulator predicts the same time for all %zu points both timed, so it "
         "cannot rank them; this CPU's best is %s.",
         a.common, a.hw_best.c_str());
     return;
   }
   if (std::isnan(a.spearman))
-    ImGui::TextWrapped(
+    text_wrapped(
         "Over the %zu points both timed, a rank correlation is undefined (too few "
         "points, or all times equal).",
         a.common);
   else
-    ImGui::TextWrapped(
+    text_wrapped(
         "Over the %zu points both timed, the rank correlation (Spearman) is %.2f "
         "(1 = the same order, 0 = unrelated, -1 = reversed).",
         a.common, a.spearman);
-  ImGui::TextWrapped(
+  text_wrapped(
       "The simulator's best of these, %s, is #%d of %zu on this CPU%s; this CPU's "
       "best is %s.",
       a.sim_best.c_str(), a.sim_best_hw_rank, a.common,

@@ -2,6 +2,7 @@
 // on the H200 for a GPU machine, cachegrind's simulated caches for a CPU one) beside the
 // simulator's prediction of the same kernel, level by level (core/counters_compare.h).
 #include "app/gui/views/memory_views.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include "app/core/counters_compare.h"
 #include "app/core/format.h"
@@ -55,7 +56,7 @@ void draw_measured_section(ViewContext& ctx) {
   const std::string kind = wb.machine ? wb.machine->kind : "cpu";
   const auto* rec = counters_for_machine_kind(wb.counters_recorded, kind);
   if (!rec || rec->second.runs.empty()) {
-    ImGui::TextWrapped("No %s counters recording in assets/recorded/ (%s makes one).",
+    text_wrapped("No %s counters recording in assets/recorded/ (%s makes one).",
                        kind == "gpu" ? "Nsight Compute" : "cachegrind",
                        kind == "gpu" ? "tilescope-cli bench --gpu --counters on a GPU machine"
                                      : "scripts/cachegrind_compare.sh --counters-json");
@@ -66,13 +67,13 @@ void draw_measured_section(ViewContext& ctx) {
   const std::string day = report.date.substr(0, 10);  // ISO date; the time is in the file
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   if (report.tool == "cachegrind")
-    ImGui::TextWrapped(
+    text_wrapped(
         "Recorded %s: the CPU versions under cachegrind (its simulated caches, %s), beside "
         "tilescope's simulation of the same schedules — %s.",
         day.c_str(), report.ncu_version.c_str(),
         std::filesystem::path(rec->first).filename().c_str());
   else
-    ImGui::TextWrapped(
+    text_wrapped(
         "Recorded %s on %s with Nsight Compute: the hand-written CUDA versions, beside the "
         "simulator's trace of the same launch — %s. The current schedule runs there with "
         "tilescope-cli run --gpu.",
@@ -98,17 +99,17 @@ void draw_measured_section(ViewContext& ctx) {
   const kernels::CounterRun& run = report.runs[size_t(chosen)];
   if (run.error) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
-    ImGui::TextWrapped("This run did not complete: %s", run.error->c_str());
+    text_wrapped("This run did not complete: %s", run.error->c_str());
     ImGui::PopStyleColor();
     return;
   }
   if (!run.predicted || run.predicted->twin.empty())
-    ImGui::TextWrapped("Not predicted: %s", run.predicted && !run.predicted->no_twin_reason.empty()
+    text_wrapped("Not predicted: %s", run.predicted && !run.predicted->no_twin_reason.empty()
                                                 ? run.predicted->no_twin_reason.c_str()
                                                 : "this version has no trace description");
   else {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("Predicted by %s (%s).", run.predicted->twin.c_str(),
+    text_wrapped("Predicted by %s (%s).", run.predicted->twin.c_str(),
                        run.predicted->method.c_str());
     ImGui::PopStyleColor();
   }
@@ -146,7 +147,7 @@ void draw_measured_section(ViewContext& ctx) {
     ImGui::EndTable();
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", report.tool == "cachegrind"
+  text_wrapped("%s", report.tool == "cachegrind"
                                ? "Targets: LL within ±15%, D1 within ±25%. Green: met."
                                : "Targets: DRAM ±15%, L2 ±25%, conflicts equal. Green: met.");
   ImGui::PopStyleColor();
@@ -154,7 +155,7 @@ void draw_measured_section(ViewContext& ctx) {
     if (row.cause.empty()) continue;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(
                                              row.within ? ctx.palette.subtext : ctx.palette.error));
-    ImGui::TextWrapped("%s %s: %s", row.level.c_str(), row.within ? "(within target)" : "misses",
+    text_wrapped("%s %s: %s", row.level.c_str(), row.within ? "(within target)" : "misses",
                        row.cause.c_str());
     ImGui::PopStyleColor();
   }

@@ -5,6 +5,7 @@
 #include "app/core/format.h"
 #include "app/core/memory_model.h"
 #include "app/gui/widgets/bars.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -149,7 +150,7 @@ void draw_formula_popup(ViewContext& ctx, const Rect& rect) {
       }
       if (!error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, colour4(p.error));
-        ImGui::TextWrapped("%s", error.c_str());
+        text_wrapped("%s", error.c_str());
         ImGui::PopStyleColor();
       } else {
         bold(ctx, v.title + " (" + r->kernel + " on " + r->machine + ")");
@@ -182,7 +183,7 @@ void draw_formula_popup(ViewContext& ctx, const Rect& rect) {
           }
           ImGui::Spacing();
           ImGui::PushFont(ctx.fonts.mono);
-          ImGui::TextWrapped("%s", row.analytic->to_string().c_str());
+          text_wrapped("%s", row.analytic->to_string().c_str());
           ImGui::PopFont();
           if (!row.analytic->symbols.empty() &&
               ImGui::BeginTable(("symbols" + row.what).c_str(), 3,
@@ -200,7 +201,7 @@ void draw_formula_popup(ViewContext& ctx, const Rect& rect) {
               ImGui::TableNextColumn();
               ImGui::TextUnformatted(format_value(value).c_str());
               ImGui::TableNextColumn();
-              ImGui::TextWrapped("%s", symbol_meaning(sym, level).c_str());
+              text_wrapped("%s", symbol_meaning(sym, level).c_str());
             }
             ImGui::EndTable();
           }
@@ -213,12 +214,12 @@ void draw_formula_popup(ViewContext& ctx, const Rect& rect) {
             if (lt.name != level) continue;
             for (const model::TensorTraffic& t : lt.tensors)
               if (t.name == tensor)
-                ImGui::TextWrapped("%s", reuse_sentence(t, level, wb.kernel()).c_str());
+                text_wrapped("%s", reuse_sentence(t, level, wb.kernel()).c_str());
           }
         }
         if (!v.not_covered.empty()) {
           ImGui::PushStyleColor(ImGuiCol_Text, colour4(p.error));
-          ImGui::TextWrapped("The analytic model does not cover this kernel: %s",
+          text_wrapped("The analytic model does not cover this kernel: %s",
                              v.not_covered.c_str());
           ImGui::PopStyleColor();
         }
@@ -229,7 +230,7 @@ void draw_formula_popup(ViewContext& ctx, const Rect& rect) {
         }
         ImGui::Spacing();
         if (v.not_covered.empty())
-          ImGui::TextDisabled(
+          disabled_wrapped(
               "The model assumes LRU and judges each level on its own; the simulation replays "
               "every access, so the two can differ (inclusion, write-backs from above, "
               "conflicts).");
@@ -280,10 +281,10 @@ void draw_working_set_meter(ViewContext& ctx) {
   }
   ImGui::PushTextWrapPos(0.0f);
   if (td == 0)
-    ImGui::TextDisabled("Not tiled: the working set is all %s the loop nest touches: %s.",
+    disabled_wrapped("Not tiled: the working set is all %s the loop nest touches: %s.",
                         format_bytes(ws.bytes).c_str(), tiles.c_str());
   else
-    ImGui::TextDisabled(
+    disabled_wrapped(
         "One tile = one run of loops %s (outer loops fixed). It touches %s: %s. Element bytes "
         "of the tiles of every tensor read or written; the accumulator is not counted.",
         loops.c_str(), format_bytes(ws.bytes).c_str(), tiles.c_str());
@@ -317,7 +318,7 @@ void draw_working_set_meter(ViewContext& ctx) {
       ImGui::EndTable();
     }
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("Capacity only: associativity can still evict a tile that fits.");
+    disabled_wrapped("Capacity only: associativity can still evict a tile that fits.");
     ImGui::PopTextWrapPos();
     ImGui::TreePop();
   }

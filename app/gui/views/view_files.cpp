@@ -3,6 +3,7 @@
 #include "app/core/files.h"
 #include "app/gui/views/views.h"
 #include "app/gui/widgets/text_mask.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -70,12 +71,12 @@ void draw_file_browser(ViewContext& ctx, const Rect& window) {
     note_widget("files.up");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("The folder above this one.");
     ImGui::SameLine();
-    ImGui::TextWrapped("%s", b.dir.c_str());
+    text_wrapped("%s", b.dir.c_str());
     const bool saving =
         b.mode == FileBrowser::Mode::SaveModel || b.mode == FileBrowser::Mode::SaveSession;
     const float footer = ImGui::GetFrameHeightWithSpacing() * 2 + em * 0.5f;
     ImGui::BeginChild("entries", ImVec2(0, -footer), true);
-    if (!list_error.empty()) ImGui::TextWrapped("%s", list_error.c_str());
+    if (!list_error.empty()) text_wrapped("%s", list_error.c_str());
     for (const FolderEntry& e : entries) {
       const std::string label =
           (e.folder ? "\xE2\x96\xB8 " : "   ") + e.name + (e.folder ? "/" : "");
@@ -129,23 +130,23 @@ void draw_open_choice(ViewContext& ctx, const Rect& window) {
   bool open = true;
   if (ImGui::Begin("Open this model?", &open, flags)) {
     ImGui::PushTextWrapPos(w - em);
-    ImGui::TextWrapped("%s", p.path.c_str());
+    text_wrapped("%s", p.path.c_str());
     const size_t n = p.trial.steps;
     if (n > 0) {
       const std::string steps = std::to_string(n) + (n == 1 ? " step" : " steps");
-      ImGui::TextWrapped("Your schedule has %s.", steps.c_str());
+      text_wrapped("Your schedule has %s.", steps.c_str());
       if (!p.parse_error.empty())
-        ImGui::TextWrapped("The new model does not parse, so none can be replayed yet: %s",
+        text_wrapped("The new model does not parse, so none can be replayed yet: %s",
                            p.parse_error.c_str());
       else if (p.trial.apply == n)
-        ImGui::TextWrapped("All %s apply to the new model.", steps.c_str());
+        text_wrapped("All %s apply to the new model.", steps.c_str());
       else
-        ImGui::TextWrapped("Replayed on the new model, %zu of them would apply; %s, and every "
+        text_wrapped("Replayed on the new model, %zu of them would apply; %s, and every "
                            "step after it would be dropped.",
                            p.trial.apply, p.trial.refused.c_str());
     }
     if (p.text_edited)
-      ImGui::TextWrapped("The editor holds your unsaved edits. They are kept: File menu, "
+      text_wrapped("The editor holds your unsaved edits. They are kept: File menu, "
                          "Restore the previous model, brings them back.");
     ImGui::PopTextWrapPos();
     ImGui::Spacing();

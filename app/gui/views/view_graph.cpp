@@ -6,6 +6,7 @@
 #include "app/core/graph_edit.h"
 #include "app/gui/widgets/graph_canvas.h"
 #include "app/gui/widgets/text_mask.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include <imgui.h>
 
@@ -292,7 +293,7 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
 
   if (!outline.expressions) {
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - lh);
-    ImGui::TextDisabled(
+    disabled_wrapped(
         "This model is an nn.Sequential list; the palette edits models written "
         "as expressions (x: [..], y = relu(x)). Edit the text on the left.");
     ImGui::PopTextWrapPos();

@@ -3,6 +3,7 @@
 
 #include "app/core/format.h"
 #include "app/gui/widgets/bars.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include <imgui.h>
 
@@ -21,7 +22,7 @@ void row(const char* key, const std::string& value) {
   ImGui::TableNextColumn();
   ImGui::TextDisabled("%s", key);
   ImGui::TableNextColumn();
-  ImGui::TextWrapped("%s", value.c_str());
+  text_wrapped("%s", value.c_str());
 }
 
 bool begin_kv_table(const char* id) {
@@ -59,7 +60,7 @@ void tensor_block(ViewContext& ctx, const graph::Graph& g, graph::TensorId id, c
                       graph::dtype_name(t.dtype), format_bytes(t.bytes()).c_str());
   ImGui::Indent();
   ImGui::PushFont(ctx.fonts.mono);
-  ImGui::TextWrapped("%s %s strides %s", graph::shape_to_string(t.shape).c_str(),
+  text_wrapped("%s %s strides %s", graph::shape_to_string(t.shape).c_str(),
                      graph::layout_name(t.layout), format_int_list(t.strides).c_str());
   ImGui::PopFont();
   ImGui::Unindent();
@@ -72,7 +73,7 @@ void source_line(const ViewContext& ctx, const graph::SourceLoc& loc) {
   ImGui::TextDisabled("line %d:", loc.line);
   ImGui::SameLine();
   ImGui::PushFont(ctx.fonts.mono);
-  ImGui::TextWrapped("%.*s", static_cast<int>(line.size()), line.data());
+  text_wrapped("%.*s", static_cast<int>(line.size()), line.data());
   ImGui::PopFont();
 }
 
@@ -89,7 +90,7 @@ void draw_op(ViewContext& ctx, const graph::Graph& g, graph::OpId id) {
   section_heading(ctx, "Origin");
   if (!op.origin.empty()) {
     ImGui::PushFont(ctx.fonts.mono);
-    ImGui::TextWrapped("%s", op.origin.c_str());
+    text_wrapped("%s", op.origin.c_str());
     ImGui::PopFont();
   }
   // The sequential form's origin is the layer's own line; show the line only when it adds news.
@@ -104,16 +105,16 @@ void draw_op(ViewContext& ctx, const graph::Graph& g, graph::OpId id) {
       if (std::find(k.op_names.begin(), k.op_names.end(), op.name) == k.op_names.end()) continue;
       section_heading(ctx, "Kernel");
       ImGui::PushFont(ctx.fonts.mono);
-      ImGui::TextWrapped("%s", k.name.c_str());
+      text_wrapped("%s", k.name.c_str());
       ImGui::PopFont();
       std::string others;
       for (const std::string& n : k.op_names)
         if (n != op.name) others += (others.empty() ? "" : ", ") + n;
       ImGui::PushTextWrapPos(0.0f);
       if (others.empty()) {
-        ImGui::TextDisabled("Runs alone: its output goes to memory and the next kernel reads it.");
+        disabled_wrapped("Runs alone: its output goes to memory and the next kernel reads it.");
       } else {
-        ImGui::TextWrapped(
+        text_wrapped(
             "Fused with %s: one kernel, outlined in the graph; the tensors "
             "passed between them are not stored to memory.",
             others.c_str());
@@ -148,7 +149,7 @@ void draw_op(ViewContext& ctx, const graph::Graph& g, graph::OpId id) {
   }
   ImGui::Spacing();
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled(
+  disabled_wrapped(
       "A multiply-add counts 2 FLOPs. Bytes assume each input is read once and the output "
       "written once: the least any schedule can move. Intensity = FLOPs / bytes.");
   ImGui::PopTextWrapPos();
@@ -202,7 +203,7 @@ void draw_summary(ViewContext& ctx, const graph::Graph& g) {
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::TextUnformatted("Whole graph");
   ImGui::PopFont();
-  ImGui::TextDisabled("Click an op or tensor in the graph to inspect it.");
+  disabled_wrapped("Click an op or tensor in the graph to inspect it.");
   if (begin_kv_table("totals")) {
     row("ops", std::to_string(g.ops().size()));
     row("FLOPs", count_text(total.flops));

@@ -13,6 +13,7 @@
 #include "app/gui/widgets/markdown_view.h"
 #include "sim/lesson/quantity.h"
 #include "app/gui/widgets/text_mask.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -367,7 +368,7 @@ void draw_steps_block(ViewContext& ctx, const lesson::Block& b, const MarkdownSt
         info->model.c_str());
   if (info->refused) {
     ImGui::SameLine();
-    ImGui::TextDisabled("the last step is refused, as the lesson expects");
+    disabled_wrapped("the last step is refused, as the lesson expects");
   }
 }
 
@@ -577,7 +578,7 @@ void draw_predict_block(ViewContext& ctx, const lesson::Block& b, const Markdown
     ImGui::Separator();
     draw_reveal(ctx, b, r, ms);
   } else if (p.teacher && ctx.state.presentation) {
-    ImGui::TextDisabled("Teacher: press R to reveal the answer to the class.");
+    disabled_wrapped("Teacher: press R to reveal the answer to the class.");
   }
   ImGui::PopTextWrapPos();
   ImGui::PopItemWidth();
@@ -653,7 +654,7 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
                            r.pass ? kCheck : kCross);
         ImGui::SameLine();
         ImGui::PushFont(ms.mono);
-        ImGui::TextWrapped("%s", r.check.text.c_str());
+        text_wrapped("%s", r.check.text.c_str());
         ImGui::PopFont();
         ImGui::Indent();
         wrapped(

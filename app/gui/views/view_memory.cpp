@@ -9,6 +9,7 @@
 #include "app/core/format.h"
 #include "app/gui/views/memory_views.h"
 #include "app/gui/widgets/bars.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include <imgui.h>
 
@@ -36,7 +37,7 @@ bool memory_empty_state(ViewContext& ctx) {
     // Host detection failed (or the chosen file did not load) and there is nothing to simulate
     // on: say so here, where the learner looks, with the way on.
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
-    ImGui::TextWrapped("No machine to simulate on: %s", wb.machine_error.c_str());
+    text_wrapped("No machine to simulate on: %s", wb.machine_error.c_str());
     ImGui::PopStyleColor();
     ImGui::TextUnformatted("Pick a machine preset:");
     for (const std::string& m : model::preset_names()) {
@@ -46,14 +47,14 @@ bool memory_empty_state(ViewContext& ctx) {
     return true;
   }
   if (!wb.kernel()) {
-    ImGui::TextWrapped("No kernel to simulate: type a model in the left panel%s",
+    text_wrapped("No kernel to simulate: type a model in the left panel%s",
                        wb.lower_error.empty() ? "." : (": " + wb.lower_error).c_str());
     return true;
   }
   if (!wb.machine_refusal.empty()) {
     // The machine changed under the schedule: say which step it cannot run, and the two ways on.
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
-    ImGui::TextWrapped("Cannot simulate on %s: %s", wb.machine_name.c_str(),
+    text_wrapped("Cannot simulate on %s: %s", wb.machine_name.c_str(),
                        wb.machine_refusal.c_str());
     ImGui::PopStyleColor();
     const std::string back =
@@ -80,7 +81,7 @@ bool memory_empty_state(ViewContext& ctx) {
   // of a class a blank view between two steps loses the thread.
   const MemoryResult* previous = wb.previous_memory_result();
   const auto keep_previous = [&] {
-    ImGui::TextDisabled("Below: the previous result (%s, %zu steps) until this one is ready.",
+    disabled_wrapped("Below: the previous result (%s, %zu steps) until this one is ready.",
                         previous->kernel.c_str(), previous->step_count);
     return false;
   };
@@ -96,20 +97,22 @@ bool memory_empty_state(ViewContext& ctx) {
     if (!held->second.refused) {
       ImGui::Spacing();
       if (held->second.analytic.empty()) {
-        ImGui::TextDisabled(
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        text_wrapped(
             "The analytic model does not cover this kernel (GPU mode, or a loop "
             "nest it cannot count), so there is no answer without the walk.");
+        ImGui::PopStyleColor();
       } else {
         ImGui::TextUnformatted("The analytic model's answer, which needs no walk:");
         ImGui::PushFont(ctx.fonts.mono);
         for (const std::string& line : held->second.analytic)
-          ImGui::TextWrapped("%s", line.c_str());
+          text_wrapped("%s", line.c_str());
         ImGui::PopFont();
       }
     }
   } else if (auto it = wb.memory_errors.find(key); it != wb.memory_errors.end()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
-    ImGui::TextWrapped("Simulation stopped: %s", it->second.c_str());
+    text_wrapped("Simulation stopped: %s", it->second.c_str());
     ImGui::PopStyleColor();
     if (ImGui::Button("Simulate again")) ctx.push(command_from("simulate anyway"));
   } else if (!wb.memory_job.running()) {
@@ -141,7 +144,7 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::Text("%s on %s (%s mode)", r.kernel.c_str(), r.machine.c_str(), r.gpu ? "GPU" : "CPU");
   ImGui::PopFont();
-  ImGui::TextDisabled(
+  disabled_wrapped(
       "%s trace accesses simulated in %.2f s%s",
       format_thousands(int64_t(r.trace_accesses)).c_str(), r.seconds,
       r.gpu ? " (global accesses coalesced per 32 B sector)" : " (one per element)");
@@ -274,10 +277,10 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
     ImGui::EndCombo();
   }
   if (wb.machine) {
-    ImGui::TextWrapped("%s", wb.machine->description.c_str());
+    text_wrapped("%s", wb.machine->description.c_str());
     // Where a host machine's figures came from (sysfs, CPUID, or a labelled default).
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    for (const std::string& note : wb.machine->notes) ImGui::TextWrapped("%s", note.c_str());
+    for (const std::string& note : wb.machine->notes) text_wrapped("%s", note.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::TextDisabled("Results are kept per schedule and machine.");
@@ -316,11 +319,11 @@ void draw_result_details(ViewContext& ctx, const MemoryResult& result) {
     }
     ImGui::EndTable();
   }
-  ImGui::TextDisabled(
-      "compulsory: first touch; capacity: a fully associative\ncache of the same size "
+  disabled_wrapped(
+      "compulsory: first touch; capacity: a fully associative cache of the same size "
       "misses too; conflict: the rest.");
   section_heading(ctx, "Per tensor");
-  ImGui::TextDisabled("Click a number for the analytic model's formula.");
+  disabled_wrapped("Click a number for the analytic model's formula.");
   const size_t last = r->levels.size() - 1;
   if (ImGui::BeginTable("tensors", int(r->levels.size()) + 1,
                         ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
@@ -365,7 +368,7 @@ void draw_result_details(ViewContext& ctx, const MemoryResult& result) {
   if (const schedule::Kernel* k = wb.kernel()) {
     int64_t min_bytes = 0;
     for (const schedule::KernelTensor& t : k->tensors) min_bytes += t.bytes();
-    ImGui::TextWrapped(
+    text_wrapped(
         "%s reached %s; the minimum is %s (each of the kernel's tensors read or "
         "written once).",
         format_bytes(int64_t(r->dram_bytes())).c_str(), r->levels[last].name.c_str(),

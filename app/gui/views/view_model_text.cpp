@@ -1,6 +1,7 @@
 // The model text panel: the editable model source, its parse status, and the error's line marked.
 #include "app/gui/views/views.h"
 #include "app/gui/widgets/text_mask.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -157,14 +158,14 @@ void draw_model_text_view(ViewContext& ctx, const Rect& rect) {
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", doc.error->full.c_str());
-    if (doc.graph) ImGui::TextDisabled("The graph shows the last version that parsed.");
+    if (doc.graph) disabled_wrapped("The graph shows the last version that parsed.");
   } else if (const graph::Graph* g = state.graph()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.ok));
     ImGui::Text("Parsed: %zu ops, %zu tensors", g->ops().size(), g->tensors().size());
     ImGui::PopStyleColor();
     ImGui::TextDisabled(doc.reparse_pending ? "Editing..." : "Edits re-parse after a short pause.");
   } else {
-    ImGui::TextDisabled("Type a model above; it is parsed as you type.");
+    disabled_wrapped("Type a model above; it is parsed as you type.");
   }
   end_panel();
 }

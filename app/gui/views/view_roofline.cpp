@@ -6,8 +6,10 @@
 // on that level's roof): the lowest of them is the binding level. When the kernel has been run on
 // this CPU, its measured FLOP/s is a diamond at the same DRAM intensity.
 #include "app/gui/views/views.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include "app/core/format.h"
+#include "app/core/label_place.h"
 
 #include <imgui.h>
 
@@ -20,6 +22,24 @@ namespace tilescope::gui {
 
 using namespace tilescope::core;
 
+namespace {
+
+// "1–4, 6": step numbers, runs of consecutive ones joined.
+std::string step_list(const std::vector<size_t>& steps) {
+  std::string out;
+  for (size_t a = 0; a < steps.size();) {
+    size_t b = a;
+    while (b + 1 < steps.size() && steps[b + 1] == steps[b] + 1) ++b;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(steps[a]);
+    if (b > a) out += (b == a + 1 ? ", " : "\u2013") + std::to_string(steps[b]);
+    a = b + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   const Workbench& wb = ctx.state.bench;
   const Palette& p = ctx.palette;
@@ -28,7 +48,7 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
     return;
   }
   if (!wb.machine) {
-    ImGui::TextWrapped("No machine loaded: %s", wb.machine_error.c_str());
+    text_wrapped("No machine loaded: %s", wb.machine_error.c_str());
     end_panel();
     return;
   }
@@ -59,12 +79,12 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   ImGui::Text("Roofline of %s: %s fp32", m.name.c_str(),
               peak > 0 ? (format_si(peak) + "FLOP/s").c_str() : "(no peak stated)");
   ImGui::PopFont();
-  ImGui::TextDisabled(
+  disabled_wrapped(
       "attainable = min(peak, intensity × bandwidth); intensity = FLOPs / simulated "
       "%s bytes",
       cur.levels.back().name.c_str());
   if (peak <= 0 || roofs.empty()) {
-    ImGui::TextWrapped(
+    text_wrapped(
         "The machine file for %s states no %s, so there is no roof to draw. Choose a "
         "preset with bandwidths (h200, h100, a100, rtx4090) on the right — or, for this "
         "computer, run `tilescope-cli probe` once (about 20 s: it measures every level's "
@@ -105,6 +125,7 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
     return bottom - float((v - ymin) / (ymax - ymin)) * (bottom - top);
   };
   ImDrawList* dl = ImGui::GetWindowDrawList();
+  std::vector<Rect> placed_text;  // the roofs' and the peak's labels: the points' keep off them
   dl->AddRect(ImVec2(left, top), ImVec2(right, bottom), p.node_border);
   for (int e = -4; e <= 10; e += 2) {
     const double v = std::pow(2.0, e);
@@ -113,7 +134,9 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
     dl->AddLine(ImVec2(x, top), ImVec2(x, bottom), p.grid);
     char buf[16];
     std::snprintf(buf, sizeof buf, e < 0 ? "1/%g" : "%g", e < 0 ? std::pow(2.0, -e) : v);
-    dl->AddText(ImVec2(x - em * 0.5f, bottom + em * 0.2f), p.subtext, buf);
+    // Centred under its line, and never past the chart's right edge (1024 was cut off there).
+    const float tw = ImGui::CalcTextSize(buf).x;
+    dl->AddText(ImVec2(std::min(x - tw / 2, right - tw), bottom + em * 0.2f), p.subtext, buf);
   }
   for (double d = std::ceil(ymin); d <= ymax; d += 1) {
     const float y = py(std::pow(10.0, d));
@@ -132,15 +155,23 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
     dl->AddLine(ImVec2(px(i0), py(i0 * r.bw)), ImVec2(px(i1), py(i1 * r.bw)), col,
                 2.0f * p.line_scale);
     const std::string label = r.name + " " + format_si(r.bw) + "B/s";
-    dl->AddText(ImVec2(px(i0) + em * 0.3f, py(i0 * r.bw) - em * 1.2f), col, label.c_str());
+    const ImVec2 at(px(i0) + em * 0.3f, py(i0 * r.bw) - em * 1.2f);
+    dl->AddText(at, col, label.c_str());
+    const ImVec2 size = ImGui::CalcTextSize(label.c_str());
+    placed_text.push_back(Rect{at.x, at.y, size.x, size.y});
   }
   dl->AddLine(ImVec2(px(peak / roofs.front().bw), py(peak)), ImVec2(right, py(peak)), p.text,
               2.0f * p.line_scale);
   // The peak's label sits just right of the steepest roof's knee, above the line; the points'
   // labels go below it, so the two never overlap.
-  dl->AddText(ImVec2(px(peak / roofs.front().bw) + em * 0.5f, py(peak) - em * 1.3f), p.text,
-              ("peak " + format_si(peak) + "FLOP/s").c_str());
+  const std::string peak_label = "peak " + format_si(peak) + "FLOP/s";
+  const ImVec2 peak_at(px(peak / roofs.front().bw) + em * 0.5f, py(peak) - em * 1.3f);
+  dl->AddText(peak_at, p.text, peak_label.c_str());
+  placed_text.push_back(Rect{peak_at.x, peak_at.y, ImGui::CalcTextSize(peak_label.c_str()).x,
+                             ImGui::CalcTextSize(peak_label.c_str()).y});
   // Points: each simulated step at its DRAM intensity and its roofline bound.
+  std::vector<ImVec2> pts;
+  std::vector<std::string> labels;
   ImVec2 prev(-1, -1);
   for (const MemoryResult* r : trail) {
     const double i = std::clamp(r->intensity(), std::pow(10.0, xmin), std::pow(10.0, xmax));
@@ -149,13 +180,57 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
     const bool is_cur = r == &cur;
     if (prev.x >= 0) dl->AddLine(prev, pt, p.subtext, 1.5f);
     dl->AddCircleFilled(pt, is_cur ? em * 0.45f : em * 0.3f, is_cur ? p.selection : p.subtext);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "step %zu: %.2f FLOP/B", r->step_count, r->intensity());
-    // Earlier steps label below-left, the current one below-right: equal points stay readable.
-    const float tw = ImGui::CalcTextSize(buf).x;
-    dl->AddText(ImVec2(is_cur ? pt.x + em * 0.5f : pt.x - tw - em * 0.5f, pt.y + em * 0.3f),
-                is_cur ? p.text : p.subtext, buf);
+    pts.push_back(pt);
     prev = pt;
+  }
+  // Steps at the same intensity (a step that moves nothing at DRAM) share one label, "steps 1–4:
+  // 12.86 FLOP/B", at the latest of them; the label of the current step's group first, then the
+  // latest; none over another, the roofs' or the peak's labels, or a point. A label with no room
+  // is left out; hovering its point says it.
+  {
+    std::vector<std::string> values;
+    for (const MemoryResult* r : trail) {
+      char buf[48];
+      std::snprintf(buf, sizeof buf, "%.2f FLOP/B", r->intensity());
+      values.emplace_back(buf);
+    }
+    labels.assign(trail.size(), "");
+    std::vector<size_t> order;  // the index that carries each group's label
+    for (size_t k = trail.size(); k-- > 0;) {
+      bool later = false;  // a later step of the same value carries the label
+      for (size_t q = k + 1; q < trail.size() && !later; ++q) later = values[q] == values[k];
+      if (later) continue;
+      std::vector<size_t> steps;
+      for (size_t q = 0; q <= k; ++q)
+        if (values[q] == values[k]) steps.push_back(trail[q]->step_count);
+      labels[k] = (steps.size() == 1 ? "step " : "steps ") + step_list(steps) + ": " + values[k];
+      order.push_back(k);
+    }
+    const auto cur_at = std::find(trail.begin(), trail.end(), &cur);
+    const std::string cur_value = cur_at == trail.end() ? "" : values[size_t(cur_at - trail.begin())];
+    std::stable_partition(order.begin(), order.end(),
+                          [&](size_t k) { return values[k] == cur_value; });
+    std::vector<LabelWish> wishes;
+    for (size_t k : order) {
+      const ImVec2 size = ImGui::CalcTextSize(labels[k].c_str());
+      wishes.push_back({pts[k].x, pts[k].y, size.x, size.y});
+    }
+    std::vector<Rect> obstacles = placed_text;
+    for (const ImVec2& pt : pts)
+      obstacles.push_back(Rect{pt.x - em * 0.3f, pt.y - em * 0.3f, em * 0.6f, em * 0.6f});
+    const std::vector<std::optional<Rect>> spots = place_labels(
+        wishes, obstacles, Rect{left, top, right - left, bottom - top}, em * 0.5f);
+    for (size_t n = 0; n < order.size(); ++n) {
+      const size_t k = order[n];
+      const bool is_cur = values[k] == cur_value;
+      if (spots[n]) {
+        dl->AddText(ImVec2(spots[n]->x, spots[n]->y), is_cur ? p.text : p.subtext,
+                    labels[k].c_str());
+      } else if (ImGui::IsMouseHoveringRect(ImVec2(pts[k].x - em * 0.5f, pts[k].y - em * 0.5f),
+                                            ImVec2(pts[k].x + em * 0.5f, pts[k].y + em * 0.5f))) {
+        ImGui::SetTooltip("%s", labels[k].c_str());
+      }
+    }
   }
   // Hierarchical roofline of the current kernel: per level with a roof, FLOPs over the bytes it
   // served; the level whose bound is lowest binds.
@@ -197,7 +272,7 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   }
   ImGui::Dummy(ImVec2(right - o.x, bottom + em * 2.0f - o.y));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-  ImGui::TextWrapped(
+  text_wrapped(
       "circles: main-memory intensity per simulated step · squares: this step's intensity "
       "against each level (FLOPs / bytes that level served), on its roof%s",
       binding.empty() ? "" : ("; lowest = binding: " + binding).c_str());

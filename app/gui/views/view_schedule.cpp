@@ -7,6 +7,7 @@
 #include "app/core/fuse_options.h"
 
 #include "app/gui/widgets/code_view.h"
+#include "app/gui/widgets/text_wrap.h"
 #include "sim/schedule/codegen.h"
 
 #include <imgui.h>
@@ -41,10 +42,10 @@ void push_apply(ViewContext& ctx, const std::string& step) {
 void empty_state(const Workbench& wb, const Palette& p) {
   if (!wb.lower_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
-    ImGui::TextWrapped("This model has no schedule yet: %s", wb.lower_error.c_str());
+    text_wrapped("This model has no schedule yet: %s", wb.lower_error.c_str());
     ImGui::PopStyleColor();
   } else {
-    ImGui::TextWrapped("No model to schedule. Type a model in the left panel.");
+    text_wrapped("No model to schedule. Type a model in the left panel.");
   }
 }
 
@@ -102,7 +103,7 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
   ImGui::PopFont();
   if (cursor < wb.step_texts.size()) {
     ImGui::Spacing();
-    ImGui::TextWrapped(
+    text_wrapped(
         "Greyed steps were undone: Ctrl+Y brings them back; a new step replaces them.");
   }
   ImGui::EndChild();
@@ -123,14 +124,14 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
     ImGui::Text("%s %s", ok ? "Applied" : "Refused:", wb.last->step.c_str());
     if (!ok) ImGui::PopStyleColor();
     ImGui::PopFont();
-    ImGui::TextWrapped("%s", wb.last->explanation.c_str());
+    text_wrapped("%s", wb.last->explanation.c_str());
     ImGui::EndChild();
     ImGui::PopStyleColor();
   } else if (cursor > 0) {
     ImGui::TextDisabled("Step %zu: %s", cursor, wb.step_texts[cursor - 1].c_str());
-    ImGui::TextWrapped("%s", wb.history->explanation(cursor - 1).c_str());
+    text_wrapped("%s", wb.history->explanation(cursor - 1).c_str());
   } else {
-    ImGui::TextWrapped(
+    text_wrapped(
         "%s — the default lowering: one serial loop per axis. Use the controls on "
         "the right to fuse, tile, reorder, stage and map it.",
         k->summary.c_str());

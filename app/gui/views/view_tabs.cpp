@@ -1,5 +1,6 @@
 // The centre's tab strip (keys 1-6 switch views) and small helpers the workbench views share.
 #include "app/gui/views/views.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include <imgui.h>
 
@@ -35,11 +36,11 @@ void job_progress_line(ViewContext& ctx, const char* what, double fraction,
 bool held_job_lines(ViewContext& ctx, const core::HeldJob& held, const char* anyway) {
   if (held.refused) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
-    ImGui::TextWrapped("Not started: %s", held.message.c_str());
+    text_wrapped("Not started: %s", held.message.c_str());
     ImGui::PopStyleColor();
     return false;
   }
-  ImGui::TextWrapped("Not started yet: %s", held.message.c_str());
+  text_wrapped("Not started yet: %s", held.message.c_str());
   return ImGui::Button(anyway);
 }
 

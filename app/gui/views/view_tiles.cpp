@@ -9,6 +9,7 @@
 
 #include "app/core/format.h"
 #include "app/gui/widgets/image_texture.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include <imgui.h>
 
@@ -92,7 +93,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   }
   const schedule::Kernel* k = wb.kernel();
   if (!k) {
-    ImGui::TextWrapped("No kernel: type a model in the left panel.");
+    text_wrapped("No kernel: type a model in the left panel.");
     end_panel();
     return;
   }
@@ -103,7 +104,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   }
   if (!wb.tiles) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
-    ImGui::TextWrapped("Could not walk this schedule: %s", wb.tiles_error.c_str());
+    text_wrapped("Could not walk this schedule: %s", wb.tiles_error.c_str());
     ImGui::PopStyleColor();
     if (ImGui::Button("Walk it again")) ctx.push(command_from("tiles record anyway"));
     end_panel();
@@ -117,7 +118,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   // [SECTION] Transport: back, play/pause, step, scrub, speed
   tiles_transport(ctx, rect, frame, last);
   const uint64_t step = t.frame_step[size_t(frame)];
-  ImGui::TextDisabled(
+  disabled_wrapped(
       "step %s of %s (of loop %s) · colour: accesses so far · box: the current tile · "
       "tint: touched since the previous frame",
       format_thousands(int64_t(step)).c_str(), format_thousands(int64_t(t.steps)).c_str(),
@@ -147,7 +148,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
     ImGui::TextDisabled("%s (log scale)", format_thousands(int64_t(std::lround(peak))).c_str());
     if (staged) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-      ImGui::TextWrapped(
+      text_wrapped(
           "A staged copy (a tile in shared memory or a scratchpad) is drawn beside the tensor it "
           "copies, on its own colour scale: its few elements are rewritten with every copy.");
       ImGui::PopStyleColor();

@@ -14,6 +14,7 @@
 #include "app/core/format.h"
 #include "app/core/tiles_gpu.h"
 #include "app/gui/widgets/image_texture.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include <imgui.h>
 
@@ -177,11 +178,11 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
   const float em = ImGui::GetFontSize();
   if (!k) return;
   if (!wb.machine) {
-    ImGui::TextWrapped("No machine is loaded: choose a GPU (minigpu, h200, …) in the status bar.");
+    text_wrapped("No machine is loaded: choose a GPU (minigpu, h200, …) in the status bar.");
     return;
   }
   if (const std::string why = gpu_tiles_unavailable(*k, *wb.machine); !why.empty()) {
-    ImGui::TextWrapped("The GPU mode follows one block and one warp of a GPU launch, but %s.",
+    text_wrapped("The GPU mode follows one block and one warp of a GPU launch, but %s.",
                        why.c_str());
     return;
   }
@@ -191,7 +192,7 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
     return;
   if (!wb.gpu_tiles) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
-    ImGui::TextWrapped("Could not follow this pick: %s", wb.gpu_tiles_error.c_str());
+    text_wrapped("Could not follow this pick: %s", wb.gpu_tiles_error.c_str());
     ImGui::PopStyleColor();
     if (ImGui::Button("Follow block 0, warp 0")) {
       ctx.push(command_from("tiles block 0"));
@@ -216,7 +217,7 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
   const std::string waves =
       t.waves == 1 ? "all of them run in one wave"
                    : "so the grid runs in " + std::to_string(t.waves) + " waves";
-  ImGui::TextWrapped(
+  text_wrapped(
       "%s on %s: grid %lld×%lld×%lld = %lld block%s of %lld threads (%d warp%s); up to %lld run "
       "at once (one per SM), %s. Block %lld = (x %lld, y %lld) runs in wave %lld on SM %lld.",
       t.kernel.c_str(), t.machine.c_str(), static_cast<long long>(t.grid[0]),
@@ -273,7 +274,7 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
                      std::any_of(f.block.begin(), f.block.end(),
                                  [](const TileBox& b) { return !b.empty(); });
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("frame %d of %d · %s%s", frame, last, what.c_str(),
+    text_wrapped("frame %d of %d · %s%s", frame, last, what.c_str(),
                        own ? "" : (" · block " + std::to_string(t.block) + " is not running in this step (its first step is frame " + std::to_string(t.first_block_frame) + ")").c_str());
     ImGui::PopStyleColor();
   }
@@ -371,7 +372,7 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
     const std::string words = describe_warp_access(t, *pt.first);
     ImGui::PushStyleColor(ImGuiCol_Text,
                           ImGui::ColorConvertU32ToFloat4(pt.first->coalesced() ? p.text : p.error));
-    ImGui::TextWrapped("%s%s", pt.count > 1 ? (std::to_string(pt.count) + " × ").c_str() : "",
+    text_wrapped("%s%s", pt.count > 1 ? (std::to_string(pt.count) + " × ").c_str() : "",
                        words.c_str());
     ImGui::PopStyleColor();
     ImGui::Indent(em);
@@ -379,7 +380,7 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
     ImGui::Unindent(em);
   }
   if (t.warp_global > 0)
-    ImGui::TextWrapped(
+    text_wrapped(
         "Over the whole wave, warp %d's %s global instructions moved %s sectors; %s would hold "
         "the bytes its lanes asked for, so it moves %.1f× what it needs.",
         t.warp, format_thousands(int64_t(t.warp_global)).c_str(),

@@ -8,6 +8,7 @@
 
 #include "app/core/format.h"
 #include "app/gui/widgets/bars.h"
+#include "app/gui/widgets/text_wrap.h"
 
 #include "sim/model/roofline.h"
 #include "sim/model/run.h"
@@ -75,7 +76,7 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
     return;
   }
   if (wb.recorded.empty()) {
-    ImGui::TextWrapped("No recorded measurements found in assets/recorded/. %s",
+    text_wrapped("No recorded measurements found in assets/recorded/. %s",
                        wb.recorded_error.c_str());
     end_panel();
     return;
@@ -91,7 +92,7 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
     ImGui::EndCombo();
   }
   const auto& [file, r] = wb.recorded[size_t(chosen)];
-  ImGui::TextDisabled(
+  disabled_wrapped(
       "recorded in %s%s%s", std::filesystem::path(file).filename().c_str(),
       r.contains("compiler") ? ", " : "",
       r.contains("compiler") ? (json_str(r, "compiler") + " " + json_str(r, "flags")).c_str() : "");
@@ -107,7 +108,7 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
     ImGui::PopFont();
     ImGui::SameLine();
     ImGui::TextDisabled("reference: %s", json_str(suite, "reference").c_str());
-    ImGui::TextWrapped("%s", json_str(suite, "problem").c_str());
+    text_wrapped("%s", json_str(suite, "problem").c_str());
     double best = 1e-9;
     for (const auto& res : suite["results"]) best = std::max(best, json_num(res, "gflops"));
     const bool has_flops = best > 1e-6;
@@ -174,7 +175,7 @@ void draw_cpu_run(ViewContext& ctx) {
   }
   if (auto it = wb.cpu_errors.find(key); it != wb.cpu_errors.end() && !r) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
-    ImGui::TextWrapped("%s", it->second.c_str());
+    text_wrapped("%s", it->second.c_str());
     ImGui::PopStyleColor();
   }
   if (!r) {
@@ -183,7 +184,7 @@ void draw_cpu_run(ViewContext& ctx) {
   ImGui::Spacing();
   if (!r->verified) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
-    ImGui::TextWrapped(
+    text_wrapped(
         "Not verified: relative error %.3g against the interpreter (tolerance %g). "
         "An unverified kernel is not timed.",
         r->rel_error, kVerifyTolerance);
@@ -191,7 +192,7 @@ void draw_cpu_run(ViewContext& ctx) {
     return;
   }
   ImGui::Text("verified: relative error %.2g", r->rel_error);
-  ImGui::TextDisabled(
+  disabled_wrapped(
       "%s",
       r->cache_hit
           ? "compiled: cache hit"
@@ -208,7 +209,7 @@ void draw_cpu_run(ViewContext& ctx) {
       ImGui::TableNextColumn();
       ImGui::TextDisabled("%s", k);
       ImGui::TableNextColumn();
-      ImGui::TextWrapped("%s", v.c_str());
+      text_wrapped("%s", v.c_str());
     };
     row("measured", ms_text(r->median_ms) + " median of " + std::to_string(r->repeats) + " (min " +
                         ms_text(r->min_ms) + ")");
@@ -260,7 +261,7 @@ void draw_gpu_run(ViewContext& ctx) {
   ImGui::PopFont();
   ImGui::Separator();
   if (const std::string why = gpu_run_unavailable(); !why.empty()) {
-    ImGui::TextWrapped("Not here: %s. The recorded H200 runs are in the list on the left "
+    text_wrapped("Not here: %s. The recorded H200 runs are in the list on the left "
                        "(labelled with their device and date).",
                        why.c_str());
     return;
@@ -279,17 +280,17 @@ void draw_gpu_run(ViewContext& ctx) {
   }
   if (auto it = wb.gpu_errors.find(key); it != wb.gpu_errors.end() && !r) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
-    ImGui::TextWrapped("%s", it->second.c_str());
+    text_wrapped("%s", it->second.c_str());
     ImGui::PopStyleColor();
-    ImGui::TextWrapped("The recorded H200 runs are in the list on the left.");
+    text_wrapped("The recorded H200 runs are in the list on the left.");
   }
   if (!r) return;
-  ImGui::TextWrapped("on %s: %s", r->device.c_str(), r->verified ? "verified" : "NOT verified");
+  text_wrapped("on %s: %s", r->device.c_str(), r->verified ? "verified" : "NOT verified");
   if (r->rel_error) ImGui::TextDisabled("relative error %.2g; %d registers/thread", *r->rel_error,
                                         r->registers);
   if (r->median_ms) ImGui::Text("measured: %s median", ms_text(*r->median_ms).c_str());
   if (r->cublas_ms) {
-    ImGui::TextWrapped("%s: %s median", r->cublas_what.c_str(), ms_text(*r->cublas_ms).c_str());
+    text_wrapped("%s: %s median", r->cublas_what.c_str(), ms_text(*r->cublas_ms).c_str());
     if (r->median_ms && *r->median_ms > 0)
       ImGui::Text("cuBLAS ÷ this schedule: %.2f (1 = as fast as cuBLAS)",
                   *r->cublas_ms / *r->median_ms);
@@ -310,13 +311,13 @@ void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
   ImGui::Separator();
   const schedule::Kernel* k = wb.kernel();
   if (!k) {
-    ImGui::TextWrapped("No kernel: type a model in the left panel.");
+    text_wrapped("No kernel: type a model in the left panel.");
     end_panel();
     return;
   }
-  ImGui::TextWrapped("Kernel %s: %s", k->name.c_str(), k->summary.c_str());
+  text_wrapped("Kernel %s: %s", k->name.c_str(), k->summary.c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("steps: %s", wb.steps_text().empty() ? "(none)" : wb.steps_text().c_str());
+  text_wrapped("steps: %s", wb.steps_text().empty() ? "(none)" : wb.steps_text().c_str());
   ImGui::PopStyleColor();
   draw_cpu_run(ctx);
   draw_gpu_run(ctx);
