@@ -35,6 +35,18 @@ float theme_font_px(Theme theme, float content_scale) {
   return std::round(base * scale);
 }
 
+float type_scale_for(Theme theme, float content_scale, float ui_scale, float window_w,
+                     float window_h) {
+  const float cs = content_scale > 0.0f ? content_scale : 1.0f;
+  const float chosen = cs * ui_scale;
+  const float floor = cs * std::min(ui_scale, 1.0f);
+  if (window_w <= 0.0f || window_h <= 0.0f) return chosen;
+  const float base = theme_font_px(theme, 1.0f);
+  // Whole pixels of type, so a window dragged wider re-rasterises the fonts once a pixel step.
+  const float fits = std::floor(std::min(window_w / kMinEmAcross, window_h / kMinEmDown)) / base;
+  return std::clamp(fits, floor, chosen);
+}
+
 bool model_text_edited(const AppState& state) {
   const std::string& t = state.model.text;
   return t != state.model.loaded_text && t != graph::default_model_text() &&

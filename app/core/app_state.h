@@ -30,6 +30,17 @@ std::optional<Theme> theme_from_name(std::string_view);
 // UI font size in pixels for a theme and the monitor's content scale (projector: large type).
 float theme_font_px(Theme theme, float content_scale);
 
+// The window must hold this many lines of type across and down: the side panels, the centre at
+// 40 % and the status bar need about that (the projector theme at 100 % on 1280x720: 58 x 33).
+inline constexpr float kMinEmAcross = 58.0f, kMinEmDown = 30.0f;
+
+// The type scale for a theme: content_scale × ui_scale, held to what a window_w × window_h window
+// can hold (kMinEmAcross, kMinEmDown) — UI scale 200 % in the projector theme on a 1280x720 window
+// would be 44 px type, 29 characters across, and no panel could show its numbers — but never
+// below content_scale × min(ui_scale, 1): the cap only takes back enlargement.
+float type_scale_for(Theme theme, float content_scale, float ui_scale, float window_w,
+                     float window_h);
+
 // [SECTION] Model document
 
 struct ModelError {
@@ -188,7 +199,10 @@ struct AppState {
   // chooses to keep this work as the session (File ▸ Keep as my session: `save-session`).
   bool autosave_paused = false;
 
-  float font_px() const { return theme_font_px(theme, content_scale * ui_scale); }
+  // The scale the type is drawn at: the monitor's times the learner's UI scale, held where the
+  // window cannot hold that much type (type_scale_for).
+  float type_scale() const { return type_scale_for(theme, content_scale, ui_scale, window_w, window_h); }
+  float font_px() const { return theme_font_px(theme, type_scale()); }
   PanelLayout panels() const {
     return presentation
                ? compute_presentation_layout(window_w, window_h, font_px(), lessons.reading())

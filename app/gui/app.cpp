@@ -536,7 +536,7 @@ int run_app(const AppOptions& options) {
   state.content_scale = std::max(1.0f, std::max(xscale, yscale));
   // The UI scale re-rasterises the fonts at the larger size (sharp type on a projector, not a
   // bitmap stretched); `fonts_scale` is the scale the atlas was built for.
-  float fonts_scale = state.content_scale * state.ui_scale;
+  float fonts_scale = state.type_scale();
   Fonts fonts = load_fonts(fonts_scale);
   io.Fonts->Build();  // the scene measures text before the first frame
   ImGui_ImplGlfw_InitForOpenGL(window, true);
@@ -612,7 +612,7 @@ int run_app(const AppOptions& options) {
     // script lines such as click-node see what the user would see, and again after it.
     const auto settle = [&] {
       update_state(state);
-      if (const float want = state.content_scale * state.ui_scale; want != fonts_scale) {
+      if (const float want = state.type_scale(); want != fonts_scale) {
         fonts = load_fonts(want);
         io.Fonts->Build();
         ImGui_ImplOpenGL3_DestroyFontsTexture();

@@ -383,3 +383,25 @@ TEST_CASE("the app rejects bad flags and unreadable files with a message and non
   CHECK(code == 0);
   CHECK(out.find("--layout-json") != std::string::npos);
 }
+
+TEST_CASE("type scale: a UI scale the window cannot hold is held, enlargement only") {
+  using tilescope::core::Theme;
+  using tilescope::core::type_scale_for;
+  // Projector (22 px at 100 %) at 200 % on 1280x720: 44 px would be 29 characters across; the
+  // window holds floor(min(1280 / 58, 720 / 30)) = floor(min(22.07, 24)) = 22 px: scale 1.
+  CHECK(type_scale_for(Theme::Projector, 1.0f, 2.0f, 1280, 720) == doctest::Approx(1.0));
+  // The same at 1920x1080: floor(min(33.1, 36)) = 33 px, scale 1.5.
+  CHECK(type_scale_for(Theme::Projector, 1.0f, 2.0f, 1920, 1080) == doctest::Approx(1.5));
+  // Light (16 px) at 200 % on 1920x1080: 32 px fits under 33, so it is kept.
+  CHECK(type_scale_for(Theme::Light, 1.0f, 2.0f, 1920, 1080) == doctest::Approx(2.0));
+  // A small window never shrinks the type under the learner's 100 %.
+  CHECK(type_scale_for(Theme::Light, 1.0f, 1.0f, 640, 400) == doctest::Approx(1.0));
+  CHECK(type_scale_for(Theme::Light, 1.0f, 0.75f, 640, 400) == doctest::Approx(0.75));
+  // font_px follows: 22 px for the projector at 200 % on 1280x720.
+  tilescope::core::AppState s;
+  s.theme = Theme::Projector;
+  s.ui_scale = 2.0f;
+  s.window_w = 1280;
+  s.window_h = 720;
+  CHECK(s.font_px() == doctest::Approx(22.0));
+}

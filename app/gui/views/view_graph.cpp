@@ -42,7 +42,9 @@ void draw_grid(ImDrawList* dl, const Rect& rect, const CanvasView& view, const P
 }
 
 // A colour key for the categories on screen, along the bottom edge (wrapping upwards when the
-// canvas is narrow). Returns the top of the legend and the x where its top row ends.
+// canvas is narrow). Returns the top of the legend and the x where its top row ends. More than two
+// rows (large type on a small canvas: the projector theme at 200 % on a 1280x720 window) would
+// cover the graph: the key is then left out and the nodes' tooltips name their kinds.
 ImVec2 draw_legend(ImDrawList* dl, const Rect& rect, const GraphScene& scene, const Palette& p) {
   std::set<int> present;
   for (const SceneNode& n : scene.nodes) present.insert(static_cast<int>(n.category));
@@ -60,6 +62,7 @@ ImVec2 draw_legend(ImDrawList* dl, const Rect& rect, const GraphScene& scene, co
     rows.back().push_back(c);
     x += w;
   }
+  if (rows.size() > 2) return ImVec2(left, rect.y + rect.h - lh * 0.4f);
   float y = rect.y + rect.h - lh * 1.6f - (rows.size() - 1) * lh * 1.3f;
   const float top = y;
   float top_row_end = left;
@@ -249,7 +252,10 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
   bool all_named = true;
   for (const std::string& o : operands) all_named = all_named && is_named(outline, o);
 
-  const float width = std::min(lh * (kPaletteEm - 0.5f), rect.w * 0.42f);  // fit_view leaves it
+  // fit_view leaves this width; at least the header's (title and its button), whatever the type.
+  const float header_w =
+      ImGui::CalcTextSize("Palette").x * 1.1f + ImGui::CalcTextSize("hide").x + lh * 2.2f;
+  const float width = std::max(header_w, std::min(lh * (kPaletteEm - 0.5f), rect.w * 0.42f));
   ImGui::SetCursorScreenPos(ImVec2(rect.x + lh * 0.5f, top));
   const ImU32 bg = (p.canvas_bg & ~IM_COL32_A_MASK) | (235u << IM_COL32_A_SHIFT);
   ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::ColorConvertU32ToFloat4(bg));
@@ -283,7 +289,9 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
     ImGui::SetTooltip(
         "Builds the model by writing lines into the model text (left);\n"
         "every line is checked by the parser before it is kept.");
-  ImGui::SameLine(width - ImGui::CalcTextSize("hide").x - lh * 1.3f);
+  // The button at the right edge, or just after the title when the type is large for the width.
+  const float title_end = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x;
+  ImGui::SameLine(std::max(title_end + lh * 0.5f, width - ImGui::CalcTextSize("hide").x - lh * 1.3f));
   const bool toggled = ImGui::SmallButton(open ? "hide" : "show");
   if (toggled) push_control(ctx, "palette.open", open ? "off" : "on");
   if (open == toggled) {  // folded now (closed and not opened, or being closed)
@@ -619,10 +627,16 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
   char hint[96];
   std::snprintf(hint, sizeof hint, "wheel: zoom \xC2\xB7 drag: pan \xC2\xB7 F: fit \xC2\xB7 %.0f%%",
                 state.view.zoom * 100.0f);
+  // On a narrow canvas the keys go (their tooltips stay) and the zoom alone is said.
+  if (ImGui::CalcTextSize(hint).x > rect.w * 0.6f)
+    std::snprintf(hint, sizeof hint, "F: fit \xC2\xB7 %.0f%%", state.view.zoom * 100.0f);
   const ImVec2 hs = ImGui::CalcTextSize(hint);
   const float hint_x = rect.x + rect.w - hs.x - pad;
+  const bool no_legend = legend.y >= rect.y + rect.h - lh * 0.5f;
   const bool single_row = legend.y >= rect.y + rect.h - lh * 1.7f;
-  const float hint_y = single_row && hint_x >= legend.x ? legend.y : legend.y - lh * 1.3f;
+  const float hint_y = no_legend                          ? rect.y + rect.h - lh * 1.6f
+                       : single_row && hint_x >= legend.x ? legend.y
+                                                          : legend.y - lh * 1.3f;
   dl->AddText(ImVec2(hint_x, hint_y), p.subtext, hint);
   dl->ChannelsSetCurrent(0);
   dl->AddRectFilled(ImVec2(rect.x, std::min(hint_y, legend.y) - lh * 0.4f),

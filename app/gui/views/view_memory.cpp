@@ -162,7 +162,7 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
                   r.program->kernels, whole.c_str(), format_bytes(int64_t(r.dram_bytes())).c_str());
     note_widget("memory.program-total");
   } else if (!r.program_note.empty()) {
-    ImGui::TextDisabled("%s", r.program_note.c_str());
+    disabled_wrapped("%s", r.program_note.c_str());
   }
 
   // [SECTION] Boxes and arrows: the core on top, main memory at the bottom.
@@ -173,7 +173,21 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
   const float box_h = std::max(em * 3.2f, std::min(em * 4.4f, avail_h / (n * 1.9f)));
   const float gap =
       std::clamp((avail_h - box_h * n) / std::max<size_t>(n - 1, 1), em * 2.0f, em * 5.0f);
-  const float box_w = std::min(rect.w * 0.42f, em * 22);
+  // As wide as its widest line needs (a level's title beside its miss count; the hit-rate line),
+  // at most the view less a margin: large type in a narrow centre wrote the count over the title.
+  float need = ImGui::CalcTextSize("accumulators and register tiles make no traffic").x;
+  for (const LevelResult& l : r.levels) {
+    const std::string title = l.name + (l.size_bytes ? "  " + format_bytes(int64_t(l.size_bytes)) : "");
+    const float title_w =
+        ctx.fonts.ui_bold->CalcTextSizeA(ctx.fonts.px, FLT_MAX, 0, title.c_str()).x;
+    const std::string misses = format_thousands(int64_t(l.total.misses)) + " misses";
+    const std::string line2 = "hit rate " + format_percent(hit_rate(l.total)) + " of " +
+                              format_si(double(l.total.accesses)) + " accesses";
+    need = std::max({need, title_w + em * 1.5f + ImGui::CalcTextSize(misses.c_str()).x,
+                     ImGui::CalcTextSize(line2.c_str()).x});
+  }
+  const float box_w = std::clamp(need + em * 1.2f, std::min(rect.w * 0.42f, em * 22),
+                                 std::max(em * 8, rect.w - em * 2));
   const float x0 = origin.x + em;
   // Arrow width: proportional to bytes, the largest flow drawn 1.6 em wide.
   uint64_t max_bytes = 1;
@@ -227,15 +241,18 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
     // The arrow from the level above into this one: the bytes that reached this level.
     const uint64_t bytes = l.total.read_bytes + l.total.write_bytes;
     const float w = std::max(1.5f, em * 1.6f * float(double(bytes) / double(max_bytes)));
-    const float ax = x0 + box_w * 0.5f;
-    const float ya = y - gap + 2, yb = y - 2;  // from the bottom of the box above
-    dl->AddRectFilled(ImVec2(ax - w / 2, ya), ImVec2(ax + w / 2, yb - em * 0.5f), p.edge);
-    dl->AddTriangleFilled(ImVec2(ax - w / 2 - em * 0.4f, yb - em * 0.5f),
-                          ImVec2(ax + w / 2 + em * 0.4f, yb - em * 0.5f), ImVec2(ax, yb), p.edge);
     // Two short lines rather than one long one: the grids of small caches go to the right.
     const std::string label = format_bytes(int64_t(bytes)) + " requested\n(" +
                               format_bytes(int64_t(l.total.read_bytes)) + " read, " +
                               format_bytes(int64_t(l.total.write_bytes)) + " written)";
+    // The arrow at the boxes' middle, moved left when its label would run out of the view.
+    const float label_w = ImGui::CalcTextSize(label.c_str()).x;
+    const float ax = std::max(x0 + em * 1.5f + w / 2,
+                              std::min(x0 + box_w * 0.5f, rect.x + rect.w - em * 2 - label_w - w / 2));
+    const float ya = y - gap + 2, yb = y - 2;  // from the bottom of the box above
+    dl->AddRectFilled(ImVec2(ax - w / 2, ya), ImVec2(ax + w / 2, yb - em * 0.5f), p.edge);
+    dl->AddTriangleFilled(ImVec2(ax - w / 2 - em * 0.4f, yb - em * 0.5f),
+                          ImVec2(ax + w / 2 + em * 0.4f, yb - em * 0.5f), ImVec2(ax, yb), p.edge);
     dl->AddText(ImVec2(ax + w / 2 + em, (ya + yb) / 2 - em * 1.1f), p.edge_label, label.c_str());
     right = std::max(right, ax + w / 2 + em + ImGui::CalcTextSize(label.c_str()).x);
   }
@@ -246,7 +263,11 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
   const float boxes_h = static_cast<float>(n) * box_h + static_cast<float>(n - 1) * gap;
   ImGui::SetCursorScreenPos(origin);
   ImGui::Dummy(ImVec2(box_w, boxes_h));
-  if (!r.grids.empty()) {
+  if (!r.grids.empty() && rect.x + rect.w - em - (right + em * 2) < em * 10) {
+    // No room beside the boxes: say where the grids went rather than draw them cut off.
+    ImGui::SetCursorScreenPos(ImVec2(x0, origin.y + boxes_h + em * 0.5f));
+    disabled_wrapped("The cache's sets and ways are drawn beside these boxes in a wider window.");
+  } else if (!r.grids.empty()) {
     // The small caches as they ended, beside the boxes.
     const ImVec2 at(right + em * 2, origin.y);
     const ImVec2 used = draw_cache_grids(ctx, r, at, rect.x + rect.w - em - at.x,
@@ -283,7 +304,7 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
     for (const std::string& note : wb.machine->notes) text_wrapped("%s", note.c_str());
     ImGui::PopStyleColor();
   }
-  ImGui::TextDisabled("Results are kept per schedule and machine.");
+  disabled_wrapped("Results are kept per schedule and machine.");
   section_heading(ctx, "Working set of one tile");
   draw_working_set_meter(ctx);
   if (const MemoryResult* r = wb.memory_result()) draw_result_details(ctx, *r);

@@ -174,9 +174,12 @@ void draw_status_bar_view(ViewContext& ctx, const Rect& rect) {
     end_panel();
     return;
   }
-  char right[64];
-  std::snprintf(right, sizeof right, "theme: %s \xC2\xB7 %.0f%%", theme_name(state.theme),
-                state.ui_scale * 100);
+  char right[96];
+  // A UI scale the window cannot hold is said as held (type_scale_for), with the size it holds.
+  const bool held = state.type_scale() < state.content_scale * state.ui_scale - 1e-3f;
+  std::snprintf(right, sizeof right, held ? "theme: %s \xC2\xB7 %.0f%% (held at %.0f px: window)"
+                                          : "theme: %s \xC2\xB7 %.0f%%",
+                theme_name(state.theme), state.ui_scale * 100, state.font_px());
   const float w = ImGui::CalcTextSize(right).x + ImGui::GetStyle().FramePadding.x * 2;
   ImGui::SameLine(std::max(ImGui::GetCursorPosX(), rect.w - w - ImGui::GetFontSize() * 0.6f));
   if (ImGui::SmallButton(right)) ImGui::OpenPopup("view-menu");
