@@ -132,7 +132,8 @@ std::string presentation_indicator(const AppState& state) {
 double frame_wait_seconds(const AppState& state) {
   const PlatformRequests& r = state.requests;
   if (!r.input.empty() || !r.keys.empty() || !r.screenshot_path.empty() || !r.screen_shot_path.empty() ||
-      !r.state_json_path.empty() || !r.frame_text_path.empty() || r.quit || r.resize_w > 0 || r.toggle_fullscreen ||
+      !r.state_json_path.empty() || !r.frame_text_path.empty() || !r.layout_json_path.empty() ||
+      r.quit || r.resize_w > 0 || r.toggle_fullscreen ||
       state.view.fit_pending || state.scene_stale)
     return 0.0;
   if (state.bench.busy() || state.bench.tiles_playing || state.lessons.busy())

@@ -120,6 +120,7 @@ struct PlatformRequests {
   KeyEventQueue keys;
   std::string state_json_path;  // write the state JSON after this frame (`write-state FILE`)
   std::string frame_text_path;  // write every text this frame draws (`write-frame-text FILE`)
+  std::string layout_json_path;  // write the layout JSON after this frame (`write-layout FILE`)
 };
 
 // [SECTION] Files: the in-app file browser, recent files

@@ -341,10 +341,11 @@ Command parse_command(std::string_view line) {
     if (!c.text.empty() && c.text != "on" && c.text != "off")
       throw CommandError("teacher: expected on, off or nothing (toggle), got '" + c.text + "'");
     expect_end(rest, verb);
-  } else if (verb == "write-state" || verb == "write-frame-text" || verb == "open-session" ||
-             verb == "drop") {
+  } else if (verb == "write-state" || verb == "write-frame-text" || verb == "write-layout" ||
+             verb == "open-session" || verb == "drop") {
     c.kind = verb == "write-state"        ? CommandKind::WriteState
              : verb == "write-frame-text" ? CommandKind::WriteFrameText
+             : verb == "write-layout"     ? CommandKind::WriteLayout
              : verb == "open-session"     ? CommandKind::OpenSession
                                           : CommandKind::Drop;
     c.text = require_rest(rest, verb, "a file path");
@@ -514,6 +515,8 @@ std::string command_to_string(const Command& c) {
       return "write-state " + c.text;
     case CommandKind::WriteFrameText:
       return "write-frame-text " + c.text;
+    case CommandKind::WriteLayout:
+      return "write-layout " + c.text;
     case CommandKind::UiScale:
       return "ui-scale " + fmt(c.a);
     case CommandKind::SaveModel:
@@ -878,6 +881,9 @@ std::string apply_command(AppState& state, const Command& c) {
       return {};
     case CommandKind::WriteFrameText:
       state.requests.frame_text_path = c.text;
+      return {};
+    case CommandKind::WriteLayout:
+      state.requests.layout_json_path = c.text;
       return {};
     case CommandKind::UiScale:
       state.ui_scale = static_cast<float>(c.a);

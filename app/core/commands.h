@@ -75,6 +75,8 @@
 //   write-state FILE           write the state JSON (as --state-json) after the next frame
 //   write-frame-text FILE      write every text the next frame draws, as drawn (masked), one per
 //                              line: what a test asserts is nowhere on screen
+//   write-layout FILE          write the layout JSON (as --layout-json) after the next frame,
+//                              with the texts it cut off at their clip rectangle
 //   ui-scale X                 scale the UI's type (0.75 to 2.5; fonts re-rasterised at that size)
 //   save-model [FILE]          save the model text (to its own file when FILE is left out)
 //   open-session FILE          open a session file (a hand-out: model, steps, machine, view,
@@ -145,6 +147,7 @@ enum class CommandKind {
   StartHere,
   WriteState,
   WriteFrameText,
+  WriteLayout,
   UiScale,
   SaveModel,
   OpenSession,

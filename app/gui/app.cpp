@@ -113,6 +113,12 @@ std::string write_layout_json(const std::string& path, const AppState& state, in
   // The height the canvas draws node text at (font size × zoom): presentation mode keeps it at
   // kPresentTextPx or more.
   j["node_text_px"] = state.font_px() * state.view.zoom;
+  // Texts the last frame cut off at the right edge of their clip rectangle (--layout-json runs
+  // measure every text): a label no one can read whole.
+  nlohmann::json clipped = nlohmann::json::array();
+  for (const ClippedText& c : clipped_text())
+    clipped.push_back({{"window", c.window}, {"text", c.text}, {"cut", c.cut}});
+  j["clipped_text"] = clipped;
   std::ofstream out(path);
   if (!out) return "cannot write layout JSON '" + path + "'";
   // Replace, not throw, on invalid UTF-8: model text and its error excerpts are user bytes.
@@ -542,6 +548,8 @@ int run_app(const AppOptions& options) {
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   install_input_callbacks(window, state.requests.keys);
+  // The layout JSON lists the texts cut off: measured in the runs that may write it.
+  set_clip_check(!options.layout_json.empty() || !options.script.empty());
 
   std::vector<Command> queue;  // pushed by views during a frame, applied before the next
   std::optional<Theme> applied_theme;
@@ -695,6 +703,7 @@ int run_app(const AppOptions& options) {
     }());
     const bool record_text = !state.requests.frame_text_path.empty();
     if (record_text) record_frame_text();
+    clear_clipped_text();
     ImGui::NewFrame();
     if (frame == 0) use_nearest_font_sampling(io);  // the backend made the atlas in NewFrame
     {
@@ -813,6 +822,10 @@ int run_app(const AppOptions& options) {
     if (!state.requests.state_json_path.empty()) {
       report(write_state_json(state.requests.state_json_path, state));
       state.requests.state_json_path.clear();
+    }
+    if (!state.requests.layout_json_path.empty()) {
+      report(write_layout_json(state.requests.layout_json_path, state, fb_w, fb_h));
+      state.requests.layout_json_path.clear();
     }
     if (last || bench_done || exit_code != 0) break;
     // --frame-delay: a slow frame on purpose (tests of input under software OpenGL's pace).

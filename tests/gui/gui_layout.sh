@@ -2,8 +2,11 @@
 # GUI layout test (issue 26): the Lessons view in every theme (light, dark, projector), at UI scale
 # 100, 150 and 200 % and at 1280x720 and 1920x1080. Every view tab lies inside the tab strip, and
 # no lesson title wraps to fewer than 12 characters a line (at 150 % they collapsed to one letter
-# a line, and the projector theme pushed the Lessons tab off screen). Screenshots are kept in
-# OUT_DIR for a person to look at.
+# a line, and the projector theme pushed the Lessons tab off screen). In each, the Graph view with
+# an op in the inspector, the Memory view of a simulated kernel, the Timings view and the Lessons
+# view cut no text at the edge of its panel (the layout JSON's clipped_text: every text drawn is
+# measured against its clip rectangle; the model editor's long lines scroll, so they are left
+# out). Screenshots are kept in OUT_DIR for a person to look at.
 # usage: gui_layout.sh TILESCOPE OUT_DIR   (exit 77 = skipped: no Xvfb)
 set -euo pipefail
 with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"
@@ -20,7 +23,12 @@ for theme in light dark projector; do
   for size in 1280x720 1920x1080; do
     for scale in 1 1.5 2; do
       name="$theme-$size-$scale"
-      printf 'theme %s\nui-scale %s\nview lessons\nwait-frames 4\nquit\n' "$theme" "$scale" \
+      # A small layer, so the Memory view's simulation takes a moment on the tiny machine.
+      printf '%s\n' 'set-model-text x: [64, 128]\nW: [64, 128] weight\nb: [64] weight\ny = relu(x @ W.T + b)\n' \
+        "theme $theme" "ui-scale $scale" 'machine tiny' 'select-op matmul0' 'wait-frames 4' \
+        "write-layout $out/$name-graph.json" 'wait-frames 1' 'view memory' 'wait-jobs' 'wait-frames 4' \
+        "write-layout $out/$name-memory.json" 'wait-frames 1' 'view timings' 'wait-frames 4' \
+        "write-layout $out/$name-timings.json" 'wait-frames 1' 'view lessons' 'wait-frames 4' 'quit' \
         > "$out/$name.script"
       timeout 120 "$with_xvfb" -s "-screen 0 2000x1200x24" "$app" --no-session --size "$size" \
         --script "$out/$name.script" --screenshot "$out/$name.png" \
@@ -40,6 +48,21 @@ for theme in light dark projector; do
                            match($0, /"h": [0-9.]+/); h[n] = substr($0, RSTART + 5, RLENGTH - 5) + 0 }
         END { for (n in tab) if (tab[n] > tx + tw + 0.5) print "FAIL: " name ": " n " ends at " tab[n] " past the strip (" tx + tw ")"
               for (n in h) print "TITLE " n " " h[n] " " px }')
+      # Texts cut off at their panel's edge, in any of the four views (the editor's lines scroll).
+      for view in graph memory timings; do
+        cut=$(tr -d '\n' < "$out/$name-$view.json" | sed 's/.*"clipped_text": \[//; s/\].*//' |
+              sed 's/},/}\n/g' | grep '"window"' | grep -v '"window": "Model text/##model_text' || true)
+        if [ -n "$cut" ]; then
+          echo "FAIL: $name, $view view: text cut off at its panel's edge: $cut"
+          failures=$((failures + 1))
+        fi
+      done
+      cut=$(tr -d '\n' < "$out/$name.json" | sed 's/.*"clipped_text": \[//; s/\].*//' |
+            sed 's/},/}\n/g' | grep '"window"' | grep -v '"window": "Model text/##model_text' || true)
+      if [ -n "$cut" ]; then
+        echo "FAIL: $name, lessons view: text cut off at its panel's edge: $cut"
+        failures=$((failures + 1))
+      fi
       if grep -q FAIL <<<"$awk_out"; then
         grep FAIL <<<"$awk_out"
         failures=$((failures + 1))

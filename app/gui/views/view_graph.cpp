@@ -291,7 +291,10 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
         "every line is checked by the parser before it is kept.");
   // The button at the right edge, or just after the title when the type is large for the width.
   const float title_end = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x;
-  ImGui::SameLine(std::max(title_end + lh * 0.5f, width - ImGui::CalcTextSize("hide").x - lh * 1.3f));
+  const float button_w = ImGui::CalcTextSize(open ? "hide" : "show").x +
+                         ImGui::GetStyle().FramePadding.x * 2;
+  ImGui::SameLine(std::max(title_end + lh * 0.5f,
+                           width - button_w - ImGui::GetStyle().WindowPadding.x - lh * 0.2f));
   const bool toggled = ImGui::SmallButton(open ? "hide" : "show");
   if (toggled) push_control(ctx, "palette.open", open ? "off" : "on");
   if (open == toggled) {  // folded now (closed and not opened, or being closed)

@@ -55,9 +55,12 @@ void tensor_block(ViewContext& ctx, const graph::Graph& g, graph::TensorId id, c
     ctx.push(c);
   }
   ImGui::PopFont();
+  // Beside the name when it fits, else on its own line (wrapped): never cut at the panel's edge.
+  const std::string info = std::string(graph::role_name(t.role)) + " \xC2\xB7 " +
+                           graph::dtype_name(t.dtype) + " \xC2\xB7 " + format_bytes(t.bytes());
   ImGui::SameLine();
-  ImGui::TextDisabled("%s \xC2\xB7 %s \xC2\xB7 %s", graph::role_name(t.role),
-                      graph::dtype_name(t.dtype), format_bytes(t.bytes()).c_str());
+  if (ImGui::CalcTextSize(info.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+  disabled_wrapped("%s", info.c_str());
   ImGui::Indent();
   ImGui::PushFont(ctx.fonts.mono);
   text_wrapped("%s %s strides %s", graph::shape_to_string(t.shape).c_str(),

@@ -156,9 +156,9 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
                               format_bytes(int64_t(d.read_bytes)) + ", written " +
                               format_bytes(int64_t(d.write_bytes)) + ")";
     if (r.program->kernels == 1)
-      ImGui::Text("Whole schedule: this one kernel, %s", whole.c_str());
+      text_wrapped("Whole schedule: this one kernel, %s", whole.c_str());
     else
-      ImGui::Text("Whole schedule: %zu kernels one after another, %s; this kernel %s",
+      text_wrapped("Whole schedule: %zu kernels one after another, %s; this kernel %s",
                   r.program->kernels, whole.c_str(), format_bytes(int64_t(r.dram_bytes())).c_str());
     note_widget("memory.program-total");
   } else if (!r.program_note.empty()) {
@@ -248,7 +248,7 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
     // The arrow at the boxes' middle, moved left when its label would run out of the view.
     const float label_w = ImGui::CalcTextSize(label.c_str()).x;
     const float ax = std::max(x0 + em * 1.5f + w / 2,
-                              std::min(x0 + box_w * 0.5f, rect.x + rect.w - em * 2 - label_w - w / 2));
+                              std::min(x0 + box_w * 0.5f, rect.x + rect.w - em * 3 - label_w - w / 2));
     const float ya = y - gap + 2, yb = y - 2;  // from the bottom of the box above
     dl->AddRectFilled(ImVec2(ax - w / 2, ya), ImVec2(ax + w / 2, yb - em * 0.5f), p.edge);
     dl->AddTriangleFilled(ImVec2(ax - w / 2 - em * 0.4f, yb - em * 0.5f),

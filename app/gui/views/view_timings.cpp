@@ -85,7 +85,13 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
   chosen = std::clamp(chosen, 0, static_cast<int>(wb.recorded.size()) - 1);
   const float em = ImGui::GetFontSize();
   ImGui::SetNextItemWidth(std::min(rect.w - em * 2, em * 34));
-  if (ImGui::BeginCombo("##report", report_label(wb.recorded[size_t(chosen)].second).c_str())) {
+  // The chosen report's whole label when the field holds it, else its kind and day (the list
+  // and the tooltip say the rest).
+  std::string preview = report_label(wb.recorded[size_t(chosen)].second);
+  if (ImGui::CalcTextSize(preview.c_str()).x > ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - em)
+    preview = json_str(wb.recorded[size_t(chosen)].second, "kind") + " \xC2\xB7 " +
+              json_str(wb.recorded[size_t(chosen)].second, "date").substr(0, 10);
+  if (ImGui::BeginCombo("##report", preview.c_str())) {
     for (size_t i = 0; i < wb.recorded.size(); ++i)
       if (ImGui::Selectable(report_label(wb.recorded[i].second).c_str(), int(i) == chosen))
         chosen = int(i);
@@ -121,7 +127,7 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
       ImGui::TableSetupColumn(has_flops ? "GFLOP/s" : "GB/s");
       ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
       ImGui::TableSetupColumn("% of ref");
-      ImGui::TableSetupColumn("verified");
+      ImGui::TableSetupColumn("ok");  // verified against the reference: yes / NO
       ImGui::TableHeadersRow();
       for (const auto& res : suite["results"]) {
         ImGui::TableNextRow();
@@ -136,7 +142,7 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
         ImGui::Text("%.1f", v);
         ImGui::TableNextColumn();
         const ImVec2 c = ImGui::GetCursorScreenPos();
-        const float w = std::max(ImGui::GetContentRegionAvail().x, em * 4);
+        const float w = std::max(ImGui::GetContentRegionAvail().x, em * 2);
         const bool ok = res.value("verified", false);
         draw_share_bar(ImGui::GetWindowDrawList(), ImVec2(c.x, c.y + em * 0.2f),
                        ImVec2(c.x + w, c.y + em * 0.9f), v / best, p.bar_bg,
