@@ -128,7 +128,7 @@ struct PlatformRequests {
 // ImGui 1.86 has no file dialog and no Debian package offers one: the browser is a list of a
 // folder's entries, "up", and a path field (views/view_files.cpp draws it; files.h lists folders).
 struct FileBrowser {
-  enum class Mode { Closed, OpenModel, SaveModel, OpenSession, SaveSession };
+  enum class Mode { Closed, OpenModel, SaveModel, OpenSession, SaveSession, SaveGrade };
   Mode mode = Mode::Closed;
   std::string dir;   // the folder listed
   std::string name;  // the path field: a file name in `dir`, or a path

@@ -2,6 +2,7 @@
 // listing (files.h).
 #include "app/core/files.h"
 
+#include "app/core/lesson_grade.h"
 #include "app/core/session.h"
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
@@ -70,6 +71,8 @@ std::vector<std::string> browser_extensions(FileBrowser::Mode mode) {
     case FileBrowser::Mode::OpenSession:
     case FileBrowser::Mode::SaveSession:
       return {".json"};
+    case FileBrowser::Mode::SaveGrade:
+      return {".csv", ".json"};
     case FileBrowser::Mode::Closed:
       break;
   }
@@ -286,6 +289,27 @@ std::string open_session_file(AppState& state, const std::string& path) {
   return problems.empty() ? std::string() : "open-session '" + path + "': " + problems;
 }
 
+std::string save_grade_file(AppState& state, const std::string& path) {
+  // The learner's own rows, as `tilescope-cli lesson grade` writes a class's: named after the
+  // session file (alice.json → alice), or "me" without one.
+  std::map<std::string, nlohmann::json> progress;
+  const nlohmann::json all = lesson_progress_json(state.lessons);
+  for (const auto& [id, value] : all.items()) progress[id] = value;
+  lesson_ensure_catalogue(state.lessons);
+  const std::string learner =
+      state.session_path.empty() ? "me" : fs::path(state.session_path).stem().string();
+  std::vector<std::string> problems;
+  const std::vector<GradeRow> rows =
+      grade_rows(learner, progress, state.lessons.catalogue, problems);
+  const std::string text =
+      ends_with(path, ".json") ? grade_json(rows).dump(2) + "\n" : grade_csv(rows);
+  if (std::string e = write_file_atomically(text, path, "grade"); !e.empty()) return e;
+  note_recent_file(state, path);
+  state.notice = "saved your grade (" + std::to_string(rows.size()) + " lessons) to " + path +
+                 (problems.empty() ? "" : "; left out: " + problems.front());
+  return {};
+}
+
 std::string open_dropped_file(AppState& state, const std::string& path) {
   return ends_with(path, ".json") ? open_session_file(state, path) : open_model_file(state, path);
 }
@@ -313,11 +337,13 @@ std::string file_browser_command(AppState& state, std::string_view args) {
     } else if (b.dir.empty()) {
       b.dir = absolute_path(".");
     }
-    const bool saving = mode == Mode::SaveModel || mode == Mode::SaveSession;
+    const bool saving =
+        mode == Mode::SaveModel || mode == Mode::SaveSession || mode == Mode::SaveGrade;
     b.name = !saving ? ""
              : mode == Mode::SaveModel && !state.model.path.empty()
                  ? fs::path(state.model.path).filename().string()
              : mode == Mode::SaveModel ? "model.model"
+             : mode == Mode::SaveGrade ? "grade.csv"
                                        : "session.json";
     return std::string();
   };
@@ -325,6 +351,7 @@ std::string file_browser_command(AppState& state, std::string_view args) {
   if (verb == "save-model") return show(Mode::SaveModel);
   if (verb == "open-session") return show(Mode::OpenSession);
   if (verb == "save-session") return show(Mode::SaveSession);
+  if (verb == "save-grade") return show(Mode::SaveGrade);
   if (verb == "close") {
     b.mode = Mode::Closed;
     return {};
@@ -367,6 +394,9 @@ std::string file_browser_command(AppState& state, std::string_view args) {
           state.notice = "saved the session to " + target + " (hand it out: Open session…)";
         }
         break;
+      case Mode::SaveGrade:
+        e = save_grade_file(state, target);
+        break;
       case Mode::Closed:
         return "files ok: the file browser is not open";
     }
@@ -375,7 +405,7 @@ std::string file_browser_command(AppState& state, std::string_view args) {
     return e;
   }
   return "files: unknown verb '" + verb +
-         "' (open-model, save-model, open-session, save-session, cd, name, ok, close, "
+         "' (open-model, save-model, open-session, save-session, save-grade, cd, name, ok, close, "
          "open-choice, restore-model)";
 }
 

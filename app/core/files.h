@@ -58,10 +58,14 @@ std::string save_session_file(const AppState& state, const std::string& path);
 // changes nothing and the message says why.
 std::string open_session_file(AppState& state, const std::string& path);
 
+// The learner's grade (lesson_grade.h: one row per lesson) to `path`: CSV, or JSON when the name
+// ends in .json — the rows `tilescope-cli lesson grade` gives a teacher for this session.
+std::string save_grade_file(AppState& state, const std::string& path);
+
 // A path dropped on the window: a .json file opens as a session, anything else as a model file.
 std::string open_dropped_file(AppState& state, const std::string& path);
 
-// The browser's verbs: `open-model|save-model|open-session|save-session [DIR]` shows it (in DIR,
+// The browser's verbs: `open-model|save-model|open-session|save-session|save-grade [DIR]` shows it (in DIR,
 // else the current model's folder, else the working folder), `cd DIR` (a name in the listed
 // folder, "..", or a path), `name TEXT` sets the path field, `ok` opens or saves the field's path,
 // `close` hides it, `open-choice replay|drop|cancel` answers a waiting open, `restore-model`

@@ -179,4 +179,32 @@ expect b5 /lesson/predictions/0/pass true
 expect b5 /lesson/grade/first_try 1
 run_app b6 "$settle"$'\nkey N\nwait-frames 3\nkey N\nwait-frames 3\n'"$settle"$'\nquit' "$session"
 expect b6 /lesson/grade/steps_done 5
+
+# [SECTION] The learner's grade exported from the Lessons view (key 7, "Export my grade…", a
+# path typed into the file browser): one row per lesson, lessons 1 and 5 as played above.
+probe g0 "key 7"
+probe g1 $'key 7\n'"$settle"$'\n'"click $(at g0 lessons.export-grade)"
+for kind in json csv; do
+  run_app g-$kind "$settle"$'\nkey 7\n'"$settle"$'\n'"click $(at g0 lessons.export-grade)"$'\n'"$settle"$'\n'"click $(at g1 files.path)"$'\nkey Ctrl+A\ntype '"$out/grade.$kind"$'\nwait-frames 2\n'"click $(at g1 files.ok)"$'\n'"$settle"$'\nquit' "$session"
+  [[ -f "$out/grade.$kind" ]] || fail "g-$kind: no grade file at $out/grade.$kind"
+done
+lessons=$(ls lessons/[0-9]*.md | wc -l)
+"$query" "$out/grade.json" /$((lessons - 1))/lesson >/dev/null || fail "grade.json has fewer than $lessons rows"
+"$query" "$out/grade.json" /$lessons/lesson >/dev/null 2>&1 && fail "grade.json has more than $lessons rows"
+# Lesson 1 (row 0): the FLOPs right after one retry, its goal shown, 5 of 5 steps. Lesson 5
+# (row 4): the conflict degree right first time, its goal shown, 5 of 5 steps.
+expect_file() {
+  local got
+  got=$("$query" "$out/grade.json" "/$1") || fail "grade.json: no /$1"
+  [[ "$got" == "$2" ]] || fail "grade.json: /$1 is '$got', expected '$2'"
+}
+for check in "0/after_retries 1" "0/first_try 0" "0/shown 1" "0/steps_done 5" \
+             "4/first_try 1" "4/shown 1" "4/steps_done 5" "1/steps_done 0"; do
+  # shellcheck disable=SC2086  # "POINTER VALUE"
+  expect_file $check
+done
+[[ "$(head -1 "$out/grade.csv")" == learner,lesson,title,steps_done,steps,predictions,first_try,after_retries,revealed,open,checkpoints,reached,shown,not_yet ]] ||
+  fail "grade.csv: header is '$(head -1 "$out/grade.csv")'"
+[[ "$(wc -l < "$out/grade.csv")" -eq $((lessons + 1)) ]] || fail "grade.csv: not one line per lesson"
+echo "ok: Export my grade wrote $lessons rows (JSON and CSV) as played: lesson 1 after 1 retry, lesson 5 first try"
 echo "gui honest player: all checks passed"

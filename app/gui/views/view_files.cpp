@@ -27,6 +27,8 @@ const char* browser_title(FileBrowser::Mode mode) {
       return "Open a session file";
     case FileBrowser::Mode::SaveSession:
       return "Save the session as (a file to hand out)";
+    case FileBrowser::Mode::SaveGrade:
+      return "Save your grade as (.csv, or .json)";
     case FileBrowser::Mode::Closed:
       break;
   }
@@ -72,8 +74,9 @@ void draw_file_browser(ViewContext& ctx, const Rect& window) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("The folder above this one.");
     ImGui::SameLine();
     text_wrapped("%s", b.dir.c_str());
-    const bool saving =
-        b.mode == FileBrowser::Mode::SaveModel || b.mode == FileBrowser::Mode::SaveSession;
+    const bool saving = b.mode == FileBrowser::Mode::SaveModel ||
+                        b.mode == FileBrowser::Mode::SaveSession ||
+                        b.mode == FileBrowser::Mode::SaveGrade;
     const float footer = ImGui::GetFrameHeightWithSpacing() * 2 + em * 0.5f;
     ImGui::BeginChild("entries", ImVec2(0, -footer), true);
     if (!list_error.empty()) text_wrapped("%s", list_error.c_str());

@@ -152,6 +152,18 @@ void draw_lessons_view(ViewContext& ctx, const Rect& rect) {
     ImGui::SetTooltip(
         "Shows every prediction's answer at once (not in presentation mode, F5, "
         "where R reveals it to the class). Flag: --teacher");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Export my grade\xE2\x80\xA6")) {
+    Command c;
+    c.kind = CommandKind::Files;
+    c.text = "save-grade";
+    ctx.push(std::move(c));
+  }
+  note_widget("lessons.export-grade");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Save what you did, one row per lesson (predictions right first time, after retries, "
+        "shown; goals reached by you, shown; steps done), as CSV or JSON for your teacher.");
   ImGui::Spacing();
   if (p.catalogue.empty()) {
     wrapped(("No lessons found in " + p.dir +
