@@ -69,6 +69,8 @@ expect a3 /lesson/steps/0/done true
 expect a3 /lesson/steps/1/done true
 expect a3 /lesson/step_id simulate
 expect a3 /view memory
+# Next without acting: the step's checkpoint is not yet (the step's model does not meet it).
+expect a3 /lesson/checkpoints/1/state "not yet"
 expect a3 /machine tiny
 # Before any input the prediction's answer is not on the screen.
 expect a3 /lesson/predictions/0/id dram-ratio
@@ -79,8 +81,14 @@ fi
 
 # [4] The prediction: the step's "Predict" jump scrolls the text to it (kept in the session).
 probe p4
-run_app a4 "$settle"$'\n'"click $(at p4 lesson.todo.dram-ratio)"$'\nwait-frames 3\nquit' "$session"
+run_app a4 "$settle"$'\n'"click $(at p4 lesson.todo.dram-ratio)"$'\nwait-frames 3\nwrite-frame-text OUT/a4-text.txt\nwait-frames 1\nquit' "$session"
 expect a4 /lesson/predictions/0/revealed false
+# Before the prediction, none of its numbers is anywhere in the frame's text (every view, panel
+# and widget): DRAM bytes unfused 98,560 B (96.2 KiB), fused 49,408 B (48.2 KiB), ratio 1.995.
+for leak in '98,560' '96\.2 KiB' '49,408' '48\.2 KiB' '1\.99' '2\.00x'; do
+  if grep -nE "(^|[^0-9.])$leak" "$out/a4-text.txt"; then fail "a4: '$leak' is on screen before the prediction"; fi
+done
+grep -q '??' "$out/a4-text.txt" || fail "a4: no masked number on screen (the Memory view shows the unfused kernel)"
 # Typed input that is no quantity is no attempt: a note, nothing revealed. Then a wrong guess,
 # 1.5x against about 2x, submitted with the button: still hidden, a hint and one try left.
 probe p5
@@ -129,6 +137,8 @@ probe p6
 run_app a6 "$settle"$'\n'"click $(at p6 schedule.fuse.relu0)"$'\n'"$settle"$'\nkey Alt+Right\nwait-frames 2\n'"$settle"$'\nquit' "$session"
 expect a6 /lesson/checkpoints/1/id fewer-dram-bytes
 expect a6 /lesson/checkpoints/1/reached true
+expect a6 /lesson/checkpoints/1/state "reached by you"
+expect a6 /lesson/checkpoints/2/state "not yet"  # the last step, entered without acting
 expect a6 /lesson/steps/2/done true
 expect a6 /lesson/step_id gemm-epilogue
 
@@ -137,6 +147,7 @@ probe p7
 run_app a7 "$settle"$'\n'"click $(at p7 schedule.fuse-chain)"$'\n'"$settle"$'\nscreenshot OUT/step4-done.png\nwait-frames 1\nquit' "$session"
 expect a7 /lesson/checkpoints/2/id fuse-layer
 expect a7 /lesson/checkpoints/2/reached true
+expect a7 /lesson/checkpoints/2/state "reached by you"
 expect a7 /lesson/steps/3/done true
 
 # [7] A restart: the session brings the lesson back at its step, every step done, the prediction
