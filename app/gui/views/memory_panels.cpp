@@ -335,12 +335,17 @@ ImVec2 draw_cache_grids(ViewContext& ctx, const MemoryResult& r, ImVec2 origin, 
   float x = origin.x, row_y = origin.y, row_h = 0, used_w = 0;
   std::vector<int> owners;  // tensors with a line somewhere, for the legend
   for (const CacheGrid& g : r.grids) {
-    const std::string title =
+    std::string title =
         g.name + ": " + std::to_string(g.sets) + " sets × " + std::to_string(g.ways) + " ways";
+    if (ImGui::CalcTextSize(title.c_str()).x > width)  // a narrow column: the short form
+      title = g.name + ": " + std::to_string(g.sets) + "×" + std::to_string(g.ways);
     const float cell_h =
         std::clamp((height - em * 1.3f) / float(std::max<uint64_t>(g.sets, 1)), 3.0f, em * 1.2f);
-    const float cell_w = std::max(em * 1.4f, cell_h * 1.6f);
     const float label_w = ImGui::CalcTextSize("set 63").x + em * 0.4f;
+    // Ways as wide as reads well, narrower when the column is narrow (the ways stay whole).
+    const float cell_w =
+        std::clamp((width - label_w) / float(std::max<uint64_t>(g.ways, 1)), em * 0.5f,
+                   std::max(em * 1.4f, cell_h * 1.6f));
     const float grid_w =
         std::max(label_w + cell_w * float(g.ways), ImGui::CalcTextSize(title.c_str()).x);
     if (x > origin.x && x + grid_w > origin.x + width) {  // no room beside: start a new row

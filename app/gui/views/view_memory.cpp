@@ -175,7 +175,7 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
       std::clamp((avail_h - box_h * n) / std::max<size_t>(n - 1, 1), em * 2.0f, em * 5.0f);
   // As wide as its widest line needs (a level's title beside its miss count; the hit-rate line),
   // at most the view less a margin: large type in a narrow centre wrote the count over the title.
-  float need = ImGui::CalcTextSize("accumulators and register tiles make no traffic").x;
+  float need = ImGui::CalcTextSize("register tiles make no traffic").x;
   for (const LevelResult& l : r.levels) {
     const std::string title = l.name + (l.size_bytes ? "  " + format_bytes(int64_t(l.size_bytes)) : "");
     const float title_w =
@@ -213,7 +213,7 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
                             format_si(double(r.summary.shared_reads + r.summary.shared_writes)) +
                             (r.gpu ? " lane accesses" : "");
       dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext,
-                  r.gpu ? s.c_str() : "accumulators and register tiles make no traffic");
+                  r.gpu ? s.c_str() : "register tiles make no traffic");
       continue;
     }
     const LevelResult& l = r.levels[i - 1];
@@ -263,7 +263,7 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
   const float boxes_h = static_cast<float>(n) * box_h + static_cast<float>(n - 1) * gap;
   ImGui::SetCursorScreenPos(origin);
   ImGui::Dummy(ImVec2(box_w, boxes_h));
-  if (!r.grids.empty() && rect.x + rect.w - em - (right + em * 2) < em * 10) {
+  if (!r.grids.empty() && rect.x + rect.w - em - (right + em * 2) < em * 6) {
     // No room beside the boxes: say where the grids went rather than draw them cut off.
     ImGui::SetCursorScreenPos(ImVec2(x0, origin.y + boxes_h + em * 0.5f));
     disabled_wrapped("The cache's sets and ways are drawn beside these boxes in a wider window.");
