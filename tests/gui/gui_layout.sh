@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GUI layout test (issue 26): the Lessons view in every theme (light, dark, projector), at UI scale
-# 100, 150 and 200 % and at 1280x720 and 1920x1080. Every view tab lies inside the tab strip, and
-# no lesson title wraps to fewer than 12 characters a line (at 150 % they collapsed to one letter
+# 100, 150 and 200 % and at 1280x720, 1920x1080 and 3840x2160. Every view tab lies inside the tab
+# strip, and no lesson title wraps to fewer than 12 characters a line (at 150 % they collapsed to one letter
 # a line, and the projector theme pushed the Lessons tab off screen). In each, the Graph view with
 # an op in the inspector, the Memory view of a simulated kernel, the Timings view and the Lessons
 # view cut no text at the edge of its panel (the layout JSON's clipped_text: every text drawn is
@@ -20,7 +20,7 @@ mkdir -p "$out"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 failures=0
 for theme in light dark projector; do
-  for size in 1280x720 1920x1080; do
+  for size in 1280x720 1920x1080 3840x2160; do
     for scale in 1 1.5 2; do
       name="$theme-$size-$scale"
       # A small layer, so the Memory view's simulation takes a moment on the tiny machine.
@@ -30,7 +30,7 @@ for theme in light dark projector; do
         "write-layout $out/$name-memory.json" 'wait-frames 1' 'view timings' 'wait-frames 4' \
         "write-layout $out/$name-timings.json" 'wait-frames 1' 'view lessons' 'wait-frames 4' 'quit' \
         > "$out/$name.script"
-      timeout 120 "$with_xvfb" -s "-screen 0 2000x1200x24" "$app" --no-session --size "$size" \
+      timeout 120 "$with_xvfb" -s "-screen 0 3840x2160x24" "$app" --no-session --size "$size" \
         --script "$out/$name.script" --screenshot "$out/$name.png" \
         --layout-json "$out/$name.json" > "$out/$name.log" 2>&1 ||
         { cat "$out/$name.log"; echo "FAIL: $name: the app exited with $?"; exit 1; }
