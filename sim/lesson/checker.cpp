@@ -375,6 +375,8 @@ const std::vector<FunctionSpec>& functions() {
       {"dtype_bytes", {kString}, 1, false, false},
       {"dtype_max", {kString}, 1, false, false},
       {"dtype_eps", {kString}, 1, false, false},
+      {"dtype_min_normal", {kString}, 1, false, false},
+      {"dtype_min_subnormal", {kString}, 1, false, false},
       {"predicted_time", {kSubject}, 1, false, true},
       {"bound", {kSubject}, 1, false, true},
       {"fastest", {kSubjectList}, 1, false, true},

@@ -25,8 +25,9 @@
 //   layout     strides(S, T)                        elements, as program S stores tensor T
 //   GPU grid   waves(S, MACHINE) cores(MACHINE)     waves of one block per SM (tilescope's model)
 //              first_wave(S, MACHINE)               [rows, columns] of tiles the first wave covers
-//   dtypes     dtype(T) dtype_bytes("fp16") dtype_max("bf16") dtype_eps("fp16")   (IEEE-style
-//              formats from their exponent and mantissa bits: fp32, tf32, fp16, bf16)
+//   dtypes     dtype(T) dtype_bytes("fp16") dtype_max("bf16") dtype_eps("fp16")
+//              dtype_min_normal("fp16") dtype_min_subnormal("fp16")   (IEEE-style formats from
+//              their exponent and mantissa bits: fp32, tf32, fp16, bf16)
 //   time       predicted_time(S) bound(S) fastest([S1, S2, ...])   (need a machine): the roofline
 //              over S's simulated traffic, seconds; its binding bound ("compute", "L2", "DRAM");
 //              the id whose predicted time is least (an autotuning search over steps blocks)

@@ -150,7 +150,8 @@ bool LessonSession::call_curriculum(const Expr& e, const Context& c, Value& out)
     out = Value::of(std::string(graph::dtype_name(g->tensor(*g->find_tensor(arg0)).dtype)));
     return true;
   }
-  if (f == "dtype_bytes" || f == "dtype_max" || f == "dtype_eps") {
+  if (f == "dtype_bytes" || f == "dtype_max" || f == "dtype_eps" || f == "dtype_min_normal" ||
+      f == "dtype_min_subnormal") {
     const std::string name = str(0);
     const FloatFormat* ff = float_format(name);
     if (f == "dtype_bytes" && !ff && (name == "int8" || name == "fp8")) {
@@ -166,6 +167,12 @@ bool LessonSession::call_curriculum(const Expr& e, const Context& c, Value& out)
     } else if (f == "dtype_eps") {
       // The gap between 1 and the next representable number: one unit in the last stored bit.
       out = Value::of(std::ldexp(1.0, -ff->mantissa));
+    } else if (f == "dtype_min_normal" || f == "dtype_min_subnormal") {
+      // The smallest normal number is 2^(1 - bias); below it the subnormals step down by one
+      // unit of the last mantissa bit, the smallest 2^(1 - bias - mantissa bits). Gradients
+      // smaller than these flush to zero (why fp16 training scales the loss).
+      const int bias = (1 << (ff->exponent - 1)) - 1;
+      out = Value::of(std::ldexp(1.0, 1 - bias - (f == "dtype_min_subnormal" ? ff->mantissa : 0)));
     } else {
       // The largest finite number: every mantissa bit set, the largest exponent below the one
       // reserved for infinity and NaN, which is the bias 2^(e-1) - 1.

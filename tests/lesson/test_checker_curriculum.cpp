@@ -140,6 +140,13 @@ TEST_CASE("curriculum: dtype sizes, largest values and epsilons from the formats
   // bf16: fp32's 8 exponent bits, 7 mantissa bits: (2 - 2^-7) · 2^127, epsilon 1/128.
   CHECK(number(m, "dtype_max(\"bf16\")") == (2.0 - 1.0 / 128) * std::pow(2.0, 127));
   CHECK(number(m, "dtype_eps(\"bf16\")") == 1.0 / 128);
+  // The smallest normal and subnormal: fp32 against the C library's FLT_MIN and FLT_TRUE_MIN;
+  // fp16 2^-14 and 2^-24 (6.1e-5, 6.0e-8); bf16 shares fp32's exponent, so its FLT_MIN.
+  CHECK(number(m, "dtype_min_normal(\"fp32\")") == double(FLT_MIN));
+  CHECK(number(m, "dtype_min_subnormal(\"fp32\")") == double(FLT_TRUE_MIN));
+  CHECK(number(m, "dtype_min_normal(\"fp16\")") == 1.0 / 16384);
+  CHECK(number(m, "dtype_min_subnormal(\"fp16\")") == 1.0 / 16777216);
+  CHECK(number(m, "dtype_min_normal(\"bf16\")") == double(FLT_MIN));
   CHECK(run(m, "dtype_max(\"fp9\") == 1").error.find("fp32, tf32, fp16 and bf16") !=
         std::string::npos);
 }
