@@ -352,10 +352,10 @@ const std::vector<FunctionSpec>& functions() {
       {"dram_bytes", {kSubject}, 1, false, true},
       {"dram_reads", {kSubject}, 1, false, true},
       {"dram_writes", {kSubject}, 1, false, true},
-      {"accesses", {kSubject, kLevel}, 2, false, true},
-      {"hits", {kSubject, kLevel}, 2, false, true},
-      {"misses", {kSubject, kLevel}, 2, false, true},
-      {"miss_rate", {kSubject, kLevel}, 2, false, true},
+      {"accesses", {kSubject, kLevel, kTensorOfSubject}, 2, false, true},
+      {"hits", {kSubject, kLevel, kTensorOfSubject}, 2, false, true},
+      {"misses", {kSubject, kLevel, kTensorOfSubject}, 2, false, true},
+      {"miss_rate", {kSubject, kLevel, kTensorOfSubject}, 2, false, true},
       {"peak", {kMachine, kString, kString}, 2, false, false},
       {"bandwidth", {kMachine}, 1, false, false},
       {"cache_bytes", {kMachine, kString}, 2, false, false},
@@ -604,6 +604,12 @@ const SimResult& LessonSession::simulate(const std::string& program_id,
   SimResult r;
   r.level_names = level_names(m);
   for (int l = 0; l <= h.level_count(); ++l) r.levels.push_back(h.counters(l));
+  // The trace names tensors by their graph id (run.h's TraceOptions).
+  if (const graph::Graph* g = lp->program.graph.get())
+    for (size_t t = 0; t < g->tensors().size(); ++t) {
+      std::vector<memory::Counters>& per = r.by_tensor[g->tensors()[t].name];
+      for (int l = 0; l <= h.level_count(); ++l) per.push_back(h.counters(l, int(t)));
+    }
   r.roofline = model::roofline(m, run.flops, run.bytes);
   return m_sims[key] = std::move(r);
 }
@@ -860,7 +866,15 @@ Value LessonSession::call(const Expr& e, const Context& c) {
     }
     const std::string level = e.args[1].text;
     const auto at = std::find(s.level_names.begin(), s.level_names.end(), level);
-    const memory::Counters& lc = s.levels[size_t(at - s.level_names.begin())];
+    const size_t li = size_t(at - s.level_names.begin());
+    // A third argument narrows the count to one tensor (a tensor the trace never touched: 0).
+    memory::Counters none;
+    const memory::Counters* counters = &s.levels[li];
+    if (e.positional() > 2) {
+      const auto t = s.by_tensor.find(e.args[2].text);
+      counters = t == s.by_tensor.end() ? &none : &t->second[li];
+    }
+    const memory::Counters& lc = *counters;
     if (f == "accesses") return Value::of(double(lc.accesses));
     if (f == "hits") return Value::of(double(lc.hits));
     if (f == "misses") return Value::of(double(lc.misses));

@@ -17,6 +17,7 @@
 //   warp       sectors(S, "T")   32-byte sectors of warp 0's first load of T (needs a GPU machine)
 //   simulated  dram_bytes(S) dram_reads(S) dram_writes(S) accesses(S, LEVEL) hits(S, LEVEL)
 //              misses(S, LEVEL) miss_rate(S, LEVEL)                      (needs a machine)
+//              each with a third argument T: the count of tensor T alone (misses(S, L1, B))
 //   machines   peak(MACHINE, "fp32"[, "simt"]) bandwidth(MACHINE)        FLOP/s, bytes/s
 //              cache_bytes(MACHINE, "L2") scratchpad_bytes(MACHINE)       bytes
 //   recorded   recorded("assets/recorded/FILE.json", "suites/name=sgemm/results/name=naive/gflops")
@@ -83,6 +84,8 @@ struct LessonProgram {
 struct SimResult {
   std::vector<std::string> level_names;  // caches, closest first, then the memory's name
   std::vector<memory::Counters> levels;
+  // Per tensor (by name), one Counters per level as `levels`: misses(S, L1, B) and the like.
+  std::map<std::string, std::vector<memory::Counters>> by_tensor;
   model::Roofline roofline;  // the program's FLOPs against the bytes each level served
 };
 

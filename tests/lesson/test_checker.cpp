@@ -115,6 +115,24 @@ TEST_CASE("checker: simulated DRAM traffic of a fused epilogue on the tiny machi
   CHECK(lhs(m, "dram_bytes(f, machine=tiny)") == (256 + 4 + 256 + 256) * 64);
   // L1 sees every element access: X, bias, Y once each per element.
   CHECK(lhs(m, "accesses(f, L1)", " machine=tiny") == 3 * 64 * 64);
+  // Per tensor (a third argument): each tensor is accessed once per element, and the three
+  // tensors' misses add up to the level's.
+  CHECK(lhs(m, "accesses(f, L1, X)", " machine=tiny") == 64 * 64);
+  CHECK(lhs(m, "accesses(f, L1, bias)", " machine=tiny") == 64 * 64);
+  CHECK(lhs(m, "accesses(f, L1, Y)", " machine=tiny") == 64 * 64);
+  CHECK(lhs(m, "misses(f, L1, X) + misses(f, L1, bias) + misses(f, L1, Y)", " machine=tiny") ==
+        lhs(m, "misses(f, L1)", " machine=tiny"));
+}
+
+TEST_CASE("checker: misses of one tensor, by hand") {
+  // Y = relu(X), X [64, 64] fp32 on tiny (L1: 8 sets × 2 ways of 64 B lines). X is read in order:
+  // one miss per 64 B line, 16 KiB / 64 B = 256; Y's line beside it in the same set fits the
+  // second way, so nothing is evicted early. Y's writes allocate too: 256 misses.
+  const std::string m = "```model id=r\nX: [64, 64]\nY = relu(X)\n```\n";
+  CHECK(lhs(m, "misses(r, L1, X)", " machine=tiny") == 256);
+  CHECK(lhs(m, "misses(r, L1, Y)", " machine=tiny") == 256);
+  CHECK(lhs(m, "hits(r, L1, X)", " machine=tiny") == 64 * 64 - 256);
+  CHECK(lhs(m, "misses(r, L1)", " machine=tiny") == 512);
 }
 
 TEST_CASE("checker: machine peaks and bandwidth come from the preset") {
