@@ -831,8 +831,11 @@ Value LessonSession::call(const Expr& e, const Context& c) {
     }
     const schedule::Kernel& k = lp->program.kernels.at(size_t(lp->program.current));
     if (f == "conflicts") {
+      // The passes one warp's read takes: 1 conflict-free, N for an N-way conflict. A read no
+      // thread index reaches (degree 0 in the schedule's terms) is a broadcast: one pass too.
       const std::string buffer = str(1);
-      return Value::of(double(schedule::shared_read_conflict_degree(k, buffer, {})));
+      const int64_t degree = schedule::shared_read_conflict_degree(k, buffer, {});
+      return Value::of(double(std::max<int64_t>(degree, 1)));
     }
     const schedule::LaunchConfig lc = schedule::launch_config(k);
     if (f == "blocks") return Value::of(double(lc.grid[0] * lc.grid[1] * lc.grid[2]));

@@ -14,6 +14,8 @@
 //              shape(T)
 //   schedule   kernels(S) refused(S) refusal(S) applied(S) explanation(S, N) blocks(S)
 //              threads(S) smem_bytes(S) conflicts(S, "buffer")          S = model or steps id
+//              (conflicts: the passes a warp's read of the shared buffer takes, 1 = conflict-free
+//              or a broadcast)
 //   warp       sectors(S, "T")   32-byte sectors of warp 0's first load of T (needs a GPU machine)
 //   simulated  dram_bytes(S) dram_reads(S) dram_writes(S) accesses(S, LEVEL) hits(S, LEVEL)
 //              misses(S, LEVEL) miss_rate(S, LEVEL)                      (needs a machine)
