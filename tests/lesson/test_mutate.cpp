@@ -2,9 +2,13 @@
 // mutants; a check that pins the value kills every one. Expected values are hand counts.
 #include "build_paths.h"
 #include "sim/lesson/mutate.h"
+#include "tests/support/run_command.h"
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
+#include <regex>
 #include <string>
 
 using namespace tilescope::lesson;
@@ -80,9 +84,21 @@ TEST_CASE("a failing check has no mutants: it is a failure first") {
   CHECK(mutate_check(results[0]).empty());
 }
 
-TEST_CASE("every shipped lesson's checks kill all their mutants") {
+TEST_CASE("every shipped lesson's checks kill all their mutants, and lessons/README.md says so") {
   // The curriculum's own guard (CI runs `lesson check --mutate` too): a surviving check is a
   // claim a wrong number would not disturb.
-  const auto r = std::system(TILESCOPE_CLI_PATH " lesson check --mutate > /dev/null 2>&1");
-  CHECK(r == 0);
+  const tilescope::test::CommandResult r = tilescope::test::run_cli("lesson check --mutate");
+  CHECK(r.code == 0);
+  // The README's counts are the command's, not typed: scripts/lesson-counts.sh rewrites them.
+  const std::regex summary(
+      R"((\d+) mutants of (\d+) checks \((\d+) checkpoints\) and (\d+) predict blocks: \d+ killed, 0 survived)");
+  std::smatch m;
+  REQUIRE(std::regex_search(r.out, m, summary));
+  std::ifstream in("lessons/README.md");
+  const std::string readme((std::istreambuf_iterator<char>(in)), {});
+  const std::string said = "(0 of " + m[1].str() + "\nmutants — of " + m[2].str() + " checks, " +
+                           m[3].str() + " checkpoints among them, and " + m[4].str() +
+                           " predictions — survive today)";
+  INFO("lessons/README.md should say: " << said << " (run scripts/lesson-counts.sh)");
+  CHECK(readme.find(said) != std::string::npos);
 }
