@@ -79,6 +79,11 @@ std::vector<std::string> browser_extensions(FileBrowser::Mode mode) {
   return {};
 }
 
+bool browser_saves(FileBrowser::Mode mode) {
+  return mode == FileBrowser::Mode::SaveModel || mode == FileBrowser::Mode::SaveSession ||
+         mode == FileBrowser::Mode::SaveGrade;
+}
+
 void note_recent_file(AppState& state, const std::string& path) {
   const std::string abs = absolute_path(path);
   auto& r = state.recent_files;
@@ -115,22 +120,22 @@ std::string plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// The model as it stands (text, path, applied steps), to keep before something replaces it.
+ReplacedModel current_model(const AppState& state) {
+  return {state.model.text, state.model.path, state.model.path_chosen,
+          state.bench.applied_steps()};
+}
+
 // Puts a model file's text into the editor; with `keep_steps` the schedule's steps are replayed
 // on it (as far as they apply: update_state does it), else it starts without steps. What it
 // replaces is kept in state.replaced_model.
 void install_model(AppState& state, const std::string& path, std::string text, bool keep_steps) {
   Workbench& wb = state.bench;
-  const size_t applied = wb.history ? wb.history->size() : 0;
-  ReplacedModel old{state.model.text, state.model.path, state.model.path_chosen,
-                    std::vector<std::string>(wb.step_texts.begin(),
-                                             wb.step_texts.begin() + static_cast<long>(applied))};
-  const bool worth_keeping = model_text_edited(state) || !old.steps.empty();
+  ReplacedModel old = current_model(state);
+  const size_t applied = old.steps.size();
+  const bool worth_keeping = model_text_edited(state) || applied > 0;
   if (worth_keeping) state.replaced_model = std::move(old);
-  if (!keep_steps) {
-    wb.history.reset();
-    wb.step_texts.clear();
-    wb.last.reset();
-  }
+  if (!keep_steps) workbench_clear_schedule(wb);
   state.model.text = std::move(text);
   state.model.loaded_text = state.model.text;
   state.model.path = path;
@@ -204,15 +209,9 @@ std::string restore_replaced_model(AppState& state) {
   ReplacedModel back = std::move(*state.replaced_model);
   state.replaced_model.reset();
   Workbench& wb = state.bench;
-  const size_t applied = wb.history ? wb.history->size() : 0;
   // The model it replaces is kept in turn, so a restore can be undone the same way.
-  state.replaced_model = ReplacedModel{
-      state.model.text, state.model.path, state.model.path_chosen,
-      std::vector<std::string>(wb.step_texts.begin(),
-                               wb.step_texts.begin() + static_cast<long>(applied))};
-  wb.history.reset();
-  wb.step_texts.clear();
-  wb.last.reset();
+  state.replaced_model = current_model(state);
+  workbench_clear_schedule(wb);
   state.model.text = std::move(back.text);
   state.model.path = std::move(back.path);
   state.model.path_chosen = back.path_chosen;
@@ -220,11 +219,7 @@ std::string restore_replaced_model(AppState& state) {
   state.view.fit_pending = true;
   reparse_model(state);
   update_state(state);
-  size_t replayed = 0;
-  for (const std::string& s : back.steps) {
-    if (!workbench_apply(wb, s).empty() || (wb.last && !wb.last->ok)) break;
-    ++replayed;
-  }
+  const size_t replayed = workbench_replay(wb, back.steps);
   state.notice = "restored the previous model" +
                  (back.steps.empty() ? std::string()
                                      : " and " + std::to_string(replayed) + " of its " +
@@ -337,8 +332,7 @@ std::string file_browser_command(AppState& state, std::string_view args) {
     } else if (b.dir.empty()) {
       b.dir = absolute_path(".");
     }
-    const bool saving =
-        mode == Mode::SaveModel || mode == Mode::SaveSession || mode == Mode::SaveGrade;
+    const bool saving = browser_saves(mode);
     b.name = !saving ? ""
              : mode == Mode::SaveModel && !state.model.path.empty()
                  ? fs::path(state.model.path).filename().string()

@@ -26,8 +26,12 @@ std::vector<FolderEntry> list_folder(const std::string& dir,
                                      const std::vector<std::string>& extensions,
                                      std::string& error);
 
-// What the browser lists in a mode: model files (.model, .txt) or sessions (.json).
+// What the browser lists in a mode: model files (.model, .txt), sessions (.json) or grades
+// (.csv, .json).
 std::vector<std::string> browser_extensions(FileBrowser::Mode mode);
+
+// The modes that write a file (Save model as, Save session as, Export my grade).
+bool browser_saves(FileBrowser::Mode mode);
 
 // Puts `path` (made absolute) at the front of the recent files, once, at most kMaxRecentFiles.
 void note_recent_file(AppState& state, const std::string& path);

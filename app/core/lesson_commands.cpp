@@ -44,9 +44,7 @@ void load_model(AppState& s, const std::string& text, const std::string& name) {
     p.stash = s.model.text;
     p.stash_path = s.model.path;
   }
-  s.bench.history.reset();
-  s.bench.step_texts.clear();
-  s.bench.last.reset();
+  workbench_clear_schedule(s.bench);
   s.model.text = text;
   s.model.loaded_text = text;
   s.model.path = name;
@@ -502,8 +500,7 @@ std::string lesson_command(AppState& s, std::string_view args) {
   }
   if (sub == "restore-model") {
     if (p.stash.empty()) return "lesson restore-model: no text of yours was replaced";
-    s.bench.history.reset();
-    s.bench.step_texts.clear();
+    workbench_clear_schedule(s.bench);
     s.model.text = std::move(p.stash);
     s.model.path = std::move(p.stash_path);
     s.model.path_chosen = false;  // the stash does not remember who chose it: ask again

@@ -415,9 +415,7 @@ bool died_while_restoring(const std::string& marker) {
 // After a restore that failed halfway the state holds part of the bad session: back to the
 // built-in model, no steps, the default machine and view, as on a first start.
 void start_with_default_model(AppState& state) {
-  state.bench.history.reset();  // so the new graph does not replay the bad session's steps
-  state.bench.step_texts.clear();
-  state.bench.last.reset();
+  workbench_clear_schedule(state.bench);  // the new graph does not replay the bad session's steps
   state.model.text = std::string(graph::default_model_text());
   state.model.path.clear();
   state.model.error.reset();

@@ -131,13 +131,9 @@ void workbench_set_graph(Workbench& wb, std::shared_ptr<const graph::Graph> grap
   if (generation == wb.graph_generation) return;
   wb.graph_generation = generation;
   wb.graph_text = text;
-  const std::vector<std::string> old_steps(
-      wb.step_texts.begin(),
-      wb.step_texts.begin() + static_cast<long>(wb.history ? wb.history->size() : 0));
-  wb.history.reset();
-  wb.step_texts.clear();
+  const std::vector<std::string> old_steps = wb.applied_steps();
+  workbench_clear_schedule(wb);
   wb.lower_error.clear();
-  wb.last.reset();
   if (!graph) return;
   if (!wb.machine) workbench_set_machine(wb, wb.machine_name);  // its target checks the steps
   try {
@@ -148,15 +144,29 @@ void workbench_set_graph(Workbench& wb, std::shared_ptr<const graph::Graph> grap
   }
   // The steps that still apply to the edited model are kept, so editing a number does not throw
   // the learner's schedule away; the first that no longer applies is reported.
-  for (const std::string& s : old_steps) {
+  workbench_replay(wb, old_steps);
+}
+
+void workbench_clear_schedule(Workbench& wb) {
+  wb.history.reset();
+  wb.step_texts.clear();
+  wb.last.reset();
+}
+
+size_t workbench_replay(Workbench& wb, const std::vector<std::string>& steps) {
+  size_t applied = 0;
+  for (const std::string& s : steps) {
     if (!workbench_apply(wb, s).empty() || (wb.last && !wb.last->ok)) break;
+    ++applied;
   }
+  return applied;
 }
 
 ReplayTrial workbench_trial_replay(const Workbench& wb,
                                    const std::shared_ptr<const graph::Graph>& graph) {
   ReplayTrial t;
-  t.steps = wb.history ? wb.history->size() : 0;
+  const std::vector<std::string> steps = wb.applied_steps();
+  t.steps = steps.size();
   if (t.steps == 0) return t;
   std::optional<schedule::History> trial;
   try {
@@ -165,10 +175,10 @@ ReplayTrial workbench_trial_replay(const Workbench& wb,
     t.refused = std::string("the new model has no schedule: ") + e.what();
     return t;
   }
-  for (size_t i = 0; i < t.steps && i < wb.step_texts.size(); ++i) {
+  for (size_t i = 0; i < t.steps; ++i) {
     std::string why;
     try {
-      for (const schedule::TransformStep& step : schedule::parse_steps(wb.step_texts[i])) {
+      for (const schedule::TransformStep& step : schedule::parse_steps(steps[i])) {
         const schedule::StepResult r = trial->apply(step);
         if (!r.ok) why = r.explanation.empty() ? "refused" : r.explanation;
         if (!r.ok) break;
@@ -177,7 +187,7 @@ ReplayTrial workbench_trial_replay(const Workbench& wb,
       why = e.what();
     }
     if (!why.empty()) {
-      t.refused = "step " + std::to_string(i + 1) + " '" + wb.step_texts[i] + "': " + why;
+      t.refused = "step " + std::to_string(i + 1) + " '" + steps[i] + "': " + why;
       return t;
     }
     ++t.apply;

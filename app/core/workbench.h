@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -233,6 +234,11 @@ struct Workbench {
   const schedule::Program* program() const { return history ? &history->current() : nullptr; }
   const schedule::Kernel* kernel() const;
   std::string steps_text() const { return history ? history->to_text() : std::string(); }
+  // The step texts up to the history's cursor (the applied steps, not the undone ones).
+  std::vector<std::string> applied_steps() const {
+    const size_t n = history ? std::min(history->size(), step_texts.size()) : 0;
+    return {step_texts.begin(), step_texts.begin() + static_cast<long>(n)};
+  }
   bool busy() const {
     return memory_job.running() || cpu_job.running() || gpu_job.running() || tiles_job.running() ||
            gpu_tiles_job.running() || autotune.busy();
@@ -253,6 +259,14 @@ struct Workbench {
   const CpuRunResult* cpu_result() const;
   const GpuRunResult* gpu_result() const;
 };
+
+// Forgets the schedule: no history, no steps (undone ones included), no last outcome; the next
+// graph is lowered fresh instead of having the old steps replayed on it.
+void workbench_clear_schedule(Workbench& wb);
+
+// Applies `steps` in order until one is refused; returns how many applied (wb.last says why the
+// next did not).
+size_t workbench_replay(Workbench& wb, const std::vector<std::string>& steps);
 
 // Lowers a new graph and replays as many of the previous steps as still apply.
 void workbench_set_graph(Workbench& wb, std::shared_ptr<const graph::Graph> graph,

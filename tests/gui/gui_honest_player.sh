@@ -71,30 +71,14 @@ for t in l1-graph l1-memory; do absent "$t" '67[.,]1[0-9]? ?M' '67[.,]2 ?M' '67,
 grep -q '??' "$out/l1-graph.txt" || fail "l1-graph: nothing was masked: the FLOPs are on screen"
 
 # A wrong try (60M: 10.7% low, 1% allowed), then a right one (67.2M).
-probe p3
-field=$(at p3 lesson.predict.layer-flops.input)
-button=$(at p3 lesson.predict.layer-flops.check)
-run_app a3 "$settle"$'\n'"click $field"$'\ntype 60M\nwait-frames 2\n'"click $button"$'\n'"$settle"$'
-key 1
-wait-frames 3
-write-frame-text OUT/l1-retry.txt
-wait-frames 1
-quit' "$session"
+predict a3 layer-flops 60M $'key 1\nwait-frames 3\nwrite-frame-text OUT/l1-retry.txt\nwait-frames 1'
 expect a3 /lesson/predictions/0/attempts 1
 expect a3 /lesson/predictions/0/revealed false
 expect a3 /lesson/predictions/0/settled false
 absent l1-retry '67[.,]2 ?M' '67,174,400'
 grep -q 'Not yet — close, but too low. 1 try left.' "$out/l1-retry.txt" ||
   fail "a3: no hint after the wrong try"
-probe p4
-field=$(at p4 lesson.predict.layer-flops.input)
-button=$(at p4 lesson.predict.layer-flops.check)
-run_app a4 "$settle"$'\n'"click $field"$'\nkey Ctrl+A\ntype 67.2M\nwait-frames 2\n'"click $button"$'\n'"$settle"$'
-key 1
-wait-frames 3
-write-frame-text OUT/l1-answered.txt
-wait-frames 1
-quit' "$session"
+predict a4 layer-flops 67.2M $'key 1\nwait-frames 3\nwrite-frame-text OUT/l1-answered.txt\nwait-frames 1'
 expect a4 /lesson/predictions/0/pass true
 expect a4 /lesson/predictions/0/attempts 2
 expect a4 /lesson/predictions/0/revealed true

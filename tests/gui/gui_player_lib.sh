@@ -1,7 +1,8 @@
 # Shared by the lesson player's GUI scenario tests (gui_lesson_player.sh, gui_honest_player.sh):
 # each phase runs the app twice from one saved session — a probe run that only settles and writes
 # --layout-json (where each named widget is on that screen), then the act run, which restores the
-# identical screen and clicks those positions — and asserts on the state JSON.
+# identical screen and clicks those positions — and asserts on the state JSON (`predict` does
+# both for one typed prediction).
 # Before sourcing, set: with_xvfb, app, query, out, session, GUI_SIZE (the window) and GUI_SCREEN
 # (the Xvfb screen).
 
@@ -30,6 +31,18 @@ settle=$'wait-frames 3\nwait-jobs\nwait-frames 4'
 probe() {
   if [[ -f "$session" ]]; then cp "$session" "$out/probe-session.json"; else rm -f "$out/probe-session.json"; fi
   run_app "$1" "$settle"$'\n'"${2:-}"$'\n'"$settle"$'\nquit' "$out/probe-session.json"
+}
+
+# predict NAME ID INPUT [AFTER]: on the screen the session restores to, INPUT typed into
+# prediction ID's field (over what it holds) and checked with its button, as a learner would;
+# then AFTER (script lines) once it settles. The positions come from the probe run NAME-probe.
+predict() {
+  local name=$1 id=$2 input=$3 after=${4:-}
+  probe "$name-probe"
+  local field button
+  field=$(at "$name-probe" "lesson.predict.$id.input")
+  button=$(at "$name-probe" "lesson.predict.$id.check")
+  run_app "$name" "$settle"$'\n'"click $field"$'\nkey Ctrl+A\ntype '"$input"$'\nwait-frames 2\n'"click $button"$'\n'"$settle"$'\n'"$after"$'\nquit' "$session"
 }
 
 # at NAME WIDGET: "X Y" of a widget in probe NAME's layout (fails when it is not on screen).

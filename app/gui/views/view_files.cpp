@@ -74,9 +74,7 @@ void draw_file_browser(ViewContext& ctx, const Rect& window) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("The folder above this one.");
     ImGui::SameLine();
     text_wrapped("%s", b.dir.c_str());
-    const bool saving = b.mode == FileBrowser::Mode::SaveModel ||
-                        b.mode == FileBrowser::Mode::SaveSession ||
-                        b.mode == FileBrowser::Mode::SaveGrade;
+    const bool saving = browser_saves(b.mode);
     const float footer = ImGui::GetFrameHeightWithSpacing() * 2 + em * 0.5f;
     ImGui::BeginChild("entries", ImVec2(0, -footer), true);
     if (!list_error.empty()) text_wrapped("%s", list_error.c_str());

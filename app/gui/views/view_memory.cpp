@@ -173,18 +173,36 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
   const float box_h = std::max(em * 3.2f, std::min(em * 4.4f, avail_h / (n * 1.9f)));
   const float gap =
       std::clamp((avail_h - box_h * n) / std::max<size_t>(n - 1, 1), em * 2.0f, em * 5.0f);
-  // As wide as its widest line needs (a level's title beside its miss count; the hit-rate line),
+  // Each box's lines: its title (and a cache's miss count beside it), then one line under it.
+  struct BoxText {
+    std::string title, line2, misses;
+  };
+  std::vector<BoxText> texts;
+  texts.push_back({r.gpu ? "SMs: threads and registers" : "Core: registers",
+                   r.gpu ? "shared-memory accesses: " +
+                               format_si(double(r.summary.shared_reads + r.summary.shared_writes)) +
+                               " lane accesses"
+                         : "register tiles make no traffic",
+                   ""});
+  for (size_t i = 0; i < r.levels.size(); ++i) {
+    const LevelResult& l = r.levels[i];
+    const bool dram = i + 1 == r.levels.size();
+    texts.push_back(
+        {l.name + (l.size_bytes ? "  " + format_bytes(int64_t(l.size_bytes)) : ""),
+         dram ? "read " + format_bytes(int64_t(l.total.read_bytes)) + ", written " +
+                    format_bytes(int64_t(l.total.write_bytes))
+              : "hit rate " + format_percent(hit_rate(l.total)) + " of " +
+                    format_si(double(l.total.accesses)) + " accesses",
+         dram ? "" : format_thousands(int64_t(l.total.misses)) + " misses"});
+  }
+  // As wide as its widest line needs (a level's title beside its miss count; the line under it),
   // at most the view less a margin: large type in a narrow centre wrote the count over the title.
-  float need = ImGui::CalcTextSize("register tiles make no traffic").x;
-  for (const LevelResult& l : r.levels) {
-    const std::string title = l.name + (l.size_bytes ? "  " + format_bytes(int64_t(l.size_bytes)) : "");
+  float need = 0;
+  for (const BoxText& t : texts) {
     const float title_w =
-        ctx.fonts.ui_bold->CalcTextSizeA(ctx.fonts.px, FLT_MAX, 0, title.c_str()).x;
-    const std::string misses = format_thousands(int64_t(l.total.misses)) + " misses";
-    const std::string line2 = "hit rate " + format_percent(hit_rate(l.total)) + " of " +
-                              format_si(double(l.total.accesses)) + " accesses";
-    need = std::max({need, title_w + em * 1.5f + ImGui::CalcTextSize(misses.c_str()).x,
-                     ImGui::CalcTextSize(line2.c_str()).x});
+        ctx.fonts.ui_bold->CalcTextSizeA(ctx.fonts.px, FLT_MAX, 0, t.title.c_str()).x;
+    const float misses_w = t.misses.empty() ? 0 : em * 1.5f + ImGui::CalcTextSize(t.misses.c_str()).x;
+    need = std::max({need, title_w + misses_w, ImGui::CalcTextSize(t.line2.c_str()).x});
   }
   const float box_w = std::clamp(need + em * 1.2f, std::min(rect.w * 0.42f, em * 22),
                                  std::max(em * 8, rect.w - em * 2));
@@ -206,33 +224,22 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
     dl->AddRectFilled(a, b, p.node_bg, 6.0f);
     dl->AddRect(a, b, p.node_border, 6.0f, 0, 1.5f * p.line_scale);
     const float tx = a.x + em * 0.6f;
+    const BoxText& t = texts[i];
+    dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(tx, y + em * 0.4f), p.text,
+                t.title.c_str());
     if (i == 0) {
-      dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(tx, y + em * 0.4f), p.text,
-                  r.gpu ? "SMs: threads and registers" : "Core: registers");
-      const std::string s = "shared-memory accesses: " +
-                            format_si(double(r.summary.shared_reads + r.summary.shared_writes)) +
-                            (r.gpu ? " lane accesses" : "");
-      dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext,
-                  r.gpu ? s.c_str() : "register tiles make no traffic");
+      dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext, t.line2.c_str());
       continue;
     }
     const LevelResult& l = r.levels[i - 1];
     const bool dram = i == n - 1;
-    const std::string title =
-        l.name + (l.size_bytes ? "  " + format_bytes(int64_t(l.size_bytes)) : "");
-    dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(tx, y + em * 0.4f), p.text, title.c_str());
-    std::string line2 = dram ? "read " + format_bytes(int64_t(l.total.read_bytes)) + ", written " +
-                                   format_bytes(int64_t(l.total.write_bytes))
-                             : "hit rate " + format_percent(hit_rate(l.total)) + " of " +
-                                   format_si(double(l.total.accesses)) + " accesses";
     if (dram) {
-      links.push_back({ImVec2(tx, y + em * 1.6f), line2, l.name});
+      links.push_back({ImVec2(tx, y + em * 1.6f), t.line2, l.name});
     } else {
-      dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext, line2.c_str());
+      dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext, t.line2.c_str());
       // The miss count, right-aligned on the title line: the number the formula explains.
-      const std::string misses = format_thousands(int64_t(l.total.misses)) + " misses";
-      const float mw = ImGui::CalcTextSize(misses.c_str()).x;
-      links.push_back({ImVec2(b.x - em * 0.6f - mw, y + em * 0.4f), misses, l.name});
+      const float mw = ImGui::CalcTextSize(t.misses.c_str()).x;
+      links.push_back({ImVec2(b.x - em * 0.6f - mw, y + em * 0.4f), t.misses, l.name});
     }
     if (!dram) {
       draw_share_bar(dl, ImVec2(tx, y + em * 2.8f), ImVec2(b.x - em * 0.6f, y + em * 3.1f),

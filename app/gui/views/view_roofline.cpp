@@ -171,7 +171,6 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
                              ImGui::CalcTextSize(peak_label.c_str()).y});
   // Points: each simulated step at its DRAM intensity and its roofline bound.
   std::vector<ImVec2> pts;
-  std::vector<std::string> labels;
   ImVec2 prev(-1, -1);
   for (const MemoryResult* r : trail) {
     const double i = std::clamp(r->intensity(), std::pow(10.0, xmin), std::pow(10.0, xmax));
@@ -194,7 +193,7 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
       std::snprintf(buf, sizeof buf, "%.2f FLOP/B", r->intensity());
       values.emplace_back(buf);
     }
-    labels.assign(trail.size(), "");
+    std::vector<std::string> labels(trail.size());
     std::vector<size_t> order;  // the index that carries each group's label
     for (size_t k = trail.size(); k-- > 0;) {
       bool later = false;  // a later step of the same value carries the label
