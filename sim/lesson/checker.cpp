@@ -610,7 +610,7 @@ const SimResult& LessonSession::simulate(const std::string& program_id,
       std::vector<memory::Counters>& per = r.by_tensor[g->tensors()[t].name];
       for (int l = 0; l <= h.level_count(); ++l) per.push_back(h.counters(l, int(t)));
     }
-  r.roofline = model::roofline(m, run.flops, run.bytes);
+  r.roofline = model::roofline(m, run.flops, run.bytes, "fp32", "", {}, run.core_share);
   return m_sims[key] = std::move(r);
 }
 

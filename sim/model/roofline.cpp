@@ -3,7 +3,10 @@
 
 #include <sstream>
 
+#include "sim/schedule/codegen.h"
 #include "sim/schedule/kernel.h"
+
+#include <algorithm>
 
 namespace tilescope::model {
 namespace {
@@ -46,16 +49,41 @@ ReductionChain reduction_chain(const schedule::Kernel& k) {
   return c;
 }
 
+double busy_core_share(const schedule::Kernel& k, const Machine& m) {
+  if (m.kind != "gpu" || m.cores <= 0) return 1.0;
+  bool mapped = false;
+  for (const schedule::Loop& l : k.loops) mapped = mapped || schedule::is_block(l.kind);
+  if (!mapped) return 1.0;
+  const schedule::LaunchConfig lc = schedule::launch_config(k);
+  const double blocks = double(lc.grid[0]) * double(lc.grid[1]) * double(lc.grid[2]);
+  return std::min(1.0, blocks / double(m.cores));
+}
+
+double busy_core_share(const std::vector<double>& flops, const std::vector<double>& shares) {
+  double total = 0, at_share = 0;
+  for (size_t i = 0; i < flops.size() && i < shares.size(); ++i) {
+    total += flops[i];
+    at_share += shares[i] > 0 ? flops[i] / shares[i] : 0;
+  }
+  return at_share > 0 ? total / at_share : 1.0;
+}
+
 Roofline roofline(const Machine& m, double flops, const LevelBytes& traffic,
                   const std::string& peak_dtype, const std::string& peak_unit,
-                  const ReductionChain& chain) {
+                  const ReductionChain& chain, double core_share) {
   Roofline r;
   std::string unit = peak_unit;
   if (unit.empty()) unit = m.kind == "gpu" ? "simt" : "simd";
   double peak = m.peak(peak_dtype, unit);
   RooflineBound c;
   c.name = "compute";
-  if (peak > 0) {
+  if (peak > 0 && core_share > 0 && core_share < 1) {
+    c.seconds = flops / (peak * core_share);
+    c.term = {"t(compute)",
+              c.seconds,
+              "flops / (peak × share of SMs with a block)",
+              {{"flops", flops}, {"peak", peak}, {"share of SMs with a block", core_share}}};
+  } else if (peak > 0) {
     c.seconds = flops / peak;
     c.term = {"t(compute)", c.seconds, "flops / peak", {{"flops", flops}, {"peak", peak}}};
   } else {

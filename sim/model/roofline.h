@@ -47,11 +47,22 @@ struct ReductionChain {
 };
 ReductionChain reduction_chain(const schedule::Kernel& k);
 
+// The share of a GPU's SMs a kernel gives work to: its blocks over the SMs, at most 1. A kernel
+// of 16 blocks keeps 16 of 132 SMs busy, so its compute bound is the peak of those 16 (lesson 11's
+// small-batch ceiling; split_k lifts it). 1 on a CPU machine and for a kernel that binds no loop
+// to blocks yet: its launch is not decided. Resident blocks, occupancy and latency are not
+// modelled here.
+double busy_core_share(const schedule::Kernel& k, const Machine& m);
+// A program's share: its flops over the flops each kernel could do at its own share,
+// Σ flops / Σ (flops_k / share_k), so the compute bound is the sum of the kernels' bounds.
+double busy_core_share(const std::vector<double>& flops, const std::vector<double>& shares);
+
 // `peak_dtype`: "fp32" usually. The unit is simd on CPUs, simt on GPUs (tensor when asked).
-// `chain` adds a "dependence" bound when the machine states `dependent_fma`.
+// `chain` adds a "dependence" bound when the machine states `dependent_fma`. `core_share`
+// (busy_core_share) divides the peak: below 1 the compute term says how many SMs have work.
 Roofline roofline(const Machine& m, double flops, const LevelBytes& traffic,
                   const std::string& peak_dtype = "fp32", const std::string& peak_unit = "",
-                  const ReductionChain& chain = {});
+                  const ReductionChain& chain = {}, double core_share = 1.0);
 
 // Level bytes from the analytic model (element size 4 B).
 LevelBytes level_bytes(const Machine& m, const AnalyticResult& a);

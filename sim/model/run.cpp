@@ -48,6 +48,7 @@ schedule::TraceOptions trace_options_for(const Machine& m) {
 }
 
 double kernel_flops(const schedule::Kernel& k, const graph::Graph& g) {
+  if (k.flops >= 0) return double(k.flops);
   double flops = 0;
   for (graph::OpId op : k.ops) flops += double(g.op_cost(op).flops);
   return flops;
@@ -129,7 +130,7 @@ KernelRun run_kernel(const schedule::Kernel& k, const graph::Graph& g, const Mac
     if (options.write_back_all) r.hierarchy->write_back_all();
     r.bytes = level_bytes(m, *r.hierarchy, pattern);
     r.patterns = pattern.by_tensor();
-    r.roofline = roofline(m, r.flops, r.bytes, "fp32", "", chain);
+    r.roofline = roofline(m, r.flops, r.bytes, "fp32", "", chain, busy_core_share(k, m));
   }
 
   // The analytic model describes CPU loop nests (element accesses); a GPU trace interleaves warps
@@ -265,11 +266,15 @@ ProgramRun run_program(const schedule::Program& p, const Machine& m, const RunOp
   }
   ProgramAddressSink sink(*r.hierarchy, (next + align - 1) / align * align, align);
   std::unique_ptr<memory::AccessSink> front = options.wrap ? options.wrap(sink) : nullptr;
+  std::vector<double> flops, shares;
   for (const auto& k : p.kernels) {
     sink.set_kernel(k, schedule::trace_layout(k, o), global);
     schedule::trace_kernel(k, front ? *front : sink, o);
-    if (p.graph) r.flops += kernel_flops(k, *p.graph);
+    flops.push_back(p.graph ? kernel_flops(k, *p.graph) : 0.0);
+    shares.push_back(busy_core_share(k, m));
+    r.flops += flops.back();
   }
+  r.core_share = busy_core_share(flops, shares);
   r.hierarchy->finish();
   if (options.before_write_back) options.before_write_back(*r.hierarchy);
   if (options.write_back_all) r.hierarchy->write_back_all();

@@ -131,6 +131,7 @@ struct ProgramRun {
   std::string machine;
   std::unique_ptr<memory::Hierarchy> hierarchy;
   double flops = 0;
+  double core_share = 1.0;  // busy_core_share over the kernels (roofline.h)
   LevelBytes bytes;
 };
 

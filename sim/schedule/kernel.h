@@ -210,6 +210,10 @@ struct Kernel {
   std::vector<StageSpec> stages;
   BlockOrder block_order = BlockOrder::RowMajor;
   int64_t group = 8;
+  // The kernel's floating-point operations when a transform made work that no op of `ops`
+  // describes, or took an op's work away: im2col's copy (0), split_k's sum of partials. -1: the
+  // graph's cost of `ops`.
+  int64_t flops = -1;
 
   int find_loop(const std::string& name) const;    // -1 when absent
   int find_tensor(const std::string& name) const;  // -1 when absent

@@ -130,9 +130,17 @@ struct Im2colStep {
   std::string op{};
 };
 
+// split_k(loop, parts): a reduction loop cut into `parts` independent slices (a parallel loop
+// LOOP.p over the slices), each writing a partial result, and a second kernel that adds them.
+struct SplitKStep {
+  static constexpr std::string_view kName = "split_k";
+  std::string loop{};
+  int64_t parts = 0;
+};
+
 using StepSpec = std::variant<KernelStep, FuseStep, ComputeAtStep, SplitStep, TileStep, ReorderStep,
                               UnrollStep, VectorizeStep, ParallelStep, BindStep, StageStep,
-                              BlockOrderStep, LayoutStep, PadStep, Im2colStep>;
+                              BlockOrderStep, LayoutStep, PadStep, Im2colStep, SplitKStep>;
 
 std::string_view step_name(const StepSpec& s);  // "tile": the step table row it belongs to
 

@@ -350,6 +350,17 @@ const std::vector<StepInfo>& steps() {
        "unfold a convolution's input windows into a matrix and run it as a GEMM",
        &parse_im2col,
        &run<Im2colStep, do_im2col>},
+      {"split_k",
+       {},
+       2,
+       2,
+       {},
+       "a reduction loop and a number of parts",
+       "split_k(k, 8)",
+       "cut a reduction into parallel slices that write partial sums, then add them in a second "
+       "kernel",
+       &parse_split_k,
+       &run<SplitKStep, do_split_k>},
   };
   return table;
 }

@@ -72,35 +72,6 @@ void remap(VExpr& e, const std::vector<int>& map) {
   });
 }
 
-// Drops tensor slots no phase or computed definition references any more.
-void drop_unused_tensors(Kernel& k) {
-  std::vector<bool> used(k.tensors.size(), false);
-  auto mark = [&](const VExpr& e) {
-    visit_loads(e, [&](const VExpr& l) {
-      if (!l.computed) used[size_t(l.tensor)] = true;
-    });
-  };
-  for (const auto& p : k.phases) {
-    mark(p.value);
-    if (p.out_tensor >= 0) used[size_t(p.out_tensor)] = true;
-  }
-  for (const auto& c : k.computed) mark(c.definition);
-  std::vector<int> map(k.tensors.size(), -1);
-  std::vector<KernelTensor> kept;
-  for (size_t i = 0; i < k.tensors.size(); ++i)
-    if (used[i]) {
-      map[i] = int(kept.size());
-      kept.push_back(k.tensors[i]);
-    }
-  k.tensors = kept;
-  for (auto& p : k.phases) {
-    remap(p.value, map);
-    if (p.out_tensor >= 0) p.out_tensor = map[size_t(p.out_tensor)];
-  }
-  for (auto& c : k.computed) remap(c.definition, map);
-  for (auto& s : k.stages)
-    if (!s.computed) s.tensor = map[size_t(s.tensor)];
-}
 
 bool is_elementwise_kernel(const Kernel& k) {
   for (const auto& a : k.axes)
@@ -144,6 +115,35 @@ graph::TensorId fused_tensor(const Program& p, const Kernel& prod, const Kernel&
 }
 
 }  // namespace
+
+void drop_unused_tensors(Kernel& k) {
+  std::vector<bool> used(k.tensors.size(), false);
+  auto mark = [&](const VExpr& e) {
+    visit_loads(e, [&](const VExpr& l) {
+      if (!l.computed) used[size_t(l.tensor)] = true;
+    });
+  };
+  for (const auto& p : k.phases) {
+    mark(p.value);
+    if (p.out_tensor >= 0) used[size_t(p.out_tensor)] = true;
+  }
+  for (const auto& c : k.computed) mark(c.definition);
+  std::vector<int> map(k.tensors.size(), -1);
+  std::vector<KernelTensor> kept;
+  for (size_t i = 0; i < k.tensors.size(); ++i)
+    if (used[i]) {
+      map[i] = int(kept.size());
+      kept.push_back(k.tensors[i]);
+    }
+  k.tensors = kept;
+  for (auto& p : k.phases) {
+    remap(p.value, map);
+    if (p.out_tensor >= 0) p.out_tensor = map[size_t(p.out_tensor)];
+  }
+  for (auto& c : k.computed) remap(c.definition, map);
+  for (auto& s : k.stages)
+    if (!s.computed) s.tensor = map[size_t(s.tensor)];
+}
 
 int find_kernel_with_op(const Program& p, const std::string& op, const std::string& step) {
   for (size_t i = 0; i < p.kernels.size(); ++i)
@@ -407,6 +407,7 @@ std::string do_im2col(Program& p, const Im2colStep& s, const Target& t) {
   unfold.op_names = {unfold.name};
   unfold.ops = {conv.ops[0]};
   unfold.summary = "im2col";
+  unfold.flops = 0;  // a copy: the convolution's arithmetic stays in the GEMM
   int xs = -1;
   for (size_t i = 0; i < conv.tensors.size(); ++i)
     if (conv.tensors[i].id == op.inputs[0]) xs = int(i);

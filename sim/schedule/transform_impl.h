@@ -61,6 +61,7 @@ StepSpec parse_block_order(const TransformStep& s);
 StepSpec parse_layout(const TransformStep& s);
 StepSpec parse_pad(const TransformStep& s);
 StepSpec parse_im2col(const TransformStep& s);
+StepSpec parse_split_k(const TransformStep& s);
 
 // Loads in `e` of tensor slot `t`.
 template <class F>
@@ -87,9 +88,15 @@ std::string do_bind(Kernel& k, const BindStep& s, const Target& t);
 // [SECTION] Fusion (transform_fusion.cpp)
 
 int find_kernel_with_op(const Program& p, const std::string& op, const std::string& step);
+// Drops tensor slots no phase or computed definition references any more.
+void drop_unused_tensors(Kernel& k);
 std::string do_fuse(Program& p, const FuseStep& s, const Target& t);
 std::string do_compute_at(Program& p, const ComputeAtStep& s, const Target& t);
 std::string do_im2col(Program& p, const Im2colStep& s, const Target& t);
+
+// [SECTION] Reductions split across kernels (transform_split_k.cpp)
+
+std::string do_split_k(Program& p, const SplitKStep& s, const Target& t);
 
 // [SECTION] Memory primitives (transform_memory.cpp)
 

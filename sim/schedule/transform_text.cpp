@@ -298,6 +298,10 @@ StepSpec parse_im2col(const TransformStep& s) {
   return Im2colStep{s.args[0]};
 }
 
+StepSpec parse_split_k(const TransformStep& s) {
+  return SplitKStep{s.args[0], parse_int(s, s.args[1], "the number of parts")};
+}
+
 }  // namespace detail
 
 // [SECTION] Typed steps to text
@@ -380,6 +384,9 @@ TransformStep print(const PadStep& s) {
 }
 TransformStep print(const Im2colStep& s) {
   return Printer(s.kName).arg(s.op).out;
+}
+TransformStep print(const SplitKStep& s) {
+  return Printer(s.kName).arg(s.loop).arg(s.parts).out;
 }
 
 }  // namespace

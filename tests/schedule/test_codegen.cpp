@@ -37,6 +37,12 @@ std::vector<Named> schedule_set() {
                                        "tile(k, 8); reorder(i.o, j.o, k.o, i.i, k.i, j.i); "
                                        "stage(W, scratchpad, at=k.o); vectorize(j.i); "
                                        "parallel(i.o); unroll(k.i)")});
+  v.push_back({"split_k", tsfix::apply_all(lin,
+                                           "fuse(matmul0, add0, relu0); split_k(k, 3); "
+                                           "bind(k.p, block.z); tile(i, 8); bind(i.o, block.x); "
+                                           "kernel(matmul0.sum); tile(i, j, 8, 8); "
+                                           "bind(i.o, block.y); bind(j.o, block.x); "
+                                           "bind(i.i, thread.y); bind(j.i, thread.x)")});
   v.push_back({"gpu_nested",
                tsfix::apply_all(lin, std::string(tsfix::kMustShowSteps) +
                                          "; stage(x, registers, at=k.i); stage(W, registers, "

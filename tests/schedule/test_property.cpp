@@ -45,6 +45,9 @@ Case make_case(int kind, Rng& r) {
       c.g = tsfix::linear_relu(r.in(2, 13), r.in(2, 13), r.in(2, 13));
       c.program_steps = {r.chance(50) ? "fuse(matmul0, add0, relu0)" : "fuse(add0, relu0)",
                          "fuse(matmul0, add0)"};
+      // Split-K after the fusion (the epilogue moves to the sum kernel); refused when the part
+      // count does not divide K.
+      if (r.chance(40)) c.program_steps.push_back("split_k(k, " + std::to_string(r.in(2, 4)) + ")");
       break;
     }
     case 1: {
@@ -53,6 +56,7 @@ Case make_case(int kind, Rng& r) {
                              r.in(1, 2), R == 3 ? r.in(0, 1) : 0);
       if (r.chance(50)) c.program_steps.push_back("im2col(conv0)");
       if (r.chance(60)) c.program_steps.push_back("fuse(conv0, add0, relu0)");
+      if (r.chance(30)) c.program_steps.push_back(r.chance(50) ? "split_k(c, 2)" : "split_k(r, 3)");
       break;
     }
     case 2: {

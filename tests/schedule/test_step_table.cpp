@@ -17,7 +17,7 @@ Program fused() {
 // Every step the schedule room knows, in the order its documentation lists them (transform.h).
 const std::vector<std::string> kKinds = {
     "kernel",   "fuse", "compute_at", "split",       "tile",   "reorder", "unroll", "vectorize",
-    "parallel", "bind", "stage",      "block_order", "layout", "pad",     "im2col"};
+    "parallel", "bind", "stage",      "block_order", "layout", "pad",     "im2col", "split_k"};
 
 std::string refusal(const Program& p, const std::string& step) {
   const StepResult r = tsfix::try_step(p, step);
@@ -58,7 +58,7 @@ TEST_CASE("step table: an unknown step is refused with where it is and every ste
   CHECK_FALSE(r.ok);
   CHECK(r.explanation ==
         "unknown step 'tilee' at 2:3; steps are kernel, fuse, compute_at, split, tile, reorder, "
-        "unroll, vectorize, parallel, bind, stage, block_order, layout, pad, im2col");
+        "unroll, vectorize, parallel, bind, stage, block_order, layout, pad, im2col, split_k");
   // A step built in code has no position to name.
   TransformStep built;
   built.name = "swizzle";

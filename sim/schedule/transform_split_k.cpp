@@ -1,0 +1,212 @@
+// split_k: a reduction cut into parallel slices. One kernel becomes two: the partial kernel runs
+// PARTS slices of the reduction side by side (a new spatial loop LOOP.p over them) and writes one
+// partial result per slice and output to a scratch tensor; the sum kernel combines the slices and
+// applies the epilogue the kernel had. It is what cuBLAS and CUTLASS do when a GEMM's output tiles
+// are too few to fill the GPU ("parallel split-K"); stream-K divides the same work over a fixed
+// number of blocks instead.
+#include "sim/schedule/transform.h"
+#include "sim/schedule/transform_impl.h"
+
+#include "sim/schedule/lower.h"
+
+#include <string>
+#include <vector>
+
+namespace tilescope::schedule::detail {
+
+namespace {
+
+// The loops lower_graph gave the kernel: one serial loop per axis, nothing staged or reordered.
+bool has_default_schedule(const Kernel& k) {
+  if (!k.stages.empty() || !k.guards.empty() || k.block_order != BlockOrder::RowMajor ||
+      k.loops.size() != k.axes.size())
+    return false;
+  for (size_t a = 0; a < k.axes.size(); ++a)
+    if (k.loops[a].name != k.axes[a].name || k.loops[a].kind != LoopKind::Serial) return false;
+  return true;
+}
+
+std::string divisors_text(int64_t n) {
+  std::vector<std::string> d;
+  for (int64_t i = 2; i <= n && d.size() < 6; ++i)
+    if (n % i == 0) d.push_back(std::to_string(i));
+  return d.empty() ? "none" : join(d);
+}
+
+}  // namespace
+
+std::string do_split_k(Program& p, const SplitKStep& s, const Target& t) {
+  const Kernel& k = p.kernels[size_t(p.current)];
+  const int li = need_loop(k, s.kName, s.loop);
+  const Loop L = k.loops[size_t(li)];
+  const std::string head = "split_k";
+  if (!L.reduce) {
+    std::vector<std::string> reductions;
+    for (const Loop& l : k.loops)
+      if (l.reduce) reductions.push_back(l.name);
+    refuse(head + ": loop " + L.name + " of " + k.name +
+           " is not a reduction: its iterations write different outputs, so they are "
+           "independent already (bind it instead). split_k cuts a loop that sums into each "
+           "output" +
+           (reductions.empty() ? std::string("; ") + k.name + " has none"
+                               : ": " + join(reductions)));
+  }
+  if (!has_default_schedule(k))
+    refuse(head + ": kernel " + k.name +
+           " already has loop steps; split_k builds the loops of two new kernels, so it comes "
+           "first: undo the kernel's tile, reorder, bind and stage steps, split K, then schedule "
+           "both kernels");
+  int reduces = 0;
+  bool output_pass = false;
+  for (const Phase& ph : k.phases) {
+    reduces += ph.kind == PhaseKind::Reduce ? 1 : 0;
+    output_pass = output_pass || (ph.kind == PhaseKind::Map && ph.over_reduce_axes);
+  }
+  if (reduces != 1 || k.num_accs != 1 || output_pass || k.phases.size() < 3 ||
+      k.phases[0].kind != PhaseKind::Init || k.phases[1].kind != PhaseKind::Reduce)
+    refuse(head + ": " + k.name + " (" + k.summary +
+           ") reduces in more than one pass, or reads the whole reduction again to write its "
+           "outputs (softmax divides by the row's sum, layer norm by its variance); a slice "
+           "cannot finish its outputs from its own part. split_k takes a kernel with one sum or "
+           "max per output: a matrix multiply, a convolution, a pooling or a row sum");
+  if (s.parts < 2)
+    refuse(head + ": " + std::to_string(s.parts) +
+           " part is the kernel as it is; cut the loop into 2 or more parts");
+  if (s.parts > L.extent)
+    refuse(head + ": loop " + L.name + " has only " + std::to_string(L.extent) +
+           " iterations, fewer than " + std::to_string(s.parts) + " parts");
+  if (L.extent % s.parts != 0)
+    refuse(head + ": the " + std::to_string(L.extent) + " iterations of " + L.name +
+           " do not cut into " + std::to_string(s.parts) +
+           " equal parts; use a divisor of " + std::to_string(L.extent) + " (" +
+           divisors_text(L.extent) + ", …)");
+  const std::string pl = L.name + ".p";
+  for (const Axis& a : k.axes)
+    if (a.name == pl)
+      refuse(head + ": " + k.name + " already has a loop " + pl +
+             " (split_k was applied to it); split the reduction once");
+
+  const int64_t slice = L.extent / s.parts;
+  std::vector<Axis> spatial, reduce;
+  for (Axis a : k.axes) {
+    if (a.name == L.name) a.extent = slice;
+    (a.reduce ? reduce : spatial).push_back(a);
+  }
+  int64_t outputs = 1;
+  graph::Shape partial_shape{s.parts};
+  std::vector<Affine> partial_index{Affine::var(pl)};
+  for (const Axis& a : spatial) {
+    outputs *= a.extent;
+    partial_shape.push_back(a.extent);
+    partial_index.push_back(Affine::var(a.name));
+  }
+  KernelTensor partials;
+  partials.id = -1;
+  partials.role = TensorRole::Output;
+  partials.shape = partial_shape;
+  partials.strides.assign(partial_shape.size(), 1);
+  for (size_t d = partial_shape.size() - 1; d > 0; --d)
+    partials.strides[d - 1] = partials.strides[d] * partial_shape[d];
+  partials.pad.assign(partial_shape.size(), 0);
+
+  // The ops: the reduction and what was computed into it stay with the slices; the epilogue ops
+  // fused after it move to the sum kernel.
+  std::vector<graph::OpId> part_ops = k.ops, epilogue_ops;
+  if (p.graph)
+    for (size_t i = 0; i < k.ops.size(); ++i)
+      if (!graph::is_elementwise(p.graph->op(k.ops[i]).kind)) {
+        part_ops.assign(k.ops.begin(), k.ops.begin() + std::ptrdiff_t(i) + 1);
+        epilogue_ops.assign(k.ops.begin() + std::ptrdiff_t(i) + 1, k.ops.end());
+        break;
+      }
+  // Both kernels are named after the reduction's op: matmul0 and matmul0.sum.
+  const std::string base =
+      p.graph && !part_ops.empty() ? p.graph->op(part_ops.back()).name : k.name;
+  std::vector<std::string> epilogue_names;
+  int64_t epilogue_flops = 0;
+  for (graph::OpId o : epilogue_ops) {
+    epilogue_names.push_back(p.graph->op(o).name);
+    epilogue_flops += p.graph->op_cost(o).flops;
+  }
+
+  // The slices: LOOP.p outermost, then the outputs, then the shortened reduction.
+  partials.name = base + "_partials";
+  Kernel part = k;
+  part.name = base;
+  part.ops = part_ops;
+  part.op_names.clear();
+  for (graph::OpId o : part_ops)
+    part.op_names.push_back(p.graph ? p.graph->op(o).name : k.name);
+  if (part.op_names.empty()) part.op_names = {k.name};
+  part.axes = {Axis{pl, s.parts, false}};
+  part.axes.insert(part.axes.end(), spatial.begin(), spatial.end());
+  part.axes.insert(part.axes.end(), reduce.begin(), reduce.end());
+  const Affine whole = Affine::var(pl, slice) + Affine::var(L.name);
+  Phase reduce_phase = k.phases[1];
+  visit_loads(reduce_phase.value, [&](VExpr& l) {
+    for (Affine& ix : l.index) ix = ix.substitute(L.name, whole);
+  });
+  Phase store;
+  store.kind = PhaseKind::Map;
+  store.value = VExpr::accumulator(k.phases[1].acc);
+  part.tensors.push_back(partials);
+  store.out_tensor = int(part.tensors.size() - 1);
+  store.out_index = partial_index;
+  part.phases = {k.phases[0], reduce_phase, store};
+  part.summary = partials.name + graph::shape_to_string(partial_shape) + " = " +
+                 std::to_string(s.parts) + " slices of " + L.name + " of " + k.summary;
+  part.flops = -1;
+  drop_unused_tensors(part);
+  normalize_tensor_order(part);
+  reset_schedule(part);
+
+  // The sum: one accumulator per output over LOOP.p, then the kernel's own output statements.
+  Kernel sum = k;
+  sum.name = base + ".sum";
+  sum.op_names = {sum.name};
+  sum.op_names.insert(sum.op_names.end(), epilogue_names.begin(), epilogue_names.end());
+  sum.ops = epilogue_ops;
+  sum.axes = spatial;
+  sum.axes.push_back(Axis{pl, s.parts, true});
+  KernelTensor partials_in = partials;
+  partials_in.role = TensorRole::Input;
+  sum.tensors.push_back(partials_in);
+  sum.phases[1].value = VExpr::load(int(sum.tensors.size() - 1), partial_index);
+  const bool is_max = k.phases[1].op == ReduceOp::Max;
+  sum.summary = std::string(is_max ? "max" : "sum") + " of the " + std::to_string(s.parts) +
+                " partial results" +
+                (epilogue_names.empty() ? "" : ", then " + join(epilogue_names));
+  sum.flops = s.parts * outputs + epilogue_flops;
+  drop_unused_tensors(sum);
+  normalize_tensor_order(sum);
+  reset_schedule(sum);
+
+  check_or_refuse(part, t, head + ": ");
+  check_or_refuse(sum, t, head + ": ");
+  const int at = p.current;
+  p.kernels[size_t(at)] = part;
+  p.kernels.insert(p.kernels.begin() + at + 1, sum);
+  p.current = at;
+
+  const std::string combine = is_max ? "takes the largest of" : "adds";
+  return "Loop " + L.name + " (" + std::to_string(L.extent) + " iterations) is cut into " +
+         std::to_string(s.parts) + " slices of " + std::to_string(slice) + ": " + part.name +
+         " runs them side by side (loop " + pl + ", " + std::to_string(s.parts) +
+         " iterations, no longer a reduction) and writes one partial result per slice and output "
+         "to " +
+         partials.name + graph::shape_to_string(partial_shape) + " (" + format_bytes(partials.bytes()) +
+         "); a second kernel, " + sum.name + ", " + combine + " the " +
+         std::to_string(s.parts) + " partials of each output" +
+         (epilogue_names.empty() ? "" : " and applies the epilogue (" + join(epilogue_names) + ")") +
+         ". The outputs alone are " + count_text(outputs) + " independent pieces of work; the slices make " +
+         count_text(outputs * s.parts) + " — bind " + pl +
+         " to block.z and the grid has " + std::to_string(s.parts) +
+         "× the blocks, which a GEMM with few output tiles (a small batch) needs to fill the "
+         "GPU. The price: " +
+         format_bytes(partials.bytes()) + " written and read back (" +
+         format_bytes(2 * partials.bytes()) + " of extra traffic) and " +
+         std::to_string(s.parts) + " more operations per output. Steps continue on " + part.name +
+         "; kernel(" + sum.name + ") selects the sum kernel to map it too.";
+}
+
+}  // namespace tilescope::schedule::detail
