@@ -9,10 +9,12 @@
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 #include "sim/model/run.h"
+#include "sim/schedule/codegen.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/trace_size.h"
 #include "sim/schedule/transform.h"
 
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -46,11 +48,41 @@ void print_prediction(const RunFlags& f, std::ostream& out) {
       schedule::History::replay(schedule::lower_graph(g), f.apply, model::target_for(machine))
           .current();
   const schedule::Kernel& k = p.kernels.at(size_t(p.current));
-  const schedule::TraceSize size = schedule::estimate_trace_size(k);
-  out << "kernel " << k.name << ": " << k.summary << "\n";
-  if (size.accesses > f.max_accesses) {
-    out << "prediction: not simulated — the trace has about " << format_count(size.accesses)
+  // The kernels run --gpu runs with it (split_k's sum, im2col's copy) are predicted with it.
+  const std::vector<size_t> chain = schedule::scratch_chain(p, size_t(p.current));
+  double accesses = 0;
+  for (size_t ki : chain) {
+    const schedule::Kernel& ck = p.kernels[ki];
+    const schedule::LaunchConfig lc = schedule::launch_config(ck);
+    const int64_t blocks = lc.grid[0] * lc.grid[1] * lc.grid[2];
+    out << "kernel " << ck.name << ": " << ck.summary << " (" << blocks << " block"
+        << (blocks == 1 ? "" : "s");
+    bool mapped = false;
+    for (const schedule::Loop& l : ck.loops) mapped = mapped || schedule::is_block(l.kind);
+    if (!mapped)
+      out << ", no loop bound to blocks yet";
+    else if (machine.kind == "gpu" && machine.cores > 0)
+      out << " for " << machine.cores << " SMs: "
+          << int(std::lround(100 * model::busy_core_share(ck, machine))) << " % have work";
+    out << ")\n";
+    accesses += schedule::estimate_trace_size(ck).accesses;
+  }
+  if (accesses > f.max_accesses) {
+    out << "prediction: not simulated — the trace has about " << format_count(accesses)
         << " accesses, more than --max-accesses " << format_count(f.max_accesses) << "\n";
+    return;
+  }
+  if (chain.size() > 1) {
+    schedule::Program sub = p;
+    sub.kernels.clear();
+    for (size_t ki : chain) sub.kernels.push_back(p.kernels[ki]);
+    const model::ProgramRun run = model::run_program(sub, machine);
+    const model::Roofline r =
+        model::roofline(machine, run.flops, run.bytes, "fp32", "", {}, run.core_share);
+    out << "prediction on " << machine.name << " for the " << chain.size()
+        << " kernels together: " << r.summary() << "; DRAM "
+        << format_bytes_exact(run.bytes.bytes.back()) << ", " << format_count(run.flops)
+        << " FLOP\n";
     return;
   }
   model::RunOptions ro;
@@ -78,6 +110,10 @@ int run_gpu(const RunFlags& f) {
     if (r.rel_error) std::cout << " (relative error " << *r.rel_error << ")";
     if (r.median_ms) std::cout << ", " << ms(*r.median_ms) << " median";
     std::cout << "; NVRTC, " << r.registers << " registers/thread\n";
+    if (r.kernels.size() > 1)
+      for (const core::GpuRunResult::KernelTime& t : r.kernels)
+        std::cout << "  " << t.kernel << ": " << (t.median_ms ? ms(*t.median_ms) : "not timed")
+                  << " median alone\n";
     if (r.cublas_ms)
       std::cout << "beside it: " << r.cublas_what << ": " << ms(*r.cublas_ms) << " median\n";
     return r.verified ? 0 : 1;

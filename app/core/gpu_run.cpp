@@ -88,6 +88,15 @@ GpuRunResult parse_gpu_run(const nlohmann::json& j) {
   if (j.contains("median_ms") && j["median_ms"].is_number())
     r.median_ms = j["median_ms"].get<double>();
   r.registers = j.value("registers", 0);
+  if (j.contains("kernels") && j["kernels"].is_array())
+    for (const nlohmann::json& k : j["kernels"]) {
+      if (!k.is_object()) continue;
+      GpuRunResult::KernelTime t;
+      t.kernel = k.value("kernel", "");
+      if (k.contains("median_ms") && k["median_ms"].is_number())
+        t.median_ms = k["median_ms"].get<double>();
+      r.kernels.push_back(t);
+    }
   if (j.contains("cublas") && j["cublas"].is_object()) {
     r.cublas_what = j["cublas"].value("what", "");
     if (j["cublas"].contains("median_ms")) r.cublas_ms = j["cublas"]["median_ms"].get<double>();

@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tilescope::core {
 
@@ -20,6 +21,13 @@ struct GpuRunResult {
   std::optional<double> median_ms;  // timed launches (only when verified)
   int repeats = 0;
   int registers = 0;                // per thread, as NVRTC compiled it
+  // Each kernel run with the current one (split_k's sum, im2col's copy) and its own median;
+  // median_ms is then the whole chain's. One entry for a single kernel.
+  struct KernelTime {
+    std::string kernel;
+    std::optional<double> median_ms;
+  };
+  std::vector<KernelTime> kernels;
   std::string cublas_what;          // the library call timed beside it, "" when none
   std::optional<double> cublas_ms;  // its median
 };

@@ -27,50 +27,44 @@ namespace tilescope::kernels {
 
 using json = nlohmann::json;
 
+namespace {
+
+struct ChainKernel {
+  const schedule::Kernel* kernel = nullptr;
+  cuda::LaunchConfig launch;
+  cuda::NvrtcKernel jit;
+  std::vector<const float*> inputs;
+  float* output = nullptr;
+};
+
+}  // namespace
+
 json run_schedule_on_gpu(const std::string& model_text, const std::string& where,
                          const std::string& steps, int repeats, std::ostream& log) {
   auto g = std::make_shared<const graph::Graph>(graph::parse_model(model_text, where));
   const schedule::Program p =
       schedule::History::replay(schedule::lower_graph(g), steps, schedule::Target{}).current();
   const schedule::Kernel& k = p.kernels.at(size_t(p.current));
-  // The generated code takes one dense row-major buffer per tensor; a kernel whose tensors were
-  // re-laid out or that needs scratch buffers has no matching graph values to check against.
-  for (const schedule::KernelTensor& t : k.tensors) {
-    if (t.id < 0)
-      throw std::runtime_error("kernel " + k.name + " needs the scratch buffer " + t.name +
-                               " (im2col's); run --gpu takes kernels over graph tensors only");
-    if (t.layout != graph::Layout::RowMajor || t.alloc_elems() != t.numel())
-      throw std::runtime_error("tensor " + t.name + " of kernel " + k.name +
-                               " is not dense row-major after the steps (layout or padding); "
-                               "run --gpu compares with the graph's row-major values");
+  const std::vector<size_t> chain = schedule::scratch_chain(p, size_t(p.current));
+  // The generated code takes one dense row-major buffer per tensor and writes one output.
+  for (size_t ki : chain) {
+    const schedule::Kernel& ck = p.kernels[ki];
+    for (const schedule::KernelTensor& t : ck.tensors)
+      if (t.layout != graph::Layout::RowMajor || t.alloc_elems() != t.numel())
+        throw std::runtime_error("tensor " + t.name + " of kernel " + ck.name +
+                                 " is not dense row-major after the steps (layout or padding); "
+                                 "run --gpu compares with the graph's row-major values");
+    if (static_cast<int>(ck.tensors.size()) != ck.num_inputs() + 1)
+      throw std::runtime_error("kernel " + ck.name + " has " +
+                               std::to_string(ck.tensors.size() - size_t(ck.num_inputs())) +
+                               " outputs; run --gpu checks kernels with one");
   }
-  const int inputs = k.num_inputs();
-  if (static_cast<int>(k.tensors.size()) != inputs + 1)
-    throw std::runtime_error("kernel " + k.name + " has " +
-                             std::to_string(k.tensors.size() - size_t(inputs)) +
-                             " outputs; run --gpu checks kernels with one");
 
   json out;
   out["kernel"] = k.name;
   out["summary"] = k.summary;
   out["steps"] = schedule::steps_to_string(schedule::parse_steps(steps));
   out["device"] = cuda::describe_device();
-  const std::string source = schedule::emit_cuda(k);
-  out["source"] = source;
-  const schedule::LaunchConfig lc = schedule::launch_config(k);
-  cuda::LaunchConfig launch;
-  for (int d = 0; d < 3; ++d) {
-    launch.grid[d] = static_cast<unsigned>(lc.grid[size_t(d)]);
-    launch.block[d] = static_cast<unsigned>(lc.block[size_t(d)]);
-  }
-  launch.dynamic_smem_bytes = static_cast<unsigned>(lc.dynamic_smem_bytes);
-  out["launch"] = {
-      {"grid", lc.grid}, {"block", lc.block}, {"dynamic_smem_bytes", lc.dynamic_smem_bytes}};
-  const cuda::NvrtcKernel jit = cuda::NvrtcKernel::compile_and_load(source);
-  out["registers"] = jit.registers_per_thread();
-  out["nvrtc_ms"] = jit.compile_ms();
-  log << "run --gpu: " << k.name << " compiled by NVRTC for " << jit.arch() << " ("
-      << jit.registers_per_thread() << " registers/thread)\n";
 
   // Random values for every tensor no op produces; the reference evaluator gives every other.
   std::map<graph::TensorId, std::vector<float>> feeds;
@@ -84,35 +78,108 @@ json run_schedule_on_gpu(const std::string& model_text, const std::string& where
     feeds[static_cast<graph::TensorId>(id)] = std::move(v);
   }
   const std::vector<std::vector<float>> values = graph::evaluate_f32(*g, feeds);
-  std::vector<cuda::DeviceBuffer<float>> buffers;
-  std::vector<const float*> args;
-  for (int i = 0; i < inputs; ++i) {
-    buffers.emplace_back(static_cast<size_t>(k.tensors[size_t(i)].numel()));
-    buffers.back().from_host(values.at(size_t(k.tensors[size_t(i)].id)));
-    args.push_back(buffers.back().get());
+
+  // Device buffers by tensor name: graph values copied in, kernel outputs and scratch poisoned.
+  std::map<std::string, cuda::DeviceBuffer<float>> buffers;
+  auto buffer = [&](const schedule::KernelTensor& t, bool output) -> cuda::DeviceBuffer<float>& {
+    auto it = buffers.find(t.name);
+    if (it != buffers.end()) return it->second;
+    cuda::DeviceBuffer<float>& b =
+        buffers.emplace(t.name, cuda::DeviceBuffer<float>(static_cast<size_t>(t.numel())))
+            .first->second;
+    if (output || t.id < 0)
+      b.poison();
+    else
+      b.from_host(values.at(size_t(t.id)));
+    return b;
+  };
+  std::vector<ChainKernel> runs;
+  json kernels = json::array();
+  for (size_t ki : chain) {
+    const schedule::Kernel& ck = p.kernels[ki];
+    const std::string source = schedule::emit_cuda(ck);
+    const schedule::LaunchConfig lc = schedule::launch_config(ck);
+    cuda::LaunchConfig launch;
+    for (int d = 0; d < 3; ++d) {
+      launch.grid[d] = static_cast<unsigned>(lc.grid[size_t(d)]);
+      launch.block[d] = static_cast<unsigned>(lc.block[size_t(d)]);
+    }
+    launch.dynamic_smem_bytes = static_cast<unsigned>(lc.dynamic_smem_bytes);
+    ChainKernel run{&ck, launch, cuda::NvrtcKernel::compile_and_load(source), {}, nullptr};
+    log << "run --gpu: " << ck.name << " compiled by NVRTC for " << run.jit.arch() << " ("
+        << run.jit.registers_per_thread() << " registers/thread)\n";
+    for (int i = 0; i < ck.num_inputs(); ++i)
+      run.inputs.push_back(buffer(ck.tensors[size_t(i)], false).get());
+    run.output = buffer(ck.tensors.back(), true).get();
+    json launch_json = {
+        {"grid", lc.grid}, {"block", lc.block}, {"dynamic_smem_bytes", lc.dynamic_smem_bytes}};
+    if (&ck == &k) {
+      out["source"] = source;
+      out["launch"] = launch_json;
+      out["registers"] = run.jit.registers_per_thread();
+      out["nvrtc_ms"] = run.jit.compile_ms();
+    }
+    kernels.push_back({{"kernel", ck.name},
+                       {"summary", ck.summary},
+                       {"launch", launch_json},
+                       {"registers", run.jit.registers_per_thread()},
+                       {"source", source}});
+    runs.push_back(std::move(run));
   }
-  const schedule::KernelTensor& y = k.tensors.back();
-  cuda::DeviceBuffer<float> result(static_cast<size_t>(y.numel()));
-  result.poison();
-  jit.launch(launch, args, result.get());
+  auto launch_all = [&] {
+    for (const ChainKernel& r : runs) r.jit.launch(r.launch, r.inputs, r.output);
+  };
+  launch_all();
   TS_CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<float> got = result.to_host();
-  const std::vector<float>& want = values.at(size_t(y.id));
-  const double err = relative_error(got.data(), want.data(), got.size());
+  // Every graph tensor the chain writes, against the reference evaluator.
+  double err = 0;
+  for (const ChainKernel& r : runs) {
+    const schedule::KernelTensor& y = r.kernel->tensors.back();
+    if (y.id < 0) continue;
+    const std::vector<float> got = buffers.at(y.name).to_host();
+    const std::vector<float>& want = values.at(size_t(y.id));
+    const double e = relative_error(got.data(), want.data(), got.size());
+    err = std::isfinite(e) ? std::max(err, e) : e;
+    if (!std::isfinite(err)) break;
+  }
   const bool ok = std::isfinite(err) && err <= 1e-4;
   out["verified"] = ok;
   if (std::isfinite(err)) out["rel_error"] = err;
   if (!ok) {
+    out["kernels"] = kernels;
     out["note"] = "NOT TIMED: relative error against the graph's reference evaluator over 1e-4";
     return out;
   }
-  const cuda::KernelTiming t = jit.time(launch, args, result.get(), 3, std::max(3, repeats));
-  out["median_ms"] = t.median_ms;
-  out["min_ms"] = t.min_ms;
+  if (runs.size() == 1) {
+    const ChainKernel& r = runs.front();
+    const cuda::KernelTiming t = r.jit.time(r.launch, r.inputs, r.output, 3, std::max(3, repeats));
+    out["median_ms"] = t.median_ms;
+    out["min_ms"] = t.min_ms;
+    kernels[0]["median_ms"] = t.median_ms;
+  } else {
+    // The chain as one piece of work (what the model's layer costs), and each kernel alone.
+    cuda::TimingOptions to;
+    to.warmup = 3;
+    to.repeats = std::max(3, repeats);
+    const cuda::KernelTiming t = cuda::time_gpu(launch_all, to);
+    out["median_ms"] = t.median_ms;
+    out["min_ms"] = t.min_ms;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const ChainKernel& r = runs[i];
+      const cuda::KernelTiming ti =
+          r.jit.time(r.launch, r.inputs, r.output, 3, std::max(3, repeats));
+      kernels[i]["median_ms"] = ti.median_ms;
+      kernels[i]["min_ms"] = ti.min_ms;
+    }
+  }
+  out["kernels"] = kernels;
 
   // cuBLAS beside it: the same matrix product (M×K by K×N, fp32, no TF32) when the kernel has one.
   out["cublas"] = nullptr;
-  for (graph::OpId op : k.ops) {
+  std::vector<graph::OpId> chain_ops;
+  for (size_t ki : chain)
+    for (graph::OpId op : p.kernels[ki].ops) chain_ops.push_back(op);
+  for (graph::OpId op : chain_ops) {
     const graph::Op& o = g->op(op);
     if (o.kind != graph::OpKind::MatMul) continue;
     const graph::Shape& c = g->tensor(o.outputs.at(0)).shape;

@@ -344,7 +344,7 @@ const std::vector<FunctionSpec>& functions() {
       {"refusal", {kSubject}, 1, false, false},
       {"applied", {kSubject}, 1, false, false},
       {"explanation", {kSubject, kNumber}, 2, false, false},
-      {"blocks", {kSubject}, 1, false, false},
+      {"blocks", {kSubject, kString}, 1, false, false},
       {"threads", {kSubject}, 1, false, false},
       {"smem_bytes", {kSubject}, 1, false, false},
       {"conflicts", {kSubject, kString}, 2, false, false},
@@ -836,6 +836,21 @@ Value LessonSession::call(const Expr& e, const Context& c) {
       const std::string buffer = str(1);
       const int64_t degree = schedule::shared_read_conflict_degree(k, buffer, {});
       return Value::of(double(std::max<int64_t>(degree, 1)));
+    }
+    if (f == "blocks" && e.args.size() > 1) {
+      // blocks(S, "matmul0.sum"): a kernel named, not the one the steps act on (split_k's two).
+      const std::string name = str(1);
+      std::vector<std::string> names;
+      for (const schedule::Kernel& other : lp->program.kernels) {
+        if (other.name == name) {
+          const schedule::LaunchConfig lc = schedule::launch_config(other);
+          return Value::of(double(lc.grid[0] * lc.grid[1] * lc.grid[2]));
+        }
+        names.push_back(other.name);
+      }
+      std::string list;
+      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+      throw EvalError{arg0 + " has no kernel named " + name + "; its kernels are " + list};
     }
     const schedule::LaunchConfig lc = schedule::launch_config(k);
     if (f == "blocks") return Value::of(double(lc.grid[0] * lc.grid[1] * lc.grid[2]));

@@ -14,6 +14,7 @@
 //              shape(T)
 //   schedule   kernels(S) refused(S) refusal(S) applied(S) explanation(S, N) blocks(S)
 //              threads(S) smem_bytes(S) conflicts(S, "buffer")          S = model or steps id
+//              (of the kernel the steps act on; blocks(S, "matmul0.sum") of the kernel named)
 //              (conflicts: the passes a warp's read of the shared buffer takes, 1 = conflict-free
 //              or a broadcast)
 //   warp       sectors(S, "T")   32-byte sectors of warp 0's first load of T (needs a GPU machine)
@@ -33,6 +34,7 @@
 //              their exponent and mantissa bits: fp32, tf32, fp16, bf16)
 //   time       predicted_time(S) bound(S) fastest([S1, S2, ...])   (need a machine): the roofline
 //              over S's simulated traffic, seconds; its binding bound ("compute", "L2", "DRAM");
+//              on a GPU a kernel's compute bound counts the SMs its blocks reach (roofline.h);
 //              the id whose predicted time is least (an autotuning search over steps blocks)
 //   code       source(S, "cuda"|"cpp"|"pseudo") count("text", "part")
 //   graph      depends(A, B) (1 when op A reads, through any path, what op B writes)

@@ -229,6 +229,11 @@ struct Program {
   int current = 0;
 };
 
+// The kernels that run with kernel `k` of `p`: those joined to it through scratch tensors
+// (im2col's unfolded matrix, split_k's partials), in program order, `k` among them. A scratch
+// tensor has no graph value, so its producer and consumer are run, verified and timed together.
+std::vector<size_t> scratch_chain(const Program& p, size_t k);
+
 // Elements-dense strides for `shape` with per-dim padding, in the memory order that `strides`
 // already has (the dim with the largest stride is outermost).
 std::vector<int64_t> repack_strides(const graph::Shape& shape, const std::vector<int64_t>& strides,

@@ -178,6 +178,26 @@ bool Kernel::has_op(const std::string& op_name) const {
   return std::find(op_names.begin(), op_names.end(), op_name) != op_names.end();
 }
 
+std::vector<size_t> scratch_chain(const Program& p, size_t k) {
+  std::vector<bool> in(p.kernels.size(), false);
+  in.at(k) = true;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t a = 0; a < p.kernels.size(); ++a) {
+      if (!in[a]) continue;
+      for (const KernelTensor& t : p.kernels[a].tensors) {
+        if (t.id >= 0) continue;
+        for (size_t b = 0; b < p.kernels.size(); ++b)
+          if (!in[b] && p.kernels[b].find_tensor(t.name) >= 0) in[b] = grew = true;
+      }
+    }
+  }
+  std::vector<size_t> chain;
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in[i]) chain.push_back(i);
+  return chain;
+}
+
 std::vector<int64_t> repack_strides(const graph::Shape& shape, const std::vector<int64_t>& strides,
                                     const std::vector<int64_t>& pad) {
   const size_t r = shape.size();

@@ -153,8 +153,12 @@ std::string do_split_k(Program& p, const SplitKStep& s, const Target& t) {
   store.out_tensor = int(part.tensors.size() - 1);
   store.out_index = partial_index;
   part.phases = {k.phases[0], reduce_phase, store};
+  std::string what;
+  for (graph::OpId o : part_ops)
+    what += (what.empty() ? "" : " → ") + std::string(graph::op_kind_name(p.graph->op(o).kind));
   part.summary = partials.name + graph::shape_to_string(partial_shape) + " = " +
-                 std::to_string(s.parts) + " slices of " + L.name + " of " + k.summary;
+                 std::to_string(s.parts) + " slices of " + L.name + " of " +
+                 (what.empty() ? k.summary : what);
   part.flops = -1;
   drop_unused_tensors(part);
   normalize_tensor_order(part);
