@@ -31,7 +31,11 @@
 //              first_wave(S, MACHINE)               [rows, columns] of tiles the first wave covers
 //   dtypes     dtype(T) dtype_bytes("fp16") dtype_max("bf16") dtype_eps("fp16")
 //              dtype_min_normal("fp16") dtype_min_subnormal("fp16")   (IEEE-style formats from
-//              their exponent and mantissa bits: fp32, tf32, fp16, bf16)
+//              their exponent and mantissa bits: fp32, tf32, fp16, bf16, fp8_e4m3, fp8_e5m2)
+//              to_dtype(x, "fp16"): x as the format stores it (nearest, subnormals, saturating
+//              fp8); overflows(x, "fp16"): 1 when it becomes infinity
+//              quantize(x, scale, "int8"): x / scale stored (int8: rounded, -128..127) × scale
+//   machines   clock(MACHINE): its clock in Hz
 //   time       predicted_time(S) bound(S) fastest([S1, S2, ...])   (need a machine): the roofline
 //              over S's simulated traffic, seconds; its binding bound ("compute", "L2", "DRAM");
 //              on a GPU a kernel's compute bound counts the SMs its blocks reach (roofline.h);
@@ -96,7 +100,7 @@ struct SimResult {
 // The compiler pass a schedule step belongs to, by the step's name: "layout" (layout, pad — a
 // graph-level layout pass), "fusion" (fuse, compute_at), "lowering" (im2col: the op's algorithm),
 // "scheduling" (kernel, split, tile, reorder, unroll, vectorize, parallel, bind, stage,
-// block_order); "" for an unknown name.
+// block_order, split_k: Halide's rfactor is a schedule directive too); "" for an unknown name.
 std::string compiler_pass(std::string_view step_name);
 
 // The learner's own state, as a checkpoint sees it: the model in their editor and its schedule at

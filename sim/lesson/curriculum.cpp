@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 namespace tilescope::lesson {
@@ -19,16 +20,53 @@ using detail::EvalError;
 namespace {
 
 // An IEEE-754-style binary format: sign, `exponent` bits, `mantissa` stored bits.
+// `finite`: no infinity (OCP FP8 E4M3): the top exponent holds normal numbers too, all but the
+// all-ones mantissa (NaN), so its largest value is 1.75 × 2^8 = 448.
 struct FloatFormat {
   const char* name;
   int exponent, mantissa, bytes;  // bytes: storage (tf32 is stored in 32 bits)
+  bool finite = false;
 };
 constexpr FloatFormat kFloatFormats[] = {
-    {"fp32", 8, 23, 4},
-    {"tf32", 8, 10, 4},
-    {"fp16", 5, 10, 2},
-    {"bf16", 8, 7, 2},
+    {"fp32", 8, 23, 4},          {"tf32", 8, 10, 4},     {"fp16", 5, 10, 2},
+    {"bf16", 8, 7, 2},           {"fp8_e4m3", 4, 3, 1, true}, {"fp8_e5m2", 5, 2, 1},
 };
+
+int bias_of(const FloatFormat& f) {
+  return (1 << (f.exponent - 1)) - 1;
+}
+
+double largest(const FloatFormat& f) {
+  // IEEE style: every mantissa bit set under the largest exponent below the one kept for infinity
+  // and NaN. Finite-only (E4M3): the top exponent too, with the last mantissa code kept for NaN.
+  if (f.finite)
+    return (2.0 - std::ldexp(1.0, 1 - f.mantissa)) *
+           std::ldexp(1.0, (1 << f.exponent) - 1 - bias_of(f));
+  return (2.0 - std::ldexp(1.0, -f.mantissa)) * std::ldexp(1.0, bias_of(f));
+}
+
+// x stored in format f: rounded to the nearest representable value (ties to even), through the
+// subnormals down to zero; past the largest finite value infinity, or the largest value for the
+// FP8 formats, whose conversions saturate (PTX cvt.satfinite).
+double round_to(const FloatFormat& f, double x) {
+  if (x == 0 || !std::isfinite(x)) return x;
+  const double a = std::fabs(x);
+  const int emin = 1 - bias_of(f);
+  int e = std::ilogb(a);
+  if (e < emin) e = emin;  // subnormal: the spacing of the smallest binade
+  const double quantum = std::ldexp(1.0, e - f.mantissa);
+  double r = std::nearbyint(a / quantum) * quantum;
+  const double top = largest(f);
+  if (r > top) {
+    const bool saturate = f.finite || f.bytes == 1;
+    // IEEE rounding overflows only past the largest value plus half a step.
+    r = saturate ? top
+                 : (a >= top + std::ldexp(1.0, std::ilogb(top) - f.mantissa - 1)
+                        ? std::numeric_limits<double>::infinity()
+                        : top);
+  }
+  return std::copysign(r, x);
+}
 
 const FloatFormat* float_format(const std::string& name) {
   for (const FloatFormat& f : kFloatFormats)
@@ -43,7 +81,7 @@ std::string compiler_pass(std::string_view step) {
   if (step == "fuse" || step == "compute_at") return "fusion";
   if (step == "im2col") return "lowering";
   for (std::string_view s : {"kernel", "split", "tile", "reorder", "unroll", "vectorize",
-                             "parallel", "bind", "stage", "block_order"})
+                             "parallel", "bind", "stage", "block_order", "split_k"})
     if (step == s) return "scheduling";
   return "";
 }
@@ -150,6 +188,48 @@ bool LessonSession::call_curriculum(const Expr& e, const Context& c, Value& out)
     out = Value::of(std::string(graph::dtype_name(g->tensor(*g->find_tensor(arg0)).dtype)));
     return true;
   }
+  if (f == "clock") {
+    const model::Machine& m = machine(arg0);
+    if (m.clock_hz <= 0) throw EvalError{"machine " + m.name + " states no clock"};
+    out = Value::of(m.clock_hz);
+    return true;
+  }
+  if (f == "to_dtype" || f == "quantize" || f == "overflows") {
+    // to_dtype(x, F): x as format F stores it. quantize(x, scale, F): x / scale stored in F
+    // (int8: rounded to an integer, clamped to -128..127), times scale: what dequantising gives.
+    const Value xv = eval(e.args[0], c);
+    if (xv.kind != Value::Kind::Number)
+      throw EvalError{f + "() argument 1 must be a number, not " + xv.to_string()};
+    double scale = 1;
+    if (f == "quantize") {
+      const Value sv = eval(e.args[1], c);
+      if (sv.kind != Value::Kind::Number || !(sv.number > 0))
+        throw EvalError{"quantize() takes a scale above 0, not " + sv.to_string()};
+      scale = sv.number;
+    }
+    const std::string name = str(f == "quantize" ? 2 : 1);
+    if (f == "overflows" && name == "int8")
+      throw EvalError{"overflows() takes a float format; int8 clamps to -128..127"};
+    const double x = xv.number / scale;
+    if (name == "int8") {
+      out = Value::of(std::clamp(std::nearbyint(x), -128.0, 127.0) * scale);
+      return true;
+    }
+    const FloatFormat* ff = float_format(name);
+    if (!ff)
+      throw EvalError{f + "() knows fp32, tf32, fp16, bf16, fp8_e4m3, fp8_e5m2 and int8, not '" +
+                      name + "'"};
+    const double stored = round_to(*ff, x);
+    if (f == "overflows") {
+      out = Value::of(std::isinf(stored) ? 1.0 : 0.0);
+      return true;
+    }
+    if (std::isinf(stored))
+      throw EvalError{f + "(): " + Value::of(x).to_string() + " is past " + name +
+                      "'s largest finite value and becomes infinity (overflows() says so)"};
+    out = Value::of(stored * scale);
+    return true;
+  }
   if (f == "dtype_bytes" || f == "dtype_max" || f == "dtype_eps" || f == "dtype_min_normal" ||
       f == "dtype_min_subnormal") {
     const std::string name = str(0);
@@ -159,7 +239,7 @@ bool LessonSession::call_curriculum(const Expr& e, const Context& c, Value& out)
       return true;
     }
     if (!ff)
-      throw EvalError{f + "() knows fp32, tf32, fp16 and bf16" +
+      throw EvalError{f + "() knows fp32, tf32, fp16, bf16, fp8_e4m3 and fp8_e5m2" +
                       std::string(f == "dtype_bytes" ? ", int8 and fp8" : "") + ", not '" + name +
                       "'"};
     if (f == "dtype_bytes") {
@@ -171,13 +251,10 @@ bool LessonSession::call_curriculum(const Expr& e, const Context& c, Value& out)
       // The smallest normal number is 2^(1 - bias); below it the subnormals step down by one
       // unit of the last mantissa bit, the smallest 2^(1 - bias - mantissa bits). Gradients
       // smaller than these flush to zero (why fp16 training scales the loss).
-      const int bias = (1 << (ff->exponent - 1)) - 1;
-      out = Value::of(std::ldexp(1.0, 1 - bias - (f == "dtype_min_subnormal" ? ff->mantissa : 0)));
+      out = Value::of(
+          std::ldexp(1.0, 1 - bias_of(*ff) - (f == "dtype_min_subnormal" ? ff->mantissa : 0)));
     } else {
-      // The largest finite number: every mantissa bit set, the largest exponent below the one
-      // reserved for infinity and NaN, which is the bias 2^(e-1) - 1.
-      const int bias = (1 << (ff->exponent - 1)) - 1;
-      out = Value::of((2.0 - std::ldexp(1.0, -ff->mantissa)) * std::ldexp(1.0, bias));
+      out = Value::of(largest(*ff));
     }
     return true;
   }

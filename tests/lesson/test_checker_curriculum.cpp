@@ -147,8 +147,45 @@ TEST_CASE("curriculum: dtype sizes, largest values and epsilons from the formats
   CHECK(number(m, "dtype_min_normal(\"fp16\")") == 1.0 / 16384);
   CHECK(number(m, "dtype_min_subnormal(\"fp16\")") == 1.0 / 16777216);
   CHECK(number(m, "dtype_min_normal(\"bf16\")") == double(FLT_MIN));
-  CHECK(run(m, "dtype_max(\"fp9\") == 1").error.find("fp32, tf32, fp16 and bf16") !=
+  CHECK(run(m, "dtype_max(\"fp9\") == 1").error.find("fp32, tf32, fp16, bf16") !=
         std::string::npos);
+  // FP8 (OCP): E5M2 is IEEE-style, (2 - 2^-2) · 2^15 = 57344; E4M3 has no infinity and keeps its
+  // top exponent for numbers: 1.75 · 2^8 = 448.
+  CHECK(number(m, "dtype_max(\"fp8_e5m2\")") == 57344);
+  CHECK(number(m, "dtype_max(\"fp8_e4m3\")") == 448);
+  CHECK(number(m, "dtype_eps(\"fp8_e4m3\")") == 1.0 / 8);
+}
+
+TEST_CASE("curriculum: to_dtype rounds as the format stores a value, quantize as int8 does") {
+  const std::string m;
+  // fp32: the C++ conversion to float is the reference.
+  for (const char* x : {"0.1", "1e-40", "3.4e38", "-2.5e-7", "12345.678", "0.3333333333333333"})
+    CHECK(number(m, std::string("to_dtype(") + x + ", \"fp32\")") ==
+          double(float(std::stod(x))));
+  // fp16 1/3 is 0x3555 = 1365/4096; bf16 1/3 is 0x3EAB = 171/512 (round to nearest).
+  CHECK(number(m, "to_dtype(1 / 3, \"fp16\")") == 1365.0 / 4096);
+  CHECK(number(m, "to_dtype(1 / 3, \"bf16\")") == 171.0 / 512);
+  // Ties go to even: 1 + 2^-11 sits halfway between 1 and 1 + 2^-10 in fp16.
+  CHECK(number(m, "to_dtype(1 + 1 / 2048, \"fp16\")") == 1);
+  CHECK(number(m, "to_dtype(1 + 3 / 2048, \"fp16\")") == 1 + 2.0 / 1024);
+  // Below half the smallest fp16 subnormal (2^-25) a value flushes to zero; above it, 2^-24.
+  CHECK(number(m, "to_dtype(2.9e-8, \"fp16\")") == 0);
+  CHECK(number(m, "to_dtype(3.1e-8, \"fp16\")") == std::ldexp(1.0, -24));
+  // Past 65504 + half a step (65520) fp16 overflows to infinity; FP8 saturates at its largest.
+  CHECK(number(m, "overflows(65520, \"fp16\")") == 1);
+  CHECK(number(m, "overflows(65519, \"fp16\")") == 0);
+  CHECK(number(m, "to_dtype(65519, \"fp16\")") == 65504);
+  CHECK(number(m, "to_dtype(1000, \"fp8_e4m3\")") == 448);
+  CHECK(number(m, "to_dtype(0.3, \"fp8_e4m3\")") == 0.3125);
+  CHECK(number(m, "to_dtype(0.3, \"fp8_e5m2\")") == 0.3125);
+  CHECK(run(m, "to_dtype(1e6, \"fp16\") == 1").error.find("overflows()") != std::string::npos);
+  // int8: x / scale rounded to an integer, clamped to -128..127, times the scale.
+  CHECK(number(m, "quantize(0.05, 0.025, \"int8\")") == 0.05);
+  CHECK(number(m, "quantize(0.06, 0.025, \"int8\")") == 0.05);  // 2.4 → 2
+  CHECK(number(m, "quantize(10, 0.025, \"int8\")") == 127 * 0.025);
+  CHECK(number(m, "quantize(-10, 0.025, \"int8\")") == -128 * 0.025);
+  CHECK(run(m, "quantize(1, 0, \"int8\") == 1").error.find("scale above 0") != std::string::npos);
+  CHECK(number(m, "clock(h200)") == 1.98e9);
 }
 
 TEST_CASE("curriculum: predicted time is the binding roofline bound over simulated traffic") {
