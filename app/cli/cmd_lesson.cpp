@@ -10,6 +10,7 @@
 #include "lesson_handout_cmd.h"
 
 #include "sim/lesson/checker.h"
+#include "sim/lesson/concepts.h"
 #include "sim/lesson/lesson.h"
 #include "sim/lesson/mutate.h"
 #include "sim/lesson/predict.h"
@@ -324,6 +325,22 @@ std::string padded(const std::string& s, size_t width) {
   return columns >= width ? s : s + std::string(width - columns, ' ');
 }
 
+// The concept table of lessons/README.md from lessons/concepts.txt and the steps' teaches=.
+int run_concepts(const LessonFlags& f) {
+  const std::string dir = lessons_dir(f.dir);
+  try {
+    const std::vector<Concept> concepts =
+        load_concepts_file((std::filesystem::path(dir) / "concepts.txt").string());
+    std::vector<Lesson> lessons;
+    for (const std::string& file : lesson_files(dir)) lessons.push_back(load_lesson_file(file));
+    std::cout << concept_table(concepts, lessons);
+    return 0;
+  } catch (const LessonError& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  }
+}
+
 int run_list(const LessonFlags& f) {
   const std::string dir = lessons_dir(f.dir);
   const auto files = lesson_files(dir);
@@ -616,6 +633,13 @@ const CommandRegistrar registrar{
       CLI::App* list = sub.add_subcommand("list", "List the lessons in lessons/ with titles");
       list->add_option("--dir", flags->dir, "Lessons folder");
       list->callback([flags, &exit_code] { exit_code = run_list(*flags); });
+      CLI::App* concepts = sub.add_subcommand(
+          "concepts",
+          "Print the concept table of lessons/README.md: each concept of lessons/concepts.txt "
+          "and the steps whose marker says teaches= it; non-zero exit for a key no file lists "
+          "or a concept no step teaches");
+      concepts->add_option("--dir", flags->dir, "Lessons folder");
+      concepts->callback([flags, &exit_code] { exit_code = run_concepts(*flags); });
       CLI::App* show = sub.add_subcommand(
           "show",
           "Print a lesson for a terminal: its steps, then its text with blocks and checks "

@@ -277,8 +277,24 @@ class LessonParser {
                                            (presets.empty() ? "none found" : join(presets)) + ")");
         keys.machine = value;
         keys.machine_loc = value_loc;
+      } else if (key == "teaches") {
+        if (!keys.teaches.empty()) fail(line, col, "teaches= is given twice");
+        size_t at = 0;
+        for (size_t comma = value.find(','); at <= value.size();
+             comma = value.find(',', at)) {
+          const std::string item = value.substr(at, comma == std::string::npos ? std::string::npos
+                                                                              : comma - at);
+          if (!is_id(item))
+            throw LessonError(loc(line, col + static_cast<int>(eq + 1 + at)),
+                              "teaches= lists concept keys separated by commas "
+                              "(letters, digits, '-' or '_'), not '" + item + "'");
+          keys.teaches.push_back(item);
+          if (comma == std::string::npos) break;
+          at = comma + 1;
+        }
+        keys.teaches_loc = value_loc;
       } else {
-        fail(line, col, "unknown step key '" + key + "' (known: view, machine)");
+        fail(line, col, "unknown step key '" + key + "' (known: view, machine, teaches)");
       }
     }
   }

@@ -140,14 +140,17 @@ struct Block {
 };
 
 // A step of the lesson. A marker may carry what the player sets up when the learner enters it:
-// `<!-- step: id view=memory machine=tiny -->` brings the Memory view forward on `tiny`.
+// `<!-- step: id view=memory machine=tiny -->` brings the Memory view forward on `tiny`; and
+// `teaches=KEY,KEY` names the concepts of lessons/concepts.txt the step lets a learner do and
+// measure (the concept table of lessons/README.md is made from them: concepts.h).
 struct LessonStep {
   std::string id;
   std::string title;
   graph::SourceLoc loc;
   std::string view;     // "" or one of step_view_names()
   std::string machine;  // "" or a machine preset (model::preset_names())
-  graph::SourceLoc view_loc, machine_loc;
+  std::vector<std::string> teaches;
+  graph::SourceLoc view_loc, machine_loc, teaches_loc;
 };
 
 // The workbench views a step marker's view= may name: graph, schedule, tiles, memory, roofline,

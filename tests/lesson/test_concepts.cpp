@@ -2,6 +2,8 @@
 // documents names a lesson step that exists), both lesson tables list every lesson, and every
 // lesson has a prediction and a checkpoint, with prerequisites that come first.
 #include "build_paths.h"
+#include "sim/lesson/check_language.h"
+#include "sim/lesson/concepts.h"
 #include "sim/lesson/lesson.h"
 
 #include <doctest/doctest.h>
@@ -56,6 +58,54 @@ std::vector<std::string> table_rows(const std::string& text, const std::string& 
 }
 
 }  // namespace
+
+TEST_CASE("concepts: the README's table is the one lessons/concepts.txt and teaches= make") {
+  const std::string readme = read(source_dir() / "lessons" / "README.md");
+  std::vector<Lesson> lessons;
+  for (const std::string& stem : lesson_stems())
+    lessons.push_back(load_lesson_file((source_dir() / "lessons" / (stem + ".md")).string()));
+  const std::string table = concept_table(
+      load_concepts_file((source_dir() / "lessons" / "concepts.txt").string()), lessons);
+  INFO("lessons/README.md's concept table differs from `tilescope-cli lesson concepts`; run "
+       "scripts/lesson-counts.sh");
+  CHECK(readme.find(table) != std::string::npos);
+}
+
+TEST_CASE("concepts: a key no file lists, a concept no step teaches, a bad line: each located") {
+  const std::string file = "concepts.txt";
+  auto error = [](auto&& f) {
+    try {
+      f();
+    } catch (const LessonError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error([&] { parse_concepts("a | 000 | A\nb | 003 | B\n", file); })
+            .find("concepts.txt:2:") != std::string::npos);
+  CHECK(error([&] { parse_concepts("a | 000 | A\na | 001 | B\n", file); })
+            .find("listed twice (first at line 1)") != std::string::npos);
+  CHECK(error([&] { parse_concepts("# comment\n\nno bars here\n", file); })
+            .find("concepts.txt:3:1: ") != std::string::npos);
+  const std::vector<Concept> concepts = parse_concepts("# c\nfuse | 000 | Fusion\n", file);
+  REQUIRE(concepts.size() == 1);
+  CHECK(concepts[0].text == "Fusion");
+  const std::string head = "---\ntitle: T\nlevel: beginner\nminutes: 10\n---\n";
+  const Lesson taught = parse_lesson(head + "<!-- step: one teaches=fuse -->\n# One\n",
+                                     "lessons/05-x.md");
+  CHECK(concept_table(concepts, {taught}) ==
+        "| concept | source | where (lesson · step) |\n|---|---|---|\n"
+        "| Fusion | 000 | [05 · one](05-x.md) |\n");
+  const Lesson unknown = parse_lesson(head + "<!-- step: one teaches=fuse,tile -->\n# One\n",
+                                      "lessons/05-x.md");
+  CHECK(error([&] { concept_table(concepts, {unknown}); })
+            .find("05-x.md:6:") != std::string::npos);
+  const Lesson none = parse_lesson(head + "<!-- step: one -->\n# One\n", "lessons/05-x.md");
+  CHECK(error([&] { concept_table(concepts, {none}); }).find("no step teaches concept 'fuse'") !=
+        std::string::npos);
+  CHECK(error([&] { parse_lesson(head + "<!-- step: one teaches=a,,b -->\n", "l.md"); })
+            .find("teaches= lists concept keys") != std::string::npos);
+}
 
 TEST_CASE("concepts: every concept names a lesson step, and every step it names exists") {
   const std::string readme = read(source_dir() / "lessons" / "README.md");

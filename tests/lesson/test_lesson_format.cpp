@@ -218,7 +218,7 @@ TEST_CASE("step markers: view= and machine= for the player, located errors") {
   CHECK(starts_with(load_error(kHead + "<!-- step: a machine=nosuch -->\n"),
                     "bad.md:6:22: error: unknown machine 'nosuch' (presets: "));
   CHECK(starts_with(load_error(kHead + "<!-- step: a colour=red -->\n"),
-                    "bad.md:6:14: error: unknown step key 'colour' (known: view, machine)"));
+                    "bad.md:6:14: error: unknown step key 'colour' (known: view, machine, teaches)"));
   CHECK(starts_with(load_error(kHead + "<!-- step: a view=tiles view=graph -->\n"),
                     "bad.md:6:25: error: view= is given twice"));
   CHECK(starts_with(load_error(kHead + "<!-- step: a view= -->\n"),

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,50 @@ TEST_CASE("lessons: there are at least twelve, each 10-20 minutes with steps and
     for (const std::string& p : l.prerequisites)
       CHECK(std::filesystem::exists(lessons_dir() / (p + ".md")));
   }
+}
+
+// The kind of error no single check can see (issue #29): prose that draws a conclusion from a
+// recording ("1.6× faster") while its checks guard only the bytes. A step that reads a measured
+// result of a recording (a path through a suite's `results` or `ratios`) must also check the
+// direction of the measured time: one check comparing two measured times, or a recorded speed-up
+// or time ratio. Reading the device's properties (`device/l2_bytes`) or a suite's problem
+// description concludes nothing about time and needs no such check.
+TEST_CASE("lessons: a step concluding from a recording checks the measured time's direction") {
+  const std::regex read(R"re(recorded\("[^"]*", "([^"]*)"\))re");
+  const std::vector<std::string> times = {"gflops", "median_ms",        "min_ms",
+                                          "time_ns", "pct_of_reference", "gbps"};
+  const std::vector<std::string> ratios = {"speedup", "time_ratio", "min_time_ratio"};
+  auto last = [](const std::string& path) { return path.substr(path.rfind('/') + 1); };
+  auto has = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  int guarded = 0;
+  for (const std::string& f : lesson_files()) {
+    const Lesson l = load_lesson_file(f);
+    for (const LessonStep& step : l.steps) {
+      bool measured = false, direction = false;
+      for (const Block& b : l.blocks) {
+        if (b.step != step.id) continue;
+        for (const Check& c : b.checks) {
+          int time_reads = 0;
+          for (std::sregex_iterator it(c.text.begin(), c.text.end(), read), end; it != end; ++it) {
+            const std::string path = (*it)[1];
+            measured = measured || path.find("results") != std::string::npos ||
+                       path.find("ratios") != std::string::npos;
+            time_reads += has(times, last(path)) ? 1 : 0;
+            direction = direction || has(ratios, last(path));
+          }
+          direction = direction || time_reads >= 2;
+        }
+      }
+      if (!measured) continue;
+      INFO(f << " step " << step.id
+             << " reads a measured recording but no check compares two measured times");
+      CHECK(direction);
+      ++guarded;
+    }
+  }
+  CHECK(guarded >= 8);  // the steps that read the recorded GPU and CPU runs
 }
 
 TEST_CASE("lessons: every check of every lesson passes (library)") {
