@@ -146,7 +146,8 @@ std::string do_kind(Kernel& k, std::string_view step, const std::string& loop, L
            (kind == LoopKind::Vectorized ? "vector lanes"
             : kind == LoopKind::Parallel ? "CPU threads"
                                          : "GPU threads or blocks") +
-           ". Map a spatial loop instead");
+           ". Map a spatial loop instead, or cut the sum into independent slices with split_k(" +
+           L.name + ", PARTS)");
   if (L.kind != LoopKind::Serial)
     refuse(sn + ": loop " + L.name + " is already " + loop_kind_name(L.kind));
   Kernel next = k;

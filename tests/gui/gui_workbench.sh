@@ -137,4 +137,23 @@ expect g3 /tiles/gpu_wave/sm 1
 # 64·1 + 64·32 + 4 + 4 = 2120 sectors, where 64·1 + 64·4 + 4 + 4 = 328 would hold the bytes.
 expect g3 /tiles/gpu_wave/warp_sectors 2120
 expect g3 /tiles/gpu_wave/warp_ideal_sectors 328
+# [Split-K] The Schedule view's "split" button of the reduction loop k, clicked with the tile
+# factor at 4 (control schedule.tile-log2 2): the GEMM becomes two kernels, the slices and their
+# sum, and the steps continue on the slices.
+split_setup='set-model-text x: [8, 64]\nW: [16, 64] weight\ny = x @ W.T
+view schedule
+control schedule.tile-log2 2
+wait-frames 3'
+run_split() {
+  local name=$1 text=$2
+  printf '%s\n%s\nquit\n' "$split_setup" "$text" >"$out/$name.script"
+  "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" --no-session --script "$out/$name.script" \
+    --size 1440x900 --layout-json "$out/$name.layout.json" --state-json "$out/$name.state.json"
+}
+run_split s0 ""
+run_split s1 "click $(at s0 schedule.split-k.k)"$'\n'"$settle"
+expect s1 /history/steps "split_k(k, 4)"
+expect s1 /last_step/ok true
+expect s1 /kernel matmul0
+expect s1 /kernel_ops/0 matmul0
 echo "gui workbench: all checks passed"

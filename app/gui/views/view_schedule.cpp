@@ -279,11 +279,23 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
                "Writes the loop's body out once per iteration: no loop counter or branch, "
                "and independent multiply-adds the core can overlap.");
       ImGui::SameLine();
-      const std::string par = "parallel(" + l.name + ")";
-      if (ImGui::SmallButton("par")) push_apply(ctx, par);
-      step_tip(par,
-               "Spreads this loop's iterations over the CPU's cores: worth it on an outer "
-               "loop with enough work per iteration.");
+      if (l.reduce) {
+        // A reduction's iterations cannot run side by side as they are (parallel is refused);
+        // split-K makes slices of them that can. The factor is the number of slices (lesson 11).
+        const std::string split_k = "split_k(" + l.name + ", " + std::to_string(f) + ")";
+        if (ImGui::SmallButton("split")) push_apply(ctx, split_k);
+        note_widget("schedule.split-k." + l.name);
+        step_tip(split_k,
+                 "Cuts this sum into slices (the factor) that run side by side and write partial "
+                 "results, then adds them in a second kernel: more blocks when the outputs alone "
+                 "are too few to fill the GPU. Apply it before tiling this kernel.");
+      } else {
+        const std::string par = "parallel(" + l.name + ")";
+        if (ImGui::SmallButton("par")) push_apply(ctx, par);
+        step_tip(par,
+                 "Spreads this loop's iterations over the CPU's cores: worth it on an outer "
+                 "loop with enough work per iteration.");
+      }
       ImGui::SameLine();
       const std::string bind = "bind(" + l.name + ", " + kBindTargets[bind_kind] + ")";
       if (ImGui::SmallButton("bind")) push_apply(ctx, bind);
