@@ -391,7 +391,7 @@ AnalyticResult analyze_kernel(const Kernel& k, const memory::HierarchyConfig& h,
       const schedule::KernelTensor& kt = is_acc ? acc_kt : k.tensors[size_t(touched[t])];
       TensorTraffic tt;
       tt.tensor = is_acc ? -1 : touched[t];
-      tt.graph_id = kt.id;
+      tt.graph_id = is_acc || kt.id >= 0 ? kt.id : o.scratch_tensor;
       tt.name = is_acc ? std::string(schedule::kAccumulatorBufferName) : kt.name;
       tt.output = is_output[t];
       tt.reuse_depth = reuse[t];

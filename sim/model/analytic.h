@@ -73,6 +73,7 @@ struct AnalyticOptions {
   uint64_t alignment = 4096;                    // as schedule::TraceOptions::alignment
   uint64_t max_enumerated = uint64_t{1} << 27;  // index points enumerated per tensor footprint
   int16_t acc_tensor = -1;  // graph_id given to a stack accumulator's traffic (TraceOptions's)
+  int16_t scratch_tensor = -1;  // given to a transform-made tensor's (TraceOptions's)
 };
 
 // Throws std::invalid_argument naming the kernel when the nest is too large to enumerate.

@@ -115,6 +115,7 @@ KernelRun run_kernel(const schedule::Kernel& k, const graph::Graph& g, const Mac
   r.gpu = r.trace.gpu;
   for (const graph::Tensor& t : g.tensors()) r.tensor_names.push_back(t.name);
   schedule::name_accumulator_buffer(r.trace, r.tensor_names);  // a stack accumulator tile's row
+  schedule::name_scratch_tensors(r.trace, r.tensor_names, k);   // im2col's, split_k's
   r.flops = kernel_flops(k, g);
   const ReductionChain chain = reduction_chain(k);
 
@@ -145,6 +146,7 @@ KernelRun run_kernel(const schedule::Kernel& k, const graph::Graph& g, const Mac
       AnalyticOptions ao;
       ao.alignment = r.trace.alignment;
       ao.acc_tensor = r.trace.acc_tensor;
+      ao.scratch_tensor = r.trace.scratch_tensor;
       r.analytic = analyze_kernel(k, m.hierarchy(), ao);
       r.analytic_roofline = roofline(m, r.flops, level_bytes(m, *r.analytic), "fp32", "", chain);
     } catch (const std::invalid_argument& e) {  // too large to enumerate, or not a nest it models

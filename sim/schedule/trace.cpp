@@ -79,6 +79,16 @@ void name_accumulator_buffer(TraceOptions& o, std::vector<std::string>& tensor_n
   tensor_names.push_back(kAccumulatorBufferName);
 }
 
+void name_scratch_tensors(TraceOptions& o, std::vector<std::string>& tensor_names,
+                          const Kernel& k) {
+  std::string name;
+  for (const KernelTensor& t : k.tensors)
+    if (t.id < 0) name += (name.empty() ? "" : ", ") + t.name;
+  if (name.empty()) return;
+  o.scratch_tensor = int16_t(tensor_names.size());
+  tensor_names.push_back(name);
+}
+
 namespace {
 
 using memory::Access;
@@ -182,8 +192,11 @@ class Tracer {
   }
 
   int graph_id(int tensor, bool computed) const {
-    return computed ? m_k.computed[size_t(tensor)].id : m_k.tensors[size_t(tensor)].id;
+    return computed ? m_k.computed[size_t(tensor)].id : tag(m_k.tensors[size_t(tensor)]);
   }
+  // A tensor's tag in Access::tensor: its graph id, or TraceOptions::scratch_tensor for one a
+  // transform made (im2col's unfolded matrix, split_k's partials).
+  int tag(const KernelTensor& kt) const { return kt.id >= 0 ? kt.id : m_o.scratch_tensor; }
 
   // Where element `off` (elements) of a placement's tile lives.
   Target tile_target(const StagePlacement& pl, int64_t off) {
@@ -204,7 +217,7 @@ class Tracer {
     int64_t off = 0;
     for (size_t d = 0; d < g.size(); ++d) off += g[d] * kt.strides[d];
     return {true, m_layout.tensor_base[size_t(tensor)] + uint64_t(off) * 4, AddressSpace::Global,
-            kt.id};
+            tag(kt)};
   }
 
   Target load_target(const VExpr& l) {
@@ -233,7 +246,7 @@ class Tracer {
     for (size_t d = 0; d < p.out_index.size(); ++d)
       off += m_env.eval(p.out_index[d]) * kt.strides[d];
     return {true, m_layout.tensor_base[size_t(p.out_tensor)] + uint64_t(off) * 4,
-            AddressSpace::Global, kt.id};
+            AddressSpace::Global, tag(kt)};
   }
 
   // The accesses of one element of a tile copy: reads of its source, then the tile write.

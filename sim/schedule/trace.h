@@ -45,11 +45,18 @@ struct TraceOptions {
   // Access::tensor of accumulator-buffer accesses. -1 leaves them untagged; a report names them
   // when this is one past the graph's tensors (see name_accumulator_buffer).
   int16_t acc_tensor = -1;
+  // Access::tensor of a kernel tensor a transform made (no graph id: im2col's unfolded matrix,
+  // split_k's partials). -1 leaves them untagged (see name_scratch_tensors).
+  int16_t scratch_tensor = -1;
 };
 
 // Tags the accumulator buffer with the id after the names a report already has (graph tensors by
 // id), and appends its name ("acc (stack)"), so memory reports list it as a tensor of its own.
 void name_accumulator_buffer(TraceOptions& o, std::vector<std::string>& tensor_names);
+// The same for the tensors of `k` a transform made, under one name ("matmul0_partials"); nothing
+// when it has none.
+void name_scratch_tensors(TraceOptions& o, std::vector<std::string>& tensor_names,
+                          const Kernel& k);
 
 struct TraceLayout {
   std::vector<uint64_t> tensor_base;  // per Kernel::tensors

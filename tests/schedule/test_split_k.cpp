@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace tilescope;
 using namespace tilescope::schedule;
 
@@ -65,6 +67,14 @@ TEST_CASE("split_k: two kernels, the partials between them, the same result as t
   const double epilogue =
       double(g.op_cost(*g.find_op("add0")).flops + g.op_cost(*g.find_op("relu0")).flops);
   CHECK(model::kernel_flops(sum, g) == 4.0 * 6 * 10 + epilogue);
+  // The memory reports name the partials: every store of one is an access of its own tensor row
+  // (4 slices × 6 × 10 outputs on a CPU machine, one element access each).
+  const model::KernelRun run = model::run_kernel(part, g, model::load_machine("tiny"));
+  const auto name = std::find(run.tensor_names.begin(), run.tensor_names.end(), "matmul0_partials");
+  REQUIRE(name != run.tensor_names.end());
+  const memory::Counters c = run.hierarchy->counters(0, int(name - run.tensor_names.begin()));
+  CHECK(c.accesses == 4 * 6 * 10);
+  CHECK(c.writes == 4 * 6 * 10);
   // The generated code of both kernels names the partials.
   CHECK(emit_cpp(part).find("matmul0_partials") != std::string::npos);
   CHECK(emit_cuda(sum).find("matmul0_partials") != std::string::npos);
