@@ -53,13 +53,10 @@ void print_prediction(const RunFlags& f, std::ostream& out) {
   double accesses = 0;
   for (size_t ki : chain) {
     const schedule::Kernel& ck = p.kernels[ki];
-    const schedule::LaunchConfig lc = schedule::launch_config(ck);
-    const int64_t blocks = lc.grid[0] * lc.grid[1] * lc.grid[2];
+    const int64_t blocks = schedule::launch_config(ck).blocks();
     out << "kernel " << ck.name << ": " << ck.summary << " (" << blocks << " block"
         << (blocks == 1 ? "" : "s");
-    bool mapped = false;
-    for (const schedule::Loop& l : ck.loops) mapped = mapped || schedule::is_block(l.kind);
-    if (!mapped)
+    if (!schedule::binds_blocks(ck))
       out << ", no loop bound to blocks yet";
     else if (machine.kind == "gpu" && machine.cores > 0)
       out << " for " << machine.cores << " SMs: "

@@ -66,8 +66,7 @@ std::string gpu_tiles_unavailable(const schedule::Kernel& k, const model::Machin
   if (m.kind != "gpu")
     return "the machine is " + m.name +
            ", a CPU: blocks and warps belong to a GPU (choose minigpu, h200, … as the machine)";
-  if (std::none_of(k.loops.begin(), k.loops.end(),
-                   [](const schedule::Loop& l) { return schedule::is_block(l.kind); }))
+  if (!schedule::binds_blocks(k))
     return "no loop of " + k.name +
            " is bound to blocks yet: bind one (bind(i_o, block.y)) and the grid has blocks to pick";
   return {};
@@ -312,7 +311,7 @@ GpuTilesResult record_gpu_tiles(const schedule::Kernel& k, const model::Machine&
   const schedule::LaunchConfig lc = schedule::launch_config(k);
   r.grid = lc.grid;
   r.block_dims = lc.block;
-  r.blocks = lc.grid[0] * lc.grid[1] * lc.grid[2];
+  r.blocks = lc.blocks();
   schedule::TraceOptions to = model::trace_options_for(m);
   to.lane_detail = true;
   const BodySteps steps = body_steps(k);
@@ -323,7 +322,7 @@ GpuTilesResult record_gpu_tiles(const schedule::Kernel& k, const model::Machine&
   r.waves = (r.blocks + r.resident - 1) / r.resident;
   r.warp_size = int(to.warp_size);
   r.sector_bytes = to.sector_bytes;
-  const int64_t threads = lc.block[0] * lc.block[1] * lc.block[2];
+  const int64_t threads = lc.threads();
   r.warps_per_block = int((threads + r.warp_size - 1) / r.warp_size);
   if (block < 0 || block >= r.blocks)
     throw std::invalid_argument("GPU tiles: block " + std::to_string(block) + " is not in the grid (0 … " +

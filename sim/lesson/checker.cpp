@@ -847,8 +847,7 @@ Value LessonSession::call(const Expr& e, const Context& c) {
       std::vector<std::string> names;
       for (const schedule::Kernel& other : lp->program.kernels) {
         if (other.name == name) {
-          const schedule::LaunchConfig lc = schedule::launch_config(other);
-          return Value::of(double(lc.grid[0] * lc.grid[1] * lc.grid[2]));
+          return Value::of(double(schedule::launch_config(other).blocks()));
         }
         names.push_back(other.name);
       }
@@ -857,8 +856,8 @@ Value LessonSession::call(const Expr& e, const Context& c) {
       throw EvalError{arg0 + " has no kernel named " + name + "; its kernels are " + list};
     }
     const schedule::LaunchConfig lc = schedule::launch_config(k);
-    if (f == "blocks") return Value::of(double(lc.grid[0] * lc.grid[1] * lc.grid[2]));
-    if (f == "threads") return Value::of(double(lc.block[0] * lc.block[1] * lc.block[2]));
+    if (f == "blocks") return Value::of(double(lc.blocks()));
+    if (f == "threads") return Value::of(double(lc.threads()));
     return Value::of(double(lc.dynamic_smem_bytes));
   }
   // One warp's coalescing: the sectors of warp 0's first load of a tensor on a GPU machine.

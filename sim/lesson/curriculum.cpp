@@ -165,7 +165,7 @@ bool LessonSession::call_curriculum(const Expr& e, const Context& c, Value& out)
     if (m.kind != "gpu") throw EvalError{f + "() needs a GPU machine; " + m.name + " is a CPU"};
     const schedule::Kernel& k = current_kernel(*program(arg0));
     const schedule::LaunchConfig lc = schedule::launch_config(k);
-    const int64_t blocks = lc.grid[0] * lc.grid[1] * lc.grid[2];
+    const int64_t blocks = lc.blocks();
     const int64_t per_wave = model::resident_blocks(m);
     if (f == "waves") {
       out = Value::of(double((blocks + per_wave - 1) / per_wave));

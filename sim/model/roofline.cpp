@@ -51,12 +51,8 @@ ReductionChain reduction_chain(const schedule::Kernel& k) {
 
 double busy_core_share(const schedule::Kernel& k, const Machine& m) {
   if (m.kind != "gpu" || m.cores <= 0) return 1.0;
-  bool mapped = false;
-  for (const schedule::Loop& l : k.loops) mapped = mapped || schedule::is_block(l.kind);
-  if (!mapped) return 1.0;
-  const schedule::LaunchConfig lc = schedule::launch_config(k);
-  const double blocks = double(lc.grid[0]) * double(lc.grid[1]) * double(lc.grid[2]);
-  return std::min(1.0, blocks / double(m.cores));
+  if (!schedule::binds_blocks(k)) return 1.0;
+  return std::min(1.0, double(schedule::launch_config(k).blocks()) / double(m.cores));
 }
 
 double busy_core_share(const std::vector<double>& flops, const std::vector<double>& shares) {

@@ -385,7 +385,7 @@ class Writer {
     // The block shape is fixed by the schedule's bindings, so the thread count is a compile-time
     // constant: tile-copy loops then have constant strides and trip counts and unroll fully.
     const LaunchConfig lc = launch_config(m_k);
-    m_block_threads = lc.block[0] * lc.block[1] * lc.block[2];
+    m_block_threads = lc.threads();
     line(1, "const int ts_tid = threadIdx.x + " + std::to_string(lc.block[0]) +
                 " * (threadIdx.y + " + std::to_string(lc.block[1]) + " * threadIdx.z);");
     line(1, "constexpr int ts_nthreads = " + std::to_string(m_block_threads) + ";");

@@ -33,8 +33,12 @@ struct LaunchConfig {
   std::array<int64_t, 3> grid{1, 1, 1};   // x, y, z
   std::array<int64_t, 3> block{1, 1, 1};  // x, y, z
   int64_t dynamic_smem_bytes = 0;
+  int64_t blocks() const { return grid[0] * grid[1] * grid[2]; }
+  int64_t threads() const { return block[0] * block[1] * block[2]; }
 };
 LaunchConfig launch_config(const Kernel& k);
+// Whether any loop of `k` is bound to GPU blocks: before that its launch is one block.
+bool binds_blocks(const Kernel& k);
 // The launch as a learner reads it: "grid 64×32×1 = 2048 blocks, block 16×8×1 = 128 threads,
 // dynamic shared memory 13056 B". Before any loop is bound to blocks or threads it says so: one
 // thread of one block would run the whole loop nest, and bind() is what spreads it over the GPU.

@@ -8,9 +8,13 @@
 
 namespace tilescope::schedule {
 
+bool binds_blocks(const Kernel& k) {
+  return std::any_of(k.loops.begin(), k.loops.end(), [](const Loop& l) { return is_block(l.kind); });
+}
+
 std::string describe_launch(const LaunchConfig& lc) {
-  const int64_t blocks = lc.grid[0] * lc.grid[1] * lc.grid[2];
-  const int64_t threads = lc.block[0] * lc.block[1] * lc.block[2];
+  const int64_t blocks = lc.blocks();
+  const int64_t threads = lc.threads();
   auto dims = [](const std::array<int64_t, 3>& d) {
     return std::to_string(d[0]) + "×" + std::to_string(d[1]) + "×" + std::to_string(d[2]);
   };
@@ -55,7 +59,7 @@ LaunchConfig launch_config(const Kernel& k) {
     }
   }
   if (k.block_order == BlockOrder::Grouped) {
-    lc.grid = {lc.grid[0] * lc.grid[1] * lc.grid[2], 1, 1};
+    lc.grid = {lc.blocks(), 1, 1};
   }
   const LoweredKernel lk = build_loop_tree(k);
   for (size_t s = 0; s < k.stages.size(); ++s) {

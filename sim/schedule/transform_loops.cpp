@@ -180,8 +180,8 @@ std::string do_kind(Kernel& k, std::string_view step, const std::string& loop, L
              "its own outputs, so no locking is needed.";
     default: {
       const LaunchConfig lc = launch_config(k);
-      const int64_t blocks = lc.grid[0] * lc.grid[1] * lc.grid[2];
-      const int64_t threads = lc.block[0] * lc.block[1] * lc.block[2];
+      const int64_t blocks = lc.blocks();
+      const int64_t threads = lc.threads();
       std::string e = "Loop " + N.name + " → " + loop_kind_name(kind) + ": its " + ext +
                       " iterations run at once on the GPU. Grid: " + std::to_string(lc.grid[0]) +
                       "×" + std::to_string(lc.grid[1]) + "×" + std::to_string(lc.grid[2]) + " = " +

@@ -39,7 +39,7 @@ std::string do_split_k(Program& p, const SplitKStep& s, const Target& t) {
   const Kernel& k = p.kernels[size_t(p.current)];
   const int li = need_loop(k, s.kName, s.loop);
   const Loop L = k.loops[size_t(li)];
-  const std::string head = "split_k";
+  const std::string head(s.kName);
   if (!L.reduce) {
     std::vector<std::string> reductions;
     for (const Loop& l : k.loops)
