@@ -22,9 +22,8 @@
 #include "app/core/app_state.h"
 #include "app/core/fuse_options.h"
 #include "app/core/workbench.h"
-#include "sim/graph/model_parser.h"
+#include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
-#include "sim/schedule/lower.h"
 #include "sim/schedule/transform.h"
 
 #include <cstddef>
@@ -60,7 +59,7 @@ void apply_as_cli(const std::shared_ptr<const graph::Graph>& g,
                   const std::vector<TransformStep>& steps) {
   std::optional<History> lowered;
   try {
-    lowered.emplace(schedule::lower_graph(g));
+    lowered.emplace(pipeline::lower(g, pipeline::target(nullptr)));
   } catch (const ScheduleError& e) {
     // An op with no lowering: the workbench says so, as lower_error.
     if (std::string_view(e.what()).empty()) __builtin_trap();
@@ -79,7 +78,7 @@ void apply_as_cli(const std::shared_ptr<const graph::Graph>& g,
   // The trace replays to the same steps.
   const std::string trace = h.to_text();
   try {
-    if (History::replay(schedule::lower_graph(g), trace).to_text() != trace) __builtin_trap();
+    if (pipeline::plan(g, trace, pipeline::target(nullptr)).to_text() != trace) __builtin_trap();
   } catch (const ScheduleError&) {
     __builtin_trap();
   }
@@ -122,7 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   std::shared_ptr<const graph::Graph> g;
   try {
-    g = std::make_shared<const graph::Graph>(graph::parse_model(model, "fuzz.model"));
+    g = pipeline::parse({model, "fuzz.model"});
   } catch (const graph::GraphError&) {
     return 0;
   }

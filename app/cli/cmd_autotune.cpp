@@ -10,10 +10,9 @@
 #include "app/core/autotune.h"
 #include "app/core/jobs.h"
 #include "app/core/verify_tolerance.h"
-#include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 #include "sim/model/machine.h"
-#include "sim/schedule/lower.h"
+#include "sim/pipeline.h"
 #include "sim/schedule/trace_size.h"
 #include "sim/schedule/transform.h"
 
@@ -76,13 +75,6 @@ std::pair<std::string, std::string> parse_tile_list(const std::string& text) {
         "--tile i,j; got '" +
         io::printable(text, 80) + "'");
   return {names[0], names[1]};
-}
-
-std::string read_model_text(const std::string& file) {
-  if (file == "-") return {std::istreambuf_iterator<char>(std::cin), {}};
-  io::TextInput in = io::read_text_input(file, io::kMaxModelBytes, "a model file");
-  if (!in.ok) throw AutotuneError(in.error);  // "cannot open a model file 'x': no such file"
-  return std::move(in.text);
 }
 
 // Three significant digits in s, ms, µs or ns: the points of a small kernel differ below 0.1 µs.
@@ -168,12 +160,11 @@ int run_autotune(const AutotuneFlags& f) {
   if (f.max_per_axis_given && f.max_per_axis < 1)
     throw AutotuneError("--max-per-axis takes a count of at least 1 (tile sizes per loop), got " +
                         std::to_string(f.max_per_axis));
-  auto g = std::make_shared<const graph::Graph>(
-      f.file == "default" ? graph::parse_model(graph::default_model_text(), "<default>")
-                          : graph::parse_model(read_model_text(f.file), f.file));
+  const model::Machine chosen = model::load_machine(f.machine);
+  const auto g = pipeline::parse(pipeline::read_model(f.file));
   schedule::Program base;
   try {
-    base = schedule::History::replay(schedule::lower_graph(g), f.apply).current();
+    base = pipeline::plan(g, f.apply, pipeline::target(&chosen)).current();
   } catch (const schedule::ScheduleError& e) {
     throw AutotuneError(std::string("--apply:") + e.what());
   }
@@ -185,7 +176,7 @@ int run_autotune(const AutotuneFlags& f) {
     return 1;
   }
   const core::PredictionMachine pm =
-      core::autotune_prediction_machine(f.machine, model::load_machine(f.machine));
+      core::autotune_prediction_machine(f.machine, chosen);
   const bool gpu = pm.machine.kind == "gpu";
   // One grid for both sweeps, so every measured point is a predicted one: every power of two
   // when only predicting, the GUI's hardware grid when each point costs a compile.
@@ -356,8 +347,8 @@ const CommandRegistrar kRegistrar(
     [](CLI::App& sub, int& exit_code) {
       auto flags = std::make_shared<AutotuneFlags>();
       sub.add_option("file", flags->file,
-                     "Model file ('-' for stdin, 'default' for the built-in "
-                     "y = relu(x @ W.T + b)) whose current kernel is swept after --apply")
+                     std::string(pipeline::kModelSpecHelp) +
+                         ", whose current kernel is swept after --apply")
           ->required();
       sub.add_option("--apply", flags->apply, "Schedule steps to apply first (as for schedule)");
       sub.add_option("--tile", flags->tile,

@@ -3,7 +3,7 @@
 #include "commands.h"
 
 #include "sim/graph/autodiff.h"
-#include "sim/graph/model_parser.h"
+#include "sim/pipeline.h"
 
 #include <nlohmann/json.hpp>
 
@@ -64,13 +64,7 @@ std::string shapes_text(const Graph& g, const Op& op) {
 }
 
 Graph load(const GraphFlags& flags) {
-  Graph g;
-  if (flags.file == "-") {
-    std::string text(std::istreambuf_iterator<char>(std::cin), {});
-    g = parse_model(text, "<stdin>");
-  } else {
-    g = parse_model_file(flags.file);
-  }
+  Graph g = *pipeline::parse(pipeline::read_model(flags.file));
   if (!flags.train) return g;
   TrainingOptions options;
   options.loss = flags.loss == "ce" ? LossKind::CrossEntropy : LossKind::MSE;
@@ -234,7 +228,7 @@ const CommandRegistrar kRegistrar{
     "graph", "Parse a model and list every op with shapes, FLOPs, bytes and intensity",
     [](CLI::App& sub, int& exit_code) {
       auto flags = std::make_shared<GraphFlags>();
-      sub.add_option("FILE", flags->file, "model file, or - for standard input")->required();
+      sub.add_option("FILE", flags->file, pipeline::kModelSpecHelp)->required();
       sub.add_flag("--json", flags->json, "print JSON instead of a table");
       CLI::Option* train =
           sub.add_flag("--train", flags->train, "build the training graph (loss, backward, SGD)");

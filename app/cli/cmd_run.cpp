@@ -6,13 +6,10 @@
 #include "commands.h"
 #include "work_limits.h"
 
-#include "sim/graph/model_parser.h"
-#include "sim/io/input.h"
 #include "sim/model/run.h"
+#include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
-#include "sim/schedule/lower.h"
 #include "sim/schedule/trace_size.h"
-#include "sim/schedule/transform.h"
 
 #include <cmath>
 #include <iomanip>
@@ -38,16 +35,10 @@ std::string ms(double v) {
   return os.str();
 }
 
-// The simulator's prediction for the kernel: its trace on `machine` and the roofline on it.
-void print_prediction(const RunFlags& f, std::ostream& out) {
-  const io::TextInput in = io::read_text_input(f.file, io::kMaxModelBytes, "a model file");
-  if (!in.ok) throw std::invalid_argument("cannot read model file '" + f.file + "': " + in.error);
-  auto g = std::make_shared<const graph::Graph>(graph::parse_model(in.text, f.file));
-  const model::Machine machine = model::load_machine(f.machine);
-  const schedule::Program p =
-      schedule::History::replay(schedule::lower_graph(g), f.apply, model::target_for(machine))
-          .current();
-  const schedule::Kernel& k = p.kernels.at(size_t(p.current));
+// The simulator's prediction for the kernel: its trace on the study's machine and the roofline.
+void print_prediction(const RunFlags& f, const pipeline::Study& s, std::ostream& out) {
+  const model::Machine& machine = s.machine;
+  const schedule::Program& p = s.program();
   // The kernels run --gpu runs with it (split_k's sum, im2col's copy) are predicted with it.
   const std::vector<size_t> chain = schedule::scratch_chain(p, size_t(p.current));
   double accesses = 0;
@@ -82,8 +73,7 @@ void print_prediction(const RunFlags& f, std::ostream& out) {
         << " FLOP\n";
     return;
   }
-  model::RunOptions ro;
-  const model::KernelRun run = model::run_kernel(k, *g, machine, ro);
+  const model::KernelRun run = pipeline::simulate(s);
   out << "prediction on " << machine.name << ": " << run.roofline.summary() << "; DRAM "
       << format_bytes_exact(run.dram_bytes()) << ", " << format_count(run.flops) << " FLOP\n";
 }
@@ -94,15 +84,11 @@ int run_gpu(const RunFlags& f) {
                  "Timings view run a schedule on this CPU)\n";
     return 1;
   }
-  print_prediction(f, std::cout);
-  const io::TextInput in = io::read_text_input(f.file, io::kMaxModelBytes, "a model file");
-  if (!in.ok) {
-    std::cerr << "run --gpu: " << in.error << "\n";
-    return 1;
-  }
+  const pipeline::ModelText text = pipeline::read_model(f.file);
+  print_prediction(f, pipeline::study(text, f.apply, model::load_machine(f.machine)), std::cout);
   try {
     core::JobProgress progress;
-    const core::GpuRunResult r = core::run_schedule_on_gpu(in.text, f.apply, f.repeats, progress);
+    const core::GpuRunResult r = core::run_schedule_on_gpu(text.text, f.apply, f.repeats, progress);
     std::cout << "measured on " << r.device << ": " << (r.verified ? "verified" : "NOT verified");
     if (r.rel_error) std::cout << " (relative error " << *r.rel_error << ")";
     if (r.median_ms) std::cout << ", " << ms(*r.median_ms) << " median";
@@ -126,7 +112,7 @@ const CommandRegistrar registrar{
       auto flags = std::make_shared<RunFlags>();
       sub.add_flag("--gpu", flags->gpu,
                    "Generate CUDA, compile with NVRTC, verify, time beside cuBLAS (needs a GPU)");
-      sub.add_option("FILE", flags->file, "Model file")->required();
+      sub.add_option("FILE", flags->file, pipeline::kModelSpecHelp)->required();
       sub.add_option("--apply", flags->apply, "Schedule steps (as for schedule)");
       sub.add_option("--machine", flags->machine, "Machine the prediction is for")
           ->capture_default_str();

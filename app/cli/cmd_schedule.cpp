@@ -4,13 +4,12 @@
 #include "work_limits.h"
 
 #include "sim/graph/eval.h"
-#include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 #include "sim/model/machine.h"
 #include "sim/model/run.h"
+#include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/interpreter.h"
-#include "sim/schedule/lower.h"
 #include "sim/schedule/trace_size.h"
 #include "sim/schedule/transform.h"
 
@@ -49,15 +48,6 @@ std::string read_text(const std::string& path) {
   io::TextInput in = io::read_text_input(path, io::kMaxModelBytes, "a steps file");
   if (!in.ok) throw ScheduleError("cannot read '" + path + "': " + in.error);
   return std::move(in.text);
-}
-
-graph::Graph load_model(const std::string& file) {
-  if (file == "default") return graph::parse_model(graph::default_model_text(), "<default>");
-  if (file == "-") {
-    std::string text(std::istreambuf_iterator<char>(std::cin), {});
-    return graph::parse_model(text, "<stdin>");
-  }
-  return graph::parse_model_file(file);
 }
 
 std::string rule(const std::string& title) {
@@ -136,14 +126,14 @@ int run_schedule(const ScheduleFlags& f) {
   std::ostream& out = std::cout;
   std::shared_ptr<const graph::Graph> g;
   try {
-    g = std::make_shared<const graph::Graph>(load_model(f.file));
+    g = pipeline::parse(pipeline::read_model(f.file));
   } catch (const graph::GraphError& e) {
     std::cerr << e.what() << "\n";
     return 1;
   }
   try {
     const model::Machine machine = model::load_machine(f.machine);
-    History h(lower_graph(g), model::target_for(machine));
+    History h = pipeline::lower(g, pipeline::target(&machine));
     std::string text = f.apply;
     if (!f.steps_file.empty()) text = read_text(f.steps_file) + (text.empty() ? "" : ";" + text);
     const auto steps = parse_steps(text);
@@ -212,9 +202,7 @@ const CommandRegistrar kRegistrar(
     "and print each step, or emit C++ / CUDA",
     [](CLI::App& sub, int& exit_code) {
       auto flags = std::make_shared<ScheduleFlags>();
-      sub.add_option("file", flags->file,
-                     "Model file ('-' for stdin, 'default' for the built-in "
-                     "y = relu(x @ W.T + b))")
+      sub.add_option("file", flags->file, pipeline::kModelSpecHelp)
           ->required();
       sub.add_option("--apply", flags->apply,
                      "Steps, e.g. \"fuse(matmul0, add0, relu0); tile(i, 64); reorder(...)\"");

@@ -8,7 +8,6 @@
 
 #include "app/core/tiles_gpu.h"
 
-#include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 #include "sim/memory/din.h"
 #include "sim/memory/hierarchy.h"
@@ -19,8 +18,8 @@
 #include "sim/model/machine.h"
 #include "sim/model/roofline.h"
 #include "sim/model/run.h"
+#include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
-#include "sim/schedule/lower.h"
 #include "sim/schedule/trace.h"
 #include "sim/schedule/trace_size.h"
 #include "sim/schedule/transform.h"
@@ -146,15 +145,6 @@ std::string roofline_text(const model::Roofline& r) {
   return o.str();
 }
 
-std::string read_all(const std::string& file) {
-  if (file == "-") return {std::istreambuf_iterator<char>(std::cin), {}};
-  // The shared reader refuses a directory or an endless stream instead of reading nothing (or
-  // everything).
-  io::TextInput in = io::read_text_input(file, io::kMaxModelBytes, "a model file");
-  if (!in.ok) throw std::invalid_argument("cannot read model file '" + file + "': " + in.error);
-  return std::move(in.text);
-}
-
 // Model file → lowered program → steps applied → the current kernel traced through the machine.
 // --follow BLOCK[:WARP]: one wave of a GPU kernel seen from a block and a warp (core/tiles_gpu.h,
 // what the Tiles view's GPU mode draws): the wave, what the block's SM's L1 and the L2 hold at
@@ -241,16 +231,13 @@ int follow_warp(const SimulateFlags& f, const schedule::Kernel& k, const model::
 }
 
 int run_model(const SimulateFlags& f) {
-  auto g = std::make_shared<const graph::Graph>(
-      f.file == "default" ? graph::parse_model(graph::default_model_text(), "<default>")
-                          : graph::parse_model(read_all(f.file), f.file));
   // The machine is the schedule's target: its shared memory, registers and vector width decide
   // which steps are legal, so a schedule made for the H200 may be refused on `tiny`.
+  const auto g = pipeline::parse(pipeline::read_model(f.file));
   const model::Machine machine = model::load_machine(f.machine);
   schedule::Program p;
   try {
-    p = schedule::History::replay(schedule::lower_graph(g), f.apply, model::target_for(machine))
-            .current();
+    p = pipeline::plan(g, f.apply, pipeline::target(&machine)).current();
   } catch (const schedule::ScheduleError& e) {
     throw schedule::ScheduleError("on machine " + machine.name + ": " + e.what());
   }
@@ -477,8 +464,8 @@ const CommandRegistrar registrar{
     [](CLI::App& sub, int& exit_code) {
       auto flags = std::make_shared<SimulateFlags>();
       sub.add_option("file", flags->file,
-                     "Model file ('-' for stdin, 'default' for the built-in example) whose current "
-                     "kernel is traced after --apply");
+                     std::string(pipeline::kModelSpecHelp) +
+                         ", whose current kernel is traced after --apply");
       sub.add_option("--apply", flags->apply, "Schedule steps to apply first (as for schedule)");
       sub.add_option("--trace", flags->trace, "Dinero IV din trace (label address [size])");
       sub.add_option("--machine", flags->machine,

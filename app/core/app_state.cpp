@@ -2,6 +2,7 @@
 #include "app/core/app_state.h"
 
 #include "sim/graph/model_parser.h"
+#include "sim/pipeline.h"
 #include "sim/io/input.h"
 
 #include <algorithm>
@@ -62,8 +63,7 @@ bool reparse_model(AppState& state) {
   if (doc.text.find('\0') != std::string::npos || !io::valid_utf8(doc.text))
     doc.text = io::editor_safe_text(doc.text);
   try {
-    auto parsed = std::make_shared<graph::Graph>(
-        graph::parse_model(doc.text, doc.path.empty() ? "<editor>" : doc.path));
+    auto parsed = pipeline::parse({doc.text, doc.path.empty() ? "<editor>" : doc.path});
     // Refit only when the structure changed, so an edit to a number does not move the camera.
     const graph::Graph* old = doc.graph.get();
     bool same_structure = old && old->ops().size() == parsed->ops().size() &&

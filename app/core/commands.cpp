@@ -8,6 +8,7 @@
 #include "app/core/memory_model.h"
 #include "app/core/session.h"
 #include "sim/io/input.h"
+#include "sim/pipeline.h"
 
 #include <algorithm>
 #include <cctype>
@@ -625,9 +626,9 @@ std::string apply_command(AppState& state, const Command& c) {
     case CommandKind::SetModelFile: {
       std::string text;
       try {
-        text = read_text_file(c.text, io::kMaxModelBytes, "a model file");
-      } catch (const CommandError& e) {
-        return e.what();
+        text = pipeline::read_model_file(c.text).text;
+      } catch (const graph::GraphError& e) {
+        return e.message();
       }
       state.model.text = std::move(text);
       state.model.loaded_text = state.model.text;

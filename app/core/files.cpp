@@ -5,6 +5,7 @@
 #include "app/core/lesson_grade.h"
 #include "app/core/session.h"
 #include "sim/graph/model_parser.h"
+#include "sim/pipeline.h"
 #include "sim/io/input.h"
 #include "sim/io/json.h"
 
@@ -161,8 +162,12 @@ void install_model(AppState& state, const std::string& path, std::string text, b
 
 std::string open_model_file(AppState& state, const std::string& path) {
   // As set-model-file does (commands.h includes this file, so it is not called from here).
-  io::TextInput in = io::read_text_input(path, io::kMaxModelBytes, "a model file");
-  if (!in.ok) return in.error;
+  pipeline::ModelText in;
+  try {
+    in = pipeline::read_model_file(path);
+  } catch (const graph::GraphError& e) {
+    return e.message();
+  }
   const size_t steps = state.bench.history ? state.bench.history->size() : 0;
   const bool edited = model_text_edited(state);
   if (steps == 0 && !edited) {
@@ -176,7 +181,7 @@ std::string open_model_file(AppState& state, const std::string& path) {
   p.text = io::editor_safe_text(in.text);
   p.text_edited = edited;
   try {
-    const auto g = std::make_shared<const graph::Graph>(graph::parse_model(p.text, path));
+    const auto g = pipeline::parse({p.text, path});
     p.trial = workbench_trial_replay(state.bench, g);
   } catch (const std::exception& e) {
     p.parse_error = e.what();

@@ -13,6 +13,7 @@
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 #include "sim/lesson/quantity.h"
+#include "sim/pipeline.h"
 
 #include <algorithm>
 #include <chrono>
@@ -305,12 +306,12 @@ std::optional<std::string> lesson_model_text(const lesson::Lesson& lesson, const
       return std::nullopt;
     }
     if (const lesson::Attribute* file = b.attr("file")) {
-      const io::TextInput in = io::read_text_input(file->value, io::kMaxModelBytes, "a model file");
-      if (!in.ok) {
-        why = in.error;
+      try {
+        return pipeline::read_model_file(file->value).text;
+      } catch (const graph::GraphError& e) {
+        why = e.message();
         return std::nullopt;
       }
-      return in.text;
     }
     return b.body;
   }

@@ -9,6 +9,7 @@
 #include "app/core/format.h"
 #include "sim/model/run.h"
 #include "sim/model/work_size.h"
+#include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/interpreter.h"
 #include "sim/schedule/lower.h"
@@ -137,7 +138,7 @@ void workbench_set_graph(Workbench& wb, std::shared_ptr<const graph::Graph> grap
   if (!graph) return;
   if (!wb.machine) workbench_set_machine(wb, wb.machine_name);  // its target checks the steps
   try {
-    wb.history.emplace(schedule::lower_graph(graph), workbench_target(wb));
+    wb.history.emplace(pipeline::lower(graph, workbench_target(wb)));
   } catch (const std::exception& e) {
     wb.lower_error = e.what();
     return;
@@ -170,7 +171,7 @@ ReplayTrial workbench_trial_replay(const Workbench& wb,
   if (t.steps == 0) return t;
   std::optional<schedule::History> trial;
   try {
-    trial.emplace(schedule::lower_graph(graph), workbench_target(wb));
+    trial.emplace(pipeline::lower(graph, workbench_target(wb)));
   } catch (const std::exception& e) {
     t.refused = std::string("the new model has no schedule: ") + e.what();
     return t;

@@ -19,6 +19,7 @@
 #include "app/gui/widgets/text_mask.h"
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
+#include "sim/pipeline.h"
 
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -461,7 +462,7 @@ int run_app(const AppOptions& options) {
           options.script);
     }
     if (!options.model_path.empty()) {
-      state.model.text = read_text_file(options.model_path, io::kMaxModelBytes, "a model file");
+      state.model.text = pipeline::read_model_file(options.model_path).text;
       state.model.path = options.model_path;
       state.model.path_chosen = true;
     } else {
@@ -469,6 +470,9 @@ int run_app(const AppOptions& options) {
     }
   } catch (const CommandError& e) {
     std::fprintf(stderr, "tilescope: error: %s\n", e.what());
+    return 1;
+  } catch (const graph::GraphError& e) {
+    std::fprintf(stderr, "tilescope: error: %s\n", e.message().c_str());
     return 1;
   }
   workbench_load_recorded(state.bench, "assets/recorded");

@@ -1,10 +1,9 @@
 // The generated half of the CPU schedule twin: the step text, the model, and the path through the
-// schedule module's public API (parse, lower, apply each step, emit C++).
+// pipeline's front door (parse, plan) and the schedule module's code generation (emit C++).
 #include "kernels/cpu/schedule_twin.h"
 
-#include "sim/graph/model_parser.h"
+#include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
-#include "sim/schedule/lower.h"
 #include "sim/schedule/transform.h"
 
 #include <memory>
@@ -28,27 +27,19 @@ std::string schedule_twin_model(int m, int n, int k) {
 GeneratedSchedule generate_schedule(const std::string& model_text, const std::string& steps) {
   std::shared_ptr<const graph::Graph> g;
   try {
-    g = std::make_shared<const graph::Graph>(graph::parse_model(model_text, "<schedule twin>"));
+    g = pipeline::parse({model_text, "<schedule twin>"});
   } catch (const graph::GraphError& e) {
     throw std::runtime_error(std::string("the model does not parse: ") + e.what());
   }
   try {
-    schedule::Program p = schedule::lower_graph(g);
-    const std::vector<schedule::TransformStep> parsed = schedule::parse_steps(steps);
-    for (const auto& step : parsed) {
-      schedule::StepResult r = schedule::apply_step(p, step);
-      if (!r.ok)
-        throw std::runtime_error("step " + std::to_string(step.line) + ":" +
-                                 std::to_string(step.col) + " '" + step.to_string() +
-                                 "' was refused: " + r.explanation);
-      p = std::move(r.program);
-    }
+    const schedule::History h = pipeline::plan(g, steps, pipeline::target(nullptr));
+    const schedule::Program& p = h.current();
     if (p.kernels.size() != 1)
       throw std::runtime_error("the steps leave " + std::to_string(p.kernels.size()) +
                                " kernels; the JIT runs one, so fuse the whole graph first");
     const schedule::Kernel& k = p.kernels.front();
     GeneratedSchedule out;
-    out.steps = schedule::steps_to_string(parsed);
+    out.steps = h.to_text();
     out.loop_nest = schedule::print_loop_nest(k);
     out.source = schedule::emit_cpp(k);
     out.kernel = k.name;

@@ -36,7 +36,7 @@ struct GeneratedSchedule {
   std::string kernel;     // the kernel's name ("matmul0+add0+relu0")
 };
 
-// parse_model → lower_graph → parse_steps → apply_step per step → emit_cpp. The program must end
+// pipeline::parse → pipeline::plan (the steps replayed) → emit_cpp. The program must end
 // with a single kernel (the steps fuse the whole graph), since the JIT runs one ts_kernel.
 // Throws std::runtime_error naming the step and the schedule module's reason for a refusal, or the
 // model error for a bad model.

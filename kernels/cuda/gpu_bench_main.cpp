@@ -4,6 +4,7 @@
 #include "kernels/cuda/gpu_counters_run.h"
 #include "kernels/cuda/run_schedule.h"
 #include "sim/io/input.h"
+#include "sim/pipeline.h"
 
 #include <CLI/CLI.hpp>
 
@@ -45,11 +46,11 @@ int main(int argc, char** argv) {
   app.add_option("--apply", schedule_steps, "--run-schedule: schedule steps");
   CLI11_PARSE(app, argc, argv);
   if (!schedule_file.empty()) {
-    const tilescope::io::TextInput in = tilescope::io::read_text_input(
-        schedule_file, tilescope::io::kMaxModelBytes, "a model file");
-    if (!in.ok) {
-      std::cerr << "tilescope-gpu-bench: cannot read model file '" << schedule_file
-                << "': " << in.error << "\n";
+    tilescope::pipeline::ModelText in;
+    try {
+      in = tilescope::pipeline::read_model_file(schedule_file);
+    } catch (const tilescope::graph::GraphError& e) {
+      std::cerr << "tilescope-gpu-bench: " << e.message() << "\n";
       return 1;
     }
     if (std::string reason; !tilescope::kernels::gpu_bench_available(&reason)) {

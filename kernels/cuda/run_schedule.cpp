@@ -9,7 +9,7 @@
 #include "kernels/cuda/gpu_timing.h"
 #include "kernels/cuda/nvrtc_runner.h"
 #include "sim/graph/eval.h"
-#include "sim/graph/model_parser.h"
+#include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/transform.h"
@@ -41,9 +41,8 @@ struct ChainKernel {
 
 json run_schedule_on_gpu(const std::string& model_text, const std::string& where,
                          const std::string& steps, int repeats, std::ostream& log) {
-  auto g = std::make_shared<const graph::Graph>(graph::parse_model(model_text, where));
-  const schedule::Program p =
-      schedule::History::replay(schedule::lower_graph(g), steps, schedule::Target{}).current();
+  const auto g = pipeline::parse({model_text, where});
+  const schedule::Program p = pipeline::plan(g, steps, pipeline::target(nullptr)).current();
   const schedule::Kernel& k = p.kernels.at(size_t(p.current));
   const std::vector<size_t> chain = schedule::scratch_chain(p, size_t(p.current));
   // The generated code takes one dense row-major buffer per tensor and writes one output.

@@ -2,9 +2,8 @@
 // shape that the schedule module's public API makes of them.
 #include "kernels/cuda/sched_twin.h"
 
-#include "sim/graph/model_parser.h"
+#include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
-#include "sim/schedule/lower.h"
 #include "sim/schedule/transform.h"
 
 #include <memory>
@@ -35,18 +34,11 @@ SchedTwinGenerated sched_twin_generate(GemmShape s, const SchedTwinTiles& t) {
   g.model = sched_twin_model_text(s);
   g.steps = sched_twin_steps(t);
   try {
-    auto graph = std::make_shared<const graph::Graph>(graph::parse_model(g.model, "sched_twin"));
-    schedule::Program p = schedule::lower_graph(graph);
-    const std::vector<schedule::TransformStep> steps = schedule::parse_steps(g.steps);
-    for (size_t i = 0; i < steps.size(); ++i) {
-      schedule::StepResult r = schedule::apply_step(p, steps[i]);
-      if (!r.ok) {
-        throw std::runtime_error("step " + std::to_string(i + 1) + " '" + steps[i].to_string() +
-                                 "' was refused: " + r.explanation);
-      }
-      g.explanations.push_back(std::move(r.explanation));
-      p = std::move(r.program);
-    }
+    // A refused step throws schedule::ScheduleError (a runtime_error) naming it.
+    const schedule::History h =
+        pipeline::plan(pipeline::parse({g.model, "sched_twin"}), g.steps, pipeline::target(nullptr));
+    for (size_t i = 0; i < h.size(); ++i) g.explanations.push_back(h.explanation(i));
+    const schedule::Program& p = h.current();
     const schedule::Kernel& k = p.kernels.at(size_t(p.current));
     g.source = schedule::emit_cuda(k);
     const schedule::LaunchConfig lc = schedule::launch_config(k);

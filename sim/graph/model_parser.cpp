@@ -5,11 +5,8 @@
 
 #include "sim/graph/model_builder.h"
 #include "sim/graph/model_syntax.h"
-#include "sim/io/input.h"
 
 namespace tilescope::graph {
-
-// [SECTION] entry points
 
 // [SECTION] entry points
 
@@ -17,14 +14,6 @@ Graph parse_model(std::string_view text, const std::string& file) {
   syntax::SourceText src(text, file);
   syntax::Module module = syntax::parse_module(src);
   return detail::Builder(src).build(module);
-}
-
-Graph parse_model_file(const std::string& path) {
-  // Capped: /dev/zero, a FIFO or a 4 GB log named as a model is refused after 8 MiB, not read
-  // until memory runs out.
-  const io::TextInput input = io::read_text_input(path, io::kMaxModelBytes, "a model file");
-  if (!input.ok) throw GraphError(SourceLoc{path, 0, 0}, input.error);
-  return parse_model(input.text, path);
 }
 
 std::string_view default_model_text() {

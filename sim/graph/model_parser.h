@@ -17,12 +17,9 @@
 
 namespace tilescope::graph {
 
-// Parses a whole model. `file` is used in error locations only.
+// Parses a whole model. `file` is used in error locations only. Front ends enter through
+// sim/pipeline.h (read_model, parse), which reads files with a size cap and calls this.
 Graph parse_model(std::string_view text, const std::string& file = "<model>");
-
-// Reads and parses a file; a missing file, a directory or one over io::kMaxModelBytes (8 MiB;
-// /dev/zero) is a GraphError too.
-Graph parse_model_file(const std::string& path);
 
 // The default example the app and the CLI open with: y = relu(x @ W.T + b).
 std::string_view default_model_text();

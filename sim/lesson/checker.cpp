@@ -13,9 +13,9 @@
 #include "sim/io/input.h"
 
 #include "sim/graph/autodiff.h"
-#include "sim/graph/model_parser.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/model/run.h"
+#include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/trace.h"
@@ -98,7 +98,7 @@ LessonSession::LessonSession(Lesson lesson) : m_lesson(std::move(lesson)) {
 
 void LessonSession::build_model(const Block& b) {
   const std::string id = b.attr_value("id");
-  std::shared_ptr<graph::Graph> g;
+  std::shared_ptr<const graph::Graph> g;
   const Attribute* file = b.attr("file");
   const Attribute* train = b.attr("train");
   const bool has_body = b.body.find_first_not_of(" \t\n") != std::string::npos;
@@ -111,7 +111,7 @@ void LessonSession::build_model(const Block& b) {
                       "loss= and lr= belong to a train= model block");
   try {
     if (has_body) {
-      g = std::make_shared<graph::Graph>(graph::parse_model(b.body, m_lesson.file));
+      g = pipeline::parse({b.body, m_lesson.file});
     } else if (file) {
       std::string path;
       try {
@@ -119,7 +119,7 @@ void LessonSession::build_model(const Block& b) {
       } catch (const RecordedError& e) {
         throw LessonError(file->loc, "file=" + io::printable(file->value, 80) + ": " + e.what());
       }
-      g = std::make_shared<graph::Graph>(graph::parse_model_file(path));
+      g = pipeline::parse(pipeline::read_model_file(path));
     } else {
       auto it = m_models.find(train->value);
       if (it == m_models.end())
@@ -137,7 +137,7 @@ void LessonSession::build_model(const Block& b) {
           throw LessonError(lr->loc, "lr is a number, not '" + lr->value + "'");
         }
       }
-      g = std::make_shared<graph::Graph>(graph::build_training_graph(*it->second, o));
+      g = std::make_shared<const graph::Graph>(graph::build_training_graph(*it->second, o));
     }
   } catch (const graph::GraphError& e) {
     graph::SourceLoc l = e.loc();
@@ -248,7 +248,7 @@ const LessonProgram* LessonSession::program(const std::string& id) {
   lp.id = id;
   lp.model = id;
   try {
-    lp.program = schedule::lower_graph(g->second);
+    lp.program = pipeline::lower(g->second, pipeline::target(nullptr)).current();
   } catch (const schedule::ScheduleError& e) {
     throw EvalError{"model " + id + " cannot be lowered to loop nests: " + e.what()};
   }

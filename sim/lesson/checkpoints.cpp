@@ -6,6 +6,7 @@
 
 #include "sim/io/input.h"
 #include "sim/lesson/recorded.h"
+#include "sim/pipeline.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/transform.h"
 
@@ -118,9 +119,11 @@ std::string LessonSession::model_text(const std::string& id) const {
       } catch (const RecordedError& e) {
         throw LessonError(file->loc, e.what());
       }
-      const io::TextInput in = io::read_text_input(path, io::kMaxModelBytes, "a model file");
-      if (!in.ok) throw LessonError(file->loc, in.error);
-      return in.text;
+      try {
+        return pipeline::read_model_file(path).text;
+      } catch (const graph::GraphError& e) {
+        throw LessonError(file->loc, e.message());
+      }
     }
     return b.body;
   }

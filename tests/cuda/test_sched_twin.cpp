@@ -7,6 +7,9 @@
 #include "kernels/cuda/sched_twin.h"
 #include "sim/graph/eval.h"
 #include "sim/graph/model_parser.h"
+#include "sim/model/machine.h"
+#include "sim/pipeline.h"
+#include "sim/schedule/codegen.h"
 #include "tests/cuda/gpu_test_support.h"
 
 #include <cuda_runtime_api.h>
@@ -40,6 +43,16 @@ void check_cubin(const NvrtcCompileResult& r) {
 }  // namespace
 
 TEST_SUITE("cuda_host") {
+  TEST_CASE("the GPU twin generates what the pipeline gives the workbench for its model and steps") {
+    // Same text, same steps, the H200 as the target (as the app and `run --gpu` plan them): the
+    // same kernel, so the twin's timings speak for the schedule a learner builds.
+    const pipeline::Study s = pipeline::study({sched_twin_model_text(kTails), "twin.model"},
+                                              sched_twin_steps(), model::load_machine("h200"));
+    const SchedTwinGenerated g = sched_twin_generate(kTails);
+    CHECK(g.source == schedule::emit_cuda(s.kernel()));
+    CHECK(g.explanations.size() == s.history.size());
+  }
+
   TEST_CASE("the generated CUDA of the schedule twin compiles with NVRTC for sm_90") {
     for (const GemmShape s : {kBench, kTails}) {
       const SchedTwinGenerated g = sched_twin_generate(s);

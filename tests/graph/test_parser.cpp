@@ -2,6 +2,7 @@
 // the language promises; expected numbers come from hand formulas written here.
 #include "build_paths.h"
 #include "sim/graph/model_parser.h"
+#include "sim/pipeline.h"
 
 #include <doctest/doctest.h>
 
@@ -11,6 +12,11 @@
 using namespace tilescope::graph;
 
 namespace {
+
+// A model file through the pipeline's loader (sim/pipeline.h reads files; the graph room parses).
+Graph parse_model_file(const std::string& path) {
+  return *tilescope::pipeline::parse(tilescope::pipeline::read_model_file(path));
+}
 
 const Op& op_named(const Graph& g, const std::string& name) {
   auto id = g.find_op(name);

@@ -4,6 +4,7 @@
 #include "sim/graph/autodiff.h"
 #include "sim/graph/model_parser.h"
 #include "sim/graph/model_syntax.h"
+#include "sim/pipeline.h"
 
 #include <doctest/doctest.h>
 
@@ -13,6 +14,11 @@
 using namespace tilescope::graph;
 
 namespace {
+
+// A model file through the pipeline's loader (sim/pipeline.h reads files; the graph room parses).
+Graph parse_model_file(const std::string& path) {
+  return *tilescope::pipeline::parse(tilescope::pipeline::read_model_file(path));
+}
 
 // "x" then `terms - 1` times " <op> x": a flat chain of `terms` operands.
 std::string chain(const std::string& operand, const std::string& op, int terms) {

@@ -4,7 +4,7 @@
 // exactly what the blocks that ran before have touched.
 #include "app/core/tiles_gpu.h"
 
-#include "tests/gui/workbench_fixtures.h"
+#include "tests/core/workbench_fixtures.h"
 
 #include <doctest/doctest.h>
 

@@ -8,7 +8,7 @@
 #include "app/core/workbench.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/model/machine.h"
-#include "tests/gui/workbench_fixtures.h"
+#include "tests/core/workbench_fixtures.h"
 
 #include <doctest/doctest.h>
 

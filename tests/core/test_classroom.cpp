@@ -8,7 +8,7 @@
 #include "app/core/fuse_options.h"
 #include "app/core/session.h"
 #include "sim/schedule/steps.h"
-#include "tests/gui/workbench_fixtures.h"
+#include "tests/core/workbench_fixtures.h"
 
 #include <doctest/doctest.h>
 

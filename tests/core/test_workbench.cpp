@@ -9,8 +9,11 @@
 #include "sim/lesson/checker.h"
 #include "sim/lesson/lesson.h"
 #include "sim/model/machine.h"
+#include "kernels/cpu/schedule_twin.h"
+#include "sim/pipeline.h"
+#include "sim/schedule/codegen.h"
 #include "sim/schedule/lower.h"
-#include "tests/gui/workbench_fixtures.h"
+#include "tests/core/workbench_fixtures.h"
 #include "tests/support/run_command.h"
 
 #include <nlohmann/json.hpp>
@@ -28,6 +31,8 @@
 using namespace tilescope::core;
 namespace schedule = tilescope::schedule;
 namespace model = tilescope::model;
+namespace pipeline = tilescope::pipeline;
+namespace kernels = tilescope::kernels;
 
 namespace {
 
@@ -220,9 +225,10 @@ TEST_CASE("tiles: a staged tile is a grid of its own, beside the tensor it copie
   CHECK(t.peak_per_element < tile.peak_per_element);
 }
 
-TEST_CASE("one pipeline: the workbench, the CLI and the lesson checker give the same numbers") {
-  // The same model, steps and machine through the three callers of sim/model/run.h: every
-  // level's counters and the predicted time must agree exactly (CPU and GPU mode).
+TEST_CASE("one pipeline: the workbench, the CLI, the lesson checker and the CPU twin agree") {
+  // The same model, steps and machine through sim/pipeline.h directly and through every front end
+  // that enters by it: the program (loop nest, generated code), every level's counters and the
+  // predicted time must agree exactly (CPU and GPU mode).
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"tiny", "fuse(matmul0, add0, relu0); tile(i, 8); tile(k, 32)"},
       {"h200",
@@ -257,6 +263,27 @@ TEST_CASE("one pipeline: the workbench, the CLI and the lesson checker give the 
         "\n```\n\n```check model=m machine=" + machine + "\ndram_bytes(s) > 0\n```\n";
     tilescope::lesson::LessonSession lesson(tilescope::lesson::parse_lesson(lesson_text, "t.md"));
     const tilescope::lesson::SimResult& checked = lesson.simulate("s", machine);
+    // The pipeline itself, from a file as the CLI reads it.
+    const pipeline::Study study = pipeline::study(pipeline::read_model(model_file.string()), steps,
+                                                  model::load_machine(machine));
+    const model::KernelRun direct = pipeline::simulate(study);
+
+    // One program: the same loop nest and code everywhere.
+    const std::string nest = schedule::print_loop_nest(study.kernel());
+    CHECK(schedule::print_loop_nest(*state.bench.kernel()) == nest);
+    CHECK(j["kernel"]["loop_nest"].get<std::string>() == nest);
+    const tilescope::lesson::LessonProgram* lp = lesson.program("s");
+    REQUIRE(lp);
+    CHECK(schedule::print_loop_nest(lp->program.kernels.at(size_t(lp->program.current))) == nest);
+    if (machine == "tiny") {
+      // The CPU twin JIT-compiles what generate_schedule emits (steps legal on the default target).
+      const kernels::GeneratedSchedule twin = kernels::generate_schedule(kSmallModel, steps);
+      CHECK(twin.loop_nest == nest);
+      CHECK(twin.source == schedule::emit_cpp(study.kernel()));
+    }
+    REQUIRE(direct.simulated());
+    CHECK(direct.dram_bytes() == gui.dram_bytes());
+    CHECK(direct.roofline.seconds == doctest::Approx(gui.roofline.seconds));
 
     const nlohmann::json& levels = j["report"]["levels"];
     REQUIRE(levels.size() == gui.levels.size());
@@ -270,6 +297,8 @@ TEST_CASE("one pipeline: the workbench, the CLI and the lesson checker give the 
       CHECK(checked.levels[l].misses == g.misses);
       CHECK(checked.levels[l].read_bytes == g.read_bytes);
       CHECK(checked.levels[l].write_bytes == g.write_bytes);
+      CHECK(direct.hierarchy->counters(int(l)).misses == g.misses);
+      CHECK(direct.hierarchy->counters(int(l)).read_bytes == g.read_bytes);
     }
     CHECK(gui.dram_bytes() > 0);
     CHECK(j["roofline_simulated"]["seconds"].get<double>() ==

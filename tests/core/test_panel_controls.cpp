@@ -6,7 +6,7 @@
 #include "app/core/commands.h"
 #include "app/core/panel_controls.h"
 #include "app/core/session.h"
-#include "tests/gui/workbench_fixtures.h"
+#include "tests/core/workbench_fixtures.h"
 
 #include <doctest/doctest.h>
 

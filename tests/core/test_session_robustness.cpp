@@ -7,7 +7,7 @@
 #include "app/core/session.h"
 #include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
-#include "tests/gui/workbench_fixtures.h"
+#include "tests/core/workbench_fixtures.h"
 #include "tests/support/run_command.h"
 
 #include <doctest/doctest.h>

@@ -9,7 +9,7 @@
 #include "sim/model/machine.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/transform.h"
-#include "tests/gui/workbench_fixtures.h"
+#include "tests/core/workbench_fixtures.h"
 
 #include <doctest/doctest.h>
 

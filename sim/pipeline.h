@@ -1,0 +1,87 @@
+// The front door of tilescope's pipeline: model text → Graph → Program (the steps replayed on the
+// machine's target) → the simulated run. Every front end enters here — the CLI commands, the
+// workbench, the lesson checker, the CPU and GPU twins — so one model, one list of steps and one
+// machine give the same program and the same numbers wherever a learner looks.
+//
+//   read_model("default" | "-" | PATH)          ModelText   (one loader, one error type)
+//     → parse(ModelText)                        Graph       (graph::GraphError at file:line:col)
+//     → lower(Graph, Target)                    History     (one kernel per op, no step yet)
+//     → plan(Graph, STEPS, Target)              History     (the steps replayed, or ScheduleError)
+//     → simulate(Study)                         KernelRun   (sim/model/run.h: traffic, roofline)
+//
+// A Study holds all of it for one model, steps and machine. What is below the door — the model
+// language (sim/graph/model_*), lowering and the steps (sim/schedule), the hierarchy
+// (sim/memory), the machine and its predictions (sim/model) — knows nothing of this file.
+#pragma once
+
+#include "sim/graph/graph.h"
+#include "sim/model/machine.h"
+#include "sim/model/run.h"
+#include "sim/schedule/transform.h"
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace tilescope::pipeline {
+
+// [SECTION] Model text
+
+// A model's text and the name its errors are located by ("<default>", "<stdin>", a path,
+// "<editor>").
+struct ModelText {
+  std::string text;
+  std::string source;
+};
+
+// The one loader: "default" is the built-in example (graph::default_model_text), "-" reads
+// `stdin_stream`, anything else is a file. A file that is missing, a directory, or larger than
+// io::kMaxModelBytes (8 MiB; also from stdin) throws graph::GraphError located at the file, the
+// same type a parse error throws, so a front end catches one exception for "this model".
+ModelText read_model(const std::string& spec, std::istream& stdin_stream);
+// What read_model accepts, for a front end's help ("Model file ('-' for stdin, …)").
+inline constexpr const char* kModelSpecHelp =
+    "Model file ('-' for stdin, 'default' for the built-in y = relu(x @ W.T + b))";
+ModelText read_model(const std::string& spec);  // stdin is std::cin
+// A file only ("default" and "-" are file names here): for front ends that never read stdin (the
+// app, a lesson's file= model, the GPU bench).
+ModelText read_model_file(const std::string& path);
+
+// Parses the model language (both forms); graph::GraphError at source:line:col.
+std::shared_ptr<const graph::Graph> parse(const ModelText& model);
+
+// [SECTION] Schedule
+
+// The capacities steps are checked against on `machine` (model::target_for), or schedule::Target's
+// defaults — an H200-class GPU and a recent x86 core — when no machine is named.
+schedule::Target target(const model::Machine* machine);
+
+// The graph lowered to loop nests (one kernel per op) as the start of a history on `target`.
+// Throws schedule::ScheduleError for a graph that has no loop nest (an op lowering refuses).
+schedule::History lower(std::shared_ptr<const graph::Graph> graph, const schedule::Target& target);
+
+// lower(), then the steps (the step language: ';' or newlines between steps) applied in order;
+// throws schedule::ScheduleError at the first refused step, with its line:col in `steps`.
+schedule::History plan(std::shared_ptr<const graph::Graph> graph, std::string_view steps,
+                       const schedule::Target& target);
+
+// [SECTION] A study: one model, its steps, one machine
+
+struct Study {
+  ModelText model;
+  std::shared_ptr<const graph::Graph> graph;
+  model::Machine machine;
+  schedule::History history;
+
+  const schedule::Program& program() const { return history.current(); }
+  const schedule::Kernel& kernel() const;  // the current kernel
+};
+
+// parse → plan on target(&machine). Throws what parse and plan throw.
+Study study(const ModelText& model, std::string_view steps, model::Machine machine);
+
+// The current kernel of the study traced through its machine (model::run_kernel).
+model::KernelRun simulate(const Study& s, const model::RunOptions& options = {});
+
+}  // namespace tilescope::pipeline
