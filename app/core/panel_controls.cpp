@@ -15,7 +15,7 @@ struct Control {
   ControlKind kind;
   int ScheduleControls::*schedule_int = nullptr;  // Int and Choice fields of the schedule panel
   int PaletteControls::*palette_int = nullptr;    // Choice fields of the palette
-  int MemoryControls::*memory_int = nullptr;      // Int fields of the Memory view
+  int ViewControls::*views_int = nullptr;         // Int fields of the Memory and Timings views
   bool PaletteControls::*palette_flag = nullptr;
   std::string PaletteControls::*palette_text = nullptr;
   int min = 0, max = 0;                  // Int: the range; Choice: 0 and the count
@@ -89,17 +89,21 @@ const Control kControls[] = {
      .max_bytes = kPaletteFieldBytes},
     {.name = "memory.measured-run",
      .kind = ControlKind::Int,
-     .memory_int = &MemoryControls::measured_run,
+     .views_int = &ViewControls::measured_run,
+     .max = kMaxIndex},
+    {.name = "timings.report",
+     .kind = ControlKind::Int,
+     .views_int = &ViewControls::timings_report,
      .max = kMaxIndex},
 };
 
 int& int_field(const Control& c, PanelControls& p) {
-  if (c.memory_int) return p.memory.*c.memory_int;
+  if (c.views_int) return p.views.*c.views_int;
   return c.schedule_int ? p.schedule.*c.schedule_int : p.palette.*c.palette_int;
 }
 
 int int_field(const Control& c, const PanelControls& p) {
-  if (c.memory_int) return p.memory.*c.memory_int;
+  if (c.views_int) return p.views.*c.views_int;
   return c.schedule_int ? p.schedule.*c.schedule_int : p.palette.*c.palette_int;
 }
 

@@ -47,16 +47,19 @@ struct PaletteControls {
   std::string args;   // palette.args: key=value arguments for the ops that take them
 };
 
-struct MemoryControls {
+// The Memory and Timings views' choices among recordings.
+struct ViewControls {
   // memory.measured-run: index into the runs of the counters recording the Memory view shows
   // for the machine's kind (ncu's for a GPU, cachegrind's for a CPU)
   int measured_run = 0;
+  // timings.report: index into the recordings the Timings view lists (newest first)
+  int timings_report = 0;
 };
 
 struct PanelControls {
   ScheduleControls schedule;
   PaletteControls palette;
-  MemoryControls memory;
+  ViewControls views;
 };
 
 // Sets control `name` from its script text ("schedule.bind thread.x", "palette.open on",

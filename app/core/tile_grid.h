@@ -1,8 +1,9 @@
 // The Tiles view's grids: each kernel tensor (and each staged copy of one) drawn in memory order,
 // binned to at most kTileBins a side, and the recorded frames of the loop-nest walk. Shared by
-// the walk (workbench.cpp's record_tiles) and the GPU mode (tiles_gpu.h).
+// the walk (record_tiles, tile_grid.cpp) and the GPU mode (tiles_gpu.h).
 #pragma once
 
+#include "app/core/jobs.h"
 #include "sim/memory/access.h"
 #include "sim/schedule/kernel.h"
 #include "sim/schedule/trace.h"
@@ -71,5 +72,10 @@ struct TilesResult {
   std::vector<std::vector<TileBox>> frame_tiles;
   double peak_per_element = 1;  // the most accesses per element any bin reaches (≥ 1)
 };
+
+// The walk itself (tile_grid.cpp), callable without a thread (the workbench runs it as a job;
+// tests call it directly): the step loop chosen, the frames recorded; throws JobCancelled when
+// `progress` is cancelled.
+TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress);
 
 }  // namespace tilescope::core

@@ -149,6 +149,9 @@ struct HeldJob {
   std::string message;
   std::vector<std::string> analytic;
 };
+// Decides whether a sized job may start: nullopt when it may, else what the learner is told (and
+// the hold recorded). `what` names the work ("Simulating matmul0 on tiny").
+std::optional<HeldJob> hold_for(const JobSize& s, const std::string& what, bool anyway);
 
 // [SECTION] Workbench
 
@@ -322,6 +325,5 @@ void workbench_load_recorded(Workbench& wb, const std::string& dir);
 MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
                              const model::Machine& m, JobProgress& progress);
 CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProgress& progress);
-TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress);
 
 }  // namespace tilescope::core

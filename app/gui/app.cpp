@@ -191,7 +191,7 @@ std::string write_state_json(const std::string& path, const AppState& state) {
                                                   wb.machine ? wb.machine->kind : "cpu");
       rec && !rec->second.runs.empty()) {
     const auto& runs = rec->second.runs;
-    const size_t i = size_t(std::clamp(state.controls.memory.measured_run, 0, int(runs.size()) - 1));
+    const size_t i = size_t(std::clamp(state.controls.views.measured_run, 0, int(runs.size()) - 1));
     nlohmann::json rows = nlohmann::json::array();
     for (const CounterLevelRow& row : counter_level_rows(rec->second, runs[i])) {
       nlohmann::json r = {{"level", row.level}, {"measured", row.measured}, {"within", row.within}};
@@ -450,6 +450,7 @@ int run_app(const AppOptions& options) {
   const auto start_time = std::chrono::steady_clock::now();
   // [SECTION] Startup inputs (model, script)
   AppState state;
+  ViewCaches caches;  // what the views keep between frames (views/view_caches.h)
   state.theme = options.theme;
   if (!options.lessons_dir.empty()) state.lessons.dir = options.lessons_dir;
   ScriptRunner script;
@@ -711,7 +712,7 @@ int run_app(const AppOptions& options) {
     ImGui::NewFrame();
     if (frame == 0) use_nearest_font_sampling(io);  // the backend made the atlas in NewFrame
     {
-      ViewContext ctx{state, queue, font_set, palette(state.theme), &fonts.projector};
+      ViewContext ctx{state, queue, caches, font_set, palette(state.theme), &fonts.projector};
       const PanelLayout panels = state.panels();
       widget_rects().clear();
       handle_global_keys(ctx);

@@ -4,11 +4,15 @@
 // one RepeatRule and summarise_samples() (kernels/bench_types.h), as the CPU harness does.
 #pragma once
 
-#include "kernels/cuda/nvrtc_runner.h"
-
 #include <functional>
 
 namespace tilescope::kernels::cuda {
+
+struct KernelTiming {
+  double median_ms = 0.0;
+  double min_ms = 0.0;
+  int repeats = 0;
+};
 
 struct TimingOptions {
   int warmup = 2;

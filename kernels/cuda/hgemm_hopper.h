@@ -4,7 +4,7 @@
 // CUDA code is not built for. Plain C++ header: no CUDA types.
 #pragma once
 
-#include "kernels/cuda/gpu_kernels.h"
+#include "kernels/cuda/gpu_shapes.h"
 
 #include <string>
 

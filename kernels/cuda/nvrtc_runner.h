@@ -9,6 +9,8 @@
 // last.
 #pragma once
 
+#include "kernels/cuda/gpu_timing.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,12 +39,6 @@ struct LaunchConfig {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   unsigned dynamic_smem_bytes = 0;
-};
-
-struct KernelTiming {
-  double median_ms = 0.0;
-  double min_ms = 0.0;
-  int repeats = 0;
 };
 
 // A compiled and loaded `ts_kernel`. Move-only; unloads its module when destroyed.

@@ -8,7 +8,6 @@
 #include "sim/lesson/checker.h"
 #include "sim/lesson/checker_impl.h"
 
-#include "sim/lesson/mutate.h"
 #include "sim/lesson/recorded.h"
 #include "sim/io/input.h"
 

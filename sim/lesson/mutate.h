@@ -32,10 +32,6 @@
 
 namespace tilescope::lesson {
 
-// The comparison a check makes, on evaluated values. Throws std::invalid_argument when an
-// ordered comparison meets something other than two numbers.
-bool check_holds(const Value& lhs, Compare op, const Value& rhs, double tolerance);
-
 struct Mutant {
   std::string what;  // "expected 4 → 4.4", "> became <="
   bool killed = false;

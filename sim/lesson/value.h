@@ -2,6 +2,8 @@
 // and recorded measurements produce them.
 #pragma once
 
+#include "sim/lesson/check_language.h"
+
 #include <string>
 #include <vector>
 
@@ -18,5 +20,12 @@ struct Value {
   static Value of(std::string s);
   std::string to_string() const;  // integers exactly, others with 4 significant digits
 };
+
+// Equal within a relative tolerance (numbers), exactly (strings), item by item (lists).
+bool values_equal(const Value& a, const Value& b, double tolerance);
+
+// The comparison a check makes, on evaluated values. Throws std::invalid_argument when an
+// ordered comparison meets something other than two numbers, or meets an infinity or NaN.
+bool check_holds(const Value& lhs, Compare op, const Value& rhs, double tolerance);
 
 }  // namespace tilescope::lesson

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -142,6 +143,9 @@ using StepSpec = std::variant<KernelStep, FuseStep, ComputeAtStep, SplitStep, Ti
                               UnrollStep, VectorizeStep, ParallelStep, BindStep, StageStep,
                               BlockOrderStep, LayoutStep, PadStep, Im2colStep, SplitKStep>;
 
-std::string_view step_name(const StepSpec& s);  // "tile": the step table row it belongs to
+// "tile": the step table row it belongs to.
+inline std::string_view step_name(const StepSpec& s) {
+  return std::visit([](const auto& x) { return std::decay_t<decltype(x)>::kName; }, s);
+}
 
 }  // namespace tilescope::schedule

@@ -391,10 +391,6 @@ TransformStep print(const SplitKStep& s) {
 
 }  // namespace
 
-std::string_view step_name(const StepSpec& s) {
-  return std::visit([](const auto& x) { return std::decay_t<decltype(x)>::kName; }, s);
-}
-
 TransformStep to_step(const StepSpec& s) {
   return std::visit([](const auto& x) { return print(x); }, s);
 }

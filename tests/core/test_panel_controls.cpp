@@ -154,9 +154,11 @@ TEST_CASE("panel_control_values lists every control, and reads back to the same 
   c.palette.dims = "256";
   c.palette.dtype = 3;
   c.palette.args = "dim=1";
-  c.memory.measured_run = 3;
+  c.views.measured_run = 3;
+  c.views.timings_report = 2;
   const auto values = panel_control_values(c);
-  REQUIRE(values.size() == 14);  // 8 schedule controls, 5 of the palette, 1 of the Memory view
+  // 8 schedule controls, 5 of the palette, 1 of the Memory view, 1 of the Timings view
+  REQUIRE(values.size() == 15);
   CHECK(values[0] == std::pair<std::string, std::string>{"schedule.tile-log2", "7"});
   CHECK(values[1] == std::pair<std::string, std::string>{"schedule.bind", "thread.z"});
   CHECK(values[3] == std::pair<std::string, std::string>{"schedule.stage-level", "scratchpad"});
@@ -164,6 +166,7 @@ TEST_CASE("panel_control_values lists every control, and reads back to the same 
   CHECK(values[8] == std::pair<std::string, std::string>{"palette.open", "on"});
   CHECK(values[11] == std::pair<std::string, std::string>{"palette.dtype", "int8"});
   CHECK(values[13] == std::pair<std::string, std::string>{"memory.measured-run", "3"});
+  CHECK(values[14] == std::pair<std::string, std::string>{"timings.report", "2"});
   PanelControls back;
   for (const auto& [name, value] : values) CHECK(set_panel_control(back, name, value) == "");
   CHECK(panel_control_values(back) == values);

@@ -82,7 +82,7 @@ void draw_measured_section(ViewContext& ctx) {
   ImGui::PopStyleColor();
 
   const int count = int(report.runs.size());
-  const int chosen = std::clamp(ctx.state.controls.memory.measured_run, 0, count - 1);
+  const int chosen = std::clamp(ctx.state.controls.views.measured_run, 0, count - 1);
   ImGui::SetNextItemWidth(-1);
   if (ImGui::BeginCombo("##measured-run", counter_run_label(report.runs[size_t(chosen)]).c_str())) {
     for (int i = 0; i < count; ++i) {

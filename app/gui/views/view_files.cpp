@@ -49,17 +49,15 @@ void draw_file_browser(ViewContext& ctx, const Rect& window) {
   if (b.mode == FileBrowser::Mode::Closed) return;
   // The listing is read again when the folder or the mode changes, or after a second (a file
   // saved from elsewhere shows up), not every frame.
-  static std::string listed_dir;
-  static FileBrowser::Mode listed_mode = FileBrowser::Mode::Closed;
-  static double listed_at = -10;
-  static std::vector<FolderEntry> entries;
-  static std::string list_error;
-  if (listed_dir != b.dir || listed_mode != b.mode || ctx.state.now - listed_at > 1.0) {
-    entries = list_folder(b.dir, browser_extensions(b.mode), list_error);
-    listed_dir = b.dir;
-    listed_mode = b.mode;
-    listed_at = ctx.state.now;
+  ViewCaches::FolderListing& listing = ctx.caches.folder;
+  if (listing.dir != b.dir || listing.mode != b.mode || ctx.state.now - listing.listed_at > 1.0) {
+    listing.entries = list_folder(b.dir, browser_extensions(b.mode), listing.error);
+    listing.dir = b.dir;
+    listing.mode = b.mode;
+    listing.listed_at = ctx.state.now;
   }
+  const std::vector<FolderEntry>& entries = listing.entries;
+  const std::string& list_error = listing.error;
   const float em = ImGui::GetFontSize();
   const float w = std::min(window.w - em * 2, em * 40), h = std::min(window.h - em * 2, em * 30);
   ImGui::SetNextWindowPos(ImVec2(window.x + (window.w - w) / 2, window.y + (window.h - h) / 2));

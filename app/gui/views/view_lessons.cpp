@@ -71,8 +71,8 @@ MarkdownStyle markdown_style(const ViewContext& ctx) {
 }
 
 // Short texts of a lesson (questions, explanations) parsed once: they hold `code` and $maths$.
-const std::vector<md::Span>& spans_of(const std::string& text) {
-  static std::map<std::string, std::vector<md::Span>> cache;
+const std::vector<md::Span>& spans_of(ViewContext& ctx, const std::string& text) {
+  std::map<std::string, std::vector<md::Span>>& cache = ctx.caches.lesson_spans;
   const auto it = cache.find(text);
   if (it != cache.end()) return it->second;
   std::vector<md::Span> spans;
@@ -487,7 +487,7 @@ void draw_reveal(ViewContext& ctx, const lesson::Block& b, const lesson::Predict
                        : ("Cannot be computed here: " + answer->error).c_str(),
             answer->ok ? pal.text : pal.error);
   }
-  draw_rich_text(spans_of(q.explain), ms, action, nullptr, pal.text);
+  draw_rich_text(spans_of(ctx, q.explain), ms, action, nullptr, pal.text);
   follow_link(ctx, action.link);
 }
 
@@ -527,7 +527,7 @@ void draw_predict_block(ViewContext& ctx, const lesson::Block& b, const Markdown
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - pad * 2);
   std::optional<TextMaskPause> question;  // the question and its choices, as the author wrote them
   question.emplace();
-  draw_rich_text(spans_of(q.question), ms, action, ms.bold);
+  draw_rich_text(spans_of(ctx, q.question), ms, action, ms.bold);
   follow_link(ctx, action.link);
   if (q.is_choice()) {
     for (size_t c = 0; c < q.choices.size(); ++c) {
@@ -653,7 +653,7 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
   ImGui::TextDisabled("%s", status.c_str());
   MarkdownAction action;
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - pad * 2);
-  draw_rich_text(spans_of(cp.goal), ms, action);
+  draw_rich_text(spans_of(ctx, cp.goal), ms, action);
   if (st && !st->checks.empty() && on_step) {
     const size_t pass = static_cast<size_t>(
         std::count_if(st->checks.begin(), st->checks.end(), [](const auto& r) { return r.pass; }));
@@ -683,7 +683,7 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
     ImGui::PushFont(ms.bold);
     ImGui::TextUnformatted("Hint");
     ImGui::PopFont();
-    draw_rich_text(spans_of(cp.hint), ms, action);
+    draw_rich_text(spans_of(ctx, cp.hint), ms, action);
   }
   if (on_step && !reached) {
     if (ImGui::SmallButton("Show me")) push_lesson(ctx, "show-me " + cp.id);

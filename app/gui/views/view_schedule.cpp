@@ -197,12 +197,12 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
   // tried on the program first: the legal ones are buttons, the others say why not.
   section_heading(ctx, "Fuse");
   const std::string fuse_key = wb.schedule_key() + "\n@" + wb.machine_name;
-  static std::string fuse_cached_key;
-  static std::vector<FuseOption> fuse_cached;
-  if (fuse_cached_key != fuse_key) {
-    fuse_cached = fuse_options(wb);
-    fuse_cached_key = fuse_key;
+  ViewCaches::FuseChoices& choices = ctx.caches.fuse;
+  if (choices.key != fuse_key) {
+    choices.options = fuse_options(wb);
+    choices.key = fuse_key;
   }
+  const std::vector<FuseOption>& fuse_cached = choices.options;
   if (fuse_cached.empty()) ImGui::TextDisabled("Nothing to fuse with this kernel.");
   for (const FuseOption& o : fuse_cached) {
     if (o.legal) {

@@ -162,8 +162,8 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   float x = start.x, y = start.y, row_h = 0;
   // One texture per grid, kept between frames (the GL objects outlive no context: see
   // RgbaTexture), and the pixels' buffer.
-  static std::vector<RgbaTexture> grid_textures;
-  static std::vector<uint32_t> grid_pixels;
+  std::vector<RgbaTexture>& grid_textures = ctx.caches.tiles.textures;
+  std::vector<uint32_t>& grid_pixels = ctx.caches.tiles.pixels;
   size_t grid_index = 0;
   for (const TileGrid& g : t.grids) {
     const ImVec2 size = tile_grid_size(g, cell);

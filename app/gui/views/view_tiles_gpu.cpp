@@ -294,8 +294,8 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
   const float cell = std::clamp(
       std::min((avail_w - gaps) / std::max(cols_total, 1.0f), avail_h * 0.42f / rows_max), 2.0f,
       em * 0.7f);
-  static std::vector<RgbaTexture> textures;
-  static std::vector<uint32_t> pixels;
+  std::vector<RgbaTexture>& textures = ctx.caches.tiles_gpu.textures;
+  std::vector<uint32_t>& pixels = ctx.caches.tiles_gpu.pixels;
   float x = start.x, y = start.y, row_h = 0;
   for (size_t gi = 0; gi < t.grids.size(); ++gi) {
     const TileGrid& g = t.grids[gi];

@@ -81,8 +81,9 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
     end_panel();
     return;
   }
-  static int chosen = 0;  // which report: UI state only
-  chosen = std::clamp(chosen, 0, static_cast<int>(wb.recorded.size()) - 1);
+  // Which report: a panel control (`control timings.report N`), kept in the session.
+  const int chosen =
+      std::clamp(ctx.state.controls.views.timings_report, 0, static_cast<int>(wb.recorded.size()) - 1);
   const float em = ImGui::GetFontSize();
   ImGui::SetNextItemWidth(std::min(rect.w - em * 2, em * 34));
   // The chosen report's whole label when the field holds it, else its kind and day (the list
@@ -94,9 +95,10 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
   if (ImGui::BeginCombo("##report", preview.c_str())) {
     for (size_t i = 0; i < wb.recorded.size(); ++i)
       if (ImGui::Selectable(report_label(wb.recorded[i].second).c_str(), int(i) == chosen))
-        chosen = int(i);
+        push_control(ctx, "timings.report", std::to_string(i));
     ImGui::EndCombo();
   }
+  note_widget("timings.report");
   const auto& [file, r] = wb.recorded[size_t(chosen)];
   disabled_wrapped(
       "recorded in %s%s%s", std::filesystem::path(file).filename().c_str(),

@@ -5,6 +5,7 @@
 #include "app/core/app_state.h"
 #include "app/core/commands.h"
 #include "app/gui/theme.h"
+#include "app/gui/views/view_caches.h"
 
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@ namespace tilescope::gui {
 struct ViewContext {
   const core::AppState& state;
   std::vector<core::Command>& commands;  // applied after this frame
+  ViewCaches& caches;                    // what views keep between frames (view_caches.h)
   const FontSet& fonts;
   const Palette& palette;
   const FontSet* large = nullptr;  // the projector's type, for text read from across a room

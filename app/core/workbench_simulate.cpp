@@ -1,0 +1,182 @@
+// The workbench's Memory simulation: the current kernel (and the whole schedule) traced through
+// the chosen machine as a cancellable job, with its result cached per schedule and machine.
+#include "app/core/workbench.h"
+
+#include "app/core/format.h"
+#include "sim/io/format.h"
+#include "sim/model/analytic.h"
+#include "sim/model/run.h"
+#include "sim/schedule/trace_size.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace tilescope::core {
+
+namespace {
+
+// Forwards the trace to the pipeline's sink, reports progress per outermost-loop step and stops the
+// trace (by throwing) when the user cancels.
+class ProgressSink final : public memory::AccessSink {
+ public:
+  ProgressSink(memory::AccessSink& next, JobProgress& p, double steps)
+      : m_h(next), m_p(p), m_steps(std::max(steps, 1.0)) {}
+  void access(const memory::Access& a) override { access_batch(&a, 1); }
+  void access_batch(const memory::Access* a, size_t n) override {
+    if (m_p.cancel) throw JobCancelled();
+    m_h.access_batch(a, n);
+  }
+  void step_boundary(uint64_t step) override {
+    m_p.fraction = std::min(0.99, static_cast<double>(step + 1) / m_steps);
+    m_h.step_boundary(step);
+  }
+
+ private:
+  memory::AccessSink& m_h;
+  JobProgress& m_p;
+  double m_steps;
+};
+
+}  // namespace
+
+namespace {
+
+// Each level's counters, closest first, then main memory.
+std::vector<LevelResult> level_results(const memory::Hierarchy& h) {
+  std::vector<LevelResult> out;
+  for (int level = 0; level <= h.level_count(); ++level) {
+    LevelResult lr;
+    if (level < h.level_count()) {
+      const memory::CacheConfig& c = h.config().levels[static_cast<size_t>(level)];
+      lr.name = c.name;
+      lr.size_bytes = c.size_bytes;
+      lr.bandwidth = c.bandwidth_bytes_per_s;
+    } else {
+      lr.name = h.config().memory.name;
+      lr.size_bytes = h.config().memory.size_bytes;
+      lr.bandwidth = h.config().memory.bandwidth_bytes_per_s;
+    }
+    lr.total = h.counters(level);
+    lr.by_tensor = h.counters_by_tensor(level);
+    out.push_back(std::move(lr));
+  }
+  return out;
+}
+
+}  // namespace
+
+void total_program(MemoryResult& r, const schedule::Program& p, const model::Machine& m,
+                   JobProgress& progress) {
+  r.program.reset();
+  r.program_note.clear();
+  if (p.kernels.size() < 2) {  // the kernel is the program: its own figures are the total
+    r.program = ProgramTotal{1, r.levels, double(r.flops)};
+    return;
+  }
+  double accesses = 0;
+  for (const schedule::Kernel& k : p.kernels) accesses += schedule::estimate_trace_size(k).accesses;
+  if (accesses > kMaxProgramTotalAccesses) {
+    r.program_note = "the whole schedule's total is not simulated: its " +
+                     std::to_string(p.kernels.size()) + " kernels make about " +
+                     format_si(accesses) + " accesses";
+    return;
+  }
+  progress.set_phase("the whole schedule");
+  model::RunOptions o;
+  o.wrap = [&](memory::AccessSink& next) {
+    return std::make_unique<memory::CancelSink<JobCancelled>>(next, progress.cancel);
+  };
+  const model::ProgramRun run = model::run_program(p, m, o);
+  ProgramTotal t;
+  t.kernels = p.kernels.size();
+  t.levels = level_results(*run.hierarchy);
+  t.flops = run.flops;
+  r.program = std::move(t);
+}
+
+MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
+                             const model::Machine& m, JobProgress& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  MemoryResult r;
+  model::RunOptions o;
+  o.classify_misses = true;
+  // Progress counts iterations of the outermost loop (the trace's default step loop).
+  const double steps = k.loops.empty() ? 1.0 : static_cast<double>(k.loops.front().extent);
+  o.wrap = [&](memory::AccessSink& next) {
+    return std::make_unique<ProgressSink>(next, progress, steps);
+  };
+  // The set × way grids before the final write-back, so dirty lines still show as dirty.
+  o.before_write_back = [&](const memory::Hierarchy& h) {
+    for (int level = 0; level < h.level_count(); ++level)
+      if (std::optional<CacheGrid> grid = snapshot_cache_grid(h, level))
+        r.grids.push_back(std::move(*grid));
+  };
+  o.phase = [&](const std::string& phase) { progress.set_phase(phase); };
+  model::KernelRun run = model::run_kernel(k, g, m, o);
+  const memory::Hierarchy& h = *run.hierarchy;
+  r.machine = m.name;
+  r.machine_model = m;
+  r.gpu = run.gpu;
+  r.kernel = k.name;
+  r.tensor_names = run.tensor_names;
+  r.summary = run.summary;
+  r.levels = level_results(h);
+  r.trace_accesses = h.trace_accesses();
+  r.flops = static_cast<int64_t>(run.flops);
+  r.peak_flops = model::fp32_peak(m);
+  r.bytes = run.bytes;
+  r.roofline = run.roofline;
+  r.analytic = std::move(run.analytic);
+  r.analytic_roofline = std::move(run.analytic_roofline);
+  r.analytic_error = run.analytic_error;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  progress.fraction = 1.0;
+  return r;
+}
+
+std::string workbench_simulate(Workbench& wb, bool anyway) {
+  const schedule::Kernel* k = wb.kernel();
+  if (!k) return "simulate: there is no kernel to simulate";
+  if (!wb.machine) {
+    if (std::string e = workbench_set_machine(wb, wb.machine_name); !e.empty()) return e;
+  }
+  if (!wb.machine_refusal.empty()) return "simulate: " + wb.machine_refusal;
+  const std::string key = wb.memory_key();
+  if (wb.memory_cache.count(key)) return {};
+  if (wb.memory_job.running() && wb.memory_job.key() == key) return {};
+  wb.memory_errors.erase(key);
+  if (std::optional<HeldJob> held =
+          hold_for(size_simulation(*k, *wb.machine),
+                   "Simulating " + k->name + " on " + wb.machine_name, anyway)) {
+    // The analytic model answers without a walk (CPU loop nests): show it while the learner
+    // decides.
+    if (!wb.machine->kind.empty() && wb.machine->kind != "gpu") {
+      try {
+        const model::AnalyticResult a = model::analyze_kernel(*k, wb.machine->hierarchy());
+        held->analytic.push_back(a.accesses.to_string());
+        for (const auto& level : a.levels) held->analytic.push_back(level.misses.to_string());
+        held->analytic.push_back(a.memory_read_bytes.to_string());
+        held->analytic.push_back(a.memory_write_bytes.to_string());
+      } catch (const std::exception&) {
+        // not covered: the view says the analytic model has no answer here
+      }
+    }
+    wb.memory_held[key] = *held;
+    return {};
+  }
+  wb.memory_held.erase(key);
+  auto graph = wb.program()->graph;
+  wb.memory_job.start(key, [kernel = *k, program = *wb.program(), graph, machine = *wb.machine,
+                            steps = wb.steps_text(), count = wb.history->size(),
+                            text = wb.graph_text](JobProgress& p) {
+    MemoryResult r = simulate_kernel(kernel, *graph, machine, p);
+    total_program(r, program, machine, p);
+    r.steps = steps;
+    r.step_count = count;
+    r.graph_text = text;
+    return r;
+  });
+  return {};
+}
+
+}  // namespace tilescope::core
