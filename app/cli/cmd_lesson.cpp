@@ -640,6 +640,14 @@ const CommandRegistrar registrar{
           "or a concept no step teaches");
       concepts->add_option("--dir", flags->dir, "Lessons folder");
       concepts->callback([flags, &exit_code] { exit_code = run_concepts(*flags); });
+      CLI::App* functions = sub.add_subcommand(
+          "functions",
+          "Print the check language's functions (generated from the checker's table): each with "
+          "an example, what it returns and the keywords it takes");
+      functions->callback([&exit_code] {
+        std::cout << lesson::check_function_reference();
+        exit_code = 0;
+      });
       CLI::App* show = sub.add_subcommand(
           "show",
           "Print a lesson for a terminal: its steps, then its text with blocks and checks "

@@ -6,47 +6,11 @@
 // block's answer) naming an op the model does not have, an unknown function or machine.
 // Evaluation then only computes.
 //
-// Values a check can read (names in CAPS; `model=` and `machine=` keywords override the block's):
-//   graph      flops(X) bytes(X) bytes_read(X) bytes_written(X) intensity(X)   X = op, model or
-//              steps id (an op: its own cost; a model: the sum over its ops; a steps id: the
-//              minimum traffic of its kernels, where a fused intermediate costs nothing)
-//              heaviest(N) kinds(M) ops(M) params(M) kind(OP) share(OP) numel(T) tensor_bytes(T)
-//              shape(T)
-//   schedule   kernels(S) refused(S) refusal(S) applied(S) explanation(S, N) blocks(S)
-//              threads(S) smem_bytes(S) conflicts(S, "buffer")          S = model or steps id
-//              (of the kernel the steps act on; blocks(S, "matmul0.sum") of the kernel named)
-//              (conflicts: the passes a warp's read of the shared buffer takes, 1 = conflict-free
-//              or a broadcast)
-//   warp       sectors(S, "T")   32-byte sectors of warp 0's first load of T (needs a GPU machine)
-//   simulated  dram_bytes(S) dram_reads(S) dram_writes(S) accesses(S, LEVEL) hits(S, LEVEL)
-//              misses(S, LEVEL) miss_rate(S, LEVEL)                      (needs a machine)
-//              each with a third argument T: the count of tensor T alone (misses(S, L1, B))
-//   machines   peak(MACHINE, "fp32"[, "simt"]) bandwidth(MACHINE)        FLOP/s, bytes/s
-//              cache_bytes(MACHINE, "L2") scratchpad_bytes(MACHINE)       bytes
-//   recorded   recorded("assets/recorded/FILE.json", "suites/name=sgemm/results/name=naive/gflops")
-//   helpers    abs(x) min(a, b) max(a, b) len(list) contains("text", "part")
-// Curriculum functions (lessons 07 onward; curriculum.cpp):
-//   layout     strides(S, T)                        elements, as program S stores tensor T
-//   GPU grid   waves(S, MACHINE) cores(MACHINE)     waves of one block per SM (tilescope's model)
-//              first_wave(S, MACHINE)               [rows, columns] of tiles the first wave covers
-//   dtypes     dtype(T) dtype_bytes("fp16") dtype_max("bf16") dtype_eps("fp16")
-//              dtype_min_normal("fp16") dtype_min_subnormal("fp16")   (IEEE-style formats from
-//              their exponent and mantissa bits: fp32, tf32, fp16, bf16, fp8_e4m3, fp8_e5m2)
-//              to_dtype(x, "fp16"): x as the format stores it (nearest, subnormals, saturating
-//              fp8); overflows(x, "fp16"): 1 when it becomes infinity
-//              quantize(x, scale, "int8"): x / scale stored (int8: rounded, -128..127) × scale
-//   machines   clock(MACHINE): its clock in Hz
-//   time       predicted_time(S) bound(S) fastest([S1, S2, ...])   (need a machine): the roofline
-//              over S's simulated traffic, seconds; its binding bound ("compute", "L2", "DRAM");
-//              on a GPU a kernel's compute bound counts the SMs its blocks reach (roofline.h);
-//              the id whose predicted time is least (an autotuning search over steps blocks)
-//   code       source(S, "cuda"|"cpp"|"pseudo") count("text", "part")
-//   graph      depends(A, B) (1 when op A reads, through any path, what op B writes)
-//              critical_flops(M) (FLOPs on the heaviest dependency chain of model M)
-//   compilers  passes(S): the compiler pass of each applied step, runs of one pass merged
-//              (compiler_pass below)
-//   learner    in a checkpoint block, `learner` is a subject like a steps id: the learner's own
-//              model and schedule (LearnerState), bound for the evaluation of that block only
+// Values a check can read: the functions of the check language, one row each in checker.cpp's
+// table (name, argument kinds, group, example, help); check_function_reference() prints them
+// (`tilescope-cli lesson functions`). `model=` and `machine=` keywords override the block's. In a
+// checkpoint block, `learner` is a subject like a steps id: the learner's own model and schedule
+// (LearnerState), bound for the evaluation of that block only.
 // Simulation traces every kernel of the program, in order, through one memory hierarchy of the
 // machine (tensors keep one address across kernels, so an intermediate can stay cached), then
 // writes dirty lines back: a kernel's results reach memory.
@@ -102,6 +66,17 @@ struct SimResult {
 // "scheduling" (kernel, split, tile, reorder, unroll, vectorize, parallel, bind, stage,
 // block_order, split_k: Halide's rfactor is a schedule directive too); "" for an unknown name.
 std::string compiler_pass(std::string_view step_name);
+
+// A function of the check language, as its table row describes it.
+struct CheckFunctionInfo {
+  std::string name, group, example, help;
+  size_t min_args = 0, max_args = 0;  // positional arguments
+  bool model_kw = false, machine_kw = false;
+};
+std::vector<CheckFunctionInfo> check_functions();
+// The reference of the check language, generated from the table: each group's functions with an
+// example, what it returns and the keywords it takes.
+std::string check_function_reference();
 
 // The learner's own state, as a checkpoint sees it: the model in their editor and its schedule at
 // the history cursor (in the app, the workbench's; headless, a solution or a starting model).
