@@ -9,6 +9,7 @@
 #include "lesson_grade_cmd.h"
 #include "lesson_handout_cmd.h"
 
+#include "sim/lesson/check_functions.h"
 #include "sim/lesson/checker.h"
 #include "sim/lesson/concepts.h"
 #include "sim/lesson/lesson.h"

@@ -222,10 +222,11 @@ double softmax_row(const double* x, int64_t len, int64_t stride, double* p) {
   return mx + std::log(sum);
 }
 
-TensorData run_op(const OpContext& c) {
-  const OpAttrs& a = c.op.attrs;
-  const Shape& os = c.out.shape;
-  const size_t n_out = static_cast<size_t>(c.out.numel());
+// MatMul and the convolutions (forward and both gradients).
+TensorData run_gemm_op(const OpContext& c) {
+  [[maybe_unused]] const OpAttrs& a = c.op.attrs;
+  [[maybe_unused]] const Shape& os = c.out.shape;
+  [[maybe_unused]] const size_t n_out = static_cast<size_t>(c.out.numel());
   switch (c.op.kind) {
     case OpKind::MatMul:
       return matmul(c);
@@ -247,6 +248,18 @@ TensorData run_op(const OpContext& c) {
                 [&](size_t xo, size_t wo, size_t yo) { dw[wo] += c.val(0)[xo] * c.val(1)[yo]; });
       return dw;
     }
+    default:
+      break;
+  }
+  c.fail("the evaluator does not know this op kind");
+}
+
+// Element by element: arithmetic, activations, their gradients, the SGD update.
+TensorData run_elementwise_op(const OpContext& c) {
+  [[maybe_unused]] const OpAttrs& a = c.op.attrs;
+  [[maybe_unused]] const Shape& os = c.out.shape;
+  [[maybe_unused]] const size_t n_out = static_cast<size_t>(c.out.numel());
+  switch (c.op.kind) {
     case OpKind::Add:
       return binary(c, [](double x, double y) { return x + y; });
     case OpKind::Sub:
@@ -266,6 +279,43 @@ TensorData run_op(const OpContext& c) {
       for (double& e : y) e *= a.alpha;
       return y;
     }
+    case OpKind::ReLUGrad: {  // (dy, x)
+      TensorData g(n_out);
+      for (size_t i = 0; i < n_out; ++i) g[i] = c.val(1)[i] > 0 ? c.val(0)[i] : 0.0;
+      return g;
+    }
+    case OpKind::GELUGrad: {  // (dy, x)
+      TensorData g(n_out);
+      for (size_t i = 0; i < n_out; ++i) g[i] = c.val(0)[i] * gelu_grad(c.val(1)[i]);
+      return g;
+    }
+    case OpKind::SigmoidGrad: {  // (dy, y)
+      TensorData g(n_out);
+      for (size_t i = 0; i < n_out; ++i) g[i] = c.val(0)[i] * c.val(1)[i] * (1.0 - c.val(1)[i]);
+      return g;
+    }
+    case OpKind::TanhGrad: {  // (dy, y)
+      TensorData g(n_out);
+      for (size_t i = 0; i < n_out; ++i) g[i] = c.val(0)[i] * (1.0 - c.val(1)[i] * c.val(1)[i]);
+      return g;
+    }
+    case OpKind::SGDUpdate: {  // (w, dw)
+      TensorData w(n_out);
+      for (size_t i = 0; i < n_out; ++i) w[i] = c.val(0)[i] - a.alpha * c.val(1)[i];
+      return w;
+    }
+    default:
+      break;
+  }
+  c.fail("the evaluator does not know this op kind");
+}
+
+// Pooling and normalization, forward and backward.
+TensorData run_pool_norm_op(const OpContext& c) {
+  [[maybe_unused]] const OpAttrs& a = c.op.attrs;
+  [[maybe_unused]] const Shape& os = c.out.shape;
+  [[maybe_unused]] const size_t n_out = static_cast<size_t>(c.out.numel());
+  switch (c.op.kind) {
     case OpKind::MaxPool2D: {
       TensorData y(n_out, -std::numeric_limits<double>::infinity());
       pool_nest(c.shape(0), os, a,
@@ -368,6 +418,18 @@ TensorData run_op(const OpContext& c) {
       }
       return dg;
     }
+    default:
+      break;
+  }
+  c.fail("the evaluator does not know this op kind");
+}
+
+// Softmax and the losses, forward and backward.
+TensorData run_softmax_loss_op(const OpContext& c) {
+  [[maybe_unused]] const OpAttrs& a = c.op.attrs;
+  [[maybe_unused]] const Shape& os = c.out.shape;
+  [[maybe_unused]] const size_t n_out = static_cast<size_t>(c.out.numel());
+  switch (c.op.kind) {
     case OpKind::Softmax: {
       const AxisSplit s(os, norm_axis(a.axis, os.size()));
       TensorData y(n_out);
@@ -389,6 +451,52 @@ TensorData run_op(const OpContext& c) {
         }
       return dx;
     }
+    case OpKind::MSELoss: {
+      double sum = 0.0;
+      for (size_t i = 0; i < c.val(0).size(); ++i) {
+        const double d = c.val(0)[i] - c.val(1)[i];
+        sum += d * d;
+      }
+      return {sum / static_cast<double>(c.val(0).size())};
+    }
+    case OpKind::MSELossGrad: {
+      const double scale = 2.0 / static_cast<double>(n_out);
+      TensorData g(n_out);
+      for (size_t i = 0; i < n_out; ++i) g[i] = scale * (c.val(0)[i] - c.val(1)[i]);
+      return g;
+    }
+    case OpKind::CrossEntropyLoss:
+    case OpKind::CrossEntropyLossGrad: {
+      const int64_t rows = c.shape(0)[0], classes = c.shape(0)[1];
+      const bool grad = c.op.kind == OpKind::CrossEntropyLossGrad;
+      TensorData out(grad ? n_out : 1, 0.0);
+      for (int64_t r = 0; r < rows; ++r) {
+        const size_t t =
+            class_index(c, c.val(1)[static_cast<size_t>(r)], static_cast<size_t>(r), classes);
+        const double* x = c.val(0).data() + r * classes;
+        if (grad) {
+          double* g = out.data() + r * classes;
+          softmax_row(x, classes, 1, g);
+          g[t] -= 1.0;
+          for (int64_t j = 0; j < classes; ++j) g[j] /= static_cast<double>(rows);
+        } else {
+          out[0] += (softmax_row(x, classes, 1, nullptr) - x[t]) / static_cast<double>(rows);
+        }
+      }
+      return out;
+    }
+    default:
+      break;
+  }
+  c.fail("the evaluator does not know this op kind");
+}
+
+// Reshapes, transposes, concatenation, slices, reductions and broadcasts.
+TensorData run_layout_reduce_op(const OpContext& c) {
+  [[maybe_unused]] const OpAttrs& a = c.op.attrs;
+  [[maybe_unused]] const Shape& os = c.out.shape;
+  [[maybe_unused]] const size_t n_out = static_cast<size_t>(c.out.numel());
+  switch (c.op.kind) {
     case OpKind::Reshape:
       return c.val(0);  // same row-major order, new shape
     case OpKind::Transpose: {
@@ -461,65 +569,60 @@ TensorData run_op(const OpContext& c) {
       for (size_t i = 0; i < n_out; ++i) y[i] = c.val(0)[static_cast<size_t>(map[i])];
       return y;
     }
-    case OpKind::MSELoss: {
-      double sum = 0.0;
-      for (size_t i = 0; i < c.val(0).size(); ++i) {
-        const double d = c.val(0)[i] - c.val(1)[i];
-        sum += d * d;
-      }
-      return {sum / static_cast<double>(c.val(0).size())};
-    }
-    case OpKind::MSELossGrad: {
-      const double scale = 2.0 / static_cast<double>(n_out);
-      TensorData g(n_out);
-      for (size_t i = 0; i < n_out; ++i) g[i] = scale * (c.val(0)[i] - c.val(1)[i]);
-      return g;
-    }
+    default:
+      break;
+  }
+  c.fail("the evaluator does not know this op kind");
+}
+
+TensorData run_op(const OpContext& c) {
+  switch (c.op.kind) {
+    case OpKind::MatMul:
+    case OpKind::Conv2D:
+    case OpKind::Conv2DGradInput:
+    case OpKind::Conv2DGradWeight:
+      return run_gemm_op(c);
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::ReLU:
+    case OpKind::GELU:
+    case OpKind::Sigmoid:
+    case OpKind::Tanh:
+    case OpKind::Scale:
+    case OpKind::ReLUGrad:
+    case OpKind::GELUGrad:
+    case OpKind::SigmoidGrad:
+    case OpKind::TanhGrad:
+    case OpKind::SGDUpdate:
+      return run_elementwise_op(c);
+    case OpKind::MaxPool2D:
+    case OpKind::AvgPool2D:
+    case OpKind::MaxPool2DGrad:
+    case OpKind::AvgPool2DGrad:
+    case OpKind::BatchNorm:
+    case OpKind::BatchNormGrad:
+    case OpKind::BatchNormScaleGrad:
+    case OpKind::LayerNorm:
+    case OpKind::LayerNormGrad:
+    case OpKind::LayerNormGammaGrad:
+      return run_pool_norm_op(c);
+    case OpKind::Softmax:
+    case OpKind::SoftmaxGrad:
+    case OpKind::MSELoss:
+    case OpKind::MSELossGrad:
     case OpKind::CrossEntropyLoss:
-    case OpKind::CrossEntropyLossGrad: {
-      const int64_t rows = c.shape(0)[0], classes = c.shape(0)[1];
-      const bool grad = c.op.kind == OpKind::CrossEntropyLossGrad;
-      TensorData out(grad ? n_out : 1, 0.0);
-      for (int64_t r = 0; r < rows; ++r) {
-        const size_t t =
-            class_index(c, c.val(1)[static_cast<size_t>(r)], static_cast<size_t>(r), classes);
-        const double* x = c.val(0).data() + r * classes;
-        if (grad) {
-          double* g = out.data() + r * classes;
-          softmax_row(x, classes, 1, g);
-          g[t] -= 1.0;
-          for (int64_t j = 0; j < classes; ++j) g[j] /= static_cast<double>(rows);
-        } else {
-          out[0] += (softmax_row(x, classes, 1, nullptr) - x[t]) / static_cast<double>(rows);
-        }
-      }
-      return out;
-    }
-    case OpKind::ReLUGrad: {  // (dy, x)
-      TensorData g(n_out);
-      for (size_t i = 0; i < n_out; ++i) g[i] = c.val(1)[i] > 0 ? c.val(0)[i] : 0.0;
-      return g;
-    }
-    case OpKind::GELUGrad: {  // (dy, x)
-      TensorData g(n_out);
-      for (size_t i = 0; i < n_out; ++i) g[i] = c.val(0)[i] * gelu_grad(c.val(1)[i]);
-      return g;
-    }
-    case OpKind::SigmoidGrad: {  // (dy, y)
-      TensorData g(n_out);
-      for (size_t i = 0; i < n_out; ++i) g[i] = c.val(0)[i] * c.val(1)[i] * (1.0 - c.val(1)[i]);
-      return g;
-    }
-    case OpKind::TanhGrad: {  // (dy, y)
-      TensorData g(n_out);
-      for (size_t i = 0; i < n_out; ++i) g[i] = c.val(0)[i] * (1.0 - c.val(1)[i] * c.val(1)[i]);
-      return g;
-    }
-    case OpKind::SGDUpdate: {  // (w, dw)
-      TensorData w(n_out);
-      for (size_t i = 0; i < n_out; ++i) w[i] = c.val(0)[i] - a.alpha * c.val(1)[i];
-      return w;
-    }
+    case OpKind::CrossEntropyLossGrad:
+      return run_softmax_loss_op(c);
+    case OpKind::Reshape:
+    case OpKind::Transpose:
+    case OpKind::Concat:
+    case OpKind::Slice:
+    case OpKind::Sum:
+    case OpKind::Mean:
+    case OpKind::ReduceToShape:
+    case OpKind::BroadcastTo:
+      return run_layout_reduce_op(c);
   }
   c.fail("the evaluator does not know this op kind");
 }

@@ -244,11 +244,14 @@ std::string matmul_operand(const Tensor& t, bool trans) {
 
 }  // namespace
 
-Shape infer_shape(const Op& op, const std::vector<const Tensor*>& in) {
+namespace {
+
+// MatMul and the convolutions (forward and both gradients).
+Shape infer_gemm_shape(const Op& op, const std::vector<const Tensor*>& in) {
   const Checker c(op, in);
   for (size_t i = 0; i < in.size(); ++i)
     if (!in[i]) c.fail("input " + std::to_string(i) + " is missing");
-  const OpAttrs& a = op.attrs;
+  [[maybe_unused]] const OpAttrs& a = op.attrs;
   switch (op.kind) {
     case OpKind::MatMul: {
       c.arity(2);
@@ -275,6 +278,35 @@ Shape infer_shape(const Op& op, const std::vector<const Tensor*>& in) {
     case OpKind::Conv2D:
       c.arity(2);
       return conv_output(c, c.shape(0), c.desc(0), c.shape(1), c.desc(1), a);
+    case OpKind::Conv2DGradInput: {
+      c.arity(2);
+      const Shape y =
+          conv_output(c, a.shape, "dx " + shape_to_string(a.shape), c.shape(1), c.desc(1), a);
+      if (y != c.shape(0))
+        c.fail("dy " + c.desc(0) + " must match the conv output " + shape_to_string(y));
+      return a.shape;
+    }
+    case OpKind::Conv2DGradWeight: {
+      c.arity(2);
+      const Shape y =
+          conv_output(c, c.shape(0), c.desc(0), a.shape, "dw " + shape_to_string(a.shape), a);
+      if (y != c.shape(1))
+        c.fail("dy " + c.desc(1) + " must match the conv output " + shape_to_string(y));
+      return a.shape;
+    }
+    default:
+      break;
+  }
+  c.fail("unknown op kind " + std::to_string(static_cast<int>(op.kind)));
+}
+
+// Element by element: arithmetic, activations, their gradients, the SGD update, the MSE gradient.
+Shape infer_elementwise_shape(const Op& op, const std::vector<const Tensor*>& in) {
+  const Checker c(op, in);
+  for (size_t i = 0; i < in.size(); ++i)
+    if (!in[i]) c.fail("input " + std::to_string(i) + " is missing");
+  [[maybe_unused]] const OpAttrs& a = op.attrs;
+  switch (op.kind) {
     case OpKind::Add:
     case OpKind::Sub:
     case OpKind::Mul:
@@ -287,6 +319,28 @@ Shape infer_shape(const Op& op, const std::vector<const Tensor*>& in) {
     case OpKind::Scale:
       c.arity(1);
       return c.shape(0);
+    case OpKind::ReLUGrad:
+    case OpKind::GELUGrad:
+    case OpKind::SigmoidGrad:
+    case OpKind::TanhGrad:
+    case OpKind::MSELossGrad:
+    case OpKind::SGDUpdate:
+      c.arity(2);
+      c.same_shape(0, 1);
+      return c.shape(0);
+    default:
+      break;
+  }
+  c.fail("unknown op kind " + std::to_string(static_cast<int>(op.kind)));
+}
+
+// Pooling and normalization, forward and backward.
+Shape infer_pool_norm_shape(const Op& op, const std::vector<const Tensor*>& in) {
+  const Checker c(op, in);
+  for (size_t i = 0; i < in.size(); ++i)
+    if (!in[i]) c.fail("input " + std::to_string(i) + " is missing");
+  [[maybe_unused]] const OpAttrs& a = op.attrs;
+  switch (op.kind) {
     case OpKind::MaxPool2D:
     case OpKind::AvgPool2D:
       c.arity(1);
@@ -310,11 +364,96 @@ Shape infer_shape(const Op& op, const std::vector<const Tensor*>& in) {
       if (!(a.eps >= 0)) c.fail("eps must be >= 0, got " + std::to_string(a.eps));
       return c.shape(0);
     }
+    case OpKind::MaxPool2DGrad: {
+      c.arity(2);
+      const Shape y = pool_output(c, c.shape(1), c.desc(1), a);
+      if (y != c.shape(0))
+        c.fail("dy " + c.desc(0) + " must match the pooled shape " + shape_to_string(y) + " of " +
+               c.desc(1));
+      return c.shape(1);
+    }
+    case OpKind::AvgPool2DGrad: {
+      c.arity(1);
+      const Shape y = pool_output(c, a.shape, "dx " + shape_to_string(a.shape), a);
+      if (y != c.shape(0))
+        c.fail("dy " + c.desc(0) + " must match the pooled shape " + shape_to_string(y) +
+               " of dx " + shape_to_string(a.shape));
+      return a.shape;
+    }
+    case OpKind::LayerNormGrad:
+      c.arity(3);
+      c.same_shape(0, 1);
+      c.min_rank(1, 1, "LayerNorm normalizes over the last dim");
+      c.vector_of(2, c.shape(1).back(), "gamma: one per element of the last dim");
+      return c.shape(1);
+    case OpKind::BatchNormGrad:
+      c.arity(3);
+      c.min_rank(0, 2, "BatchNorm needs [N, C, ...] with channels in dim 1");
+      c.vector_of(1, c.shape(0)[1], "scale: one per channel");
+      c.vector_of(2, c.shape(0)[1], "var: one per channel");
+      return c.shape(0);
+    case OpKind::BatchNormScaleGrad:
+      c.arity(4);
+      c.same_shape(0, 1);
+      c.min_rank(1, 2, "BatchNorm needs [N, C, ...] with channels in dim 1");
+      c.vector_of(2, c.shape(1)[1], "mean: one per channel");
+      c.vector_of(3, c.shape(1)[1], "var: one per channel");
+      return {c.shape(1)[1]};
+    case OpKind::LayerNormGammaGrad:
+      c.arity(2);
+      c.same_shape(0, 1);
+      c.min_rank(1, 1, "LayerNorm normalizes over the last dim");
+      return {c.shape(1).back()};
+    default:
+      break;
+  }
+  c.fail("unknown op kind " + std::to_string(static_cast<int>(op.kind)));
+}
+
+// Softmax and the losses, forward and backward.
+Shape infer_softmax_loss_shape(const Op& op, const std::vector<const Tensor*>& in) {
+  const Checker c(op, in);
+  for (size_t i = 0; i < in.size(); ++i)
+    if (!in[i]) c.fail("input " + std::to_string(i) + " is missing");
+  [[maybe_unused]] const OpAttrs& a = op.attrs;
+  switch (op.kind) {
     case OpKind::Softmax:
       c.arity(1);
       c.min_rank(0, 1, "Softmax needs at least one dim");
       c.axis(a.axis, c.rank(0), "softmax axis");
       return c.shape(0);
+    case OpKind::MSELoss:
+      c.arity(2);
+      c.same_shape(0, 1);
+      return {};
+    case OpKind::CrossEntropyLoss:
+    case OpKind::CrossEntropyLossGrad: {
+      c.arity(2);
+      c.exact_rank(0, 2, "cross-entropy needs logits [N, classes]");
+      if (c.shape(1) != Shape{c.shape(0)[0]})
+        c.fail("target " + c.desc(1) + " must be [" + std::to_string(c.shape(0)[0]) +
+               "]: one class index per row of logits " + c.desc(0));
+      return op.kind == OpKind::CrossEntropyLoss ? Shape{} : c.shape(0);
+    }
+    case OpKind::SoftmaxGrad:
+      c.arity(2);
+      c.same_shape(0, 1);
+      c.min_rank(0, 1, "Softmax needs at least one dim");
+      c.axis(a.axis, c.rank(0), "softmax axis");
+      return c.shape(0);
+    default:
+      break;
+  }
+  c.fail("unknown op kind " + std::to_string(static_cast<int>(op.kind)));
+}
+
+// Reshapes, transposes, concatenation, slices, reductions and broadcasts.
+Shape infer_layout_reduce_shape(const Op& op, const std::vector<const Tensor*>& in) {
+  const Checker c(op, in);
+  for (size_t i = 0; i < in.size(); ++i)
+    if (!in[i]) c.fail("input " + std::to_string(i) + " is missing");
+  [[maybe_unused]] const OpAttrs& a = op.attrs;
+  switch (op.kind) {
     case OpKind::Reshape:
       c.arity(1);
       return reshape_target(c, a.shape, in[0]->numel(), c.desc(0));
@@ -375,90 +514,6 @@ Shape infer_shape(const Op& op, const std::vector<const Tensor*>& in) {
       }
       return out;
     }
-    case OpKind::MSELoss:
-      c.arity(2);
-      c.same_shape(0, 1);
-      return {};
-    case OpKind::CrossEntropyLoss:
-    case OpKind::CrossEntropyLossGrad: {
-      c.arity(2);
-      c.exact_rank(0, 2, "cross-entropy needs logits [N, classes]");
-      if (c.shape(1) != Shape{c.shape(0)[0]})
-        c.fail("target " + c.desc(1) + " must be [" + std::to_string(c.shape(0)[0]) +
-               "]: one class index per row of logits " + c.desc(0));
-      return op.kind == OpKind::CrossEntropyLoss ? Shape{} : c.shape(0);
-    }
-    case OpKind::ReLUGrad:
-    case OpKind::GELUGrad:
-    case OpKind::SigmoidGrad:
-    case OpKind::TanhGrad:
-    case OpKind::MSELossGrad:
-    case OpKind::SGDUpdate:
-      c.arity(2);
-      c.same_shape(0, 1);
-      return c.shape(0);
-    case OpKind::MaxPool2DGrad: {
-      c.arity(2);
-      const Shape y = pool_output(c, c.shape(1), c.desc(1), a);
-      if (y != c.shape(0))
-        c.fail("dy " + c.desc(0) + " must match the pooled shape " + shape_to_string(y) + " of " +
-               c.desc(1));
-      return c.shape(1);
-    }
-    case OpKind::AvgPool2DGrad: {
-      c.arity(1);
-      const Shape y = pool_output(c, a.shape, "dx " + shape_to_string(a.shape), a);
-      if (y != c.shape(0))
-        c.fail("dy " + c.desc(0) + " must match the pooled shape " + shape_to_string(y) +
-               " of dx " + shape_to_string(a.shape));
-      return a.shape;
-    }
-    case OpKind::Conv2DGradInput: {
-      c.arity(2);
-      const Shape y =
-          conv_output(c, a.shape, "dx " + shape_to_string(a.shape), c.shape(1), c.desc(1), a);
-      if (y != c.shape(0))
-        c.fail("dy " + c.desc(0) + " must match the conv output " + shape_to_string(y));
-      return a.shape;
-    }
-    case OpKind::Conv2DGradWeight: {
-      c.arity(2);
-      const Shape y =
-          conv_output(c, c.shape(0), c.desc(0), a.shape, "dw " + shape_to_string(a.shape), a);
-      if (y != c.shape(1))
-        c.fail("dy " + c.desc(1) + " must match the conv output " + shape_to_string(y));
-      return a.shape;
-    }
-    case OpKind::SoftmaxGrad:
-      c.arity(2);
-      c.same_shape(0, 1);
-      c.min_rank(0, 1, "Softmax needs at least one dim");
-      c.axis(a.axis, c.rank(0), "softmax axis");
-      return c.shape(0);
-    case OpKind::LayerNormGrad:
-      c.arity(3);
-      c.same_shape(0, 1);
-      c.min_rank(1, 1, "LayerNorm normalizes over the last dim");
-      c.vector_of(2, c.shape(1).back(), "gamma: one per element of the last dim");
-      return c.shape(1);
-    case OpKind::BatchNormGrad:
-      c.arity(3);
-      c.min_rank(0, 2, "BatchNorm needs [N, C, ...] with channels in dim 1");
-      c.vector_of(1, c.shape(0)[1], "scale: one per channel");
-      c.vector_of(2, c.shape(0)[1], "var: one per channel");
-      return c.shape(0);
-    case OpKind::BatchNormScaleGrad:
-      c.arity(4);
-      c.same_shape(0, 1);
-      c.min_rank(1, 2, "BatchNorm needs [N, C, ...] with channels in dim 1");
-      c.vector_of(2, c.shape(1)[1], "mean: one per channel");
-      c.vector_of(3, c.shape(1)[1], "var: one per channel");
-      return {c.shape(1)[1]};
-    case OpKind::LayerNormGammaGrad:
-      c.arity(2);
-      c.same_shape(0, 1);
-      c.min_rank(1, 1, "LayerNorm normalizes over the last dim");
-      return {c.shape(1).back()};
     case OpKind::ReduceToShape: {
       c.arity(1);
       auto b = try_broadcast(a.shape, c.shape(0));
@@ -488,8 +543,64 @@ Shape infer_shape(const Op& op, const std::vector<const Tensor*>& in) {
                  " is outside " + c.desc(0));
       return a.shape;
     }
+    default:
+      break;
   }
   c.fail("unknown op kind " + std::to_string(static_cast<int>(op.kind)));
+}
+
+}  // namespace
+
+Shape infer_shape(const Op& op, const std::vector<const Tensor*>& in) {
+  switch (op.kind) {
+    case OpKind::MatMul:
+    case OpKind::Conv2D:
+    case OpKind::Conv2DGradInput:
+    case OpKind::Conv2DGradWeight:
+      return infer_gemm_shape(op, in);
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::ReLU:
+    case OpKind::GELU:
+    case OpKind::Sigmoid:
+    case OpKind::Tanh:
+    case OpKind::Scale:
+    case OpKind::ReLUGrad:
+    case OpKind::GELUGrad:
+    case OpKind::SigmoidGrad:
+    case OpKind::TanhGrad:
+    case OpKind::SGDUpdate:
+    case OpKind::MSELossGrad:
+      return infer_elementwise_shape(op, in);
+    case OpKind::MaxPool2D:
+    case OpKind::AvgPool2D:
+    case OpKind::MaxPool2DGrad:
+    case OpKind::AvgPool2DGrad:
+    case OpKind::BatchNorm:
+    case OpKind::BatchNormGrad:
+    case OpKind::BatchNormScaleGrad:
+    case OpKind::LayerNorm:
+    case OpKind::LayerNormGrad:
+    case OpKind::LayerNormGammaGrad:
+      return infer_pool_norm_shape(op, in);
+    case OpKind::Softmax:
+    case OpKind::SoftmaxGrad:
+    case OpKind::MSELoss:
+    case OpKind::CrossEntropyLoss:
+    case OpKind::CrossEntropyLossGrad:
+      return infer_softmax_loss_shape(op, in);
+    case OpKind::Reshape:
+    case OpKind::Transpose:
+    case OpKind::Concat:
+    case OpKind::Slice:
+    case OpKind::Sum:
+    case OpKind::Mean:
+    case OpKind::ReduceToShape:
+    case OpKind::BroadcastTo:
+      return infer_layout_reduce_shape(op, in);
+  }
+  Checker(op, in).fail("unknown op kind " + std::to_string(static_cast<int>(op.kind)));
 }
 
 }  // namespace tilescope::graph

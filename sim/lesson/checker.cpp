@@ -6,6 +6,7 @@
 //        [SECTION] Evaluation   (checkpoints: checkpoints.cpp; lessons 07 on: curriculum.cpp)
 // Values are in value.cpp; recorded() and lesson paths in recorded.cpp.
 #include "sim/lesson/checker.h"
+#include "sim/lesson/check_functions.h"
 #include "sim/lesson/checker_impl.h"
 
 #include "sim/lesson/recorded.h"
@@ -32,6 +33,10 @@ namespace tilescope::lesson {
 
 using detail::EvalError;
 using detail::join;
+using namespace detail::kinds;
+using detail::FunctionSpec;
+using detail::find_function;
+using detail::functions;
 
 namespace {
 
@@ -296,213 +301,9 @@ LessonSession::Context LessonSession::context_of(const Block& b) const {
   return c;
 }
 
-// [SECTION] Functions
+// [SECTION] Functions (their table is check_functions.cpp)
 
 namespace {
-
-enum ArgKind {
-  kNumber,
-  kString,
-  kSubject,
-  kOpOrSubject,
-  kOp,
-  kTensor,
-  kMachine,
-  kLevel,
-  kAny,
-  kSubjectList,      // [a, b, c]: model or steps ids (curriculum functions)
-  kTensorOfSubject,  // a tensor of the model the previous argument (a subject) schedules
-};
-
-struct FunctionSpec {
-  const char* name;
-  std::vector<int> args;  // kinds of positional arguments
-  size_t required;        // how many of them must be given
-  bool model_kw;          // accepts model=
-  bool machine_kw;        // accepts machine=
-  const char* group;      // the reference's heading: "graph", "schedule", ...
-  const char* example;    // a call as a lesson writes it
-  const char* help;       // one line: what it returns
-};
-
-// The check language's functions, one row each: the validator reads the argument kinds, the
-// reference (check_function_reference, `tilescope-cli lesson functions`) the group, example and
-// help. Evaluation is LessonSession::call, and call_curriculum for the curriculum's (lessons 07
-// onward).
-const std::vector<FunctionSpec>& functions() {
-  static const std::vector<FunctionSpec> kFunctions = {
-      {"flops", {kOpOrSubject}, 1, true, false, "graph", "flops(matmul0)",
-       "FLOPs of an op, of a model (the sum over its ops) or of a steps id"},
-      {"bytes", {kOpOrSubject}, 1, true, false, "graph", "bytes(plan)",
-       "bytes read and written: an op's own, a model's sum, or a steps id's minimum traffic "
-       "(each kernel reads its inputs and writes its outputs once; a fused intermediate costs "
-       "nothing)"},
-      {"bytes_read", {kOpOrSubject}, 1, true, false, "graph", "bytes_read(add0)",
-       "the read half of bytes(X)"},
-      {"bytes_written", {kOpOrSubject}, 1, true, false, "graph", "bytes_written(add0)",
-       "the written half of bytes(X)"},
-      {"intensity", {kOpOrSubject}, 1, true, false, "graph", "intensity(matmul0)",
-       "flops(X) / bytes(X), FLOP per byte"},
-      {"heaviest", {kNumber}, 1, true, false, "graph", "heaviest(2)",
-       "the names of the N ops with the most FLOPs, heaviest first (a list)"},
-      {"kinds", {kSubject}, 0, true, false, "graph", "kinds(m)",
-       "the op kinds of a model, in order"},
-      {"ops", {kSubject}, 0, true, false, "graph", "ops(m)", "the number of ops of a model"},
-      {"params", {kSubject}, 0, true, false, "graph", "params(m)",
-       "the number of weight elements of a model (weights no op produces)"},
-      {"kind", {kOp}, 1, true, false, "graph", "kind(matmul0)", "an op's kind (\"MatMul\")"},
-      {"share", {kOp}, 1, true, false, "graph", "share(matmul0)",
-       "an op's share of its model's FLOPs, 0 to 1"},
-      {"numel", {kTensor}, 1, true, false, "graph", "numel(W)", "a tensor's elements"},
-      {"tensor_bytes", {kTensor}, 1, true, false, "graph", "tensor_bytes(W)",
-       "a tensor's bytes in its dtype"},
-      {"shape", {kTensor}, 1, true, false, "graph", "shape(W)", "a tensor's shape, a list"},
-      {"kernels", {kSubject}, 1, false, false, "schedule", "kernels(plan)",
-       "the number of kernels of a steps id's program"},
-      {"refused", {kSubject}, 1, false, false, "schedule", "refused(bad)",
-       "1 when a step of the steps block was refused (where the lesson expected it), else 0"},
-      {"refusal", {kSubject}, 1, false, false, "schedule", "refusal(bad)",
-       "the refused step's explanation (an error when none was refused)"},
-      {"applied", {kSubject}, 1, false, false, "schedule", "applied(plan)",
-       "the number of steps applied"},
-      {"explanation", {kSubject, kNumber}, 2, false, false, "schedule", "explanation(plan, 1)",
-       "what step N (from 1) said when it was applied"},
-      {"blocks", {kSubject, kString}, 1, false, false, "schedule", "blocks(plan, \"matmul0.sum\")",
-       "blocks of the current kernel's launch, or of the kernel named"},
-      {"threads", {kSubject}, 1, false, false, "schedule", "threads(plan)",
-       "threads per block of the current kernel"},
-      {"smem_bytes", {kSubject}, 1, false, false, "schedule", "smem_bytes(plan)",
-       "shared memory per block of the current kernel, bytes"},
-      {"conflicts", {kSubject, kString}, 2, false, false, "schedule",
-       "conflicts(plan, \"x_shared\")",
-       "the passes a warp's read of a shared buffer takes (1 = conflict-free or a broadcast)"},
-      {"sectors", {kSubject, kString}, 2, false, true, "warp", "sectors(plan, \"W\")",
-       "32-byte sectors of warp 0's first load of a tensor (needs a GPU machine)"},
-      {"dram_bytes", {kSubject}, 1, false, true, "simulated", "dram_bytes(plan)",
-       "bytes main memory serves, reads and writes, simulated on the machine"},
-      {"dram_reads", {kSubject}, 1, false, true, "simulated", "dram_reads(plan)",
-       "the read bytes of dram_bytes"},
-      {"dram_writes", {kSubject}, 1, false, true, "simulated", "dram_writes(plan)",
-       "the written bytes of dram_bytes"},
-      {"accesses", {kSubject, kLevel, kTensorOfSubject}, 2, false, true, "simulated",
-       "accesses(plan, L1, W)", "accesses a level serves (a third argument: of that tensor alone)"},
-      {"hits", {kSubject, kLevel, kTensorOfSubject}, 2, false, true, "simulated", "hits(plan, L2)",
-       "hits at a level (of one tensor with a third argument)"},
-      {"misses", {kSubject, kLevel, kTensorOfSubject}, 2, false, true, "simulated",
-       "misses(plan, L1)", "misses at a level (of one tensor with a third argument)"},
-      {"miss_rate", {kSubject, kLevel, kTensorOfSubject}, 2, false, true, "simulated",
-       "miss_rate(plan, L1)", "misses / accesses at a level, 0 to 1"},
-      {"peak", {kMachine, kString, kString}, 2, false, false, "machines",
-       "peak(h200, \"fp32\", \"simt\")", "a machine's peak for a dtype (and unit), FLOP/s"},
-      {"bandwidth", {kMachine}, 1, false, false, "machines", "bandwidth(h200)",
-       "a machine's main-memory bandwidth, bytes/s"},
-      {"cache_bytes", {kMachine, kString}, 2, false, false, "machines",
-       "cache_bytes(h200, \"L2\")", "the size of a machine's cache level, bytes"},
-      {"scratchpad_bytes", {kMachine}, 1, false, false, "machines", "scratchpad_bytes(h200)",
-       "shared memory (scratchpad) per block, bytes"},
-      {"recorded", {kString, kString}, 2, false, false, "recorded",
-       "recorded(\"assets/recorded/gpu-h200-2026-12-02.json\", "
-       "\"suites/name=conv2d/results/name=implicit_gemm_fused/gflops\")",
-       "a number from a recording, by a path of keys and name= selections"},
-      {"abs", {kNumber}, 1, false, false, "helpers", "abs(-2)", "|x|"},
-      {"min", {kNumber, kNumber}, 2, false, false, "helpers", "min(1, 2)", "the smaller"},
-      {"max", {kNumber, kNumber}, 2, false, false, "helpers", "max(1, 2)", "the larger"},
-      {"len", {kAny}, 1, false, false, "helpers", "len(shape(W))",
-       "the items of a list, the bytes of a string"},
-      {"contains", {kString, kString}, 2, false, false, "helpers",
-       "contains(refusal(bad), \"reduction\")", "1 when the text holds the part, else 0"},
-      // Curriculum functions (lessons 07 onward): curriculum.cpp.
-      {"strides", {kSubject, kTensorOfSubject}, 2, false, false, "layout", "strides(plan, W)",
-       "a tensor's strides in elements, as the program stores it"},
-      {"waves", {kSubject, kMachine}, 2, false, false, "GPU grid", "waves(plan, h200)",
-       "waves of one block per SM the current kernel's grid takes"},
-      {"first_wave", {kSubject, kMachine}, 2, false, false, "GPU grid", "first_wave(plan, h200)",
-       "[rows, columns] of output tiles the first wave covers"},
-      {"cores", {kMachine}, 1, false, false, "GPU grid", "cores(h200)",
-       "a machine's cores (SMs on a GPU)"},
-      {"dtype", {kTensor}, 1, true, false, "dtypes", "dtype(W)", "a tensor's dtype (\"fp16\")"},
-      {"dtype_bytes", {kString}, 1, false, false, "dtypes", "dtype_bytes(\"fp16\")",
-       "bytes per element"},
-      {"dtype_max", {kString}, 1, false, false, "dtypes", "dtype_max(\"bf16\")",
-       "the largest finite value"},
-      {"dtype_eps", {kString}, 1, false, false, "dtypes", "dtype_eps(\"fp16\")",
-       "the gap between 1 and the next value"},
-      {"dtype_min_normal", {kString}, 1, false, false, "dtypes", "dtype_min_normal(\"fp16\")",
-       "the smallest normal value"},
-      {"dtype_min_subnormal", {kString}, 1, false, false, "dtypes",
-       "dtype_min_subnormal(\"fp16\")", "the smallest subnormal value"},
-      {"to_dtype", {kNumber, kString}, 2, false, false, "dtypes", "to_dtype(1e-8, \"fp16\")",
-       "x as the format stores it (nearest, subnormals, saturating fp8)"},
-      {"overflows", {kNumber, kString}, 2, false, false, "dtypes", "overflows(70000, \"fp16\")",
-       "1 when x becomes infinity in the format"},
-      {"quantize", {kNumber, kNumber, kString}, 3, false, false, "dtypes",
-       "quantize(0.3, 0.01, \"int8\")", "x / scale stored (int8: rounded, -128..127) times scale"},
-      {"clock", {kMachine}, 1, false, false, "machines", "clock(h200)", "a machine's clock, Hz"},
-      {"predicted_time", {kSubject}, 1, false, true, "time", "predicted_time(plan)",
-       "the roofline over the simulated traffic, seconds (a GPU kernel's compute bound counts "
-       "the SMs its blocks reach)"},
-      {"bound", {kSubject}, 1, false, true, "time", "bound(plan)",
-       "the roofline's binding bound (\"compute\", \"L2\", \"DRAM\")"},
-      {"fastest", {kSubjectList}, 1, false, true, "time", "fastest([plan, plan_t])",
-       "the id whose predicted time is least"},
-      {"source", {kSubject, kString}, 2, false, false, "code", "source(plan, \"cuda\")",
-       "the current kernel's generated code: \"cuda\", \"cpp\" or \"pseudo\""},
-      {"count", {kString, kString}, 2, false, false, "code",
-       "count(source(plan, \"cuda\"), \"__syncthreads\")", "occurrences of the part in the text"},
-      {"depends", {kOp, kOp}, 2, true, false, "graph", "depends(relu0, matmul0)",
-       "1 when op A reads, through any path, what op B writes"},
-      {"critical_flops", {kSubject}, 0, true, false, "graph", "critical_flops(m)",
-       "FLOPs on the heaviest dependency chain of a model"},
-      {"passes", {kSubject}, 1, false, false, "compilers", "passes(plan)",
-       "the compiler pass of each applied step, runs of one pass merged"},
-  };
-  return kFunctions;
-}
-
-}  // namespace
-
-std::vector<CheckFunctionInfo> check_functions() {
-  std::vector<CheckFunctionInfo> out;
-  for (const FunctionSpec& f : functions())
-    out.push_back({f.name, f.group, f.example, f.help, f.required, f.args.size(), f.model_kw,
-                   f.machine_kw});
-  return out;
-}
-
-std::string check_function_reference() {
-  std::vector<std::string> groups;  // in the table's order
-  for (const FunctionSpec& f : functions())
-    if (std::find(groups.begin(), groups.end(), f.group) == groups.end()) groups.push_back(f.group);
-  size_t width = 0;
-  for (const FunctionSpec& f : functions()) width = std::max(width, std::string(f.example).size());
-  width = std::min<size_t>(width, 34);
-  std::string out =
-      "The check language's functions (a check is EXPR OP EXPR [within TOL], OP one of == != < "
-      "<= > >=):\n";
-  for (const std::string& g : groups) {
-    out += "\n" + g + "\n";
-    for (const FunctionSpec& f : functions()) {
-      if (f.group != g) continue;
-      std::string ex = f.example;
-      out += "  " + ex;
-      out += ex.size() < width ? std::string(width - ex.size(), ' ') : "\n  " + std::string(width, ' ');
-      out += "  " + std::string(f.help);
-      if (f.model_kw || f.machine_kw)
-        out += std::string(" [") + (f.model_kw ? "model=" : "") +
-               (f.model_kw && f.machine_kw ? ", " : "") + (f.machine_kw ? "machine=" : "") + "]";
-      out += "\n";
-    }
-  }
-  return out;
-}
-
-namespace {
-
-const FunctionSpec* find_function(const std::string& name) {
-  for (const FunctionSpec& f : functions())
-    if (name == f.name) return &f;
-  return nullptr;
-}
 
 std::vector<std::string> op_names(const graph::Graph& g) {
   std::vector<std::string> v;

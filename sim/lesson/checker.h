@@ -7,7 +7,8 @@
 // Evaluation then only computes.
 //
 // Values a check can read: the functions of the check language, one row each in checker.cpp's
-// table (name, argument kinds, group, example, help); check_function_reference() prints them
+// table (check_functions.h: name, argument kinds, group, example, help); check_function_reference()
+// prints them
 // (`tilescope-cli lesson functions`). `model=` and `machine=` keywords override the block's. In a
 // checkpoint block, `learner` is a subject like a steps id: the learner's own model and schedule
 // (LearnerState), bound for the evaluation of that block only.
@@ -67,16 +68,6 @@ struct SimResult {
 // block_order, split_k: Halide's rfactor is a schedule directive too); "" for an unknown name.
 std::string compiler_pass(std::string_view step_name);
 
-// A function of the check language, as its table row describes it.
-struct CheckFunctionInfo {
-  std::string name, group, example, help;
-  size_t min_args = 0, max_args = 0;  // positional arguments
-  bool model_kw = false, machine_kw = false;
-};
-std::vector<CheckFunctionInfo> check_functions();
-// The reference of the check language, generated from the table: each group's functions with an
-// example, what it returns and the keywords it takes.
-std::string check_function_reference();
 
 // The learner's own state, as a checkpoint sees it: the model in their editor and its schedule at
 // the history cursor (in the app, the workbench's; headless, a solution or a starting model).

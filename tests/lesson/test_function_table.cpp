@@ -3,6 +3,7 @@
 // number of arguments, and it evaluates in a lesson that defines the names the examples use (so
 // the reference `tilescope-cli lesson functions` prints shows calls that work); the reference
 // names every function.
+#include "sim/lesson/check_functions.h"
 #include "sim/lesson/check_language.h"
 #include "sim/lesson/checker.h"
 #include "sim/lesson/lesson.h"
