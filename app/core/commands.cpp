@@ -12,6 +12,7 @@
 #include "sim/pipeline.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -139,281 +140,520 @@ std::string check_window_size(double w, double h) {
   return {};
 }
 
+namespace {
+
+// [SECTION] The verbs
+
+// The command language's verbs: each row parses the words after its verb into a Command. The
+// unknown-verb message lists the rows' verbs, and command_reference() prints the help rows below,
+// so neither drifts from what parse_command accepts (a test holds the two tables together).
+struct VerbRow {
+  std::array<std::string_view, 5> verbs;  // the verbs the row parses ("" fills the rest)
+  void (*parse)(Command& c, std::string_view verb, std::string_view& rest);
+};
+
+constexpr VerbRow kVerbRows[] = {
+    {{"set-model-file"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::SetModelFile;
+       c.text = require_rest(rest, verb, "a file path");
+     }},
+    {{"set-model-text", "edit-model-text"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = verb == "set-model-text" ? CommandKind::SetModelText : CommandKind::EditModelText;
+       c.text = unescape(trim(rest));
+     }},
+    {{"replace-line"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::ReplaceLine;
+       c.a = parse_positive_int(take_word(rest), "line number", verb);
+       c.text = unescape(rest);
+     }},
+    {{"select-op", "select-tensor"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = verb == "select-op" ? CommandKind::SelectOp : CommandKind::SelectTensor;
+       c.text = std::string(take_word(rest));
+       if (c.text.empty()) throw CommandError(std::string(verb) + ": needs a name");
+       expect_end(rest, verb);
+     }},
+    {{"clear-selection", "fit", "quit"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = verb == "fit"    ? CommandKind::Fit
+                : verb == "quit" ? CommandKind::Quit
+                                 : CommandKind::ClearSelection;
+       expect_end(rest, verb);
+     }},
+    {{"zoom"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Zoom;
+       c.a = parse_number(take_word(rest), "factor", verb);
+       if (c.a <= 0) throw CommandError("zoom: factor must be > 0, got " + fmt(c.a));
+       if (!trim(rest).empty()) {
+         c.c = parse_pixel(take_word(rest), "anchor x", verb);
+         c.d = parse_pixel(take_word(rest), "anchor y", verb);
+         c.anchored = true;
+       }
+       expect_end(rest, verb);
+     }},
+    {{"pan"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Pan;
+       c.a = parse_number(take_word(rest), "dx", verb);
+       c.b = parse_number(take_word(rest), "dy", verb);
+       expect_end(rest, verb);
+     }},
+    {{"theme"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::SetTheme;
+       c.text = std::string(take_word(rest));
+       if (!theme_from_name(c.text)) {
+         throw CommandError("theme: unknown theme '" + c.text + "' (use light, dark or projector)");
+       }
+       expect_end(rest, verb);
+     }},
+    {{"screenshot", "screenshot-screen"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = verb == "screenshot" ? CommandKind::Screenshot : CommandKind::ScreenshotScreen;
+       c.text = require_rest(rest, verb, "an output .png path");
+     }},
+    {{"wait-frames"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::WaitFrames;
+       c.a = parse_positive_int(take_word(rest), "frame count", verb);
+       expect_end(rest, verb);
+     }},
+    {{"click"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Click;
+       c.a = parse_pixel(take_word(rest), "x", verb);
+       c.b = parse_pixel(take_word(rest), "y", verb);
+       expect_end(rest, verb);
+     }},
+    {{"click-node"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::ClickNode;
+       c.text = std::string(take_word(rest));
+       if (c.text.empty()) throw CommandError("click-node: needs a node name");
+       expect_end(rest, verb);
+     }},
+    {{"drag"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Drag;
+       c.a = parse_pixel(take_word(rest), "x1", verb);
+       c.b = parse_pixel(take_word(rest), "y1", verb);
+       c.c = parse_pixel(take_word(rest), "x2", verb);
+       c.d = parse_pixel(take_word(rest), "y2", verb);
+       expect_end(rest, verb);
+     }},
+    {{"scroll"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Scroll;
+       c.a = parse_pixel(take_word(rest), "x", verb);
+       c.b = parse_pixel(take_word(rest), "y", verb);
+       c.c = parse_number(take_word(rest), "notches", verb);
+       if (std::abs(c.c) > 100) throw CommandError("scroll: notches must be from -100 to 100");
+       expect_end(rest, verb);
+     }},
+    {{"key"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Key;
+       c.text = std::string(take_word(rest));
+       if (!parse_key_chord(c.text)) {
+         throw CommandError(
+             "key: expected a letter or digit such as F or 2, or a key name (Left, "
+             "Right, Up, Down, Enter, Escape, Tab, Space, Backspace, F1-F12) with "
+             "optional Ctrl+, Alt+, Shift+; got '" +
+             c.text + "'");
+       }
+       if (c.text.size() == 1)
+         c.text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(c.text[0])));
+       expect_end(rest, verb);
+     }},
+    {{"wait-resize"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::WaitResize;
+       const std::string_view word = take_word(rest);
+       c.a = word.empty() ? 30.0 : parse_number(word, "seconds", verb);
+       if (c.a <= 0 || c.a > 3600) throw CommandError("wait-resize: expected 0 to 3600 seconds");
+       expect_end(rest, verb);
+     }},
+    {{"wait-seconds"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::WaitSeconds;
+       c.a = parse_number(take_word(rest), "seconds", verb);
+       if (c.a < 0 || c.a > 3600) throw CommandError("wait-seconds: expected 0 to 3600 seconds");
+       expect_end(rest, verb);
+     }},
+    {{"type"},
+     [](Command& c, std::string_view /*verb*/, std::string_view& rest) {
+       c.kind = CommandKind::Type;
+       c.text = unescape(trim(rest));
+       if (c.text.empty()) throw CommandError("type: needs the text to type");
+     }},
+    {{"resize"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Resize;
+       c.a = parse_positive_int(take_word(rest), "width", verb);
+       c.b = parse_positive_int(take_word(rest), "height", verb);
+       if (std::string e = check_window_size(c.a, c.b); !e.empty()) throw CommandError(e);
+       expect_end(rest, verb);
+     }},
+    {{"view"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::SetView;
+       c.text = std::string(take_word(rest));
+       if (!view_tab_from_name(c.text)) {
+         throw CommandError("view: unknown view '" + c.text +
+                            "' (use graph, schedule, tiles, memory, roofline, timings or lessons)");
+       }
+       expect_end(rest, verb);
+     }},
+    {{"apply"},
+     [](Command& c, std::string_view /*verb*/, std::string_view& rest) {
+       c.kind = CommandKind::Apply;
+       std::string_view steps = trim(rest);
+       if (steps.size() >= 2 && steps.front() == '"' && steps.back() == '"')
+         steps = steps.substr(1, steps.size() - 2);
+       c.text = unescape(steps);
+       if (trim(c.text).empty()) throw CommandError("apply: needs a step such as \"tile(i, 16)\"");
+     }},
+    {{"simulate", "run-cpu"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = verb == "simulate" ? CommandKind::Simulate : CommandKind::RunCpu;
+       c.text = std::string(take_word(rest));
+       if (!c.text.empty() && c.text != "anyway")
+         throw CommandError(std::string(verb) +
+                            ": expected nothing or 'anyway' (start a long job), got '" + c.text + "'");
+       expect_end(rest, verb);
+     }},
+    {{"run-gpu"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::RunGpu;
+       expect_end(rest, verb);
+     }},
+    {{"undo", "redo", "cancel", "wait-jobs"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = verb == "undo"     ? CommandKind::Undo
+                : verb == "redo"   ? CommandKind::Redo
+                : verb == "cancel" ? CommandKind::Cancel
+                                   : CommandKind::WaitJobs;
+       expect_end(rest, verb);
+     }},
+    {{"goto-step"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::GoToStep;
+       const double n = parse_number(take_word(rest), "entry", verb);
+       if (n < 0 || n != std::floor(n) || n > 1e6)
+         throw CommandError("goto-step: entry must be a whole number >= 0");
+       c.a = n;
+       expect_end(rest, verb);
+     }},
+    {{"tiles"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Tiles;
+       c.text = std::string(take_word(rest));
+       if (c.text == "seek" || c.text == "speed") {
+         c.a = parse_number(take_word(rest), c.text == "seek" ? "frame" : "frames per second", verb);
+       } else if (c.text == "record") {
+         const std::string_view more = take_word(rest);
+         if (more == "anyway") {
+           c.text = "record anyway";
+         } else if (!more.empty()) {
+           throw CommandError("tiles record: expected nothing or 'anyway', got '" + std::string(more) +
+                              "'");
+         }
+       } else if (c.text == "gpu") {
+         const std::string_view v = take_word(rest);
+         if (v != "on" && v != "off")
+           throw CommandError("tiles gpu: expected on or off, got '" + std::string(v) + "'");
+         c.a = v == "on" ? 1 : 0;
+       } else if (c.text == "block" || c.text == "warp") {
+         c.a = parse_number(take_word(rest), c.text == "block" ? "block (launch index)" : "warp",
+                            verb);
+         if (c.a < 0 || c.a != std::floor(c.a) || c.a > 1e9)
+           throw CommandError("tiles " + c.text + ": expected a whole number >= 0");
+       } else if (c.text != "play" && c.text != "pause" && c.text != "step" && c.text != "back") {
+         throw CommandError(
+             "tiles: expected record, play, pause, step, back, seek N, speed X, gpu on|off, "
+             "block N or warp N, got '" + c.text + "'");
+       }
+       expect_end(rest, verb);
+     }},
+    {{"present"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Present;
+       c.text = std::string(take_word(rest));
+       if (!c.text.empty() && c.text != "on" && c.text != "off")
+         throw CommandError("present: expected on, off or nothing (toggle), got '" + c.text + "'");
+       expect_end(rest, verb);
+     }},
+    {{"lesson"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Lesson;
+       c.text = unescape(require_rest(rest, verb,
+                                      "open, next, prev, goto, focus, draft, predict, "
+                                      "reveal, apply, show-me, load-model, "
+                                      "restore-model, reset, panel, close or reload"));
+       if (std::string e = check_lesson_command(c.text); !e.empty()) throw CommandError(e);
+     }},
+    {{"start-here"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::StartHere;
+       c.text = std::string(take_word(rest));
+       if (c.text != "on" && c.text != "off")
+         throw CommandError("start-here: expected on or off, got '" + c.text + "'");
+       expect_end(rest, verb);
+     }},
+    {{"teacher"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Teacher;
+       c.text = std::string(take_word(rest));
+       if (!c.text.empty() && c.text != "on" && c.text != "off")
+         throw CommandError("teacher: expected on, off or nothing (toggle), got '" + c.text + "'");
+       expect_end(rest, verb);
+     }},
+    {{"write-state", "write-frame-text", "write-layout", "open-session", "drop"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = verb == "write-state"        ? CommandKind::WriteState
+                : verb == "write-frame-text" ? CommandKind::WriteFrameText
+                : verb == "write-layout"     ? CommandKind::WriteLayout
+                : verb == "open-session"     ? CommandKind::OpenSession
+                                             : CommandKind::Drop;
+       c.text = require_rest(rest, verb, "a file path");
+     }},
+    {{"save-model", "save-session"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = verb == "save-model" ? CommandKind::SaveModel : CommandKind::SaveSession;
+       c.text = std::string(trim(rest));
+     }},
+    {{"ui-scale"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::UiScale;
+       c.a = parse_number(take_word(rest), "scale", verb);
+       if (!(c.a >= kMinUiScale && c.a <= kMaxUiScale))
+         throw CommandError("ui-scale: expected a scale from " + fmt(kMinUiScale) + " to " +
+                            fmt(kMaxUiScale) + ", got " + fmt(c.a));
+       expect_end(rest, verb);
+     }},
+    {{"files"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Files;
+       c.text = require_rest(rest, verb,
+                             "open-model, save-model, open-session, save-session, cd, name, ok or "
+                             "close");
+     }},
+    {{"palette"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Palette;
+       c.text = require_rest(rest, verb, "input, weight, add or delete and their arguments");
+     }},
+    {{"control"},
+     [](Command& c, std::string_view /*verb*/, std::string_view& rest) {
+       // Checked now against scratch controls, so a script's bad line fails before it runs.
+       c.kind = CommandKind::Control;
+       const std::string name(take_word(rest));
+       if (name.empty()) throw CommandError("control: needs a name (" + panel_control_names() + ")");
+       const std::string value = unescape(trim(rest));
+       PanelControls scratch;
+       if (std::string e = set_panel_control(scratch, name, value); !e.empty()) throw CommandError(e);
+       c.text = name + " " + value;
+     }},
+    {{"autotune"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Autotune;
+       c.text = require_rest(rest, verb, "sim, cpu, show, hide or loops A B");
+       const std::string sub = c.text.substr(0, c.text.find(' '));
+       if (sub != "sim" && sub != "cpu" && sub != "show" && sub != "hide" && sub != "loops")
+         throw CommandError("autotune: expected sim, cpu, show, hide or loops A B, got '" + sub + "'");
+     }},
+    {{"fullscreen"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Fullscreen;
+       expect_end(rest, verb);
+     }},
+    {{"memory"},
+     [](Command& c, std::string_view /*verb*/, std::string_view& rest) {
+       c.kind = CommandKind::MemoryFormula;
+       if (take_word(rest) != "formula")
+         throw CommandError("memory: expected formula LEVEL [TENSOR] or formula off");
+       c.text = std::string(trim(rest));
+       if (c.text.empty())
+         throw CommandError(
+             "memory formula: needs a level such as L1 (then optionally a tensor), or off");
+     }},
+    {{"machine"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::SetMachine;
+       c.text = std::string(take_word(rest));
+       if (c.text.empty()) throw CommandError("machine: needs a preset name such as host or h200");
+       expect_end(rest, verb);
+     }},
+};
+
+struct HelpRow {
+  std::string_view usage;  // the verb first: "zoom FACTOR [X Y]"
+  std::string_view help;
+};
+
+constexpr HelpRow kHelpRows[] = {
+    {"set-model-file PATH",
+     "open a model file (parsed at once)"},
+    {"set-model-text TEXT",
+     "replace the model text; \"\\n\" in TEXT is a newline (parsed at once)"},
+    {"edit-model-text TEXT",
+     "as set-model-text, but parsed after the typing debounce (the editor)"},
+    {"replace-line N TEXT",
+     "replace line N (1-based) of the model text (parsed at once)"},
+    {"select-op NAME",
+     "select an op (the inspector shows it)"},
+    {"select-tensor NAME",
+     "select a graph input, weight or output tensor"},
+    {"clear-selection",
+     "clear the selection"},
+    {"zoom FACTOR [X Y]",
+     "multiply the canvas zoom, about canvas point X Y (default: the centre)"},
+    {"pan DX DY",
+     "move the canvas content by DX DY pixels"},
+    {"fit",
+     "fit the whole graph in the canvas (key F)"},
+    {"theme light|dark|projector",
+     "the colour theme"},
+    {"screenshot FILE",
+     "save a PNG of the window after the next frame renders"},
+    {"screenshot-screen FILE",
+     "save a PNG of what the display shows in the window, read back from the X server after the frame is presented (what a user sees)"},
+    {"wait-frames N",
+     "let N frames pass before the next script line"},
+    {"wait-seconds S",
+     "let S seconds pass (e.g. the typing debounce) before the next line"},
+    {"wait-resize [SECONDS]",
+     "let frames pass until the window's size differs from the one the last wait-resize saw (at first: the script's first frame's): a window manager's maximise, xdotool from outside, F11; an error after SECONDS (30)"},
+    {"resize W H",
+     "resize the window (each side 16 to 8192 pixels)"},
+    {"click X Y",
+     "click the left button at window pixel X Y (as a user would)"},
+    {"click-node NAME",
+     "click the centre of a graph node (op or tensor) on the canvas"},
+    {"drag X1 Y1 X2 Y2",
+     "drag with the left button from one window pixel to another"},
+    {"scroll X Y NOTCHES",
+     "turn the wheel at window pixel X Y (positive zooms in)"},
+    {"key K",
+     "press and release a key: a letter or digit (F: fit), or Left, Right, Up, Down, Home, End, PageUp, PageDown, Enter, Escape, Tab, Space, Backspace, Delete, F1-F12, with Ctrl+, Alt+, Shift+ in front (Alt+Right: the next lesson step)"},
+    {"type TEXT",
+     "type TEXT into the focused widget (\"\\n\" is Enter)"},
+    {"quit",
+     "close the app"},
+    {"view graph|schedule|tiles|memory|roofline|timings|lessons",
+     "show a centre view (keys 1-7)"},
+    {"apply STEPS",
+     "apply schedule steps, e.g. apply \"tile(i, 16)\" (quotes optional)"},
+    {"undo",
+     "step back in the schedule history (Ctrl+Z)"},
+    {"redo",
+     "step forward in the schedule history (Ctrl+Y)"},
+    {"goto-step N",
+     "go to history entry N (0 = the default lowering)"},
+    {"machine NAME",
+     "machine preset for the memory simulation (host, h200, tiny, ...)"},
+    {"simulate [anyway]",
+     "simulate the current kernel's trace on the machine (background); sized first: a run longer than ~10 s waits for `simulate anyway`, one that cannot fit in memory is refused with what it needs"},
+    {"run-cpu [anyway]",
+     "JIT-compile, verify and time the current kernel on this CPU (sized as simulate)"},
+    {"run-gpu",
+     "run the current kernel on this computer's GPU (NVRTC, verified, timed beside cuBLAS) through the GPU bench; needs the CUDA build"},
+    {"cancel",
+     "cancel the background jobs"},
+    {"wait-jobs",
+     "let frames pass until no background job is running (the lesson player's included)"},
+    {"present [on|off]",
+     "presentation mode (F5): one large view; arrows step the history"},
+    {"fullscreen",
+     "toggle a full-screen window (F11)"},
+    {"tiles record [anyway]|play|pause|step|back|seek N|speed X",
+     "record (sized as simulate) or drive the Tiles animation"},
+    {"memory formula LEVEL [TENSOR]|off",
+     "the Memory view's \"why this number\" popup: the analytic formula of LEVEL's misses (of TENSOR), or main memory's bytes"},
+    {"autotune sim|cpu|show|hide",
+     "sweep two tile sizes: predicted on the machine or timed on this CPU (background); show or hide the sweep in the Timings view"},
+    {"autotune loops A B|auto",
+     "the two loops to sweep (default: the two innermost)"},
+    {"palette input NAME DIMS [dtype]",
+     "add a graph input `NAME: [DIMS]` to the model text"},
+    {"palette weight NAME DIMS [dtype]",
+     "add a weight `NAME: [DIMS] weight`"},
+    {"palette add OP A [B [C]] [key=value ...] [as NAME]",
+     "append `t1 = OP(A, ...)` (graph_edit.h)"},
+    {"palette delete NAME",
+     "remove the line defining NAME when nothing uses it"},
+    {"palette pick NAME / unpick",
+     "choose operands B, C after the selection (Shift+click)"},
+    {"control NAME [VALUE]",
+     "set a side panel's control (panel_controls.h), e.g. control schedule.tile-log2 5, control palette.open on, control timings.report 2; a text VALUE may be empty"},
+    {"lesson open N|ID | next | prev | goto STEP | focus ID | draft ID TEXT | predict ID INPUT | show-answer ID | tries N | reveal [ID] | apply STEPS_ID | show-me CHECKPOINT_ID | load-model ID | restore-model | reset [ID] | panel text|model | close | reload",
+     "the lesson player (lesson_player.h); show-answer gives up (the answer shown, graded as revealed); tries N is 0 to 5"},
+    {"teacher [on|off]",
+     "teacher mode: predict answers visible (a toggle when bare)"},
+    {"start-here on|off",
+     "the \"New to tilescope?\" card shown or dismissed"},
+    {"write-state FILE",
+     "write the state JSON (as --state-json) after the next frame"},
+    {"write-frame-text FILE",
+     "write every text the next frame draws, as drawn (masked), one per line: what a test asserts is nowhere on screen"},
+    {"write-layout FILE",
+     "write the layout JSON (as --layout-json) after the next frame, with the texts it cut off at their clip rectangle"},
+    {"ui-scale X",
+     "scale the UI's type (0.75 to 2.5; fonts re-rasterised at that size)"},
+    {"save-model [FILE]",
+     "save the model text (to its own file when FILE is left out)"},
+    {"open-session FILE",
+     "open a session file (a hand-out: model, steps, machine, view, lesson)"},
+    {"save-session [FILE]",
+     "save the session to FILE (a hand-out); bare: keep this work as the autosaved session (after --model, which leaves it alone)"},
+    {"drop FILE",
+     "a file dropped on the window: .json opens as a session, else a model"},
+    {"files open-model|save-model|open-session|save-session [DIR] | cd DIR | name TEXT | ok | close",
+     "the in-app file browser (files.h)"},
+};
+
+}  // namespace
+
 // [SECTION] Parsing and printing
+
+std::vector<std::string> command_verbs() {
+  std::vector<std::string> out;
+  for (const VerbRow& row : kVerbRows)
+    for (std::string_view v : row.verbs)
+      if (!v.empty()) out.emplace_back(v);
+  return out;
+}
+
+std::string command_reference() {
+  std::string out;
+  for (const HelpRow& row : kHelpRows) {
+    out += "  " + std::string(row.usage);
+    out += row.usage.size() < 28 ? std::string(28 - row.usage.size(), ' ') : "\n" + std::string(30, ' ');
+    out += std::string(row.help) + "\n";
+  }
+  return out;
+}
 
 Command parse_command(std::string_view line) {
   std::string_view rest = line;
   const std::string_view verb = take_word(rest);
-  Command c;
-  if (verb == "set-model-file") {
-    c.kind = CommandKind::SetModelFile;
-    c.text = require_rest(rest, verb, "a file path");
-  } else if (verb == "set-model-text" || verb == "edit-model-text") {
-    c.kind = verb == "set-model-text" ? CommandKind::SetModelText : CommandKind::EditModelText;
-    c.text = unescape(trim(rest));
-  } else if (verb == "replace-line") {
-    c.kind = CommandKind::ReplaceLine;
-    c.a = parse_positive_int(take_word(rest), "line number", verb);
-    c.text = unescape(rest);
-  } else if (verb == "select-op" || verb == "select-tensor") {
-    c.kind = verb == "select-op" ? CommandKind::SelectOp : CommandKind::SelectTensor;
-    c.text = std::string(take_word(rest));
-    if (c.text.empty()) throw CommandError(std::string(verb) + ": needs a name");
-    expect_end(rest, verb);
-  } else if (verb == "clear-selection" || verb == "fit" || verb == "quit") {
-    c.kind = verb == "fit"    ? CommandKind::Fit
-             : verb == "quit" ? CommandKind::Quit
-                              : CommandKind::ClearSelection;
-    expect_end(rest, verb);
-  } else if (verb == "zoom") {
-    c.kind = CommandKind::Zoom;
-    c.a = parse_number(take_word(rest), "factor", verb);
-    if (c.a <= 0) throw CommandError("zoom: factor must be > 0, got " + fmt(c.a));
-    if (!trim(rest).empty()) {
-      c.c = parse_pixel(take_word(rest), "anchor x", verb);
-      c.d = parse_pixel(take_word(rest), "anchor y", verb);
-      c.anchored = true;
-    }
-    expect_end(rest, verb);
-  } else if (verb == "pan") {
-    c.kind = CommandKind::Pan;
-    c.a = parse_number(take_word(rest), "dx", verb);
-    c.b = parse_number(take_word(rest), "dy", verb);
-    expect_end(rest, verb);
-  } else if (verb == "theme") {
-    c.kind = CommandKind::SetTheme;
-    c.text = std::string(take_word(rest));
-    if (!theme_from_name(c.text)) {
-      throw CommandError("theme: unknown theme '" + c.text + "' (use light, dark or projector)");
-    }
-    expect_end(rest, verb);
-  } else if (verb == "screenshot" || verb == "screenshot-screen") {
-    c.kind = verb == "screenshot" ? CommandKind::Screenshot : CommandKind::ScreenshotScreen;
-    c.text = require_rest(rest, verb, "an output .png path");
-  } else if (verb == "wait-frames") {
-    c.kind = CommandKind::WaitFrames;
-    c.a = parse_positive_int(take_word(rest), "frame count", verb);
-    expect_end(rest, verb);
-  } else if (verb == "click") {
-    c.kind = CommandKind::Click;
-    c.a = parse_pixel(take_word(rest), "x", verb);
-    c.b = parse_pixel(take_word(rest), "y", verb);
-    expect_end(rest, verb);
-  } else if (verb == "click-node") {
-    c.kind = CommandKind::ClickNode;
-    c.text = std::string(take_word(rest));
-    if (c.text.empty()) throw CommandError("click-node: needs a node name");
-    expect_end(rest, verb);
-  } else if (verb == "drag") {
-    c.kind = CommandKind::Drag;
-    c.a = parse_pixel(take_word(rest), "x1", verb);
-    c.b = parse_pixel(take_word(rest), "y1", verb);
-    c.c = parse_pixel(take_word(rest), "x2", verb);
-    c.d = parse_pixel(take_word(rest), "y2", verb);
-    expect_end(rest, verb);
-  } else if (verb == "scroll") {
-    c.kind = CommandKind::Scroll;
-    c.a = parse_pixel(take_word(rest), "x", verb);
-    c.b = parse_pixel(take_word(rest), "y", verb);
-    c.c = parse_number(take_word(rest), "notches", verb);
-    if (std::abs(c.c) > 100) throw CommandError("scroll: notches must be from -100 to 100");
-    expect_end(rest, verb);
-  } else if (verb == "key") {
-    c.kind = CommandKind::Key;
-    c.text = std::string(take_word(rest));
-    if (!parse_key_chord(c.text)) {
-      throw CommandError(
-          "key: expected a letter or digit such as F or 2, or a key name (Left, "
-          "Right, Up, Down, Enter, Escape, Tab, Space, Backspace, F1-F12) with "
-          "optional Ctrl+, Alt+, Shift+; got '" +
-          c.text + "'");
-    }
-    if (c.text.size() == 1)
-      c.text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(c.text[0])));
-    expect_end(rest, verb);
-  } else if (verb == "wait-resize") {
-    c.kind = CommandKind::WaitResize;
-    const std::string_view word = take_word(rest);
-    c.a = word.empty() ? 30.0 : parse_number(word, "seconds", verb);
-    if (c.a <= 0 || c.a > 3600) throw CommandError("wait-resize: expected 0 to 3600 seconds");
-    expect_end(rest, verb);
-  } else if (verb == "wait-seconds") {
-    c.kind = CommandKind::WaitSeconds;
-    c.a = parse_number(take_word(rest), "seconds", verb);
-    if (c.a < 0 || c.a > 3600) throw CommandError("wait-seconds: expected 0 to 3600 seconds");
-    expect_end(rest, verb);
-  } else if (verb == "type") {
-    c.kind = CommandKind::Type;
-    c.text = unescape(trim(rest));
-    if (c.text.empty()) throw CommandError("type: needs the text to type");
-  } else if (verb == "resize") {
-    c.kind = CommandKind::Resize;
-    c.a = parse_positive_int(take_word(rest), "width", verb);
-    c.b = parse_positive_int(take_word(rest), "height", verb);
-    if (std::string e = check_window_size(c.a, c.b); !e.empty()) throw CommandError(e);
-    expect_end(rest, verb);
-  } else if (verb == "view") {
-    c.kind = CommandKind::SetView;
-    c.text = std::string(take_word(rest));
-    if (!view_tab_from_name(c.text)) {
-      throw CommandError("view: unknown view '" + c.text +
-                         "' (use graph, schedule, tiles, memory, roofline, timings or lessons)");
-    }
-    expect_end(rest, verb);
-  } else if (verb == "apply") {
-    c.kind = CommandKind::Apply;
-    std::string_view steps = trim(rest);
-    if (steps.size() >= 2 && steps.front() == '"' && steps.back() == '"')
-      steps = steps.substr(1, steps.size() - 2);
-    c.text = unescape(steps);
-    if (trim(c.text).empty()) throw CommandError("apply: needs a step such as \"tile(i, 16)\"");
-  } else if (verb == "simulate" || verb == "run-cpu") {
-    c.kind = verb == "simulate" ? CommandKind::Simulate : CommandKind::RunCpu;
-    c.text = std::string(take_word(rest));
-    if (!c.text.empty() && c.text != "anyway")
-      throw CommandError(std::string(verb) +
-                         ": expected nothing or 'anyway' (start a long job), got '" + c.text + "'");
-    expect_end(rest, verb);
-  } else if (verb == "run-gpu") {
-    c.kind = CommandKind::RunGpu;
-    expect_end(rest, verb);
-  } else if (verb == "undo" || verb == "redo" || verb == "cancel" || verb == "wait-jobs") {
-    c.kind = verb == "undo"     ? CommandKind::Undo
-             : verb == "redo"   ? CommandKind::Redo
-             : verb == "cancel" ? CommandKind::Cancel
-                                : CommandKind::WaitJobs;
-    expect_end(rest, verb);
-  } else if (verb == "goto-step") {
-    c.kind = CommandKind::GoToStep;
-    const double n = parse_number(take_word(rest), "entry", verb);
-    if (n < 0 || n != std::floor(n) || n > 1e6)
-      throw CommandError("goto-step: entry must be a whole number >= 0");
-    c.a = n;
-    expect_end(rest, verb);
-  } else if (verb == "tiles") {
-    c.kind = CommandKind::Tiles;
-    c.text = std::string(take_word(rest));
-    if (c.text == "seek" || c.text == "speed") {
-      c.a = parse_number(take_word(rest), c.text == "seek" ? "frame" : "frames per second", verb);
-    } else if (c.text == "record") {
-      const std::string_view more = take_word(rest);
-      if (more == "anyway") {
-        c.text = "record anyway";
-      } else if (!more.empty()) {
-        throw CommandError("tiles record: expected nothing or 'anyway', got '" + std::string(more) +
-                           "'");
+  if (verb.empty()) throw CommandError("empty command");
+  for (const VerbRow& row : kVerbRows)
+    for (std::string_view v : row.verbs)
+      if (!v.empty() && v == verb) {
+        Command c;
+        row.parse(c, verb, rest);
+        return c;
       }
-    } else if (c.text == "gpu") {
-      const std::string_view v = take_word(rest);
-      if (v != "on" && v != "off")
-        throw CommandError("tiles gpu: expected on or off, got '" + std::string(v) + "'");
-      c.a = v == "on" ? 1 : 0;
-    } else if (c.text == "block" || c.text == "warp") {
-      c.a = parse_number(take_word(rest), c.text == "block" ? "block (launch index)" : "warp",
-                         verb);
-      if (c.a < 0 || c.a != std::floor(c.a) || c.a > 1e9)
-        throw CommandError("tiles " + c.text + ": expected a whole number >= 0");
-    } else if (c.text != "play" && c.text != "pause" && c.text != "step" && c.text != "back") {
-      throw CommandError(
-          "tiles: expected record, play, pause, step, back, seek N, speed X, gpu on|off, "
-          "block N or warp N, got '" + c.text + "'");
-    }
-    expect_end(rest, verb);
-  } else if (verb == "present") {
-    c.kind = CommandKind::Present;
-    c.text = std::string(take_word(rest));
-    if (!c.text.empty() && c.text != "on" && c.text != "off")
-      throw CommandError("present: expected on, off or nothing (toggle), got '" + c.text + "'");
-    expect_end(rest, verb);
-  } else if (verb == "lesson") {
-    c.kind = CommandKind::Lesson;
-    c.text = unescape(require_rest(rest, verb,
-                                   "open, next, prev, goto, focus, draft, predict, "
-                                   "reveal, apply, show-me, load-model, "
-                                   "restore-model, reset, panel, close or reload"));
-    if (std::string e = check_lesson_command(c.text); !e.empty()) throw CommandError(e);
-  } else if (verb == "start-here") {
-    c.kind = CommandKind::StartHere;
-    c.text = std::string(take_word(rest));
-    if (c.text != "on" && c.text != "off")
-      throw CommandError("start-here: expected on or off, got '" + c.text + "'");
-    expect_end(rest, verb);
-  } else if (verb == "teacher") {
-    c.kind = CommandKind::Teacher;
-    c.text = std::string(take_word(rest));
-    if (!c.text.empty() && c.text != "on" && c.text != "off")
-      throw CommandError("teacher: expected on, off or nothing (toggle), got '" + c.text + "'");
-    expect_end(rest, verb);
-  } else if (verb == "write-state" || verb == "write-frame-text" || verb == "write-layout" ||
-             verb == "open-session" || verb == "drop") {
-    c.kind = verb == "write-state"        ? CommandKind::WriteState
-             : verb == "write-frame-text" ? CommandKind::WriteFrameText
-             : verb == "write-layout"     ? CommandKind::WriteLayout
-             : verb == "open-session"     ? CommandKind::OpenSession
-                                          : CommandKind::Drop;
-    c.text = require_rest(rest, verb, "a file path");
-  } else if (verb == "save-model" || verb == "save-session") {
-    c.kind = verb == "save-model" ? CommandKind::SaveModel : CommandKind::SaveSession;
-    c.text = std::string(trim(rest));
-  } else if (verb == "ui-scale") {
-    c.kind = CommandKind::UiScale;
-    c.a = parse_number(take_word(rest), "scale", verb);
-    if (!(c.a >= kMinUiScale && c.a <= kMaxUiScale))
-      throw CommandError("ui-scale: expected a scale from " + fmt(kMinUiScale) + " to " +
-                         fmt(kMaxUiScale) + ", got " + fmt(c.a));
-    expect_end(rest, verb);
-  } else if (verb == "files") {
-    c.kind = CommandKind::Files;
-    c.text = require_rest(rest, verb,
-                          "open-model, save-model, open-session, save-session, cd, name, ok or "
-                          "close");
-  } else if (verb == "palette") {
-    c.kind = CommandKind::Palette;
-    c.text = require_rest(rest, verb, "input, weight, add or delete and their arguments");
-  } else if (verb == "control") {
-    // Checked now against scratch controls, so a script's bad line fails before it runs.
-    c.kind = CommandKind::Control;
-    const std::string name(take_word(rest));
-    if (name.empty()) throw CommandError("control: needs a name (" + panel_control_names() + ")");
-    const std::string value = unescape(trim(rest));
-    PanelControls scratch;
-    if (std::string e = set_panel_control(scratch, name, value); !e.empty()) throw CommandError(e);
-    c.text = name + " " + value;
-  } else if (verb == "autotune") {
-    c.kind = CommandKind::Autotune;
-    c.text = require_rest(rest, verb, "sim, cpu, show, hide or loops A B");
-    const std::string sub = c.text.substr(0, c.text.find(' '));
-    if (sub != "sim" && sub != "cpu" && sub != "show" && sub != "hide" && sub != "loops")
-      throw CommandError("autotune: expected sim, cpu, show, hide or loops A B, got '" + sub + "'");
-  } else if (verb == "fullscreen") {
-    c.kind = CommandKind::Fullscreen;
-    expect_end(rest, verb);
-  } else if (verb == "memory") {
-    c.kind = CommandKind::MemoryFormula;
-    if (take_word(rest) != "formula")
-      throw CommandError("memory: expected formula LEVEL [TENSOR] or formula off");
-    c.text = std::string(trim(rest));
-    if (c.text.empty())
-      throw CommandError(
-          "memory formula: needs a level such as L1 (then optionally a tensor), or off");
-  } else if (verb == "machine") {
-    c.kind = CommandKind::SetMachine;
-    c.text = std::string(take_word(rest));
-    if (c.text.empty()) throw CommandError("machine: needs a preset name such as host or h200");
-    expect_end(rest, verb);
-  } else if (verb.empty()) {
-    throw CommandError("empty command");
-  } else {
-    throw CommandError("unknown command '" + std::string(verb) +
-                       "' (known: set-model-file, set-model-text, edit-model-text, replace-line, "
-                       "select-op, select-tensor, clear-selection, zoom, pan, fit, theme, "
-                       "screenshot, screenshot-screen, wait-frames, wait-seconds, wait-resize, resize, click, click-node, drag, "
-                       "scroll, key, type, quit, view, apply, undo, redo, goto-step, "
-                       "machine, simulate, run-cpu, run-gpu, cancel, wait-jobs, palette, autotune, "
-                       "control, lesson, teacher)");
-  }
-  return c;
+  std::string known;
+  for (const std::string& v : command_verbs()) known += (known.empty() ? "" : ", ") + v;
+  throw CommandError("unknown command '" + std::string(verb) + "' (known: " + known + ")");
 }
+
 
 std::string command_to_string(const Command& c) {
   switch (c.kind) {
