@@ -254,7 +254,7 @@ TensorData run_gemm_op(const OpContext& c) {
   c.fail("the evaluator does not know this op kind");
 }
 
-// Element by element: arithmetic, activations, their gradients, the SGD update.
+// Element by element: arithmetic, activations, their gradients, the MSE gradient, the SGD update.
 TensorData run_elementwise_op(const OpContext& c) {
   [[maybe_unused]] const OpAttrs& a = c.op.attrs;
   [[maybe_unused]] const Shape& os = c.out.shape;
@@ -297,6 +297,12 @@ TensorData run_elementwise_op(const OpContext& c) {
     case OpKind::TanhGrad: {  // (dy, y)
       TensorData g(n_out);
       for (size_t i = 0; i < n_out; ++i) g[i] = c.val(0)[i] * (1.0 - c.val(1)[i] * c.val(1)[i]);
+      return g;
+    }
+    case OpKind::MSELossGrad: {
+      const double scale = 2.0 / static_cast<double>(n_out);
+      TensorData g(n_out);
+      for (size_t i = 0; i < n_out; ++i) g[i] = scale * (c.val(0)[i] - c.val(1)[i]);
       return g;
     }
     case OpKind::SGDUpdate: {  // (w, dw)
@@ -459,12 +465,6 @@ TensorData run_softmax_loss_op(const OpContext& c) {
       }
       return {sum / static_cast<double>(c.val(0).size())};
     }
-    case OpKind::MSELossGrad: {
-      const double scale = 2.0 / static_cast<double>(n_out);
-      TensorData g(n_out);
-      for (size_t i = 0; i < n_out; ++i) g[i] = scale * (c.val(0)[i] - c.val(1)[i]);
-      return g;
-    }
     case OpKind::CrossEntropyLoss:
     case OpKind::CrossEntropyLossGrad: {
       const int64_t rows = c.shape(0)[0], classes = c.shape(0)[1];
@@ -576,52 +576,16 @@ TensorData run_layout_reduce_op(const OpContext& c) {
 }
 
 TensorData run_op(const OpContext& c) {
-  switch (c.op.kind) {
-    case OpKind::MatMul:
-    case OpKind::Conv2D:
-    case OpKind::Conv2DGradInput:
-    case OpKind::Conv2DGradWeight:
+  switch (op_family(c.op.kind)) {
+    case OpFamily::Gemm:
       return run_gemm_op(c);
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::ReLU:
-    case OpKind::GELU:
-    case OpKind::Sigmoid:
-    case OpKind::Tanh:
-    case OpKind::Scale:
-    case OpKind::ReLUGrad:
-    case OpKind::GELUGrad:
-    case OpKind::SigmoidGrad:
-    case OpKind::TanhGrad:
-    case OpKind::SGDUpdate:
+    case OpFamily::Elementwise:
       return run_elementwise_op(c);
-    case OpKind::MaxPool2D:
-    case OpKind::AvgPool2D:
-    case OpKind::MaxPool2DGrad:
-    case OpKind::AvgPool2DGrad:
-    case OpKind::BatchNorm:
-    case OpKind::BatchNormGrad:
-    case OpKind::BatchNormScaleGrad:
-    case OpKind::LayerNorm:
-    case OpKind::LayerNormGrad:
-    case OpKind::LayerNormGammaGrad:
+    case OpFamily::PoolNorm:
       return run_pool_norm_op(c);
-    case OpKind::Softmax:
-    case OpKind::SoftmaxGrad:
-    case OpKind::MSELoss:
-    case OpKind::MSELossGrad:
-    case OpKind::CrossEntropyLoss:
-    case OpKind::CrossEntropyLossGrad:
+    case OpFamily::SoftmaxLoss:
       return run_softmax_loss_op(c);
-    case OpKind::Reshape:
-    case OpKind::Transpose:
-    case OpKind::Concat:
-    case OpKind::Slice:
-    case OpKind::Sum:
-    case OpKind::Mean:
-    case OpKind::ReduceToShape:
-    case OpKind::BroadcastTo:
+    case OpFamily::LayoutReduce:
       return run_layout_reduce_op(c);
   }
   c.fail("the evaluator does not know this op kind");

@@ -193,7 +193,16 @@ const char* op_kind_name(OpKind k) {
 bool is_elementwise(OpKind k) {
   // BatchNorm is a per-channel affine map but broadcasts along dim 1, not by numpy rules, so a
   // fuser must treat it on its own; it is not listed here.
+  return op_family(k) == OpFamily::Elementwise;
+}
+
+OpFamily op_family(OpKind k) {
   switch (k) {
+    case OpKind::MatMul:
+    case OpKind::Conv2D:
+    case OpKind::Conv2DGradInput:
+    case OpKind::Conv2DGradWeight:
+      return OpFamily::Gemm;
     case OpKind::Add:
     case OpKind::Sub:
     case OpKind::Mul:
@@ -208,10 +217,35 @@ bool is_elementwise(OpKind k) {
     case OpKind::MSELossGrad:
     case OpKind::Scale:
     case OpKind::SGDUpdate:
-      return true;
-    default:
-      return false;
+      return OpFamily::Elementwise;
+    case OpKind::MaxPool2D:
+    case OpKind::AvgPool2D:
+    case OpKind::MaxPool2DGrad:
+    case OpKind::AvgPool2DGrad:
+    case OpKind::BatchNorm:
+    case OpKind::BatchNormGrad:
+    case OpKind::BatchNormScaleGrad:
+    case OpKind::LayerNorm:
+    case OpKind::LayerNormGrad:
+    case OpKind::LayerNormGammaGrad:
+      return OpFamily::PoolNorm;
+    case OpKind::Softmax:
+    case OpKind::SoftmaxGrad:
+    case OpKind::MSELoss:
+    case OpKind::CrossEntropyLoss:
+    case OpKind::CrossEntropyLossGrad:
+      return OpFamily::SoftmaxLoss;
+    case OpKind::Reshape:
+    case OpKind::Transpose:
+    case OpKind::Concat:
+    case OpKind::Slice:
+    case OpKind::Sum:
+    case OpKind::Mean:
+    case OpKind::ReduceToShape:
+    case OpKind::BroadcastTo:
+      return OpFamily::LayoutReduce;
   }
+  return OpFamily::LayoutReduce;  // unreachable: every kind is listed
 }
 
 bool is_backward(OpKind k) {

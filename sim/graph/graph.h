@@ -127,6 +127,11 @@ enum class OpKind {
 };
 const char* op_kind_name(OpKind);  // "MatMul", "Conv2D", ...
 bool is_elementwise(OpKind);       // same-shaped (or broadcast) map with no reduction
+// The families the reference evaluator and shape inference are written in, one function each:
+// GEMM-like (MatMul, the convolutions and their gradients), element-wise (is_elementwise),
+// pooling and normalization, softmax and the losses, layout and reductions.
+enum class OpFamily { Gemm, Elementwise, PoolNorm, SoftmaxLoss, LayoutReduce };
+OpFamily op_family(OpKind);
 bool is_backward(OpKind);
 
 struct OpAttrs {

@@ -552,52 +552,16 @@ Shape infer_layout_reduce_shape(const Op& op, const std::vector<const Tensor*>& 
 }  // namespace
 
 Shape infer_shape(const Op& op, const std::vector<const Tensor*>& in) {
-  switch (op.kind) {
-    case OpKind::MatMul:
-    case OpKind::Conv2D:
-    case OpKind::Conv2DGradInput:
-    case OpKind::Conv2DGradWeight:
+  switch (op_family(op.kind)) {
+    case OpFamily::Gemm:
       return infer_gemm_shape(op, in);
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::ReLU:
-    case OpKind::GELU:
-    case OpKind::Sigmoid:
-    case OpKind::Tanh:
-    case OpKind::Scale:
-    case OpKind::ReLUGrad:
-    case OpKind::GELUGrad:
-    case OpKind::SigmoidGrad:
-    case OpKind::TanhGrad:
-    case OpKind::SGDUpdate:
-    case OpKind::MSELossGrad:
+    case OpFamily::Elementwise:
       return infer_elementwise_shape(op, in);
-    case OpKind::MaxPool2D:
-    case OpKind::AvgPool2D:
-    case OpKind::MaxPool2DGrad:
-    case OpKind::AvgPool2DGrad:
-    case OpKind::BatchNorm:
-    case OpKind::BatchNormGrad:
-    case OpKind::BatchNormScaleGrad:
-    case OpKind::LayerNorm:
-    case OpKind::LayerNormGrad:
-    case OpKind::LayerNormGammaGrad:
+    case OpFamily::PoolNorm:
       return infer_pool_norm_shape(op, in);
-    case OpKind::Softmax:
-    case OpKind::SoftmaxGrad:
-    case OpKind::MSELoss:
-    case OpKind::CrossEntropyLoss:
-    case OpKind::CrossEntropyLossGrad:
+    case OpFamily::SoftmaxLoss:
       return infer_softmax_loss_shape(op, in);
-    case OpKind::Reshape:
-    case OpKind::Transpose:
-    case OpKind::Concat:
-    case OpKind::Slice:
-    case OpKind::Sum:
-    case OpKind::Mean:
-    case OpKind::ReduceToShape:
-    case OpKind::BroadcastTo:
+    case OpFamily::LayoutReduce:
       return infer_layout_reduce_shape(op, in);
   }
   Checker(op, in).fail("unknown op kind " + std::to_string(static_cast<int>(op.kind)));

@@ -116,14 +116,15 @@ uint64_t f4(uint64_t elements) {
 
 // The SGEMM progression. Each description follows its .cuh line by line: the warp of thread
 // `tid` is tid / 32, and a warp's lanes are its 32 consecutive threads.
+// A description's precondition on the shape: throws naming the kernel when `ok` is false.
+void need_shape(const Desc& d, bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument(d.name + ": " + what);
+}
+
 // Versions 1–3: one output per thread, plain, coalesced, then staged through shared memory.
-Desc sgemm_desc_1_to_3(int version, int M, int N, int K, const Bases& base, bool bias_relu) {
-  Desc d;
-  d.name = "sgemm_0" + std::to_string(version) + (bias_relu ? "_bias_relu" : "");
+void sgemm_desc_1_to_3(Desc& d, int version, int M, int N, int K, const Bases& base) {
   [[maybe_unused]] const uint64_t A = base.a, B = base.b, C = base.c, BIAS = base.bias;
-  auto need = [&](bool ok, const std::string& what) {
-    if (!ok) throw std::invalid_argument(d.name + ": " + what);
-  };
+  const auto need = [&](bool ok, const std::string& what) { need_shape(d, ok, what); };
   switch (version) {
     case 1: {  // 32×32 threads, threadIdx.x (the lane) walks M; one output per thread
       need(M % 32 == 0 && N % 32 == 0, "M and N must be multiples of 32");
@@ -210,18 +211,12 @@ Desc sgemm_desc_1_to_3(int version, int M, int N, int K, const Bases& base, bool
     default:
       throw std::invalid_argument("sgemm_desc_1_to_3 has no version " + std::to_string(version));
   }
-  if (bias_relu) need(version == 8, "only version 8 has the fused bias + ReLU epilogue");
-  return d;
 }
 
 // Versions 4 and 5: block tiles with several outputs per thread (1-D, then 2-D).
-Desc sgemm_desc_4_5(int version, int M, int N, int K, const Bases& base, bool bias_relu) {
-  Desc d;
-  d.name = "sgemm_0" + std::to_string(version) + (bias_relu ? "_bias_relu" : "");
+void sgemm_desc_4_5(Desc& d, int version, int M, int N, int K, const Bases& base) {
   [[maybe_unused]] const uint64_t A = base.a, B = base.b, C = base.c, BIAS = base.bias;
-  auto need = [&](bool ok, const std::string& what) {
-    if (!ok) throw std::invalid_argument(d.name + ": " + what);
-  };
+  const auto need = [&](bool ok, const std::string& what) { need_shape(d, ok, what); };
   switch (version) {
     case 4: {  // 64×64×8 tiles, 512 threads, 8 outputs down a column per thread
       need(M % 64 == 0 && N % 64 == 0 && K % 8 == 0, "M, N multiples of 64 and K of 8");
@@ -328,18 +323,12 @@ Desc sgemm_desc_4_5(int version, int M, int N, int K, const Bases& base, bool bi
     default:
       throw std::invalid_argument("sgemm_desc_4_5 has no version " + std::to_string(version));
   }
-  if (bias_relu) need(version == 8, "only version 8 has the fused bias + ReLU epilogue");
-  return d;
 }
 
 // Version 6: float4 accesses, A transposed into shared memory.
-Desc sgemm_desc_6(int version, int M, int N, int K, const Bases& base, bool bias_relu) {
-  Desc d;
-  d.name = "sgemm_0" + std::to_string(version) + (bias_relu ? "_bias_relu" : "");
+void sgemm_desc_6(Desc& d, int version, int M, int N, int K, const Bases& base) {
   [[maybe_unused]] const uint64_t A = base.a, B = base.b, C = base.c, BIAS = base.bias;
-  auto need = [&](bool ok, const std::string& what) {
-    if (!ok) throw std::invalid_argument(d.name + ": " + what);
-  };
+  const auto need = [&](bool ok, const std::string& what) { need_shape(d, ok, what); };
   switch (version) {
     case 6: {  // float4 global accesses, A transposed into shared memory, LDS.128 in the loop
       need(M % 128 == 0 && N % 128 == 0 && K % 8 == 0, "M, N multiples of 128 and K of 8");
@@ -394,18 +383,12 @@ Desc sgemm_desc_6(int version, int M, int N, int K, const Bases& base, bool bias
     default:
       throw std::invalid_argument("sgemm_desc_6 has no version " + std::to_string(version));
   }
-  if (bias_relu) need(version == 8, "only version 8 has the fused bias + ReLU epilogue");
-  return d;
 }
 
 // Versions 7 and 8: warp tiles (8 double-buffered, with the fused bias + ReLU epilogue).
-Desc sgemm_desc_7_8(int version, int M, int N, int K, const Bases& base, bool bias_relu) {
-  Desc d;
-  d.name = "sgemm_0" + std::to_string(version) + (bias_relu ? "_bias_relu" : "");
+void sgemm_desc_7_8(Desc& d, int version, int M, int N, int K, const Bases& base, bool bias_relu) {
   [[maybe_unused]] const uint64_t A = base.a, B = base.b, C = base.c, BIAS = base.bias;
-  auto need = [&](bool ok, const std::string& what) {
-    if (!ok) throw std::invalid_argument(d.name + ": " + what);
-  };
+  const auto need = [&](bool ok, const std::string& what) { need_shape(d, ok, what); };
   switch (version) {
     case 7:
     case 8: {  // warp tiles 32×64, 2×2 sub-blocks of 4×4 per thread; A padded to 132 floats a row
@@ -476,28 +459,34 @@ Desc sgemm_desc_7_8(int version, int M, int N, int K, const Bases& base, bool bi
     default:
       throw std::invalid_argument("sgemm_desc_7_8 has no version " + std::to_string(version));
   }
-  if (bias_relu) need(version == 8, "only version 8 has the fused bias + ReLU epilogue");
-  return d;
 }
 
 // The SGEMM progression (above, by version).
 Desc sgemm_desc(int version, int M, int N, int K, const Bases& base, bool bias_relu) {
+  Desc d;
+  d.name = "sgemm_0" + std::to_string(version) + (bias_relu ? "_bias_relu" : "");
   switch (version) {
     case 1:
     case 2:
     case 3:
-      return sgemm_desc_1_to_3(version, M, N, K, base, bias_relu);
+      sgemm_desc_1_to_3(d, version, M, N, K, base);
+      break;
     case 4:
     case 5:
-      return sgemm_desc_4_5(version, M, N, K, base, bias_relu);
+      sgemm_desc_4_5(d, version, M, N, K, base);
+      break;
     case 6:
-      return sgemm_desc_6(version, M, N, K, base, bias_relu);
+      sgemm_desc_6(d, version, M, N, K, base);
+      break;
     case 7:
     case 8:
-      return sgemm_desc_7_8(version, M, N, K, base, bias_relu);
+      sgemm_desc_7_8(d, version, M, N, K, base, bias_relu);
+      break;
     default:
       throw std::invalid_argument("no SGEMM version " + std::to_string(version));
   }
+  need_shape(d, !bias_relu || version == 8, "only version 8 has the fused bias + ReLU epilogue");
+  return d;
 }
 
 // Tensor-core GEMM 2: cp.async.cg copies (L2 only, no L1 allocation) of 128×32 fp16 tiles of A
