@@ -186,6 +186,13 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   }
   j["memory_cache_entries"] = wb.memory_cache.size();
   j["recorded_reports"] = wb.recorded.size();
+  // The recording the Timings view shows (control timings.report), as it clamps it.
+  if (!wb.recorded.empty()) {
+    const size_t i =
+        size_t(std::clamp(state.controls.views.timings_report, 0, int(wb.recorded.size()) - 1));
+    j["timings_report"] = {{"index", i},
+                           {"file", std::filesystem::path(wb.recorded[i].first).filename().string()}};
+  }
   // The Memory view's predicted-vs-measured table as it is drawn for this machine.
   if (const auto* rec = counters_for_machine_kind(wb.counters_recorded,
                                                   wb.machine ? wb.machine->kind : "cpu");

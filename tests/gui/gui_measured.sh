@@ -5,6 +5,7 @@
 # the JSON file, not from the app); on the tiny CPU machine the cachegrind recording is shown.
 # Then "Run on this GPU" in the Timings view, clicked.
 # Then an autotune sweep that comes out flat, and the pair its hint offers, clicked.
+# Then the Timings view's recording picked by two clicks (the control timings.report).
 # usage: gui_measured.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped: no Xvfb)
 set -euo pipefail
 with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
@@ -122,3 +123,15 @@ awk -v a="$(get f1 /autotune/best_seconds)" -v b="$(get f2 /autotune/best_second
   fail "the j, k sweep's best is not well below the flat sweep's"
 echo "flat sweep hint: i, j best $(get f1 /autotune/best_seconds) s; j, k best $(get f2 /autotune/best_seconds) s"
 echo "gui_measured: OK"
+# [6] The Timings view's recordings: a click opens the list, a click on the second picks it; the
+# state names the recording shown, the newest first before the clicks.
+run_app t0 "$small"$'\nview timings\nwait-frames 3\nquit'
+[[ $(get t0 /timings_report/index) == 0 ]] || fail "the Timings view does not start at the newest recording"
+first=$(get t0 /timings_report/file)
+list=$(at t0 timings.report)
+run_app t1 "$small"$'\nview timings\nwait-frames 3\n'"click $list"$'\nwait-frames 3\nquit'
+second=$(at t1 timings.report.1)
+run_app t2 "$small"$'\nview timings\nwait-frames 3\n'"click $list"$'\nwait-frames 3\n'"click $second"$'\nwait-frames 3\nscreenshot OUT/timings-report.png\nwait-frames 1\nquit'
+[[ $(get t2 /timings_report/index) == 1 ]] || fail "the click did not pick the second recording"
+[[ $(get t2 /timings_report/file) != "$first" ]] || fail "the second recording is the first one's file"
+echo "Timings recordings: $first, then by clicks $(get t2 /timings_report/file)"

@@ -93,9 +93,11 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
     preview = json_str(wb.recorded[size_t(chosen)].second, "kind") + " \xC2\xB7 " +
               json_str(wb.recorded[size_t(chosen)].second, "date").substr(0, 10);
   if (ImGui::BeginCombo("##report", preview.c_str())) {
-    for (size_t i = 0; i < wb.recorded.size(); ++i)
+    for (size_t i = 0; i < wb.recorded.size(); ++i) {
       if (ImGui::Selectable(report_label(wb.recorded[i].second).c_str(), int(i) == chosen))
         push_control(ctx, "timings.report", std::to_string(i));
+      note_widget("timings.report." + std::to_string(i));
+    }
     ImGui::EndCombo();
   }
   note_widget("timings.report");
