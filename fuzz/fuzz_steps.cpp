@@ -22,6 +22,7 @@
 #include "app/core/app_state.h"
 #include "app/core/fuse_options.h"
 #include "app/core/workbench.h"
+#include "sim/graph/model_parser.h"
 #include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/transform.h"
