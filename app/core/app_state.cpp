@@ -2,8 +2,8 @@
 #include "app/core/app_state.h"
 
 #include "sim/graph/model_parser.h"
-#include "sim/pipeline.h"
 #include "sim/io/input.h"
+#include "sim/pipeline.h"
 
 #include <algorithm>
 #include <cmath>

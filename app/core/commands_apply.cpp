@@ -42,7 +42,6 @@ namespace {
 
 // The model text: files, edits, the palette, drops and the file browser.
 std::string apply_model_command(AppState& state, const Command& c) {
-  [[maybe_unused]] const graph::Graph* g = state.graph();
   switch (c.kind) {
     case CommandKind::SetModelFile: {
       std::string text;
@@ -150,7 +149,7 @@ std::string apply_model_command(AppState& state, const Command& c) {
 
 // The graph canvas and raw input: selection, zoom and pan, clicks, drags, keys, typing.
 std::string apply_canvas_command(AppState& state, const Command& c) {
-  [[maybe_unused]] const graph::Graph* g = state.graph();
+  const graph::Graph* g = state.graph();
   switch (c.kind) {
     case CommandKind::SelectOp:
       if (!g) return "select-op: no model is loaded";
@@ -252,7 +251,6 @@ std::string apply_canvas_command(AppState& state, const Command& c) {
 
 // The window and the script's own commands: theme, views, presentation, screenshots, waits.
 std::string apply_window_command(AppState& state, const Command& c) {
-  [[maybe_unused]] const graph::Graph* g = state.graph();
   switch (c.kind) {
     case CommandKind::SetTheme:
       state.theme = *theme_from_name(c.text);
@@ -316,7 +314,6 @@ std::string apply_window_command(AppState& state, const Command& c) {
 
 // The workbench: steps, history, machine, jobs, panel controls, the Tiles animation.
 std::string apply_workbench_command(AppState& state, const Command& c) {
-  [[maybe_unused]] const graph::Graph* g = state.graph();
   switch (c.kind) {
     case CommandKind::Apply:
       return workbench_apply(state.bench, c.text);
@@ -362,7 +359,6 @@ std::string apply_workbench_command(AppState& state, const Command& c) {
 
 // Lessons, the teacher's view, sessions.
 std::string apply_lesson_session_command(AppState& state, const Command& c) {
-  [[maybe_unused]] const graph::Graph* g = state.graph();
   switch (c.kind) {
     case CommandKind::Lesson:
       return lesson_command(state, c.text);

@@ -4,10 +4,9 @@
 
 #include "app/core/lesson_grade.h"
 #include "app/core/session.h"
-#include "sim/graph/model_parser.h"
-#include "sim/pipeline.h"
 #include "sim/io/input.h"
 #include "sim/io/json.h"
+#include "sim/pipeline.h"
 
 #include <algorithm>
 #include <filesystem>

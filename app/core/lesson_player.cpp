@@ -10,7 +10,6 @@
 //   [SECTION] Session JSON
 #include "app/core/lesson_player.h"
 
-#include "sim/graph/model_parser.h"
 #include "sim/io/input.h"
 #include "sim/lesson/quantity.h"
 #include "sim/pipeline.h"

@@ -9,7 +9,6 @@
 #include "app/core/format.h"
 #include "sim/model/run.h"
 #include "sim/pipeline.h"
-#include "sim/schedule/lower.h"
 
 #include <algorithm>
 #include <chrono>
@@ -218,7 +217,7 @@ void recheck_machine(Workbench& wb) {
 }  // namespace
 
 schedule::Target workbench_target(const Workbench& wb) {
-  return wb.machine ? model::target_for(*wb.machine) : schedule::Target{};
+  return pipeline::target(wb.machine ? &*wb.machine : nullptr);
 }
 
 std::string workbench_apply(Workbench& wb, std::string_view text) {

@@ -12,40 +12,39 @@
 
 namespace tilescope::core {
 
-JobSize size_simulation(const schedule::Kernel& k, const model::Machine& m) {
+namespace {
+
+// A job that walks `k`'s trace: its accesses and their formula, the seconds at `accesses_per_s`,
+// the memory it holds, and the memory there is.
+JobSize trace_job(const schedule::Kernel& k, double accesses_per_s, uint64_t bytes) {
   JobSize s;
   const schedule::TraceSize t = schedule::estimate_trace_size(k);
   s.accesses = t.accesses;
   s.formula = t.formula;
-  // simulate_kernel classifies misses (3C) and keeps no reuse histogram.
-  s.seconds = t.accesses / model::typical_simulation_rate(true, false);
-  s.bytes = model::simulation_bytes(k, m.hierarchy(), true, false);
+  s.seconds = t.accesses / accesses_per_s;
+  s.bytes = bytes;
   s.budget = model::memory_budget();
   return s;
+}
+
+}  // namespace
+
+JobSize size_simulation(const schedule::Kernel& k, const model::Machine& m) {
+  // simulate_kernel classifies misses (3C) and keeps no reuse histogram.
+  return trace_job(k, model::typical_simulation_rate(true, false),
+                   model::simulation_bytes(k, m.hierarchy(), true, false));
 }
 
 JobSize size_cpu_run(const schedule::Kernel& k) {
-  JobSize s;
-  const schedule::TraceSize t = schedule::estimate_trace_size(k);
-  s.accesses = t.accesses;
-  s.formula = t.formula;
-  // The interpreter's walk dominates: the compiled kernel and its timing take far less.
-  s.seconds = t.accesses / model::kInterpreterRate;
-  s.bytes = 2 * model::kernel_buffer_bytes(k);  // the buffers and the interpreter's copy
-  s.budget = model::memory_budget();
-  return s;
+  // The interpreter's walk dominates: the compiled kernel and its timing take far less. It holds
+  // the buffers and the interpreter's copy.
+  return trace_job(k, model::kInterpreterRate, 2 * model::kernel_buffer_bytes(k));
 }
 
 JobSize size_tiles_walk(const schedule::Kernel& k) {
-  JobSize s;
-  const schedule::TraceSize t = schedule::estimate_trace_size(k);
-  s.accesses = t.accesses;
-  s.formula = t.formula;
-  // The walk alone, counting into bins: about the rate of a plain simulation.
-  s.seconds = t.accesses / model::kSimulationRatePlain;
-  s.bytes = 64ull << 20;  // bins and frames are bounded (kTileBins, kMaxTileFrames)
-  s.budget = model::memory_budget();
-  return s;
+  // The walk alone, counting into bins: about the rate of a plain simulation; bins and frames are
+  // bounded (kTileBins, kMaxTileFrames).
+  return trace_job(k, model::kSimulationRatePlain, 64ull << 20);
 }
 
 namespace {

@@ -224,9 +224,9 @@ double softmax_row(const double* x, int64_t len, int64_t stride, double* p) {
 
 // MatMul and the convolutions (forward and both gradients).
 TensorData run_gemm_op(const OpContext& c) {
-  [[maybe_unused]] const OpAttrs& a = c.op.attrs;
-  [[maybe_unused]] const Shape& os = c.out.shape;
-  [[maybe_unused]] const size_t n_out = static_cast<size_t>(c.out.numel());
+  const OpAttrs& a = c.op.attrs;
+  const Shape& os = c.out.shape;
+  const size_t n_out = static_cast<size_t>(c.out.numel());
   switch (c.op.kind) {
     case OpKind::MatMul:
       return matmul(c);
@@ -256,9 +256,8 @@ TensorData run_gemm_op(const OpContext& c) {
 
 // Element by element: arithmetic, activations, their gradients, the MSE gradient, the SGD update.
 TensorData run_elementwise_op(const OpContext& c) {
-  [[maybe_unused]] const OpAttrs& a = c.op.attrs;
-  [[maybe_unused]] const Shape& os = c.out.shape;
-  [[maybe_unused]] const size_t n_out = static_cast<size_t>(c.out.numel());
+  const OpAttrs& a = c.op.attrs;
+  const size_t n_out = static_cast<size_t>(c.out.numel());
   switch (c.op.kind) {
     case OpKind::Add:
       return binary(c, [](double x, double y) { return x + y; });
@@ -318,9 +317,9 @@ TensorData run_elementwise_op(const OpContext& c) {
 
 // Pooling and normalization, forward and backward.
 TensorData run_pool_norm_op(const OpContext& c) {
-  [[maybe_unused]] const OpAttrs& a = c.op.attrs;
-  [[maybe_unused]] const Shape& os = c.out.shape;
-  [[maybe_unused]] const size_t n_out = static_cast<size_t>(c.out.numel());
+  const OpAttrs& a = c.op.attrs;
+  const Shape& os = c.out.shape;
+  const size_t n_out = static_cast<size_t>(c.out.numel());
   switch (c.op.kind) {
     case OpKind::MaxPool2D: {
       TensorData y(n_out, -std::numeric_limits<double>::infinity());
@@ -432,9 +431,9 @@ TensorData run_pool_norm_op(const OpContext& c) {
 
 // Softmax and the losses, forward and backward.
 TensorData run_softmax_loss_op(const OpContext& c) {
-  [[maybe_unused]] const OpAttrs& a = c.op.attrs;
-  [[maybe_unused]] const Shape& os = c.out.shape;
-  [[maybe_unused]] const size_t n_out = static_cast<size_t>(c.out.numel());
+  const OpAttrs& a = c.op.attrs;
+  const Shape& os = c.out.shape;
+  const size_t n_out = static_cast<size_t>(c.out.numel());
   switch (c.op.kind) {
     case OpKind::Softmax: {
       const AxisSplit s(os, norm_axis(a.axis, os.size()));
@@ -493,9 +492,9 @@ TensorData run_softmax_loss_op(const OpContext& c) {
 
 // Reshapes, transposes, concatenation, slices, reductions and broadcasts.
 TensorData run_layout_reduce_op(const OpContext& c) {
-  [[maybe_unused]] const OpAttrs& a = c.op.attrs;
-  [[maybe_unused]] const Shape& os = c.out.shape;
-  [[maybe_unused]] const size_t n_out = static_cast<size_t>(c.out.numel());
+  const OpAttrs& a = c.op.attrs;
+  const Shape& os = c.out.shape;
+  const size_t n_out = static_cast<size_t>(c.out.numel());
   switch (c.op.kind) {
     case OpKind::Reshape:
       return c.val(0);  // same row-major order, new shape

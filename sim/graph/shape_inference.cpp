@@ -251,7 +251,7 @@ Shape infer_gemm_shape(const Op& op, const std::vector<const Tensor*>& in) {
   const Checker c(op, in);
   for (size_t i = 0; i < in.size(); ++i)
     if (!in[i]) c.fail("input " + std::to_string(i) + " is missing");
-  [[maybe_unused]] const OpAttrs& a = op.attrs;
+  const OpAttrs& a = op.attrs;
   switch (op.kind) {
     case OpKind::MatMul: {
       c.arity(2);
@@ -305,7 +305,6 @@ Shape infer_elementwise_shape(const Op& op, const std::vector<const Tensor*>& in
   const Checker c(op, in);
   for (size_t i = 0; i < in.size(); ++i)
     if (!in[i]) c.fail("input " + std::to_string(i) + " is missing");
-  [[maybe_unused]] const OpAttrs& a = op.attrs;
   switch (op.kind) {
     case OpKind::Add:
     case OpKind::Sub:
@@ -339,7 +338,7 @@ Shape infer_pool_norm_shape(const Op& op, const std::vector<const Tensor*>& in) 
   const Checker c(op, in);
   for (size_t i = 0; i < in.size(); ++i)
     if (!in[i]) c.fail("input " + std::to_string(i) + " is missing");
-  [[maybe_unused]] const OpAttrs& a = op.attrs;
+  const OpAttrs& a = op.attrs;
   switch (op.kind) {
     case OpKind::MaxPool2D:
     case OpKind::AvgPool2D:
@@ -415,7 +414,7 @@ Shape infer_softmax_loss_shape(const Op& op, const std::vector<const Tensor*>& i
   const Checker c(op, in);
   for (size_t i = 0; i < in.size(); ++i)
     if (!in[i]) c.fail("input " + std::to_string(i) + " is missing");
-  [[maybe_unused]] const OpAttrs& a = op.attrs;
+  const OpAttrs& a = op.attrs;
   switch (op.kind) {
     case OpKind::Softmax:
       c.arity(1);
@@ -452,7 +451,7 @@ Shape infer_layout_reduce_shape(const Op& op, const std::vector<const Tensor*>& 
   const Checker c(op, in);
   for (size_t i = 0; i < in.size(); ++i)
     if (!in[i]) c.fail("input " + std::to_string(i) + " is missing");
-  [[maybe_unused]] const OpAttrs& a = op.attrs;
+  const OpAttrs& a = op.attrs;
   switch (op.kind) {
     case OpKind::Reshape:
       c.arity(1);

@@ -123,7 +123,7 @@ void need_shape(const Desc& d, bool ok, const std::string& what) {
 
 // Versions 1–3: one output per thread, plain, coalesced, then staged through shared memory.
 void sgemm_desc_1_to_3(Desc& d, int version, int M, int N, int K, const Bases& base) {
-  [[maybe_unused]] const uint64_t A = base.a, B = base.b, C = base.c, BIAS = base.bias;
+  const uint64_t A = base.a, B = base.b, C = base.c;
   const auto need = [&](bool ok, const std::string& what) { need_shape(d, ok, what); };
   switch (version) {
     case 1: {  // 32×32 threads, threadIdx.x (the lane) walks M; one output per thread
@@ -215,7 +215,7 @@ void sgemm_desc_1_to_3(Desc& d, int version, int M, int N, int K, const Bases& b
 
 // Versions 4 and 5: block tiles with several outputs per thread (1-D, then 2-D).
 void sgemm_desc_4_5(Desc& d, int version, int M, int N, int K, const Bases& base) {
-  [[maybe_unused]] const uint64_t A = base.a, B = base.b, C = base.c, BIAS = base.bias;
+  const uint64_t A = base.a, B = base.b, C = base.c;
   const auto need = [&](bool ok, const std::string& what) { need_shape(d, ok, what); };
   switch (version) {
     case 4: {  // 64×64×8 tiles, 512 threads, 8 outputs down a column per thread
@@ -327,7 +327,7 @@ void sgemm_desc_4_5(Desc& d, int version, int M, int N, int K, const Bases& base
 
 // Version 6: float4 accesses, A transposed into shared memory.
 void sgemm_desc_6(Desc& d, int version, int M, int N, int K, const Bases& base) {
-  [[maybe_unused]] const uint64_t A = base.a, B = base.b, C = base.c, BIAS = base.bias;
+  const uint64_t A = base.a, B = base.b, C = base.c;
   const auto need = [&](bool ok, const std::string& what) { need_shape(d, ok, what); };
   switch (version) {
     case 6: {  // float4 global accesses, A transposed into shared memory, LDS.128 in the loop
@@ -387,7 +387,7 @@ void sgemm_desc_6(Desc& d, int version, int M, int N, int K, const Bases& base) 
 
 // Versions 7 and 8: warp tiles (8 double-buffered, with the fused bias + ReLU epilogue).
 void sgemm_desc_7_8(Desc& d, int version, int M, int N, int K, const Bases& base, bool bias_relu) {
-  [[maybe_unused]] const uint64_t A = base.a, B = base.b, C = base.c, BIAS = base.bias;
+  const uint64_t A = base.a, B = base.b, C = base.c, BIAS = base.bias;
   const auto need = [&](bool ok, const std::string& what) { need_shape(d, ok, what); };
   switch (version) {
     case 7:

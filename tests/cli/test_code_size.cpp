@@ -4,7 +4,7 @@
 // style (Google style, clang-format): a function starts at a column-0 line with a '(' and ends at
 // the next column-0 '}'; member functions defined inside a class body and lambdas count with the
 // function around them.
-#include "build_paths.h"
+#include "tests/support/source_tree.h"
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -79,22 +79,6 @@ std::vector<FunctionSize> function_sizes(const std::string& file, const std::str
   return out;
 }
 
-std::map<std::string, std::string> read_sources() {
-  const fs::path root(TILESCOPE_SOURCE_DIR);
-  std::map<std::string, std::string> sources;
-  for (const char* top : {"app", "sim", "kernels"})
-    for (const auto& e : fs::recursive_directory_iterator(root / top)) {
-      const std::string ext = e.path().extension().string();
-      if (!e.is_regular_file() || (ext != ".h" && ext != ".cpp" && ext != ".cu" && ext != ".cuh"))
-        continue;
-      std::ifstream in(e.path(), std::ios::binary);
-      std::ostringstream s;
-      s << in.rdbuf();
-      sources[e.path().lexically_relative(root).generic_string()] = s.str();
-    }
-  return sources;
-}
-
 int line_count(const std::string& text) {
   return int(std::count(text.begin(), text.end(), '\n')) + (text.empty() || text.back() == '\n' ? 0 : 1);
 }
@@ -164,7 +148,7 @@ std::string joined(const std::vector<std::string>& lines) {
 }  // namespace
 
 TEST_CASE("size budget: no function over 150 lines and no file over 1,000, but the listed ones") {
-  const std::map<std::string, std::string> sources = read_sources();
+  const std::map<std::string, std::string> sources = tilescope::test::read_source_tree(tilescope::test::is_code_file);
   REQUIRE(sources.count("app/gui/app.cpp") == 1);  // the scan saw the tree
   std::vector<std::string> paid_down;
   const std::vector<std::string> over = over_budget(sources, kLongFunctions, &paid_down);

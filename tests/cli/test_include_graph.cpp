@@ -15,7 +15,7 @@
 // The checker reads the `#include "..."` lines of {app,sim,kernels}/**/*.{h,cpp,cuh,cu} (rooted at
 // the source tree, "app/core/x.h", or beside the including file, "commands.h"); it is run on the
 // real tree and on fixtures that break each rule, so it can fail.
-#include "build_paths.h"
+#include "tests/support/source_tree.h"
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -51,7 +51,7 @@ struct IncludeGraph {
   std::map<std::string, std::string> merged;
 };
 
-constexpr const char* kRoots[] = {"app/", "sim/", "kernels/"};
+using tilescope::test::kSourceRoots;
 
 bool is_source(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
@@ -133,7 +133,7 @@ IncludeGraph read_include_graph(const std::map<std::string, std::string>& source
       else if (g.files.count(beside))
         g.includes.push_back({path, n, beside});
       else
-        for (const char* root : kRoots)
+        for (const char* root : kSourceRoots)
           if (inc.rfind(root, 0) == 0)
             g.unresolved.push_back(path + ":" + std::to_string(n) + ": includes " + inc +
                                    ", not a file of " + root);
@@ -311,31 +311,27 @@ std::vector<std::string> find_layer_violations(const IncludeGraph& g) {
 // Every .h, .cpp, .cuh, .cu and .inc under TILESCOPE_SOURCE_DIR/{app,sim,kernels}, and the headers
 // their CMakeLists.txt generate, keyed by repository-relative path.
 std::map<std::string, std::string> read_tree_sources() {
-  const fs::path root(TILESCOPE_SOURCE_DIR);
-  std::map<std::string, std::string> sources;
-  for (const char* top : kRoots)
-    for (const auto& e : fs::recursive_directory_iterator(root / top)) {
-      const std::string ext = e.path().extension().string();
-      if (!e.is_regular_file()) continue;
-      std::ifstream in(e.path(), std::ios::binary);
-      std::ostringstream s;
-      s << in.rdbuf();
-      if (e.path().filename() == "CMakeLists.txt") {
-        // Headers the build generates ("file(CONFIGURE OUTPUT …/generated/kernels/cpu/x_text.h"):
-        // files of the tree, with no includes of their own.
-        const std::string text = s.str();
-        for (size_t at = 0; (at = text.find("/generated/", at)) != std::string::npos;) {
-          at += std::strlen("/generated/");
-          const size_t end = text.find_first_of(" \t\n)\"", at);
-          const std::string path = text.substr(at, end - at);
-          for (const char* top : kRoots)
-            if (path.rfind(top, 0) == 0 && path.find('$') == std::string::npos) sources[path] = "";
-        }
-        continue;
-      }
-      if (ext != ".h" && ext != ".cpp" && ext != ".cuh" && ext != ".cu" && ext != ".inc") continue;
-      sources[e.path().lexically_relative(root).generic_string()] = s.str();
+  std::map<std::string, std::string> sources =
+      tilescope::test::read_source_tree([](const fs::path& p) {
+        return tilescope::test::is_code_file(p) || p.extension() == ".inc" ||
+               p.filename() == "CMakeLists.txt";
+      });
+  // Headers the build generates ("file(CONFIGURE OUTPUT …/generated/kernels/cpu/x_text.h"): files
+  // of the tree, with no includes of their own. The CMakeLists themselves are not sources.
+  for (auto it = sources.begin(); it != sources.end();) {
+    if (fs::path(it->first).filename() != "CMakeLists.txt") {
+      ++it;
+      continue;
     }
+    const std::string text = std::move(it->second);
+    it = sources.erase(it);
+    for (size_t at = 0; (at = text.find("/generated/", at)) != std::string::npos;) {
+      at += std::strlen("/generated/");
+      const std::string path = text.substr(at, text.find_first_of(" \t\n)\"", at) - at);
+      for (const char* top : kSourceRoots)
+        if (path.rfind(top, 0) == 0 && path.find('$') == std::string::npos) sources[path] = "";
+    }
+  }
   return sources;
 }
 
