@@ -9,7 +9,7 @@
 //       -timeout=10 -rss_limit_mb=4096 fuzz/corpus-run/machine fuzz/corpus-machine \
 //       fuzz/corpus-run/seeds/machine
 #include "sim/memory/hierarchy.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -22,13 +22,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   // `caches = host` must not depend on the fuzzing machine: an empty root, no CPUID, so the
   // labelled generic default answers every time.
-  model::SysfsPaths sys;
+  predict::SysfsPaths sys;
   sys.cache_dir = "/nonexistent/cache";
   sys.cpuinfo = "/nonexistent/cpuinfo";
   sys.meminfo = "/nonexistent/meminfo";
   sys.use_cpuid = false;
   try {
-    const model::Machine m = model::parse_machine(text, "fuzz.machine", sys);
+    const predict::Machine m = predict::parse_machine(text, "fuzz.machine", sys);
     const memory::HierarchyConfig config = m.hierarchy();
     if (!config.check().empty()) __builtin_trap();  // the parser promised a usable hierarchy
     uint64_t lines = 0;
@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       h.access(a);
     }
     h.finish();
-  } catch (const model::MachineError& e) {
+  } catch (const predict::MachineError& e) {
     if (std::string(e.what()).empty()) __builtin_trap();
   }
   return 0;

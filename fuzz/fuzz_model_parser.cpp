@@ -9,7 +9,7 @@
 //       -timeout=10 -rss_limit_mb=4096 fuzz/corpus-run/model fuzz/corpus \
 //       fuzz/corpus-run/seeds/model
 #include "sim/graph/autodiff.h"
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +22,7 @@ using tilescope::graph::GraphError;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    Graph g = tilescope::graph::parse_model(text, "fuzz.model");
+    Graph g = tilescope::lang::parse_model(text, "fuzz.model");
     // What the CLI and the app do next with a parsed model: cost every op, name every shape.
     int64_t flops = 0;
     for (size_t i = 0; i < g.ops().size(); ++i) {

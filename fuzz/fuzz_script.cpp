@@ -24,7 +24,7 @@
 #include "app/core/fuse_options.h"
 #include "app/core/script_runner.h"
 #include "app/core/session.h"
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 
 #include <chrono>
 #include <cstddef>
@@ -94,7 +94,7 @@ size_t model_parse_bytes(const Command& c, size_t& model_bytes) {
 }
 
 void replay(std::vector<ScriptLine> lines) {
-  const std::string_view start = tilescope::graph::default_model_text();
+  const std::string_view start = tilescope::lang::default_model_text();
   std::vector<ScriptLine> kept;
   size_t model_bytes = start.size(), parsed = 0;
   for (ScriptLine& l : lines) {
@@ -138,19 +138,19 @@ void replay(std::vector<ScriptLine> lines) {
     (void)presentation_indicator(state);
     (void)state.panels();
     (void)frame_wait_seconds(state);
-    const ViewTab tab = state.bench.tab;
+    const ViewTab tab = state.workbench.tab;
     if (!state.presentation && (tab == ViewTab::Schedule || tab == ViewTab::Tiles) &&
-        state.bench.program()) {
-      const std::string key = state.bench.schedule_key() + "\n@" + state.bench.machine_name;
+        state.workbench.program()) {
+      const std::string key = state.workbench.schedule_key() + "\n@" + state.workbench.machine_name;
       if (key != fuse_key) {
-        (void)fuse_options(state.bench);
+        (void)fuse_options(state.workbench);
         fuse_key = key;
       }
     }
     if (r.quit) break;
     state.now += kFrameSeconds;
     // Jobs run on threads: let them work while the script waits for them.
-    if (state.bench.busy() || state.lessons.busy())
+    if (state.workbench.busy() || state.lessons.busy())
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   // The autosave's text of whatever the script built.

@@ -41,9 +41,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // A document check_session_fields refuses must change nothing and say why.
   if (!fields.unreadable.empty() && (problems.empty() || state.model.graph)) __builtin_trap();
   // The first frame draws the restored view: on Schedule and Tiles, the panel's fuse buttons.
-  const ViewTab tab = state.bench.tab;
-  if ((tab == ViewTab::Schedule || tab == ViewTab::Tiles) && state.bench.program())
-    (void)fuse_options(state.bench);
+  const ViewTab tab = state.workbench.tab;
+  if ((tab == ViewTab::Schedule || tab == ViewTab::Tiles) && state.workbench.program())
+    (void)fuse_options(state.workbench);
   // Whatever was restored must save again (the autosave runs on the next frame).
   if (session_text(state).empty()) __builtin_trap();
   return 0;

@@ -22,7 +22,7 @@
 #include "app/core/app_state.h"
 #include "app/core/fuse_options.h"
 #include "app/core/workbench.h"
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 #include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/transform.h"
@@ -99,7 +99,7 @@ void apply_as_app(std::string model_text, std::string_view text) {
   state.model.text = std::move(model_text);
   if (!core::reparse_model(state)) return;
   core::update_state(state);  // lowers the graph
-  core::Workbench& wb = state.bench;
+  core::Workbench& wb = state.workbench;
   (void)core::workbench_apply(wb, text);
   if (!wb.program()) return;
   (void)core::fuse_options(wb);
@@ -113,7 +113,7 @@ void apply_as_app(std::string model_text, std::string_view text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
-  std::string model(graph::default_model_text());
+  std::string model(lang::default_model_text());
   std::string text(input);
   if (const size_t sep = input.find("%%\n");
       sep != std::string_view::npos && (sep == 0 || input[sep - 1] == '\n')) {

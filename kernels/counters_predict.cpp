@@ -1,7 +1,7 @@
 // Predictions for a counters report from the kernels' trace descriptions (counters_predict.h).
 #include "kernels/counters_predict.h"
 
-#include "sim/model/gpu_twin.h"
+#include "sim/predict/gpu_kernels.h"
 
 #include <cmath>
 #include <cstdio>
@@ -44,7 +44,7 @@ std::vector<TwinLaunch> twin_launches(const std::string& suite, int version, std
 
 namespace {
 
-void add(std::map<std::string, double>& v, const model::GpuTwinPrediction& p, bool shared_known) {
+void add(std::map<std::string, double>& v, const predict::GpuKernelPrediction& p, bool shared_known) {
   v["dram_read_bytes"] += p.dram_read_bytes;
   v["dram_write_bytes"] += p.dram_write_bytes;
   v["l2_read_sectors"] += p.l2_read_sectors;
@@ -146,7 +146,7 @@ void explain_differences(CounterRun& run) {
 
 }  // namespace
 
-void predict_counters(CounterReport& report, const model::Machine& machine) {
+void predict_counters(CounterReport& report, const predict::Machine& machine) {
   for (CounterRun& run : report.runs) {
     CounterPrediction cp;
     const std::vector<TwinLaunch> launches =
@@ -158,18 +158,18 @@ void predict_counters(CounterReport& report, const model::Machine& machine) {
       const bool elementwise = l.kernel == "bias_add" || l.kernel == "relu";
       // hgemm 2 reads its tiles with ldmatrix from swizzled rows, which the description leaves out.
       if (l.kernel.rfind("hgemm", 0) == 0) shared_known = false;
-      model::GpuTwinOptions o;
+      predict::GpuKernelOptions o;
       o.group_rows = l.group_rows;
-      const model::GpuTwinPrediction p = model::predict_gpu_kernel(
+      const predict::GpuKernelPrediction p = predict::predict_gpu_kernel(
           l.kernel, run.m, run.n, elementwise ? run.n : run.k, machine, o);
       add(cp.values, p, true);
       // The same launch with each SM's blocks out of step (one block per SM shares a wave).
-      model::GpuTwinPrediction q = p;
+      predict::GpuKernelPrediction q = p;
       if (p.blocks_per_sm > 1) {
         several_per_sm = true;
-        model::GpuTwinOptions one = o;
+        predict::GpuKernelOptions one = o;
         one.max_blocks_per_sm = 1;
-        q = model::predict_gpu_kernel(l.kernel, run.m, run.n, elementwise ? run.n : run.k,
+        q = predict::predict_gpu_kernel(l.kernel, run.m, run.n, elementwise ? run.n : run.k,
                                       machine, one);
       }
       out_of_step["dram_read_bytes"] += q.dram_read_bytes;

@@ -1,10 +1,10 @@
 // The simulator's predictions beside a counters report: which trace descriptions
-// (sim/model/gpu_twin.h) make up each profiled version, their summed prediction, and the likely
+// (sim/predict/gpu_kernels.h) make up each profiled version, their summed prediction, and the likely
 // cause of each difference the comparison shows.
 #pragma once
 
 #include "kernels/gpu_counters.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 
 namespace tilescope::kernels {
 
@@ -18,6 +18,6 @@ std::vector<TwinLaunch> twin_launches(const std::string& suite, int version, std
 
 // Fills run.predicted for every run of `report` (cold caches for every kernel, as ncu measured
 // them), and the causes where a difference is over the bounds.
-void predict_counters(CounterReport& report, const model::Machine& machine);
+void predict_counters(CounterReport& report, const predict::Machine& machine);
 
 }  // namespace tilescope::kernels

@@ -69,7 +69,7 @@ struct CounterPrediction {
   std::string no_twin_reason;                 // when twin is empty
   std::map<std::string, std::string> causes;  // key → likely cause of a difference
   // The same trace descriptions with the blocks of each SM out of step with one another: waves of
-  // one block per SM (GpuTwinOptions::max_blocks_per_sm = 1), so blocks in different residency
+  // one block per SM (GpuKernelOptions::max_blocks_per_sm = 1), so blocks in different residency
   // slots never share what they read. Only DRAM and L2 keys; empty when every kernel of the run
   // has one block per SM already (the two models agree).
   std::map<std::string, double> out_of_step;

@@ -1,7 +1,7 @@
 // The pipeline's front door (pipeline.h): each stage is one call into the room that owns it.
 #include "sim/pipeline.h"
 
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 #include "sim/io/input.h"
 #include "sim/schedule/lower.h"
 
@@ -13,7 +13,7 @@ namespace tilescope::pipeline {
 // [SECTION] Model text
 
 ModelText read_model(const std::string& spec, std::istream& stdin_stream) {
-  if (spec == "default") return {std::string(graph::default_model_text()), "<default>"};
+  if (spec == "default") return {std::string(lang::default_model_text()), "<default>"};
   if (spec == "-") {
     // Capped like a file: a stream that does not end is refused after 8 MiB, not held whole.
     std::string text;
@@ -42,13 +42,13 @@ ModelText read_model_file(const std::string& path) {
 }
 
 std::shared_ptr<const graph::Graph> parse(const ModelText& model) {
-  return std::make_shared<const graph::Graph>(graph::parse_model(model.text, model.source));
+  return std::make_shared<const graph::Graph>(lang::parse_model(model.text, model.source));
 }
 
 // [SECTION] Schedule
 
-schedule::Target target(const model::Machine* machine) {
-  return machine ? model::target_for(*machine) : schedule::Target{};
+schedule::Target target(const predict::Machine* machine) {
+  return machine ? predict::target_for(*machine) : schedule::Target{};
 }
 
 schedule::History lower(std::shared_ptr<const graph::Graph> graph,
@@ -68,14 +68,14 @@ const schedule::Kernel& Study::kernel() const {
   return p.kernels.at(size_t(p.current));
 }
 
-Study study(const ModelText& model, std::string_view steps, model::Machine machine) {
+Study study(const ModelText& model, std::string_view steps, predict::Machine machine) {
   std::shared_ptr<const graph::Graph> g = parse(model);
   schedule::History h = plan(g, steps, target(&machine));
   return Study{model, std::move(g), std::move(machine), std::move(h)};
 }
 
-model::KernelRun simulate(const Study& s, const model::RunOptions& options) {
-  return model::run_kernel(s.kernel(), *s.graph, s.machine, options);
+predict::KernelRun simulate(const Study& s, const predict::RunOptions& options) {
+  return predict::simulate_kernel(s.kernel(), *s.graph, s.machine, options);
 }
 
 }  // namespace tilescope::pipeline

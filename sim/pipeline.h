@@ -7,7 +7,7 @@
 //     → parse(ModelText)                        Graph       (graph::GraphError at file:line:col)
 //     → lower(Graph, Target)                    History     (one kernel per op, no step yet)
 //     → plan(Graph, STEPS, Target)              History     (the steps replayed, or ScheduleError)
-//     → simulate(Study)                         KernelRun   (sim/model/run.h: traffic, roofline)
+//     → simulate(Study)                         KernelRun   (sim/predict/simulate.h: traffic, roofline)
 //
 // A Study holds all of it for one model, steps and machine. What is below the door — the model
 // language (sim/graph/model_*), lowering and the steps (sim/schedule), the hierarchy
@@ -15,8 +15,8 @@
 #pragma once
 
 #include "sim/graph/graph.h"
-#include "sim/model/machine.h"
-#include "sim/model/run.h"
+#include "sim/predict/machine.h"
+#include "sim/predict/simulate.h"
 #include "sim/schedule/transform.h"
 
 #include <iosfwd>
@@ -35,7 +35,7 @@ struct ModelText {
   std::string source;
 };
 
-// The one loader: "default" is the built-in example (graph::default_model_text), "-" reads
+// The one loader: "default" is the built-in example (lang::default_model_text), "-" reads
 // `stdin_stream`, anything else is a file. A file that is missing, a directory, or larger than
 // io::kMaxModelBytes (8 MiB; also from stdin) throws graph::GraphError located at the file, the
 // same type a parse error throws, so a front end catches one exception for "this model".
@@ -53,9 +53,9 @@ std::shared_ptr<const graph::Graph> parse(const ModelText& model);
 
 // [SECTION] Schedule
 
-// The capacities steps are checked against on `machine` (model::target_for), or schedule::Target's
+// The capacities steps are checked against on `machine` (predict::target_for), or schedule::Target's
 // defaults — an H200-class GPU and a recent x86 core — when no machine is named.
-schedule::Target target(const model::Machine* machine);
+schedule::Target target(const predict::Machine* machine);
 
 // The graph lowered to loop nests (one kernel per op) as the start of a history on `target`.
 // Throws schedule::ScheduleError for a graph that has no loop nest (an op lowering refuses).
@@ -71,7 +71,7 @@ schedule::History plan(std::shared_ptr<const graph::Graph> graph, std::string_vi
 struct Study {
   ModelText model;
   std::shared_ptr<const graph::Graph> graph;
-  model::Machine machine;
+  predict::Machine machine;
   schedule::History history;
 
   const schedule::Program& program() const { return history.current(); }
@@ -79,9 +79,9 @@ struct Study {
 };
 
 // parse → plan on target(&machine). Throws what parse and plan throw.
-Study study(const ModelText& model, std::string_view steps, model::Machine machine);
+Study study(const ModelText& model, std::string_view steps, predict::Machine machine);
 
-// The current kernel of the study traced through its machine (model::run_kernel).
-model::KernelRun simulate(const Study& s, const model::RunOptions& options = {});
+// The current kernel of the study traced through its machine (predict::simulate_kernel).
+predict::KernelRun simulate(const Study& s, const predict::RunOptions& options = {});
 
 }  // namespace tilescope::pipeline

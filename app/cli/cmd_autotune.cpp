@@ -11,7 +11,7 @@
 #include "app/core/jobs.h"
 #include "app/core/verify_tolerance.h"
 #include "sim/io/input.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 #include "sim/pipeline.h"
 #include "sim/schedule/trace_size.h"
 #include "sim/schedule/transform.h"
@@ -155,41 +155,15 @@ std::string size_list(const std::vector<int64_t>& sizes) {
   return s;
 }
 
-int run_autotune(const AutotuneFlags& f) {
-  const auto [want_a, want_b] = parse_tile_list(f.tile);
-  if (f.max_per_axis_given && f.max_per_axis < 1)
-    throw AutotuneError("--max-per-axis takes a count of at least 1 (tile sizes per loop), got " +
-                        std::to_string(f.max_per_axis));
-  const model::Machine chosen = model::load_machine(f.machine);
-  const auto g = pipeline::parse(pipeline::read_model(f.file));
-  schedule::Program base;
-  try {
-    base = pipeline::plan(g, f.apply, pipeline::target(&chosen)).current();
-  } catch (const schedule::ScheduleError& e) {
-    throw AutotuneError(std::string("--apply:") + e.what());
-  }
-  if (base.kernels.empty()) throw AutotuneError("the model has no kernel to sweep");
-  const schedule::Kernel& k = base.kernels.at(size_t(base.current));
-  const core::AutotuneLoops loops = core::choose_autotune_loops(k, want_a, want_b);
-  if (!loops.error.empty()) {
-    std::cerr << loops.error << "\n";  // "autotune: kernel … has no loop named …"
-    return 1;
-  }
-  const core::PredictionMachine pm =
-      core::autotune_prediction_machine(f.machine, chosen);
-  const bool gpu = pm.machine.kind == "gpu";
-  // One grid for both sweeps, so every measured point is a predicted one: every power of two
-  // when only predicting, the GUI's hardware grid when each point costs a compile.
-  const int per_axis =
-      f.max_per_axis_given ? f.max_per_axis : (f.measure ? core::kAutotuneCpuPerAxis : 0);
-  const size_t points = core::autotune_tile_sizes(loops.extent_a, per_axis).size() *
-                        core::autotune_tile_sizes(loops.extent_b, per_axis).size();
-
-  // Size first: neither a trace simulation nor the interpreter can stop with half an answer.
+// Size first: neither a trace simulation nor the interpreter can stop with half an answer. Throws
+// the refusal when the sweep of `points` points on kernel k would be too big.
+void check_sweep_size(const AutotuneFlags& f, const schedule::Kernel& k,
+                      const predict::Machine& machine, size_t points) {
+  const bool gpu = machine.kind == "gpu";
   const schedule::TraceSize size = schedule::estimate_trace_size(k);
   if (gpu && size.accesses * double(points) > f.max_accesses)
     throw AutotuneError(
-        "refused: on GPU machine " + pm.machine.name + " every point is a trace simulation; " +
+        "refused: on GPU machine " + machine.name + " every point is a trace simulation; " +
         std::to_string(points) + " points of about " + format_count(size.accesses) +
         " accesses each (" + size.formula + ") make about " +
         format_count(size.accesses * double(points)) + ", more than --max-accesses " +
@@ -213,70 +187,75 @@ int run_autotune(const AutotuneFlags& f) {
                           " for kernel " + k.name + "'s buffers, more than the " +
                           format_bytes_exact(budget.bytes) + " available (" + budget.source + ")");
   }
+}
 
-  core::AutotuneGrid sim = run_sweep("autotune: predicting", [&](core::JobProgress& p) {
-    return core::autotune_sweep_simulator(base, loops, pm.machine, p, per_axis);
-  });
-  if (!pm.note.empty()) sim.notes.insert(sim.notes.begin(), pm.note);
+// What a sweep found: the predicted grid, with --measure the measured one and how the two rank.
+struct SweepResults {
+  core::AutotuneGrid sim;
   std::optional<core::AutotuneGrid> hw;
-  if (f.measure)
-    hw = run_sweep("autotune: measuring", [&](core::JobProgress& p) {
-      return core::autotune_sweep_cpu(base, loops, p, per_axis);
-    });
   std::optional<core::AutotuneAgreement> agree;
-  if (hw) agree = core::autotune_agreement(sim, *hw);
-  const std::string steps = schedule::steps_to_string(schedule::parse_steps(f.apply));
+};
 
-  if (f.json) {
-    nlohmann::json j;
-    j["kernel"] = {{"name", k.name}, {"summary", k.summary}, {"steps", steps}};
-    j["machine"] = {{"name", pm.machine.name},
-                    {"chosen", f.machine},
-                    {"kind", pm.machine.kind},
-                    {"source", pm.machine.source}};
-    j["loops"] = {{"a", sim.loop_a},
-                  {"b", sim.loop_b},
-                  {"extent_a", loops.extent_a},
-                  {"extent_b", loops.extent_b},
-                  {"sizes_a", sim.sizes_a},
-                  {"sizes_b", sim.sizes_b}};
-    j["notes"] = sim.notes;
-    j["points"] = nlohmann::json::array();
-    for (const core::AutotunePoint& p : sim.points) {
-      nlohmann::json pj = {{"tile_a", p.tile_a},
-                           {"tile_b", p.tile_b},
-                           {"step", p.step},
-                           {"predicted", point_json(p)}};
-      if (hw) {
-        const core::AutotunePoint* h = hw->find(p.tile_a, p.tile_b);
-        pj["measured"] = h ? point_json(*h) : nlohmann::json(nullptr);
-      }
-      j["points"].push_back(pj);
-    }
-    j["best_predicted"] = best_json(sim);
-    j["wall_seconds"] = {{"predicted", sim.wall_seconds}};
+// Prints the sweep as JSON: the kernel, the machine, the loops, every point, the best of each
+// side and their rank agreement.
+void print_autotune_json(const AutotuneFlags& f, const schedule::Kernel& k,
+                         const predict::Machine& machine, const core::AutotuneLoops& loops,
+                         const SweepResults& r, const std::string& steps) {
+  const core::AutotuneGrid& sim = r.sim;
+  const std::optional<core::AutotuneGrid>& hw = r.hw;
+  const std::optional<core::AutotuneAgreement>& agree = r.agree;
+  nlohmann::json j;
+  j["kernel"] = {{"name", k.name}, {"summary", k.summary}, {"steps", steps}};
+  j["machine"] = {{"name", machine.name},
+                  {"chosen", f.machine},
+                  {"kind", machine.kind},
+                  {"source", machine.source}};
+  j["loops"] = {{"a", sim.loop_a},
+                {"b", sim.loop_b},
+                {"extent_a", loops.extent_a},
+                {"extent_b", loops.extent_b},
+                {"sizes_a", sim.sizes_a},
+                {"sizes_b", sim.sizes_b}};
+  j["notes"] = sim.notes;
+  j["points"] = nlohmann::json::array();
+  for (const core::AutotunePoint& p : sim.points) {
+    nlohmann::json pj = {
+        {"tile_a", p.tile_a}, {"tile_b", p.tile_b}, {"step", p.step}, {"predicted", point_json(p)}};
     if (hw) {
-      j["best_measured"] = best_json(*hw);
-      j["wall_seconds"]["measured"] = hw->wall_seconds;
-      j["rank_agreement"] = {{"method", "spearman"},
-                             {"rho", std::isnan(agree->spearman) ? nlohmann::json(nullptr)
-                                                                 : nlohmann::json(agree->spearman)},
-                             {"points", agree->common},
-                             {"predicted_best", agree->sim_best},
-                             {"predicted_best_measured_rank", agree->sim_best_hw_rank},
-                             {"measured_best", agree->hw_best}};
+      const core::AutotunePoint* h = hw->find(p.tile_a, p.tile_b);
+      pj["measured"] = h ? point_json(*h) : nlohmann::json(nullptr);
     }
-    std::cout << j.dump(2) << "\n";
-    return 0;
+    j["points"].push_back(pj);
   }
+  j["best_predicted"] = best_json(sim);
+  j["wall_seconds"] = {{"predicted", sim.wall_seconds}};
+  if (hw) {
+    j["best_measured"] = best_json(*hw);
+    j["wall_seconds"]["measured"] = hw->wall_seconds;
+    j["rank_agreement"] = {{"method", "spearman"},
+                           {"rho", std::isnan(agree->spearman) ? nlohmann::json(nullptr)
+                                                               : nlohmann::json(agree->spearman)},
+                           {"points", agree->common},
+                           {"predicted_best", agree->sim_best},
+                           {"predicted_best_measured_rank", agree->sim_best_hw_rank},
+                           {"measured_best", agree->hw_best}};
+  }
+  std::cout << j.dump(2) << "\n";
+}
 
-  std::ostream& out = std::cout;
-  out << "machine " << pm.machine.name << " (" << pm.machine.source << "), kernel " << k.name
-      << ": " << k.summary << "\nsteps: " << (steps.empty() ? "(none)" : steps) << "\n"
+// Prints what was swept and how, then one row per point: its predicted time (and measured time)
+// and what gave each.
+void print_autotune_table(std::ostream& out, const schedule::Kernel& k,
+                          const predict::Machine& machine, const SweepResults& r,
+                          const std::string& steps) {
+  const core::AutotuneGrid& sim = r.sim;
+  const std::optional<core::AutotuneGrid>& hw = r.hw;
+  out << "machine " << machine.name << " (" << machine.source << "), kernel " << k.name << ": "
+      << k.summary << "\nsteps: " << (steps.empty() ? "(none)" : steps) << "\n"
       << "sweep: tile(" << sim.loop_a << ", " << sim.loop_b << ", T" << sim.loop_a << ", T"
       << sim.loop_b << ") with T" << sim.loop_a << " in " << size_list(sim.sizes_a) << " and T"
       << sim.loop_b << " in " << size_list(sim.sizes_b) << ": " << sim.points.size() << " points\n"
-      << "predicted on " << pm.machine.name
+      << "predicted on " << machine.name
       << " by the roofline over the analytic model's traffic, or over the trace simulation's "
          "where the model does not apply ('predicted by' says which)\n";
   if (hw)
@@ -307,6 +286,13 @@ int run_autotune(const AutotuneFlags& f) {
       out << pad_left("-", 10) << "  (not in the measured grid)\n";
   }
   out << "\n";
+}
+
+// Prints the best predicted and measured points and how well the two sides rank alike.
+void print_autotune_verdict(std::ostream& out, const SweepResults& r) {
+  const core::AutotuneGrid& sim = r.sim;
+  const std::optional<core::AutotuneGrid>& hw = r.hw;
+  const std::optional<core::AutotuneAgreement>& agree = r.agree;
   if (sim.best >= 0) {
     const core::AutotunePoint& b = sim.points[size_t(sim.best)];
     out << "best predicted: " << b.step << ", " << format_seconds(b.seconds) << ", " << b.detail
@@ -316,7 +302,7 @@ int run_autotune(const AutotuneFlags& f) {
   }
   if (!hw) {
     out << "rank agreement: not computed (--measure times the points on this CPU to compare)\n";
-    return 0;
+    return;
   }
   if (hw->best >= 0) {
     const core::AutotunePoint& b = hw->points[size_t(hw->best)];
@@ -337,6 +323,55 @@ int run_autotune(const AutotuneFlags& f) {
         << agree->sim_best << ", is number " << agree->sim_best_hw_rank << " of " << agree->common
         << " by measured time\n";
   }
+}
+
+int run_autotune(const AutotuneFlags& f) {
+  const auto [want_a, want_b] = parse_tile_list(f.tile);
+  if (f.max_per_axis_given && f.max_per_axis < 1)
+    throw AutotuneError("--max-per-axis takes a count of at least 1 (tile sizes per loop), got " +
+                        std::to_string(f.max_per_axis));
+  const predict::Machine chosen = predict::load_machine(f.machine);
+  const auto g = pipeline::parse(pipeline::read_model(f.file));
+  schedule::Program base;
+  try {
+    base = pipeline::plan(g, f.apply, pipeline::target(&chosen)).current();
+  } catch (const schedule::ScheduleError& e) {
+    throw AutotuneError(std::string("--apply:") + e.what());
+  }
+  if (base.kernels.empty()) throw AutotuneError("the model has no kernel to sweep");
+  const schedule::Kernel& k = base.kernels.at(size_t(base.current));
+  const core::AutotuneLoops loops = core::choose_autotune_loops(k, want_a, want_b);
+  if (!loops.error.empty()) {
+    std::cerr << loops.error << "\n";  // "autotune: kernel … has no loop named …"
+    return 1;
+  }
+  const core::PredictionMachine pm = core::autotune_prediction_machine(f.machine, chosen);
+  // One grid for both sweeps, so every measured point is a predicted one: every power of two
+  // when only predicting, the GUI's hardware grid when each point costs a compile.
+  const int per_axis =
+      f.max_per_axis_given ? f.max_per_axis : (f.measure ? core::kAutotuneCpuPerAxis : 0);
+  const size_t points = core::autotune_tile_sizes(loops.extent_a, per_axis).size() *
+                        core::autotune_tile_sizes(loops.extent_b, per_axis).size();
+  check_sweep_size(f, k, pm.machine, points);
+
+  SweepResults r;
+  r.sim = run_sweep("autotune: predicting", [&](core::JobProgress& p) {
+    return core::autotune_sweep_simulator(base, loops, pm.machine, p, per_axis);
+  });
+  if (!pm.note.empty()) r.sim.notes.insert(r.sim.notes.begin(), pm.note);
+  if (f.measure)
+    r.hw = run_sweep("autotune: measuring", [&](core::JobProgress& p) {
+      return core::autotune_sweep_cpu(base, loops, p, per_axis);
+    });
+  if (r.hw) r.agree = core::autotune_agreement(r.sim, *r.hw);
+  const std::string steps = schedule::steps_to_string(schedule::parse_steps(f.apply));
+
+  if (f.json) {
+    print_autotune_json(f, k, pm.machine, loops, r, steps);
+    return 0;
+  }
+  print_autotune_table(std::cout, k, pm.machine, r, steps);
+  print_autotune_verdict(std::cout, r);
   return 0;
 }
 
@@ -382,7 +417,7 @@ const CommandRegistrar kRegistrar(
         } catch (const graph::GraphError& e) {
           std::cerr << e.what() << "\n";
           exit_code = 1;
-        } catch (const model::MachineError& e) {
+        } catch (const predict::MachineError& e) {
           std::cerr << e.what() << "\n";
           exit_code = 1;
         } catch (const schedule::ScheduleError& e) {

@@ -7,8 +7,8 @@
 #include "kernels/cpu/bench_report.h"
 #include "kernels/cpu/cpu_bench.h"
 #include "kernels/gpu_counters.h"
-#include "sim/model/gpu_twin.h"
-#include "sim/model/machine.h"
+#include "sim/predict/gpu_kernels.h"
+#include "sim/predict/machine.h"
 #include "sim/io/input.h"
 #include "sim/io/json.h"
 
@@ -52,13 +52,13 @@ struct BenchFlags {
 // --twin KERNEL: the simulator's prediction for one hand-written CUDA kernel at M = N = K =
 // --twin-size on the machine, with the residency and block order the flags ask for.
 int print_twin(const BenchFlags& flags) {
-  model::GpuTwinOptions o;
+  predict::GpuKernelOptions o;
   o.max_blocks_per_sm = flags.blocks_per_sm;
   o.group_rows = flags.group;
   o.slot_offset = flags.slot_offset;
   const int n = flags.twin_size;
-  const model::GpuTwinPrediction p =
-      model::predict_gpu_kernel(flags.twin, n, n, n, model::load_machine(flags.machine), o);
+  const predict::GpuKernelPrediction p =
+      predict::predict_gpu_kernel(flags.twin, n, n, n, predict::load_machine(flags.machine), o);
   const double l2_reads = p.l2_read_sectors;
   std::printf("%s %dx%dx%d on %s (%s): %d blocks per SM, %lld resident%s\n", p.twin.c_str(), n,
               n, n, flags.machine.c_str(), p.method.c_str(), p.blocks_per_sm,
@@ -78,7 +78,7 @@ int print_twin(const BenchFlags& flags) {
 // printed, the JSON written to `out`.
 int finish_counters(kernels::CounterReport report, const BenchFlags& flags,
                     const std::string& default_out) {
-  kernels::predict_counters(report, model::load_machine(flags.machine));
+  kernels::predict_counters(report, predict::load_machine(flags.machine));
   std::cout << kernels::format_counters_table(report);
   const std::string out = flags.out.empty() ? default_out : flags.out;
   std::ofstream f(out);

@@ -5,8 +5,8 @@
 
 #include "sim/memory/access.h"
 #include "sim/memory/hierarchy.h"
-#include "sim/model/machine.h"
-#include "sim/model/run.h"
+#include "sim/predict/machine.h"
+#include "sim/predict/simulate.h"
 
 #include <algorithm>
 #include <chrono>
@@ -91,7 +91,7 @@ uint64_t sweep_trace(memory::AccessSink& sink, uint64_t bytes, uint64_t stride, 
 }
 
 // "L1 48 KiB 12-way, L2 …": the levels whose tables the figure above counts.
-std::string levels_summary(const model::Machine& machine) {
+std::string levels_summary(const predict::Machine& machine) {
   std::string out;
   for (const memory::CacheConfig& c : machine.levels) {
     char buf[96];
@@ -174,18 +174,18 @@ int run_bench_sim(const BenchSimFlags& f) {
   l1.size_bytes = 32 * 1024;
   l1.ways = 8;
   l1.line_bytes = 64;
-  // Through the shared pipeline's raw-trace entry (model::run_trace), as `simulate --trace`
+  // Through the shared pipeline's raw-trace entry (predict::run_trace), as `simulate --trace`
   // runs a din file: a machine of that one level, no write-back at the end.
-  model::Machine one_level;
+  predict::Machine one_level;
   one_level.name = "one 32 KiB level";
   one_level.levels = {l1};
-  model::RunOptions raw;
+  predict::RunOptions raw;
   raw.write_back_all = false;
   for (uint64_t stride : {uint64_t{4}, uint64_t{64}}) {
     std::vector<Rate> rates;
     uint64_t misses = 0, hits = 0, n = 0;
     for (int r = 0; r < f.runs; ++r) {
-      const model::TraceRun run = model::run_trace(
+      const predict::TraceRun run = predict::run_trace(
           one_level,
           [&](memory::AccessSink& sink) {
             sweep_trace(sink, 16 * 1024, stride, 16 * 1024 / stride);  // warm-up: compulsory misses
@@ -209,13 +209,13 @@ int run_bench_sim(const BenchSimFlags& f) {
   }
 
   // (b) A machine's whole hierarchy on a tiled GEMM stream.
-  model::Machine machine = model::load_machine(f.machine);
+  predict::Machine machine = predict::load_machine(f.machine);
   std::vector<Rate> rates;
   uint64_t n = 0;
   std::string summary;
   size_t cache_bytes = 0;
   for (int r = 0; r < f.runs; ++r) {
-    const model::TraceRun run = model::run_trace(
+    const predict::TraceRun run = predict::run_trace(
         machine,
         [&](memory::AccessSink& sink) {
           rates.push_back(
@@ -264,7 +264,7 @@ const CommandRegistrar registrar{
       sub.callback([flags, &exit_code] {
         try {
           exit_code = run_bench_sim(*flags);
-        } catch (const model::MachineError& e) {
+        } catch (const predict::MachineError& e) {
           std::cerr << e.what() << "\n";
           exit_code = 1;
         } catch (const std::invalid_argument& e) {

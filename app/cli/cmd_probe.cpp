@@ -6,7 +6,7 @@
 
 #include "kernels/cpu/harness.h"
 #include "kernels/cpu/probe.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 
 #include <chrono>
 #include <cstdio>
@@ -64,13 +64,13 @@ std::string machine_text(const kernels::MemoryProbe& p, const kernels::Peaks& pe
 
 int run_probe(const ProbeFlags& f) {
   // The same levels `caches = host` will read back when the written file is loaded.
-  const model::HostCaches caches = model::read_host_caches();
+  const predict::HostCaches caches = predict::read_host_caches();
   std::vector<uint64_t> sizes;
   for (const memory::CacheConfig& c : caches.levels) sizes.push_back(c.size_bytes);
   std::printf("caches: %s\n", caches.source.c_str());
   // Where the file goes, checked before minutes of measuring rather than after.
   std::string out = f.out;
-  if (out.empty()) out = model::user_machine_dir() + "/host-measured.machine";
+  if (out.empty()) out = predict::user_machine_dir() + "/host-measured.machine";
   std::ofstream file;
   if (!f.no_write) {
     std::error_code ec;
@@ -109,8 +109,8 @@ int run_probe(const ProbeFlags& f) {
   // Read it back through the machine parser, so a file that does not load is never left behind
   // silently.
   try {
-    model::load_machine_file(out);
-  } catch (const model::MachineError& e) {
+    predict::load_machine_file(out);
+  } catch (const predict::MachineError& e) {
     std::cerr << "probe: wrote " << out << " but it does not load: " << e.what() << "\n";
     return 2;
   }
@@ -131,7 +131,7 @@ const CommandRegistrar registrar{
       sub.callback([flags, &exit_code] {
         try {
           exit_code = run_probe(*flags);
-        } catch (const model::MachineError& e) {
+        } catch (const predict::MachineError& e) {
           std::cerr << e.what() << "\n";
           exit_code = 1;
         } catch (const std::bad_alloc&) {

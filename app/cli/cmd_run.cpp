@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "work_limits.h"
 
-#include "sim/model/run.h"
+#include "sim/predict/simulate.h"
 #include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/trace_size.h"
@@ -37,7 +37,7 @@ std::string ms(double v) {
 
 // The simulator's prediction for the kernel: its trace on the study's machine and the roofline.
 void print_prediction(const RunFlags& f, const pipeline::Study& s, std::ostream& out) {
-  const model::Machine& machine = s.machine;
+  const predict::Machine& machine = s.machine;
   const schedule::Program& p = s.program();
   // The kernels run --gpu runs with it (split_k's sum, im2col's copy) are predicted with it.
   const std::vector<size_t> chain = schedule::scratch_chain(p, size_t(p.current));
@@ -51,7 +51,7 @@ void print_prediction(const RunFlags& f, const pipeline::Study& s, std::ostream&
       out << ", no loop bound to blocks yet";
     else if (machine.kind == "gpu" && machine.cores > 0)
       out << " for " << machine.cores << " SMs: "
-          << int(std::lround(100 * model::busy_core_share(ck, machine))) << " % have work";
+          << int(std::lround(100 * predict::busy_core_share(ck, machine))) << " % have work";
     out << ")\n";
     accesses += schedule::estimate_trace_size(ck).accesses;
   }
@@ -64,16 +64,16 @@ void print_prediction(const RunFlags& f, const pipeline::Study& s, std::ostream&
     schedule::Program sub = p;
     sub.kernels.clear();
     for (size_t ki : chain) sub.kernels.push_back(p.kernels[ki]);
-    const model::ProgramRun run = model::run_program(sub, machine);
-    const model::Roofline r =
-        model::roofline(machine, run.flops, run.bytes, "fp32", "", {}, run.core_share);
+    const predict::ProgramRun run = predict::run_program(sub, machine);
+    const predict::Roofline r =
+        predict::roofline(machine, run.flops, run.bytes, "fp32", "", {}, run.core_share);
     out << "prediction on " << machine.name << " for the " << chain.size()
         << " kernels together: " << r.summary() << "; DRAM "
         << format_bytes_exact(run.bytes.bytes.back()) << ", " << format_count(run.flops)
         << " FLOP\n";
     return;
   }
-  const model::KernelRun run = pipeline::simulate(s);
+  const predict::KernelRun run = pipeline::simulate(s);
   out << "prediction on " << machine.name << ": " << run.roofline.summary() << "; DRAM "
       << format_bytes_exact(run.dram_bytes()) << ", " << format_count(run.flops) << " FLOP\n";
 }
@@ -85,7 +85,7 @@ int run_gpu(const RunFlags& f) {
     return 1;
   }
   const pipeline::ModelText text = pipeline::read_model(f.file);
-  print_prediction(f, pipeline::study(text, f.apply, model::load_machine(f.machine)), std::cout);
+  print_prediction(f, pipeline::study(text, f.apply, predict::load_machine(f.machine)), std::cout);
   try {
     core::JobProgress progress;
     const core::GpuRunResult r = core::run_schedule_on_gpu(text.text, f.apply, f.repeats, progress);

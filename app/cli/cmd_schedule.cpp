@@ -5,8 +5,8 @@
 
 #include "sim/graph/eval.h"
 #include "sim/io/input.h"
-#include "sim/model/machine.h"
-#include "sim/model/run.h"
+#include "sim/predict/machine.h"
+#include "sim/predict/simulate.h"
 #include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/interpreter.h"
@@ -58,7 +58,7 @@ std::string rule(const std::string& title) {
   return s;
 }
 
-using model::kInterpreterRate;  // only for the "about N s" in a refusal
+using predict::kInterpreterRate;  // only for the "about N s" in a refusal
 
 // Memory verify() holds at its peak, from the graph's shapes: the random feeds in double and
 // their float copy, the reference evaluator's double result for every tensor, the interpreter's
@@ -132,7 +132,7 @@ int run_schedule(const ScheduleFlags& f) {
     return 1;
   }
   try {
-    const model::Machine machine = model::load_machine(f.machine);
+    const predict::Machine machine = predict::load_machine(f.machine);
     History h = pipeline::lower(g, pipeline::target(&machine));
     std::string text = f.apply;
     if (!f.steps_file.empty()) text = read_text(f.steps_file) + (text.empty() ? "" : ";" + text);
@@ -186,7 +186,7 @@ int run_schedule(const ScheduleFlags& f) {
   } catch (const ScheduleError& e) {
     std::cerr << "schedule: " << e.what() << "\n";
     return 1;
-  } catch (const model::MachineError& e) {
+  } catch (const predict::MachineError& e) {
     std::cerr << "schedule: " << e.what() << "\n";
     return 1;
   } catch (const graph::GraphError& e) {

@@ -13,11 +13,11 @@
 #include "sim/memory/hierarchy.h"
 #include "sim/memory/report.h"
 #include "sim/memory/tensor_regions.h"
-#include "sim/model/access_pattern.h"
-#include "sim/model/analytic.h"
-#include "sim/model/machine.h"
-#include "sim/model/roofline.h"
-#include "sim/model/run.h"
+#include "sim/predict/access_pattern.h"
+#include "sim/predict/analytic.h"
+#include "sim/predict/machine.h"
+#include "sim/predict/roofline.h"
+#include "sim/predict/simulate.h"
 #include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/trace.h"
@@ -65,20 +65,20 @@ using TraceSource = std::function<uint64_t(memory::AccessSink&)>;
 
 int simulate(const SimulateFlags& f, const std::string& trace_label, const TraceSource& source,
              const std::vector<std::string>& tensor_names) {
-  model::Machine machine = model::load_machine(f.machine);
-  model::RunOptions options;
+  predict::Machine machine = predict::load_machine(f.machine);
+  predict::RunOptions options;
   options.classify_misses = !f.no_3c;
   options.reuse_distance = !f.no_reuse;
   // A raw trace's end is not a kernel's end: dirty lines stay cached unless asked.
   options.write_back_all = f.write_back_all;
-  model::TraceRun run;
+  predict::TraceRun run;
   {
     // A din file's length is known only when it ends: progress shows the count and rate.
     Progress progress("simulate: " + trace_label, 0);
     options.wrap = [&](memory::AccessSink& next) {
       return std::make_unique<ProgressSink>(next, progress);
     };
-    run = model::run_trace(machine, source, options);
+    run = predict::run_trace(machine, source, options);
   }
   const memory::Hierarchy& hierarchy = *run.hierarchy;
   const uint64_t n = run.accesses;
@@ -118,13 +118,13 @@ std::string num(double v) {
   return b;
 }
 
-nlohmann::json term_json(const model::Term& t) {
+nlohmann::json term_json(const predict::Term& t) {
   nlohmann::json sym = nlohmann::json::object();
   for (const auto& [k, v] : t.symbols) sym[k] = v;
   return {{"name", t.name}, {"value", t.value}, {"formula", t.formula}, {"symbols", sym}};
 }
 
-nlohmann::json roofline_json(const model::Roofline& r) {
+nlohmann::json roofline_json(const predict::Roofline& r) {
   nlohmann::json b = nlohmann::json::array();
   for (const auto& x : r.bounds)
     b.push_back({{"name", x.name},
@@ -134,7 +134,7 @@ nlohmann::json roofline_json(const model::Roofline& r) {
   return {{"bounds", b}, {"binding", r.binding}, {"seconds", r.seconds}, {"notes", r.notes}};
 }
 
-std::string roofline_text(const model::Roofline& r) {
+std::string roofline_text(const predict::Roofline& r) {
   std::ostringstream o;
   for (const auto& b : r.bounds) {
     if (!b.known) continue;
@@ -149,7 +149,7 @@ std::string roofline_text(const model::Roofline& r) {
 // --follow BLOCK[:WARP]: one wave of a GPU kernel seen from a block and a warp (core/tiles_gpu.h,
 // what the Tiles view's GPU mode draws): the wave, what the block's SM's L1 and the L2 hold at
 // its start and end, the warp's instructions in the block's first step and over the wave.
-int follow_warp(const SimulateFlags& f, const schedule::Kernel& k, const model::Machine& machine) {
+int follow_warp(const SimulateFlags& f, const schedule::Kernel& k, const predict::Machine& machine) {
   int64_t block = 0;
   int warp = 0;
   {
@@ -230,32 +230,34 @@ int follow_warp(const SimulateFlags& f, const schedule::Kernel& k, const model::
   return 0;
 }
 
-int run_model(const SimulateFlags& f) {
-  // The machine is the schedule's target: its shared memory, registers and vector width decide
-  // which steps are legal, so a schedule made for the H200 may be refused on `tiny`.
-  const auto g = pipeline::parse(pipeline::read_model(f.file));
-  const model::Machine machine = model::load_machine(f.machine);
-  schedule::Program p;
-  try {
-    p = pipeline::plan(g, f.apply, pipeline::target(&machine)).current();
-  } catch (const schedule::ScheduleError& e) {
-    throw schedule::ScheduleError("on machine " + machine.name + ": " + e.what());
+// The analytic model's account of kernel k, printed under a refusal so the learner still has an
+// answer without a simulation (CPU loop nests only).
+void print_analytic_instead(const schedule::Kernel& k, const predict::Machine& machine, bool gpu) {
+  if (gpu) {
+    std::cerr << "  (the analytic model covers CPU loop nests only)\n";
+  } else {
+    try {
+      const predict::AnalyticResult a = predict::analyze_kernel(k, machine.hierarchy());
+      std::cerr << "  " << a.accesses.to_string() << "\n";
+      for (const auto& lv : a.levels) std::cerr << "  " << lv.misses.to_string() << "\n";
+      std::cerr << "  " << a.memory_read_bytes.to_string() << "\n";
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "  (the analytic model cannot size it either: " << e.what() << ")\n";
+    }
   }
-  const schedule::Kernel& k = p.kernels.at(size_t(p.current));
+}
+
+// Size first: a trace walk cannot be interrupted with an answer half way, so say how big it is
+// before starting, and refuse what would not finish or would not fit. Returns false (having said
+// why) when the simulation is refused.
+bool simulation_fits(const SimulateFlags& f, const schedule::Kernel& k,
+                     const predict::Machine& machine, const memory::HierarchyOptions& options,
+                     const schedule::TraceSize& size) {
   const bool gpu = machine.kind == "gpu";
-  if (!f.follow.empty()) return follow_warp(f, k, machine);
-
-  memory::HierarchyOptions options;
-  options.classify_misses = !f.no_3c;
-  options.reuse_distance = !f.no_reuse;
-
-  // Size first: a trace walk cannot be interrupted with an answer half way, so say how big it is
-  // before starting, and refuse what would not finish or would not fit.
-  const schedule::TraceSize size = schedule::estimate_trace_size(k);
   const double rate =
-      model::typical_simulation_rate(options.classify_misses, options.reuse_distance);
-  const uint64_t need = model::simulation_bytes(k, machine.hierarchy(), options.classify_misses,
-                                                options.reuse_distance);
+      predict::typical_simulation_rate(options.classify_misses, options.reuse_distance);
+  const uint64_t need = predict::simulation_bytes(k, machine.hierarchy(), options.classify_misses,
+                                                  options.reuse_distance);
   const MemoryBudget budget = memory_budget();
   if (need > budget.bytes) {
     std::cerr << "simulate: refused: simulating kernel " << k.name << " on " << machine.name
@@ -263,7 +265,7 @@ int run_model(const SimulateFlags& f) {
               << format_bytes_exact(budget.bytes) << " available (" << budget.source
               << "). --no-3c and --no-reuse drop the per-line tables; a smaller model "
                  "shows the same pattern.\n";
-    return 1;
+    return false;
   }
   if (size.accesses > f.max_accesses) {
     std::cerr << "simulate: refused: kernel " << k.name << " makes about "
@@ -277,114 +279,126 @@ int run_model(const SimulateFlags& f) {
                       : "")
               << ", shrink the model (the pattern is the same at a smaller batch or size), or "
                  "read the analytic model's prediction, which needs no simulation:\n";
-    if (gpu) {
-      std::cerr << "  (the analytic model covers CPU loop nests only)\n";
-    } else {
-      try {
-        const model::AnalyticResult a = model::analyze_kernel(k, machine.hierarchy());
-        std::cerr << "  " << a.accesses.to_string() << "\n";
-        for (const auto& lv : a.levels) std::cerr << "  " << lv.misses.to_string() << "\n";
-        std::cerr << "  " << a.memory_read_bytes.to_string() << "\n";
-      } catch (const std::invalid_argument& e) {
-        std::cerr << "  (the analytic model cannot size it either: " << e.what() << ")\n";
-      }
-    }
-    return 1;
+    print_analytic_instead(k, machine, gpu);
+    return false;
   }
   if (size.accesses / rate > 2)
     std::cerr << "simulate: kernel " << k.name << " makes about " << format_count(size.accesses)
               << " accesses; at about " << format_count(rate) << " accesses/s that is about "
               << num(std::ceil(size.accesses / rate)) << " s\n";
+  return true;
+}
 
-  // The shared pipeline: trace, hierarchy, write-back, level bytes, analytic model, rooflines.
-  model::KernelRun run;
-  {
-    Progress progress("simulate: kernel " + k.name, size.accesses);
-    model::RunOptions ro_run;
-    ro_run.classify_misses = options.classify_misses;
-    ro_run.reuse_distance = options.reuse_distance;
-    ro_run.wrap = [&](memory::AccessSink& next) {
-      return std::make_unique<ProgressSink>(next, progress);
-    };
-    run = model::run_kernel(k, *g, machine, ro_run);
+// The analytic model's prediction as JSON, each level's and tensor's misses beside the simulated
+// ones.
+nlohmann::json analytic_json(const predict::AnalyticResult& an,
+                             const memory::Hierarchy& hierarchy) {
+  nlohmann::json a;
+  a["accesses"] = term_json(an.accesses);
+  a["levels"] = nlohmann::json::array();
+  for (size_t l = 0; l < an.levels.size(); ++l) {
+    const auto& lv = an.levels[l];
+    nlohmann::json tj = nlohmann::json::array();
+    for (const auto& t : lv.tensors)
+      tj.push_back({{"name", t.name},
+                    {"graph_id", t.graph_id},
+                    {"output", t.output},
+                    {"reuse_depth", t.reuse_depth},
+                    {"misses", term_json(t.misses)},
+                    {"simulated_misses", hierarchy.counters(int(l), t.graph_id).misses}});
+    a["levels"].push_back({{"name", lv.name},
+                           {"misses", term_json(lv.misses)},
+                           {"simulated_misses", hierarchy.counters(int(l)).misses},
+                           {"writebacks", term_json(lv.writebacks)},
+                           {"tensors", tj}});
   }
+  a["memory_read_bytes"] = term_json(an.memory_read_bytes);
+  a["memory_write_bytes"] = term_json(an.memory_write_bytes);
+  a["notes"] = an.notes;
+  return a;
+}
+
+// Prints run_model's --json answer: the machine, the kernel, the trace and its layout, the
+// report, the rooflines and the analytic model (or why there is none).
+void print_model_json(const SimulateFlags& f, const schedule::Kernel& k,
+                      const predict::Machine& machine, const predict::KernelRun& run,
+                      const std::string& steps, const memory::ReportOptions& ro) {
+  const bool gpu = machine.kind == "gpu";
   const memory::Hierarchy& hierarchy = *run.hierarchy;
-  const schedule::TraceOptions& to = run.trace;
   const schedule::TraceSummary& ts = run.summary;
-  const double flops = run.flops;
-  const model::Roofline& sim_roof = run.roofline;
-  const std::optional<model::AnalyticResult>& an = run.analytic;
-  const std::optional<model::Roofline>& an_roof = run.analytic_roofline;
-  const std::string& an_error = run.analytic_error;
-  memory::ReportOptions ro;
-  ro.tensor_names = run.tensor_names;
-
-  const std::string steps = schedule::steps_to_string(schedule::parse_steps(f.apply));
-  if (f.json) {
-    nlohmann::json j;
-    j["machine"] = {{"name", machine.name},
-                    {"source", machine.source},
-                    {"kind", machine.kind},
-                    {"notes", machine.notes}};
-    j["kernel"] = {{"name", k.name},
-                   {"summary", k.summary},
-                   {"steps", steps},
-                   {"loop_nest", schedule::print_loop_nest(k)},
-                   {"flops", flops}};
-    j["trace"] = {{"source", f.file},
-                  {"mode", gpu ? "gpu" : "cpu"},
-                  {"accesses", hierarchy.trace_accesses()},
-                  {"global_reads", ts.global_reads},
-                  {"global_writes", ts.global_writes},
-                  {"shared_reads", ts.shared_reads},
-                  {"shared_writes", ts.shared_writes},
-                  {"acc_reads", ts.acc_reads},
-                  {"acc_writes", ts.acc_writes}};
-    // Where each kernel argument lives in the trace, so a real run can place its buffers at the
-    // same cache sets (scripts/cachegrind_compare.sh does).
-    const schedule::TraceLayout layout = schedule::trace_layout(k, to);
-    j["layout"] = nlohmann::json::array();
-    for (size_t t = 0; t < k.tensors.size(); ++t)
-      j["layout"].push_back({{"name", k.tensors[t].name},
-                             {"base", layout.tensor_base[t]},
-                             {"alloc_elems", k.tensors[t].alloc_elems()}});
-    // A stack accumulator tile's area (bytes 0: the accumulators are registers).
-    j["accumulator"] = {{"base", layout.acc_base}, {"bytes", layout.acc_bytes}};
-    j["write_back_all"] = true;
-    j["report"] = memory::report_json(hierarchy, ro);
-    j["roofline_simulated"] = roofline_json(sim_roof);
-    if (an) {
-      nlohmann::json a;
-      a["accesses"] = term_json(an->accesses);
-      a["levels"] = nlohmann::json::array();
-      for (size_t l = 0; l < an->levels.size(); ++l) {
-        const auto& lv = an->levels[l];
-        nlohmann::json tj = nlohmann::json::array();
-        for (const auto& t : lv.tensors)
-          tj.push_back({{"name", t.name},
-                        {"graph_id", t.graph_id},
-                        {"output", t.output},
-                        {"reuse_depth", t.reuse_depth},
-                        {"misses", term_json(t.misses)},
-                        {"simulated_misses", hierarchy.counters(int(l), t.graph_id).misses}});
-        a["levels"].push_back({{"name", lv.name},
-                               {"misses", term_json(lv.misses)},
-                               {"simulated_misses", hierarchy.counters(int(l)).misses},
-                               {"writebacks", term_json(lv.writebacks)},
-                               {"tensors", tj}});
-      }
-      a["memory_read_bytes"] = term_json(an->memory_read_bytes);
-      a["memory_write_bytes"] = term_json(an->memory_write_bytes);
-      a["notes"] = an->notes;
-      j["analytic"] = a;
-      j["roofline_analytic"] = roofline_json(*an_roof);
-    } else {
-      j["analytic_error"] = an_error;
-    }
-    std::cout << j.dump(2) << "\n";
-    return 0;
+  nlohmann::json j;
+  j["machine"] = {{"name", machine.name},
+                  {"source", machine.source},
+                  {"kind", machine.kind},
+                  {"notes", machine.notes}};
+  j["kernel"] = {{"name", k.name},
+                 {"summary", k.summary},
+                 {"steps", steps},
+                 {"loop_nest", schedule::print_loop_nest(k)},
+                 {"flops", run.flops}};
+  j["trace"] = {{"source", f.file},
+                {"mode", gpu ? "gpu" : "cpu"},
+                {"accesses", hierarchy.trace_accesses()},
+                {"global_reads", ts.global_reads},
+                {"global_writes", ts.global_writes},
+                {"shared_reads", ts.shared_reads},
+                {"shared_writes", ts.shared_writes},
+                {"acc_reads", ts.acc_reads},
+                {"acc_writes", ts.acc_writes}};
+  // Where each kernel argument lives in the trace, so a real run can place its buffers at the
+  // same cache sets (scripts/cachegrind_compare.sh does).
+  const schedule::TraceLayout layout = schedule::trace_layout(k, run.trace);
+  j["layout"] = nlohmann::json::array();
+  for (size_t t = 0; t < k.tensors.size(); ++t)
+    j["layout"].push_back({{"name", k.tensors[t].name},
+                           {"base", layout.tensor_base[t]},
+                           {"alloc_elems", k.tensors[t].alloc_elems()}});
+  // A stack accumulator tile's area (bytes 0: the accumulators are registers).
+  j["accumulator"] = {{"base", layout.acc_base}, {"bytes", layout.acc_bytes}};
+  j["write_back_all"] = true;
+  j["report"] = memory::report_json(hierarchy, ro);
+  j["roofline_simulated"] = roofline_json(run.roofline);
+  if (run.analytic) {
+    j["analytic"] = analytic_json(*run.analytic, hierarchy);
+    j["roofline_analytic"] = roofline_json(*run.analytic_roofline);
+  } else {
+    j["analytic_error"] = run.analytic_error;
   }
+  std::cout << j.dump(2) << "\n";
+}
 
+// Prints the analytic model's misses beside the simulated ones, level by level and tensor by
+// tensor, then the formulas behind them.
+void print_analytic_vs_simulation(const predict::AnalyticResult& an,
+                                  const memory::Hierarchy& hierarchy) {
+  std::cout << "\nanalytic model vs simulation (misses in lines)\n";
+  std::printf("  %-8s %-10s %14s %14s %9s\n", "level", "tensor", "simulated", "analytic", "diff");
+  for (size_t l = 0; l < an.levels.size(); ++l) {
+    const auto& lv = an.levels[l];
+    for (const auto& t : lv.tensors)
+      std::printf(
+          "  %-8s %-10s %14s %14s %9s\n", lv.name.c_str(), t.name.c_str(),
+          num(double(hierarchy.counters(int(l), t.graph_id).misses)).c_str(),
+          num(t.misses.value).c_str(),
+          pct(double(hierarchy.counters(int(l), t.graph_id).misses), t.misses.value).c_str());
+    const double sim = double(hierarchy.counters(int(l)).misses);
+    std::printf("  %-8s %-10s %14s %14s %9s\n", lv.name.c_str(), "(all)", num(sim).c_str(),
+                num(lv.misses.value).c_str(), pct(sim, lv.misses.value).c_str());
+  }
+  std::cout << "\nwhy these numbers (analytic)\n  " << an.accesses.to_string() << "\n";
+  for (const auto& lv : an.levels)
+    for (const auto& t : lv.tensors) std::cout << "  " << t.misses.to_string() << "\n";
+  std::cout << "  " << an.memory_read_bytes.to_string() << "\n";
+  for (const auto& n : an.notes) std::cout << "  note: " << n << "\n";
+}
+
+// Prints run_model's tables: the kernel, the report, the analytic model beside the simulation,
+// each tensor's access pattern and the rooflines.
+void print_model_text(const schedule::Kernel& k, const predict::Machine& machine,
+                      const predict::KernelRun& run, const std::string& steps,
+                      const memory::ReportOptions& ro) {
+  const bool gpu = machine.kind == "gpu";
+  const memory::Hierarchy& hierarchy = *run.hierarchy;
   for (const std::string& note : machine.notes) std::cout << "machine " << note << "\n";
   std::cout << "machine " << machine.name << " (" << machine.source << "), kernel " << k.name
             << ": " << k.summary << "\nsteps: " << (steps.empty() ? "(none)" : steps) << "\n"
@@ -392,42 +406,69 @@ int run_model(const SimulateFlags& f) {
             << (gpu ? "GPU" : "CPU") << " trace: " << hierarchy.trace_accesses()
             << " accesses, dirty lines written back at the end (the outputs reach memory)\n\n"
             << memory::format_report(hierarchy, ro);
-  if (an) {
-    std::cout << "\nanalytic model vs simulation (misses in lines)\n";
-    std::printf("  %-8s %-10s %14s %14s %9s\n", "level", "tensor", "simulated", "analytic", "diff");
-    for (size_t l = 0; l < an->levels.size(); ++l) {
-      const auto& lv = an->levels[l];
-      for (const auto& t : lv.tensors)
-        std::printf(
-            "  %-8s %-10s %14s %14s %9s\n", lv.name.c_str(), t.name.c_str(),
-            num(double(hierarchy.counters(int(l), t.graph_id).misses)).c_str(),
-            num(t.misses.value).c_str(),
-            pct(double(hierarchy.counters(int(l), t.graph_id).misses), t.misses.value).c_str());
-      const double sim = double(hierarchy.counters(int(l)).misses);
-      std::printf("  %-8s %-10s %14s %14s %9s\n", lv.name.c_str(), "(all)", num(sim).c_str(),
-                  num(lv.misses.value).c_str(), pct(sim, lv.misses.value).c_str());
-    }
-    std::cout << "\nwhy these numbers (analytic)\n  " << an->accesses.to_string() << "\n";
-    for (const auto& lv : an->levels)
-      for (const auto& t : lv.tensors) std::cout << "  " << t.misses.to_string() << "\n";
-    std::cout << "  " << an->memory_read_bytes.to_string() << "\n";
-    for (const auto& n : an->notes) std::cout << "  note: " << n << "\n";
+  if (run.analytic) {
+    print_analytic_vs_simulation(*run.analytic, hierarchy);
   } else {
-    std::cout << "\nanalytic model: " << an_error << "\n";
+    std::cout << "\nanalytic model: " << run.analytic_error << "\n";
   }
   std::cout << "\naccess pattern (moves to another line; strided = to another 4 KiB page, which "
                "no prefetcher follows)\n";
   for (int t = 0; t <= hierarchy.max_tensor(); ++t) {
-    const model::TensorPattern tp = run.pattern(t);
+    const predict::TensorPattern tp = run.pattern(t);
     if (tp.line_moves == 0) continue;
     const std::string name =
         size_t(t) < ro.tensor_names.size() ? ro.tensor_names[size_t(t)] : "#" + std::to_string(t);
     std::printf("  %-10s %14s line moves, %5.1f%% strided\n", name.c_str(),
                 num(double(tp.line_moves)).c_str(), 100.0 * tp.strided_fraction());
   }
-  std::cout << "\nroofline from simulated traffic (" << num(flops) << " FLOP)\n"
-            << roofline_text(sim_roof);
-  if (an_roof) std::cout << "roofline from analytic traffic\n" << roofline_text(*an_roof);
+  std::cout << "\nroofline from simulated traffic (" << num(run.flops) << " FLOP)\n"
+            << roofline_text(run.roofline);
+  if (run.analytic_roofline)
+    std::cout << "roofline from analytic traffic\n" << roofline_text(*run.analytic_roofline);
+}
+
+int run_model(const SimulateFlags& f) {
+  // The machine is the schedule's target: its shared memory, registers and vector width decide
+  // which steps are legal, so a schedule made for the H200 may be refused on `tiny`.
+  const auto g = pipeline::parse(pipeline::read_model(f.file));
+  const predict::Machine machine = predict::load_machine(f.machine);
+  schedule::Program p;
+  try {
+    p = pipeline::plan(g, f.apply, pipeline::target(&machine)).current();
+  } catch (const schedule::ScheduleError& e) {
+    throw schedule::ScheduleError("on machine " + machine.name + ": " + e.what());
+  }
+  const schedule::Kernel& k = p.kernels.at(size_t(p.current));
+  if (!f.follow.empty()) return follow_warp(f, k, machine);
+
+  memory::HierarchyOptions options;
+  options.classify_misses = !f.no_3c;
+  options.reuse_distance = !f.no_reuse;
+
+  const schedule::TraceSize size = schedule::estimate_trace_size(k);
+  if (!simulation_fits(f, k, machine, options, size)) return 1;
+
+  // The shared pipeline: trace, hierarchy, write-back, level bytes, analytic model, rooflines.
+  predict::KernelRun run;
+  {
+    Progress progress("simulate: kernel " + k.name, size.accesses);
+    predict::RunOptions ro_run;
+    ro_run.classify_misses = options.classify_misses;
+    ro_run.reuse_distance = options.reuse_distance;
+    ro_run.wrap = [&](memory::AccessSink& next) {
+      return std::make_unique<ProgressSink>(next, progress);
+    };
+    run = predict::simulate_kernel(k, *g, machine, ro_run);
+  }
+  memory::ReportOptions ro;
+  ro.tensor_names = run.tensor_names;
+
+  const std::string steps = schedule::steps_to_string(schedule::parse_steps(f.apply));
+  if (f.json) {
+    print_model_json(f, k, machine, run, steps, ro);
+    return 0;
+  }
+  print_model_text(k, machine, run, steps, ro);
   return 0;
 }
 
@@ -490,7 +531,7 @@ const CommandRegistrar registrar{
         } catch (const memory::TraceError& e) {
           std::cerr << e.what() << "\n";
           exit_code = 1;
-        } catch (const model::MachineError& e) {
+        } catch (const predict::MachineError& e) {
           std::cerr << e.what() << "\n";
           exit_code = 1;
         } catch (const std::invalid_argument& e) {

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "sim/memory/access.h"
-#include "sim/model/work_size.h"
+#include "sim/predict/work_size.h"
 
 #include <chrono>
 #include <cstdint>
@@ -15,9 +15,9 @@
 
 namespace tilescope::cli {
 
-// The memory budget is the model's (sim/model/work_size.h), shared with the app.
-using model::memory_budget;
-using model::MemoryBudget;
+// The memory budget is the model's (sim/predict/work_size.h), shared with the app.
+using predict::memory_budget;
+using predict::MemoryBudget;
 
 // "2 GiB (2147483648 bytes)": rounded for reading (io::format_bytes), exact for checking.
 std::string format_bytes_exact(uint64_t bytes);

@@ -1,7 +1,7 @@
 // The app's state and the state-level operations the commands build on (parse, fit, scene).
 #include "app/core/app_state.h"
 
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 #include "sim/io/input.h"
 #include "sim/pipeline.h"
 
@@ -50,7 +50,7 @@ float type_scale_for(Theme theme, float content_scale, float ui_scale, float win
 
 bool model_text_edited(const AppState& state) {
   const std::string& t = state.model.text;
-  return t != state.model.loaded_text && t != graph::default_model_text() &&
+  return t != state.model.loaded_text && t != lang::default_model_text() &&
          t.find_first_not_of(" \n\r\t") != std::string::npos;
 }
 
@@ -92,11 +92,11 @@ void update_state(AppState& state) {
   if (state.model.reparse_pending && state.now - state.model.edit_time >= kReparseDebounceSeconds) {
     reparse_model(state);
   }
-  workbench_set_graph(state.bench, state.model.graph, state.model.graph_text,
+  workbench_set_graph(state.workbench, state.model.graph, state.model.graph_text,
                       state.model.generation);
-  workbench_poll(state.bench);
-  workbench_tick(state.bench, state.now);
-  lesson_poll(state.lessons, state.bench, state.model.graph, state.model.graph_text);
+  workbench_poll(state.workbench);
+  workbench_tick(state.workbench, state.now);
+  lesson_poll(state.lessons, state.workbench, state.model.graph, state.model.graph_text);
   if (!state.outline_text || *state.outline_text != state.model.text) {
     state.outline = outline_model(state.model.text);
     state.outline_text = state.model.text;
@@ -119,11 +119,11 @@ std::string presentation_indicator(const AppState& state) {
   if (lp.is_open() && lp.lesson && !lp.lesson->steps.empty()) {
     where = "lesson step " + std::to_string(lp.step + 1) + " of " +
             std::to_string(lp.lesson->steps.size());
-  } else if (state.bench.history && state.bench.step_texts.empty()) {
+  } else if (state.workbench.history && state.workbench.step_texts.empty()) {
     where = "no steps yet";
-  } else if (state.bench.history) {
-    where = "step " + std::to_string(state.bench.history->size()) + " of " +
-            std::to_string(state.bench.step_texts.size());
+  } else if (state.workbench.history) {
+    where = "step " + std::to_string(state.workbench.history->size()) + " of " +
+            std::to_string(state.workbench.step_texts.size());
   }
   const std::string keys = "\u2190 \u2192 step  \u00B7  Esc or F5 leaves";
   return where.empty() ? keys : where + "  \u00B7  " + keys;
@@ -136,7 +136,7 @@ double frame_wait_seconds(const AppState& state) {
       r.quit || r.resize_w > 0 || r.toggle_fullscreen ||
       state.view.fit_pending || state.scene_stale)
     return 0.0;
-  if (state.bench.busy() || state.bench.tiles_playing || state.lessons.busy())
+  if (state.workbench.busy() || state.workbench.tiles_playing || state.lessons.busy())
     return kBusyFrameSeconds;
   if (state.model.reparse_pending)
     return std::clamp(state.model.edit_time + kReparseDebounceSeconds - state.now, 0.0,

@@ -186,7 +186,7 @@ struct AppState {
   ModelOutline outline;
   std::optional<std::string> outline_text;
   PlatformRequests requests;
-  Workbench bench;            // centre view, schedule history, machine, background jobs
+  Workbench workbench;        // centre view, schedule history, machine, background jobs
   bool presentation = false;  // F5: the centre view fills the window (projector)
   LessonPlayer lessons;       // the lesson catalogue, the open lesson and the learner's progress
   bool start_here = false;    // a first start (no session): the window points at the lessons

@@ -6,9 +6,9 @@
 #include "kernels/cpu/harness.h"
 #include "kernels/cpu/jit.h"
 #include "sim/memory/hierarchy.h"
-#include "sim/model/analytic.h"
-#include "sim/model/roofline.h"
-#include "sim/model/run.h"
+#include "sim/predict/analytic.h"
+#include "sim/predict/roofline.h"
+#include "sim/predict/simulate.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/interpreter.h"
 #include "sim/schedule/trace.h"
@@ -298,7 +298,7 @@ std::optional<schedule::Program> apply_point(const schedule::Program& base, Auto
   return std::move(r.program);
 }
 
-std::string binding_text(const model::Roofline& r) {
+std::string binding_text(const predict::Roofline& r) {
   return "bound by " + r.binding;
 }
 
@@ -313,7 +313,7 @@ std::string remaining_text(double elapsed, size_t done, size_t total) {
 
 }  // namespace
 
-int autotune_threads(const model::Machine& machine) {
+int autotune_threads(const predict::Machine& machine) {
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
   uint64_t lines = 0;
   for (const memory::CacheConfig& c : machine.levels) lines += c.lines();
@@ -334,30 +334,30 @@ struct PointNotes {
 };
 
 // Predicts one point (its prediction fields, and what it has to say in `notes`).
-void predict_point(const schedule::Program& base, const model::Machine& m, JobProgress& progress,
+void predict_point(const schedule::Program& base, const predict::Machine& m, JobProgress& progress,
                    AutotunePoint& p, PointNotes& notes) {
   // Legal on the machine predicted on: a tile that needs more than its registers is refused.
-  std::optional<schedule::Program> prog = apply_point(base, p, model::target_for(m));
+  std::optional<schedule::Program> prog = apply_point(base, p, predict::target_for(m));
   if (!prog) return;
   const schedule::Kernel& k = prog->kernels[size_t(prog->current)];
-  std::optional<model::Roofline> roof;
+  std::optional<predict::Roofline> roof;
   // The analytic model describes CPU loop nests and answers in a moment; GPU traces (warps,
   // sectors) and nests too large to enumerate go through the trace simulation instead.
-  model::RunOptions quick;
+  predict::RunOptions quick;
   quick.simulate = false;
-  model::KernelRun run = model::run_kernel(k, *prog->graph, m, quick);
+  predict::KernelRun run = predict::simulate_kernel(k, *prog->graph, m, quick);
   if (run.analytic_roofline) {
     roof = *run.analytic_roofline;
     p.detail = binding_text(*roof) + " (analytic model)";
     notes.analytic = run.analytic->notes;
   } else {
-    model::RunOptions full;
+    predict::RunOptions full;
     full.analytic = false;
     full.wrap = [&](memory::AccessSink& next) {
       // Stops the trace (by throwing) when the user cancels.
       return std::make_unique<memory::CancelSink<JobCancelled>>(next, progress.cancel);
     };
-    run = model::run_kernel(k, *prog->graph, m, full);
+    run = predict::simulate_kernel(k, *prog->graph, m, full);
     roof = run.roofline;
     p.detail = binding_text(*roof) + " (trace simulation)";
     notes.traced = true;
@@ -373,7 +373,7 @@ void predict_point(const schedule::Program& base, const model::Machine& m, JobPr
 }  // namespace
 
 AutotuneGrid autotune_sweep_simulator(const schedule::Program& base, const AutotuneLoops& loops,
-                                      const model::Machine& machine, JobProgress& progress,
+                                      const predict::Machine& machine, JobProgress& progress,
                                       int max_per_axis, int threads) {
   const auto t0 = Clock::now();
   AutotuneGrid g = empty_grid(AutotuneMode::Simulator, base, loops, max_per_axis);
@@ -383,12 +383,12 @@ AutotuneGrid autotune_sweep_simulator(const schedule::Program& base, const Autot
   // and its peak counts every core while the generated kernel runs on one: without a memory bound
   // every tiling would predict the same compute time. Measure this CPU's single-thread peaks
   // instead, as the "Run on this CPU" panel does.
-  model::Machine m = machine;
+  predict::Machine m = machine;
   if (!gpu && m.name.rfind("host", 0) == 0 && m.memory.bandwidth_bytes_per_s <= 0) {
     progress.set_phase("measuring this CPU's single-thread peaks");
     const kernels::Peaks pk = kernels::measure_peaks(true);
     if (progress.cancel) throw JobCancelled();
-    m = model::with_measured_peaks(std::move(m), pk.gflops_fp32 * 1e9, pk.gbps * 1e9, 0, pk.source);
+    m = predict::with_measured_peaks(std::move(m), pk.gflops_fp32 * 1e9, pk.gbps * 1e9, 0, pk.source);
     std::ostringstream note;
     note.precision(3);
     note << m.name << " states no memory bandwidth: using this CPU's measured single-thread peaks ("
@@ -493,7 +493,7 @@ AutotuneGrid autotune_sweep_cpu(const schedule::Program& base, const AutotuneLoo
       if (!p.failed && reference.empty()) {
         progress.set_phase(head + "running the reference interpreter");
         reference = inputs;
-        schedule::run_kernel(base_kernel, reference);
+        schedule::interpret_kernel(base_kernel, reference);
         if (progress.cancel) throw JobCancelled();
       }
       if (!p.failed) {
@@ -545,16 +545,16 @@ AutotuneGrid autotune_sweep_cpu(const schedule::Program& base, const AutotuneLoo
 }
 
 PredictionMachine autotune_prediction_machine(const std::string& name,
-                                              const model::Machine& chosen) {
+                                              const predict::Machine& chosen) {
   PredictionMachine r{chosen, {}};
   if (name != "host") return r;
   // "host" knows its caches but no bandwidths, so only compute and DRAM would bound the
   // prediction and every tiling whose data fits the caches would look alike. When
   // `tilescope-cli probe` has measured this computer, predict with that machine instead.
-  const std::vector<std::string> presets = model::preset_names();
+  const std::vector<std::string> presets = predict::preset_names();
   if (std::find(presets.begin(), presets.end(), "host-measured") == presets.end()) return r;
   try {
-    r.machine = model::load_machine("host-measured");
+    r.machine = predict::load_machine("host-measured");
     r.note =
         "host states no bandwidths: predicted with host-measured (this computer, measured "
         "by tilescope-cli probe) instead";

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "app/core/jobs.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 #include "sim/schedule/kernel.h"
 #include "sim/schedule/steps.h"
 
@@ -116,12 +116,12 @@ AutotuneAgreement autotune_agreement(const AutotuneGrid& sim, const AutotuneGrid
 // is the same for any thread count. Progress counts finished points; a cancel stops every worker
 // at its next point (or inside a trace simulation) and throws JobCancelled.
 AutotuneGrid autotune_sweep_simulator(const schedule::Program& base, const AutotuneLoops& loops,
-                                      const model::Machine& machine, JobProgress& progress,
+                                      const predict::Machine& machine, JobProgress& progress,
                                       int max_per_axis = 0, int threads = 0);
 // Worker threads for a simulator sweep on `machine`: every hardware thread, but no more than half
 // of physical memory holds if each simulates a trace through the machine's full hierarchy at once
 // (~32 B a cache line, the tables' upper bound), and at least 1.
-int autotune_threads(const model::Machine& machine);
+int autotune_threads(const predict::Machine& machine);
 AutotuneGrid autotune_sweep_cpu(const schedule::Program& base, const AutotuneLoops& loops,
                                 JobProgress& progress, int max_per_axis = 4);
 
@@ -144,11 +144,11 @@ inline constexpr int kAutotuneCpuPerAxis = 4;
 // "host-measured" when `tilescope-cli probe` has written one. `note` says so, or why
 // host-measured could not be read; "" when the machine is the chosen one.
 struct PredictionMachine {
-  model::Machine machine;
+  predict::Machine machine;
   std::string note;
 };
 PredictionMachine autotune_prediction_machine(const std::string& name,
-                                              const model::Machine& chosen);
+                                              const predict::Machine& chosen);
 
 // Takes finished sweeps into the caches (called by workbench_poll); cancels both.
 void autotune_poll(AutotuneState& s);

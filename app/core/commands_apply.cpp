@@ -184,7 +184,7 @@ std::string apply_canvas_command(AppState& state, const Command& c) {
       queue_click(state, static_cast<float>(c.a), static_cast<float>(c.b));
       return {};
     case CommandKind::ClickNode: {
-      if (!state.scene || state.bench.tab != ViewTab::Graph)
+      if (!state.scene || state.workbench.tab != ViewTab::Graph)
         return "click-node: no graph is on screen (use: view graph)";
       int index = -1;
       for (size_t i = 0; i < state.scene->nodes.size(); ++i)
@@ -271,12 +271,12 @@ std::string apply_window_command(AppState& state, const Command& c) {
       state.requests.quit = true;
       return {};
     case CommandKind::SetView:
-      state.bench.tab = *view_tab_from_name(c.text);
-      if (state.bench.tab == ViewTab::Lessons) {
+      state.workbench.tab = *view_tab_from_name(c.text);
+      if (state.workbench.tab == ViewTab::Lessons) {
         state.start_here = false;  // found them
         lesson_ensure_catalogue(state.lessons);
       }
-      if (state.bench.tab == ViewTab::Graph) state.view.fit_pending = true;  // the canvas moved
+      if (state.workbench.tab == ViewTab::Graph) state.view.fit_pending = true;  // the canvas moved
       return {};
     case CommandKind::Present:
       state.presentation = c.text.empty() ? !state.presentation : c.text == "on";
@@ -316,26 +316,26 @@ std::string apply_window_command(AppState& state, const Command& c) {
 std::string apply_workbench_command(AppState& state, const Command& c) {
   switch (c.kind) {
     case CommandKind::Apply:
-      return workbench_apply(state.bench, c.text);
+      return workbench_apply(state.workbench, c.text);
     case CommandKind::Undo:
-      return workbench_undo(state.bench) ? std::string() : "undo: nothing to undo";
+      return workbench_undo(state.workbench) ? std::string() : "undo: nothing to undo";
     case CommandKind::Redo:
-      return workbench_redo(state.bench) ? std::string() : "redo: nothing to redo";
+      return workbench_redo(state.workbench) ? std::string() : "redo: nothing to redo";
     case CommandKind::GoToStep:
-      return workbench_go_to(state.bench, static_cast<size_t>(c.a));
+      return workbench_go_to(state.workbench, static_cast<size_t>(c.a));
     case CommandKind::SetMachine:
-      return workbench_set_machine(state.bench, c.text);
+      return workbench_set_machine(state.workbench, c.text);
     case CommandKind::Simulate:
-      return workbench_simulate(state.bench, c.text == "anyway");
+      return workbench_simulate(state.workbench, c.text == "anyway");
     case CommandKind::RunCpu:
-      return workbench_run_cpu(state.bench, c.text == "anyway");
+      return workbench_run_cpu(state.workbench, c.text == "anyway");
     case CommandKind::RunGpu:
-      return workbench_run_gpu(state.bench);
+      return workbench_run_gpu(state.workbench);
     case CommandKind::Cancel:
-      workbench_cancel(state.bench);
+      workbench_cancel(state.workbench);
       return {};
     case CommandKind::Autotune:
-      return autotune_command(state.bench, c.text);
+      return autotune_command(state.workbench, c.text);
     case CommandKind::Control: {
       const size_t space = c.text.find(' ');
       return set_panel_control(state.controls, std::string_view(c.text).substr(0, space),
@@ -344,13 +344,13 @@ std::string apply_workbench_command(AppState& state, const Command& c) {
                                    : std::string_view(c.text).substr(space + 1));
     }
     case CommandKind::MemoryFormula:
-      return workbench_memory_formula(state.bench, c.text);
+      return workbench_memory_formula(state.workbench, c.text);
     case CommandKind::Tiles:
       if (c.text == "record" || c.text == "record anyway")
-        return state.bench.tiles_gpu
-                   ? workbench_record_gpu_tiles(state.bench, c.text == "record anyway")
-                   : workbench_record_tiles(state.bench, c.text == "record anyway");
-      return workbench_tiles_control(state.bench, c.text, c.a);
+        return state.workbench.tiles_gpu
+                   ? workbench_record_gpu_tiles(state.workbench, c.text == "record anyway")
+                   : workbench_record_tiles(state.workbench, c.text == "record anyway");
+      return workbench_tiles_control(state.workbench, c.text, c.a);
     default:
       break;
   }

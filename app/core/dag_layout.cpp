@@ -138,11 +138,8 @@ void place_row(const std::vector<int>& row, const std::vector<float>& width,
     for (size_t k = b.first; k <= b.last; ++k) left[size_t(row[k])] = b.left() + offset[k];
 }
 
-}  // namespace
-
-DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<DagEdge>& edges,
-                     const DagLayoutOptions& options) {
-  const int n = static_cast<int>(nodes.size());
+// Throws when an edge names a node outside 0..n-1 or is a self-loop.
+void check_edges(int n, const std::vector<DagEdge>& edges) {
   for (size_t i = 0; i < edges.size(); ++i) {
     const DagEdge& e = edges[i];
     if (e.from < 0 || e.from >= n || e.to < 0 || e.to >= n) {
@@ -155,19 +152,14 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
                                   " is a self-loop on node " + std::to_string(e.from));
     }
   }
+}
 
-  DagLayout out;
-  const std::vector<int> real_layer = assign_layers(n, edges);
-
-  // Dummies grow with the square of a long chain's length (a tensor read by every op of a
-  // 20,000-op chain spans up to 20,000 layers), and crossing counts with the square of a layer's
-  // segments: past the budget, long edges are drawn straight and the order is left as it came.
-  uint64_t dummies = 0;
-  for (const DagEdge& e : edges)
-    dummies += uint64_t(std::max(0, real_layer[size_t(e.to)] - real_layer[size_t(e.from)] - 1));
-  out.simplified = dummies > options.max_dummies;
-
-  // Build the proper layered graph: dummies split edges that skip layers.
+// Builds the proper layered graph: dummies split edges that skip layers (none when `simplified`),
+// and each layer's row starts in node index order.
+Layered build_layered(const std::vector<DagNodeSize>& nodes, const std::vector<DagEdge>& edges,
+                      const std::vector<int>& real_layer, const DagLayoutOptions& options,
+                      bool simplified) {
+  const int n = static_cast<int>(nodes.size());
   Layered g;
   g.layer = real_layer;
   for (const DagNodeSize& s : nodes) g.width.push_back(s.width);
@@ -175,8 +167,7 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
   g.down.assign(size_t(n), {});
   for (const DagEdge& e : edges) {
     std::vector<int> chain = {e.from};
-    for (int l = real_layer[size_t(e.from)] + 1; !out.simplified && l < real_layer[size_t(e.to)];
-         ++l) {
+    for (int l = real_layer[size_t(e.from)] + 1; !simplified && l < real_layer[size_t(e.to)]; ++l) {
       g.layer.push_back(l);
       g.width.push_back(options.dummy_width);
       g.up.emplace_back();
@@ -195,9 +186,14 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
   g.rows.assign(size_t(layer_count), {});
   // Initial order: node index (ops arrive in topological order, which is a sensible start).
   for (size_t v = 0; v < g.layer.size(); ++v) g.rows[size_t(g.layer[v])].push_back(int(v));
+  return g;
+}
 
+// Barycentre sweeps down and up, keeping the row order with the fewest crossings; returns that
+// count (0 when `simplified`: the order is left as it came).
+int reduce_crossings(Layered& g, const DagLayoutOptions& options, bool simplified) {
   std::vector<std::vector<int>> best_rows = g.rows;
-  int best = out.simplified ? 0 : count_crossings(g, positions_of(g));
+  int best = simplified ? 0 : count_crossings(g, positions_of(g));
   for (int sweep = 0; sweep < options.sweeps && best > 0; ++sweep) {
     for (size_t l = 1; l < g.rows.size(); ++l) barycentre_pass(g, l, true);
     for (size_t l = g.rows.size(); l-- > 1;) barycentre_pass(g, l - 1, false);
@@ -208,47 +204,74 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
     }
   }
   g.rows = best_rows;
+  return best;
+}
 
-  // Vertical bands: each layer is as tall as its tallest node; nodes are centred in the band.
-  std::vector<float> band_top(size_t(layer_count), 0.0f), band_height(size_t(layer_count), 0.0f);
+// Vertical bands: each layer is as tall as its tallest node; nodes are centred in the band.
+struct Bands {
+  std::vector<float> top, height;
+  float total = 0.0f;  // the height of all bands with the gaps between them
+};
+
+// Computes the vertical band of each of the `layer_count` layers.
+Bands vertical_bands(const std::vector<DagNodeSize>& nodes, const std::vector<int>& real_layer,
+                     int layer_count, const DagLayoutOptions& options) {
+  const int n = static_cast<int>(nodes.size());
+  Bands b;
+  b.top.assign(size_t(layer_count), 0.0f);
+  b.height.assign(size_t(layer_count), 0.0f);
   for (int v = 0; v < n; ++v)
-    band_height[size_t(real_layer[size_t(v)])] =
-        std::max(band_height[size_t(real_layer[size_t(v)])], nodes[size_t(v)].height);
+    b.height[size_t(real_layer[size_t(v)])] =
+        std::max(b.height[size_t(real_layer[size_t(v)])], nodes[size_t(v)].height);
   float y = 0.0f;
   for (int l = 0; l < layer_count; ++l) {
-    band_top[size_t(l)] = y;
-    y += band_height[size_t(l)] + options.layer_gap;
+    b.top[size_t(l)] = y;
+    y += b.height[size_t(l)] + options.layer_gap;
   }
-  out.height = layer_count ? y - options.layer_gap : 0.0f;
+  b.total = layer_count ? y - options.layer_gap : 0.0f;
+  return b;
+}
 
-  // Horizontal placement: start packed, then relax towards neighbours, alternating directions.
-  std::vector<double> left(g.layer.size(), 0.0);
+// Horizontal placement state: each virtual node's left edge, which nodes are sources, and each
+// layer's non-source nodes in order.
+struct Placement {
+  std::vector<double> left;
+  std::vector<bool> is_source;
+  std::vector<std::vector<int>> core_rows;
+  // The x of virtual node v's centre.
+  double centre(const Layered& g, int v) const {
+    return left[size_t(v)] + g.width[size_t(v)] / 2.0;
+  }
+};
+
+// Places the non-source nodes: packed, then relaxed towards neighbours, alternating directions.
+// Sources (inputs, weights) follow their consumer and are placed last (place_sources), into the
+// room the other nodes leave: if they took part in the relaxation, every op would lean towards
+// the weight beside it and a deep chain would drift sideways.
+Placement place_core(const Layered& g, int n, const DagLayoutOptions& options) {
+  Placement pl;
+  pl.left.assign(g.layer.size(), 0.0);
   for (const auto& row : g.rows) {
     double x = 0.0;
     for (int v : row) {
-      left[size_t(v)] = x;
+      pl.left[size_t(v)] = x;
       x += g.width[size_t(v)] + options.node_gap;
     }
   }
-  auto centre = [&](int v) { return left[size_t(v)] + g.width[size_t(v)] / 2.0; };
-  // Sources (inputs, weights) follow their consumer and are placed last, into the room the other
-  // nodes leave: if they took part in the relaxation, every op would lean towards the weight
-  // beside it and a deep chain would drift sideways.
-  std::vector<bool> is_source(g.layer.size(), false);
-  for (int v = 0; v < n; ++v) is_source[size_t(v)] = g.up[size_t(v)].empty();
-  std::vector<std::vector<int>> core_rows;
+  pl.is_source.assign(g.layer.size(), false);
+  for (int v = 0; v < n; ++v) pl.is_source[size_t(v)] = g.up[size_t(v)].empty();
   for (const auto& row : g.rows) {
-    core_rows.emplace_back();
+    pl.core_rows.emplace_back();
     for (int v : row)
-      if (!is_source[size_t(v)]) core_rows.back().push_back(v);
+      if (!pl.is_source[size_t(v)]) pl.core_rows.back().push_back(v);
   }
   // The mean centre of v's non-source neighbours on one side; false when it has none.
   auto pull = [&](int v, bool upwards, double& out_centre) {
     double sum = 0.0;
     int count = 0;
     for (int u : upwards ? g.up[size_t(v)] : g.down[size_t(v)]) {
-      if (is_source[size_t(u)]) continue;
-      sum += centre(u);
+      if (pl.is_source[size_t(u)]) continue;
+      sum += pl.centre(g, u);
       ++count;
     }
     if (count) out_centre = sum / count;
@@ -256,69 +279,102 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
   };
   for (int pass = 0; pass < options.placement_passes; ++pass) {
     const bool downwards = pass % 2 == 0;
-    for (size_t k = 0; k < core_rows.size(); ++k) {
-      const auto& row = core_rows[downwards ? k : core_rows.size() - 1 - k];
+    for (size_t k = 0; k < pl.core_rows.size(); ++k) {
+      const auto& row = pl.core_rows[downwards ? k : pl.core_rows.size() - 1 - k];
       std::vector<double> desired(row.size());
       for (size_t i = 0; i < row.size(); ++i) {
         // Prefer the neighbours on the side we come from; fall back to the other side.
         const int v = row[i];
         if (!pull(v, downwards, desired[i]) && !pull(v, !downwards, desired[i]))
-          desired[i] = centre(v);
+          desired[i] = pl.centre(g, v);
       }
-      place_row(row, g.width, desired, options.node_gap, left);
+      place_row(row, g.width, desired, options.node_gap, pl.left);
     }
   }
-  for (size_t l = 0; l < g.rows.size(); ++l) {
-    // Occupied intervals of this layer, then each group of sources that feed the same consumer
-    // (x and W of one matmul) as one block, as close above that consumer as the room allows.
-    std::vector<std::pair<double, double>> taken;
-    for (int v : core_rows[l])
-      taken.emplace_back(left[size_t(v)], left[size_t(v)] + g.width[size_t(v)]);
-    std::vector<std::pair<int, std::vector<int>>> groups;  // consumer (-1: none) → sources
-    for (int v : g.rows[l]) {
-      if (!is_source[size_t(v)]) continue;
-      const int consumer = g.down[size_t(v)].empty() ? -1 : g.down[size_t(v)].front();
-      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& grp) {
-        return consumer >= 0 && grp.first == consumer;
-      });
-      if (it == groups.end())
-        groups.push_back({consumer, {v}});
-      else
-        it->second.push_back(v);
-    }
-    for (const auto& [consumer, members] : groups) {
-      double block_w = 0.0;
-      for (int v : members) block_w += g.width[size_t(v)];
-      block_w += options.node_gap * static_cast<double>(members.size() - 1);
-      const double want =
-          (consumer >= 0 ? centre(consumer) : centre(members.front())) - block_w / 2;
-      auto fits = [&](double x) {
-        for (const auto& [a, b] : taken)
-          if (x < b + options.node_gap && a < x + block_w + options.node_gap) return false;
-        return true;
-      };
-      // The best spot is the wanted one, or flush against the side of some occupied interval.
-      double best_x = want;
-      bool found = fits(want);
-      for (const auto& [a, b] : taken) {
-        for (double x : {a - options.node_gap - block_w, b + options.node_gap}) {
-          if (fits(x) && (!found || std::abs(x - want) < std::abs(best_x - want))) {
-            best_x = x;
-            found = true;
-          }
+  return pl;
+}
+
+// Places layer l's sources: each group that feeds the same consumer (x and W of one matmul) as
+// one block, as close above that consumer as the room allows; then sorts the row by x.
+void place_sources(Layered& g, size_t l, const DagLayoutOptions& options, Placement& pl) {
+  std::vector<double>& left = pl.left;
+  // Occupied intervals of this layer.
+  std::vector<std::pair<double, double>> taken;
+  for (int v : pl.core_rows[l])
+    taken.emplace_back(left[size_t(v)], left[size_t(v)] + g.width[size_t(v)]);
+  std::vector<std::pair<int, std::vector<int>>> groups;  // consumer (-1: none) → sources
+  for (int v : g.rows[l]) {
+    if (!pl.is_source[size_t(v)]) continue;
+    const int consumer = g.down[size_t(v)].empty() ? -1 : g.down[size_t(v)].front();
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& grp) { return consumer >= 0 && grp.first == consumer; });
+    if (it == groups.end())
+      groups.push_back({consumer, {v}});
+    else
+      it->second.push_back(v);
+  }
+  for (const auto& [consumer, members] : groups) {
+    double block_w = 0.0;
+    for (int v : members) block_w += g.width[size_t(v)];
+    block_w += options.node_gap * static_cast<double>(members.size() - 1);
+    const double want =
+        (consumer >= 0 ? pl.centre(g, consumer) : pl.centre(g, members.front())) - block_w / 2;
+    auto fits = [&](double x) {
+      for (const auto& [a, b] : taken)
+        if (x < b + options.node_gap && a < x + block_w + options.node_gap) return false;
+      return true;
+    };
+    // The best spot is the wanted one, or flush against the side of some occupied interval.
+    double best_x = want;
+    bool found = fits(want);
+    for (const auto& [a, b] : taken) {
+      for (double x : {a - options.node_gap - block_w, b + options.node_gap}) {
+        if (fits(x) && (!found || std::abs(x - want) < std::abs(best_x - want))) {
+          best_x = x;
+          found = true;
         }
       }
-      double x = best_x;
-      for (int v : members) {
-        left[size_t(v)] = x;
-        taken.emplace_back(x, x + g.width[size_t(v)]);
-        x += g.width[size_t(v)] + options.node_gap;
-      }
     }
-    // The final order within the layer is the geometric one.
-    std::stable_sort(g.rows[l].begin(), g.rows[l].end(),
-                     [&](int a, int b) { return left[size_t(a)] < left[size_t(b)]; });
+    double x = best_x;
+    for (int v : members) {
+      left[size_t(v)] = x;
+      taken.emplace_back(x, x + g.width[size_t(v)]);
+      x += g.width[size_t(v)] + options.node_gap;
+    }
   }
+  // The final order within the layer is the geometric one.
+  std::stable_sort(g.rows[l].begin(), g.rows[l].end(),
+                   [&](int a, int b) { return left[size_t(a)] < left[size_t(b)]; });
+}
+
+}  // namespace
+
+DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<DagEdge>& edges,
+                     const DagLayoutOptions& options) {
+  const int n = static_cast<int>(nodes.size());
+  check_edges(n, edges);
+
+  DagLayout out;
+  const std::vector<int> real_layer = assign_layers(n, edges);
+
+  // Dummies grow with the square of a long chain's length (a tensor read by every op of a
+  // 20,000-op chain spans up to 20,000 layers), and crossing counts with the square of a layer's
+  // segments: past the budget, long edges are drawn straight and the order is left as it came.
+  uint64_t dummies = 0;
+  for (const DagEdge& e : edges)
+    dummies += uint64_t(std::max(0, real_layer[size_t(e.to)] - real_layer[size_t(e.from)] - 1));
+  out.simplified = dummies > options.max_dummies;
+
+  Layered g = build_layered(nodes, edges, real_layer, options, out.simplified);
+  const int layer_count = static_cast<int>(g.rows.size());
+  int best = reduce_crossings(g, options, out.simplified);
+
+  const Bands bands = vertical_bands(nodes, real_layer, layer_count, options);
+  out.height = bands.total;
+
+  Placement pl = place_core(g, n, options);
+  for (size_t l = 0; l < g.rows.size(); ++l) place_sources(g, l, options, pl);
+  const std::vector<double>& left = pl.left;
   best = out.simplified ? -1 : count_crossings(g, positions_of(g));
   double min_x = 0.0, max_x = 0.0;
   bool any = false;
@@ -339,7 +395,7 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
     const int l = real_layer[size_t(v)];
     out.pos.push_back(
         {static_cast<float>(left[size_t(v)] - min_x),
-         band_top[size_t(l)] + (band_height[size_t(l)] - nodes[size_t(v)].height) / 2});
+         bands.top[size_t(l)] + (bands.height[size_t(l)] - nodes[size_t(v)].height) / 2});
   }
   for (const auto& chain : g.chains) {
     std::vector<DagPoint> pts;
@@ -349,8 +405,8 @@ DagLayout layout_dag(const std::vector<DagNodeSize>& nodes, const std::vector<Da
     for (size_t k = 1; k + 1 < chain.size(); ++k) {
       const int d = chain[k];
       const int l = g.layer[size_t(d)];
-      pts.push_back({static_cast<float>(centre(d) - min_x),
-                     band_top[size_t(l)] + band_height[size_t(l)] / 2});
+      pts.push_back({static_cast<float>(pl.centre(g, d) - min_x),
+                     bands.top[size_t(l)] + bands.height[size_t(l)] / 2});
     }
     pts.push_back({out.pos[size_t(to)].x + nodes[size_t(to)].width / 2, out.pos[size_t(to)].y});
     out.edge_points.push_back(std::move(pts));

@@ -123,14 +123,14 @@ std::string plural(size_t n, const char* one, const char* many) {
 // The model as it stands (text, path, applied steps), to keep before something replaces it.
 ReplacedModel current_model(const AppState& state) {
   return {state.model.text, state.model.path, state.model.path_chosen,
-          state.bench.applied_steps()};
+          state.workbench.applied_steps()};
 }
 
 // Puts a model file's text into the editor; with `keep_steps` the schedule's steps are replayed
 // on it (as far as they apply: update_state does it), else it starts without steps. What it
 // replaces is kept in state.replaced_model.
 void install_model(AppState& state, const std::string& path, std::string text, bool keep_steps) {
-  Workbench& wb = state.bench;
+  Workbench& wb = state.workbench;
   ReplacedModel old = current_model(state);
   const size_t applied = old.steps.size();
   const bool worth_keeping = model_text_edited(state) || applied > 0;
@@ -167,7 +167,7 @@ std::string open_model_file(AppState& state, const std::string& path) {
   } catch (const graph::GraphError& e) {
     return e.message();
   }
-  const size_t steps = state.bench.history ? state.bench.history->size() : 0;
+  const size_t steps = state.workbench.history ? state.workbench.history->size() : 0;
   const bool edited = model_text_edited(state);
   if (steps == 0 && !edited) {
     install_model(state, path, std::move(in.text), false);
@@ -181,7 +181,7 @@ std::string open_model_file(AppState& state, const std::string& path) {
   p.text_edited = edited;
   try {
     const auto g = pipeline::parse({p.text, path});
-    p.trial = workbench_trial_replay(state.bench, g);
+    p.trial = workbench_trial_replay(state.workbench, g);
   } catch (const std::exception& e) {
     p.parse_error = e.what();
     p.trial.steps = steps;
@@ -212,7 +212,7 @@ std::string restore_replaced_model(AppState& state) {
   if (!state.replaced_model) return "files restore-model: no open has replaced a model yet";
   ReplacedModel back = std::move(*state.replaced_model);
   state.replaced_model.reset();
-  Workbench& wb = state.bench;
+  Workbench& wb = state.workbench;
   // The model it replaces is kept in turn, so a restore can be undone the same way.
   state.replaced_model = current_model(state);
   workbench_clear_schedule(wb);

@@ -2,8 +2,8 @@
 // unused lines; every edit re-parsed by the model parser before it is accepted.
 #include "app/core/graph_edit.h"
 
-#include "sim/graph/model_parser.h"
-#include "sim/graph/model_syntax.h"
+#include "sim/lang/parser.h"
+#include "sim/lang/syntax.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,7 +14,7 @@
 namespace tilescope::core {
 namespace {
 
-namespace syn = graph::syntax;
+namespace syn = lang::syntax;
 
 // [SECTION] The ops
 
@@ -152,7 +152,7 @@ std::optional<TextEdit> check_base(std::string_view text, const ModelOutline& ou
                   "this model is an nn.Sequential-style list of layers, so edit its text");
   }
   try {
-    graph::parse_model(text);
+    lang::parse_model(text);
   } catch (const graph::GraphError& e) {
     if (!unfinished_only(e))
       return refuse(text, "the model text has an error; fix it first (" + located(e) + ")");
@@ -177,7 +177,7 @@ std::string named_list(const ModelOutline& o) {
 TextEdit validated(std::string_view old_text, std::string candidate, const std::string& what,
                    const std::string& name, const std::string& done) {
   try {
-    graph::parse_model(candidate);
+    lang::parse_model(candidate);
   } catch (const graph::GraphError& e) {
     if (!unfinished_only(e)) return refuse(old_text, "cannot " + what + ": " + located(e));
   }

@@ -9,12 +9,13 @@
 #include "app/core/lesson_commands.h"
 
 #include "app/core/app_state.h"
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 #include "sim/io/input.h"
 #include "sim/lesson/quantity.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace tilescope::core {
 
@@ -30,7 +31,7 @@ std::string model_label(const lesson::Lesson& l, const std::string& id) {
 // nothing at all. Anything else is the learner's own work.
 bool text_is_disposable(const AppState& s) {
   const std::string& t = s.model.text;
-  return t == s.lessons.model_loaded || t == graph::default_model_text() ||
+  return t == s.lessons.model_loaded || t == lang::default_model_text() ||
          t.find_first_not_of(" \n\r\t") == std::string::npos;
 }
 
@@ -39,12 +40,12 @@ bool text_is_disposable(const AppState& s) {
 // it (status bar, parse errors): "model epi of lesson 02-data-movement-fusion".
 void load_model(AppState& s, const std::string& text, const std::string& name) {
   LessonPlayer& p = s.lessons;
-  if (s.model.text != p.model_loaded && s.model.text != graph::default_model_text() &&
+  if (s.model.text != p.model_loaded && s.model.text != lang::default_model_text() &&
       s.model.text.find_first_not_of(" \n\r\t") != std::string::npos) {
     p.stash = s.model.text;
     p.stash_path = s.model.path;
   }
-  workbench_clear_schedule(s.bench);
+  workbench_clear_schedule(s.workbench);
   s.model.text = text;
   s.model.loaded_text = text;
   s.model.path = name;
@@ -68,7 +69,7 @@ void enter_step(AppState& s, int index, bool drive) {
   p.focus.clear();
   p.model_offer.clear();
   for (auto& [id, status] : p.checkpoints) status.attempted = false;
-  p.step_entry_key = learner_key(s.bench);
+  p.step_entry_key = learner_key(s.workbench);
   if (!drive || n == 0) return;
   const lesson::Lesson& l = *p.lesson;
   std::string notice;
@@ -92,21 +93,21 @@ void enter_step(AppState& s, int index, bool drive) {
     }
   }
   const std::string machine = step_machine(l, p.step);
-  if (!machine.empty() && machine != s.bench.machine_name) {
-    if (const std::string e = workbench_set_machine(s.bench, machine); !e.empty())
+  if (!machine.empty() && machine != s.workbench.machine_name) {
+    if (const std::string e = workbench_set_machine(s.workbench, machine); !e.empty())
       notice += (notice.empty() ? "" : "; ") + e;
     else
       notice += (notice.empty() ? "" : "; ") + std::string("machine ") + machine;
   }
   const lesson::LessonStep& step = l.steps[static_cast<size_t>(p.step)];
   if (!step.view.empty()) {
-    if (const auto v = view_tab_from_name(step.view)) s.bench.tab = *v;
-  } else if (s.bench.tab == ViewTab::Lessons) {
-    s.bench.tab = ViewTab::Graph;  // the lesson text is beside the workbench: show a view of it
+    if (const auto v = view_tab_from_name(step.view)) s.workbench.tab = *v;
+  } else if (s.workbench.tab == ViewTab::Lessons) {
+    s.workbench.tab = ViewTab::Graph;  // the lesson text is beside the workbench: show a view of it
   }
-  if (s.bench.tab == ViewTab::Graph) s.view.fit_pending = true;
+  if (s.workbench.tab == ViewTab::Graph) s.view.fit_pending = true;
   p.notice = notice;
-  p.step_entry_key = learner_key(s.bench);
+  p.step_entry_key = learner_key(s.workbench);
   if (loaded) p.lesson_made.insert(p.step_entry_key);
   p.driving = driving_before;
 }
@@ -260,22 +261,14 @@ std::string teacher_command(AppState& state, bool on) {
   return {};
 }
 
-std::string lesson_command(AppState& s, std::string_view args) {
-  LessonPlayer& p = s.lessons;
-  // No checkpoint evaluation starts inside a command (loading a model calls update_state): the
-  // state halfway through "load the model, then apply its steps" is not the learner's.
-  struct DrivingGuard {
-    bool& flag;
-    bool before;
-    ~DrivingGuard() { flag = before; }
-  } guard{p.driving, p.driving};
-  p.driving = true;
-  lesson_ensure_catalogue(p);
-  if (std::string e = check_lesson_command(args); !e.empty()) return e;
-  std::string_view rest = args;
-  const std::string sub(take_word(rest));
-  const std::string arg(rest);
+namespace {
 
+// `lesson open`, `lesson reload` and `lesson reset ID` for a lesson that is not open: the
+// commands that act on the catalogue. nullopt when `sub` is none of them (or is a reset of the
+// open lesson, which the caller carries out).
+std::optional<std::string> lesson_catalogue_command(AppState& s, const std::string& sub,
+                                                    const std::string& arg) {
+  LessonPlayer& p = s.lessons;
   if (sub == "open") {
     const int i = find_lesson(p, arg);
     if (i < 0) return "lesson open: no lesson '" + arg + "' (lessons: " + lesson_names(p) + ")";
@@ -291,24 +284,30 @@ std::string lesson_command(AppState& s, std::string_view args) {
     if (!open_id.empty())
       for (size_t i = 0; i < p.catalogue.size(); ++i)
         if (p.catalogue[i].id == open_id) return open_lesson(s, i, false, step_id);
-    return {};
+    return std::string();
   }
   if (sub == "reset" && !arg.empty()) {
     if (p.is_open() && p.lesson->id == arg) {
-      // falls through to resetting the open lesson below
+      // falls through to resetting the open lesson in the caller
     } else {
       const int i = find_lesson(p, arg);
       if (i < 0) return "lesson reset: no lesson '" + arg + "' (lessons: " + lesson_names(p) + ")";
       p.saved.erase(p.catalogue[static_cast<size_t>(i)].id);
-      if (p.open != i) return {};
+      if (p.open != i) return std::string();
     }
   }
-  if (!p.is_open()) return "lesson " + sub + ": no lesson is open (lesson open N)";
-  const lesson::Lesson& l = *p.lesson;
+  return std::nullopt;
+}
 
+// `lesson close`, `next`, `prev`, `goto` and `focus`: moving through the open lesson `l`.
+// nullopt when `sub` is none of them.
+std::optional<std::string> lesson_navigation_command(AppState& s, const lesson::Lesson& l,
+                                                     const std::string& sub,
+                                                     const std::string& arg) {
+  LessonPlayer& p = s.lessons;
   if (sub == "close") {
     lesson_close(p);
-    return {};
+    return std::string();
   }
   if (sub == "next" || sub == "prev") {
     const int n = static_cast<int>(l.steps.size());
@@ -327,7 +326,7 @@ std::string lesson_command(AppState& s, std::string_view args) {
       if (p.step <= 0) return "lesson prev: this is the first step";
       enter_step(s, p.step - 1, true);
     }
-    return {};
+    return std::string();
   }
   if (sub == "goto") {
     const int i = find_step(l, arg);
@@ -337,7 +336,7 @@ std::string lesson_command(AppState& s, std::string_view args) {
       if (!step_has_work(l, k)) p.progress->mark_done(l.steps[size_t(k)].id);
     lesson_save_progress(p);
     enter_step(s, i, true);
-    return {};
+    return std::string();
   }
   if (sub == "focus") {
     bool known = false;
@@ -347,58 +346,90 @@ std::string lesson_command(AppState& s, std::string_view args) {
     if (!known) return "lesson focus: no block with id '" + arg + "'";
     p.focus = arg;
     ++p.scroll_serial;
+    return std::string();
+  }
+  return std::nullopt;
+}
+
+// `lesson predict ID INPUT`: grades the learner's prediction and records it (`rest` is what
+// follows the sub-command).
+std::string lesson_predict(LessonPlayer& p, const lesson::Lesson& l, std::string_view rest) {
+  std::string_view r = rest;
+  const std::string id(take_word(r));
+  const std::string input(r);
+  const lesson::Block* b = find_predict(l, id);
+  if (!b) {
+    std::string known;
+    for (const lesson::Block& o : l.blocks)
+      if (o.kind == lesson::BlockKind::Predict) known += (known.empty() ? "" : ", ") + o.predict.id;
+    return "lesson predict: no predict block '" + id +
+           "' (this lesson has: " + (known.empty() ? "none" : known) + ")";
+  }
+  if (p.progress->prediction_settled(id))
+    return "lesson predict: " + id + " is settled (its answer has been revealed)";
+  if (!p.computed) return "lesson predict: the lesson is still being computed; try again soon";
+  if (!p.computed->error.empty())
+    return "lesson predict: the lesson could not be computed: " + p.computed->error;
+  const auto a = p.computed->answers.find(id);
+  if (a == p.computed->answers.end() || !a->second.ok)
+    return "lesson predict: the answer to " + id + " cannot be computed on this machine: " +
+           (a == p.computed->answers.end() ? std::string("no answer") : a->second.error);
+  const lesson::Grade g = lesson::grade(b->predict, a->second, input);
+  if (!g.understood || !g.graded) {
+    // Not an attempt: nothing is revealed, the learner is told what was expected.
+    p.notes[id] = g.message;
     return {};
   }
+  p.notes.erase(id);
+  p.drafts.erase(id);
+  p.progress->record_prediction(id, input, g);
+  if (!p.progress->prediction_settled(id)) {
+    // A wrong try with tries left: which way and roughly how far, the hint, another try.
+    const lesson::PredictionRecord* pr = p.progress->prediction(id);
+    p.notes[id] =
+        lesson::retry_hint(b->predict, g, p.progress->tries_for(id) - (pr ? pr->attempts : 0));
+  }
+  p.focus = id;  // the reveal (or the hint) is where the learner looks next
+  ++p.scroll_serial;
+  lesson_save_progress(p);
+  lesson_refresh_done(p);
+  return {};
+}
+
+// `lesson reveal [ID]`: shows a prediction's answer to the class (default: the current step's).
+std::string lesson_reveal(LessonPlayer& p, const lesson::Lesson& l, const std::string& arg) {
+  if (!arg.empty()) {
+    if (!find_predict(l, arg)) return "lesson reveal: no predict block '" + arg + "'";
+    p.revealed.insert(arg);
+    p.focus = arg;
+    ++p.scroll_serial;
+    return {};
+  }
+  std::string first;
+  for (int i : step_blocks(l, p.step))
+    if (l.blocks[size_t(i)].kind == lesson::BlockKind::Predict) {
+      p.revealed.insert(l.blocks[size_t(i)].predict.id);
+      if (first.empty()) first = l.blocks[size_t(i)].predict.id;
+    }
+  if (first.empty()) return "lesson reveal: this step has no prediction to reveal";
+  p.focus = first;  // the class looks at the answer
+  ++p.scroll_serial;
+  return {};
+}
+
+// `lesson draft`, `predict`, `show-answer`, `tries` and `reveal`: the prediction commands.
+// nullopt when `sub` is none of them.
+std::optional<std::string> lesson_prediction_command(LessonPlayer& p, const lesson::Lesson& l,
+                                                     const std::string& sub, std::string_view rest,
+                                                     const std::string& arg) {
   if (sub == "draft") {
     std::string_view r = rest;
     const std::string id(take_word(r));
     if (!find_predict(l, id)) return "lesson draft: no predict block '" + id + "'";
     p.drafts[id] = std::string(r).substr(0, lesson::kMaxPredictionInput);
-    return {};
+    return std::string();
   }
-  if (sub == "predict") {
-    std::string_view r = rest;
-    const std::string id(take_word(r));
-    const std::string input(r);
-    const lesson::Block* b = find_predict(l, id);
-    if (!b) {
-      std::string known;
-      for (const lesson::Block& o : l.blocks)
-        if (o.kind == lesson::BlockKind::Predict)
-          known += (known.empty() ? "" : ", ") + o.predict.id;
-      return "lesson predict: no predict block '" + id +
-             "' (this lesson has: " + (known.empty() ? "none" : known) + ")";
-    }
-    if (p.progress->prediction_settled(id))
-      return "lesson predict: " + id + " is settled (its answer has been revealed)";
-    if (!p.computed) return "lesson predict: the lesson is still being computed; try again soon";
-    if (!p.computed->error.empty())
-      return "lesson predict: the lesson could not be computed: " + p.computed->error;
-    const auto a = p.computed->answers.find(id);
-    if (a == p.computed->answers.end() || !a->second.ok)
-      return "lesson predict: the answer to " + id + " cannot be computed on this machine: " +
-             (a == p.computed->answers.end() ? std::string("no answer") : a->second.error);
-    const lesson::Grade g = lesson::grade(b->predict, a->second, input);
-    if (!g.understood || !g.graded) {
-      // Not an attempt: nothing is revealed, the learner is told what was expected.
-      p.notes[id] = g.message;
-      return {};
-    }
-    p.notes.erase(id);
-    p.drafts.erase(id);
-    p.progress->record_prediction(id, input, g);
-    if (!p.progress->prediction_settled(id)) {
-      // A wrong try with tries left: which way and roughly how far, the hint, another try.
-      const lesson::PredictionRecord* r = p.progress->prediction(id);
-      p.notes[id] =
-          lesson::retry_hint(b->predict, g, p.progress->tries_for(id) - (r ? r->attempts : 0));
-    }
-    p.focus = id;  // the reveal (or the hint) is where the learner looks next
-    ++p.scroll_serial;
-    lesson_save_progress(p);
-    lesson_refresh_done(p);
-    return {};
-  }
+  if (sub == "predict") return lesson_predict(p, l, rest);
   if (sub == "show-answer") {
     // The learner gives up on a prediction: the answer is shown, and graded as revealed.
     if (!find_predict(l, arg)) return "lesson show-answer: no predict block '" + arg + "'";
@@ -410,7 +441,7 @@ std::string lesson_command(AppState& s, std::string_view args) {
     ++p.scroll_serial;
     lesson_save_progress(p);
     lesson_refresh_done(p);
-    return {};
+    return std::string();
   }
   if (sub == "tries") {
     char* end = nullptr;
@@ -422,85 +453,84 @@ std::string lesson_command(AppState& s, std::string_view args) {
     p.progress->set_tries(p.tries);
     p.notice = n == 0 ? "each question allows its own number of tries"
                       : "every question allows " + arg + (n == 1 ? " try" : " tries");
-    return {};
+    return std::string();
   }
-  if (sub == "reveal") {
-    if (!arg.empty()) {
-      if (!find_predict(l, arg)) return "lesson reveal: no predict block '" + arg + "'";
-      p.revealed.insert(arg);
-      p.focus = arg;
-      ++p.scroll_serial;
-      return {};
-    }
-    std::string first;
-    for (int i : step_blocks(l, p.step))
-      if (l.blocks[size_t(i)].kind == lesson::BlockKind::Predict) {
-        p.revealed.insert(l.blocks[size_t(i)].predict.id);
-        if (first.empty()) first = l.blocks[size_t(i)].predict.id;
-      }
-    if (first.empty()) return "lesson reveal: this step has no prediction to reveal";
-    p.focus = first;  // the class looks at the answer
-    ++p.scroll_serial;
-    return {};
-  }
-  if (sub == "apply") {
-    const lesson::Block* b = find_block(l, lesson::BlockKind::Steps, arg);
-    if (!b) return "lesson apply: no steps block '" + arg + "' in this lesson";
-    if (!p.computed) return "lesson apply: the lesson is still being computed; try again soon";
-    const auto it = p.computed->programs.find(arg);
-    if (it == p.computed->programs.end())
-      return "lesson apply: steps '" + arg + "' could not be built: " +
-             (p.computed->error.empty() ? "unknown reason" : p.computed->error);
-    std::string why;
-    const auto text = lesson_model_text(l, it->second.model, why);
-    if (!text) return "lesson apply: " + why;
-    load_model(s, *text, model_label(l, it->second.model));
-    std::string joined;
-    for (const std::string& step : it->second.steps) joined += (joined.empty() ? "" : "; ") + step;
-    std::string e = joined.empty() ? std::string() : workbench_apply(s.bench, joined);
-    p.lesson_made.insert(learner_key(s.bench));  // the lesson's steps: a goal met here is shown
-    if (s.bench.tab == ViewTab::Lessons || s.bench.tab == ViewTab::Graph)
-      s.bench.tab = ViewTab::Schedule;
-    p.notice = "applied " + arg + " to model " + it->second.model +
-               (p.stash.empty() ? "" : " (your own model text is kept: restore it)");
-    return e;
-  }
-  if (sub == "show-me") {
-    const lesson::Block* b = find_block(l, lesson::BlockKind::Checkpoint, arg);
-    if (!b) return "lesson show-me: no checkpoint '" + arg + "' in this lesson";
-    if (!p.computed) return "lesson show-me: the lesson is still being computed; try again soon";
-    const auto it = p.computed->solutions.find(arg);
-    if (it == p.computed->solutions.end() || !it->second.error.empty())
-      return "lesson show-me: the solution of " + arg + " cannot be built: " +
-             (it == p.computed->solutions.end() ? p.computed->error : it->second.error);
-    load_model(
-        s, it->second.model_text,
-        model_label(l, it->second.steps.empty() ? b->checkpoint.solution : b->checkpoint.model));
-    const std::string e =
-        it->second.steps.empty() ? std::string() : workbench_apply(s.bench, it->second.steps);
-    const std::string machine = b->attr_value("machine");
-    if (!machine.empty() && machine != s.bench.machine_name)
-      workbench_set_machine(s.bench, machine);
-    p.lesson_made.insert(learner_key(s.bench));
-    if (s.bench.tab == ViewTab::Lessons || s.bench.tab == ViewTab::Graph)
-      s.bench.tab = ViewTab::Schedule;
-    p.notice = "the lesson's solution of " + arg + " is applied" +
-               (it->second.steps.empty() ? "" : ": " + it->second.steps) +
-               " (shown, so not counted as reached; undo it and try yourself)";
-    return e;
-  }
+  if (sub == "reveal") return lesson_reveal(p, l, arg);
+  return std::nullopt;
+}
+
+// `lesson apply STEPS_ID`: loads the steps block's model and applies its steps.
+std::string lesson_apply(AppState& s, const lesson::Lesson& l, const std::string& arg) {
+  LessonPlayer& p = s.lessons;
+  const lesson::Block* b = find_block(l, lesson::BlockKind::Steps, arg);
+  if (!b) return "lesson apply: no steps block '" + arg + "' in this lesson";
+  if (!p.computed) return "lesson apply: the lesson is still being computed; try again soon";
+  const auto it = p.computed->programs.find(arg);
+  if (it == p.computed->programs.end())
+    return "lesson apply: steps '" + arg + "' could not be built: " +
+           (p.computed->error.empty() ? "unknown reason" : p.computed->error);
+  std::string why;
+  const auto text = lesson_model_text(l, it->second.model, why);
+  if (!text) return "lesson apply: " + why;
+  load_model(s, *text, model_label(l, it->second.model));
+  std::string joined;
+  for (const std::string& step : it->second.steps) joined += (joined.empty() ? "" : "; ") + step;
+  std::string e = joined.empty() ? std::string() : workbench_apply(s.workbench, joined);
+  p.lesson_made.insert(learner_key(s.workbench));  // the lesson's steps: a goal met here is shown
+  if (s.workbench.tab == ViewTab::Lessons || s.workbench.tab == ViewTab::Graph)
+    s.workbench.tab = ViewTab::Schedule;
+  p.notice = "applied " + arg + " to model " + it->second.model +
+             (p.stash.empty() ? "" : " (your own model text is kept: restore it)");
+  return e;
+}
+
+// `lesson show-me ID`: applies checkpoint ID's solution (shown, so not recorded as reached).
+std::string lesson_show_me(AppState& s, const lesson::Lesson& l, const std::string& arg) {
+  LessonPlayer& p = s.lessons;
+  const lesson::Block* b = find_block(l, lesson::BlockKind::Checkpoint, arg);
+  if (!b) return "lesson show-me: no checkpoint '" + arg + "' in this lesson";
+  if (!p.computed) return "lesson show-me: the lesson is still being computed; try again soon";
+  const auto it = p.computed->solutions.find(arg);
+  if (it == p.computed->solutions.end() || !it->second.error.empty())
+    return "lesson show-me: the solution of " + arg + " cannot be built: " +
+           (it == p.computed->solutions.end() ? p.computed->error : it->second.error);
+  load_model(
+      s, it->second.model_text,
+      model_label(l, it->second.steps.empty() ? b->checkpoint.solution : b->checkpoint.model));
+  const std::string e =
+      it->second.steps.empty() ? std::string() : workbench_apply(s.workbench, it->second.steps);
+  const std::string machine = b->attr_value("machine");
+  if (!machine.empty() && machine != s.workbench.machine_name)
+    workbench_set_machine(s.workbench, machine);
+  p.lesson_made.insert(learner_key(s.workbench));
+  if (s.workbench.tab == ViewTab::Lessons || s.workbench.tab == ViewTab::Graph)
+    s.workbench.tab = ViewTab::Schedule;
+  p.notice = "the lesson's solution of " + arg + " is applied" +
+             (it->second.steps.empty() ? "" : ": " + it->second.steps) +
+             " (shown, so not counted as reached; undo it and try yourself)";
+  return e;
+}
+
+// `lesson apply`, `show-me`, `load-model`, `restore-model`, `reset` and `panel`: the commands
+// that change the workbench or the player's own state. nullopt when `sub` is none of them.
+std::optional<std::string> lesson_workbench_command(AppState& s, const lesson::Lesson& l,
+                                                    const std::string& sub,
+                                                    const std::string& arg) {
+  LessonPlayer& p = s.lessons;
+  if (sub == "apply") return lesson_apply(s, l, arg);
+  if (sub == "show-me") return lesson_show_me(s, l, arg);
   if (sub == "load-model") {
     std::string why;
     const auto text = lesson_model_text(l, arg, why);
     if (!text) return "lesson load-model: " + why;
     load_model(s, *text, model_label(l, arg));
-    p.lesson_made.insert(learner_key(s.bench));
+    p.lesson_made.insert(learner_key(s.workbench));
     p.notice = "loaded model " + arg + (p.stash.empty() ? "" : " (your own text is kept)");
-    return {};
+    return std::string();
   }
   if (sub == "restore-model") {
     if (p.stash.empty()) return "lesson restore-model: no text of yours was replaced";
-    workbench_clear_schedule(s.bench);
+    workbench_clear_schedule(s.workbench);
     s.model.text = std::move(p.stash);
     s.model.path = std::move(p.stash_path);
     s.model.path_chosen = false;  // the stash does not remember who chose it: ask again
@@ -509,7 +539,7 @@ std::string lesson_command(AppState& s, std::string_view args) {
     s.view.fit_pending = true;
     reparse_model(s);
     p.notice = "your model text is back";
-    return {};
+    return std::string();
   }
   if (sub == "reset") {
     p.progress->reset();
@@ -520,12 +550,40 @@ std::string lesson_command(AppState& s, std::string_view args) {
     lesson_save_progress(p);
     enter_step(s, 0, true);
     p.notice = "lesson " + l.id + " reset: no step done, no prediction made";
-    return {};
+    return std::string();
   }
   if (sub == "panel") {
     p.side_shows_model = arg == "model";
-    return {};
+    return std::string();
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string lesson_command(AppState& s, std::string_view args) {
+  LessonPlayer& p = s.lessons;
+  // No checkpoint evaluation starts inside a command (loading a model calls update_state): the
+  // state halfway through "load the model, then apply its steps" is not the learner's.
+  struct DrivingGuard {
+    bool& flag;
+    bool before;
+    ~DrivingGuard() { flag = before; }
+  } guard{p.driving, p.driving};
+  p.driving = true;
+  lesson_ensure_catalogue(p);
+  if (std::string e = check_lesson_command(args); !e.empty()) return e;
+  std::string_view rest = args;
+  const std::string sub(take_word(rest));
+  const std::string arg(rest);
+
+  if (auto r = lesson_catalogue_command(s, sub, arg)) return *r;
+  if (!p.is_open()) return "lesson " + sub + ": no lesson is open (lesson open N)";
+  const lesson::Lesson& l = *p.lesson;
+
+  if (auto r = lesson_navigation_command(s, l, sub, arg)) return *r;
+  if (auto r = lesson_prediction_command(p, l, sub, rest, arg)) return *r;
+  if (auto r = lesson_workbench_command(s, l, sub, arg)) return *r;
   return "lesson: unknown sub-command '" + sub + "'";
 }
 
@@ -715,7 +773,7 @@ nlohmann::json lesson_state_json(const AppState& state) {
       cj["shown"] = st.shown;
       cj["hint_shown"] = st.attempted && !st.pass;
       if (!st.error.empty()) cj["error"] = st.error;
-      cj["up_to_date"] = st.key == learner_key(state.bench);
+      cj["up_to_date"] = st.key == learner_key(state.workbench);
     }
     j["checkpoints"].push_back(cj);
   }

@@ -179,12 +179,12 @@ FormulaView memory_formula(const MemoryResult& r, std::string_view target) {
   v.title = memory ? lr.name + " traffic" + (tensor.empty() ? "" : " of " + tensor)
                    : lr.name + " misses" + (tensor.empty() ? "" : " of " + tensor);
   if (!r.analytic) v.not_covered = r.analytic_error;
-  const model::AnalyticResult* a = r.analytic ? &*r.analytic : nullptr;
+  const predict::AnalyticResult* a = r.analytic ? &*r.analytic : nullptr;
   if (a) v.notes = a->notes;
   // The analytic model's term for `tensor` at analytic level `level`, if it has one.
-  const auto tensor_term = [&](size_t level) -> const model::TensorTraffic* {
+  const auto tensor_term = [&](size_t level) -> const predict::TensorTraffic* {
     if (!a || level >= a->levels.size()) return nullptr;
-    for (const model::TensorTraffic& t : a->levels[level].tensors)
+    for (const predict::TensorTraffic& t : a->levels[level].tensors)
       if (t.name == tensor) return &t;
     return nullptr;
   };
@@ -195,7 +195,7 @@ FormulaView memory_formula(const MemoryResult& r, std::string_view target) {
     row.simulated = sim([](const memory::Counters& c) { return c.misses; });
     if (tensor.empty()) {
       if (a && li < a->levels.size()) row.analytic = a->levels[li].misses;
-    } else if (const model::TensorTraffic* t = tensor_term(li)) {
+    } else if (const predict::TensorTraffic* t = tensor_term(li)) {
       row.analytic = t->misses;
     } else if (a) {
       row.missing = no_term;
@@ -214,19 +214,19 @@ FormulaView memory_formula(const MemoryResult& r, std::string_view target) {
   } else if (a && !a->levels.empty()) {
     // Per tensor: the last cache level's misses of it come from memory; a written tensor's
     // missed lines go back once (the model's write-back rule).
-    const model::LevelTraffic& last = a->levels.back();
-    if (const model::TensorTraffic* t = tensor_term(a->levels.size() - 1)) {
+    const predict::LevelTraffic& last = a->levels.back();
+    if (const predict::TensorTraffic* t = tensor_term(a->levels.size() - 1)) {
       const double line = double(last.line_bytes);
-      read.analytic = model::Term{"bytes read(" + lr.name + ", " + tensor + ")",
+      read.analytic = predict::Term{"bytes read(" + lr.name + ", " + tensor + ")",
                                   t->misses.value * line,
                                   t->misses.name + " × line",
                                   {{t->misses.name, t->misses.value}, {"line", line}}};
       written.analytic =
-          t->output ? model::Term{"bytes written(" + lr.name + ", " + tensor + ")",
+          t->output ? predict::Term{"bytes written(" + lr.name + ", " + tensor + ")",
                                   t->misses.value * line,
                                   t->misses.name + " × line (each missed line is written back)",
                                   {{t->misses.name, t->misses.value}, {"line", line}}}
-                    : model::Term{"bytes written(" + lr.name + ", " + tensor + ")",
+                    : predict::Term{"bytes written(" + lr.name + ", " + tensor + ")",
                                   0,
                                   "0 (" + tensor + " is only read)",
                                   {}};

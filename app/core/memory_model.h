@@ -6,7 +6,7 @@
 #pragma once
 
 #include "app/core/workbench.h"
-#include "sim/model/analytic.h"
+#include "sim/predict/analytic.h"
 #include "sim/schedule/kernel.h"
 
 #include <cstdint>
@@ -48,7 +48,7 @@ size_t tile_depth(const schedule::Kernel& k);
 struct FormulaRow {
   std::string what;  // "misses", "bytes read", ...
   double simulated = 0;
-  std::optional<model::Term> analytic;  // empty when the model has no term for it
+  std::optional<predict::Term> analytic;  // empty when the model has no term for it
   std::string missing;                  // why `analytic` is empty
 };
 

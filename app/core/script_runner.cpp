@@ -27,7 +27,7 @@ std::string ScriptRunner::run_frame(AppState& state) {
     m_resize_from_h = state.window_h;
   }
   if (m_wait_jobs) {
-    if (state.bench.busy() || state.lessons.busy()) return {};
+    if (state.workbench.busy() || state.lessons.busy()) return {};
     m_wait_jobs = false;
   }
   // Scripted input still playing: the next line waits until its effects are in the state.

@@ -9,7 +9,7 @@
 
 #include "app/core/lesson_commands.h"
 
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 #include "sim/io/input.h"
 #include "sim/io/json.h"
 #include "sim/schedule/transform.h"
@@ -67,12 +67,12 @@ nlohmann::json session_to_json(const AppState& state) {
   return {{"schema", kSessionSchema},
           {"model_text", state.model.text},
           {"model_path", state.model.path},
-          {"steps", state.bench.steps_text()},
-          {"redo", redo_text(state.bench)},
+          {"steps", state.workbench.steps_text()},
+          {"redo", redo_text(state.workbench)},
           {"ui_scale", state.ui_scale},
           {"recent", state.recent_files},
-          {"machine", state.bench.machine_name},
-          {"view", view_tab_name(state.bench.tab)},
+          {"machine", state.workbench.machine_name},
+          {"view", view_tab_name(state.workbench.tab)},
           {"theme", theme_name(state.theme)},
           {"controls", controls_json(state.controls)},
           {"lesson", lesson_session_json(state.lessons)},
@@ -239,34 +239,34 @@ std::string session_from_json(AppState& state, const nlohmann::json& j) {
   update_state(state);  // lowers the graph
   // The machine first: steps are checked against its target, so a session's shared-memory
   // stages on a GPU machine were refused against the default CPU machine and dropped.
-  if (std::string e = workbench_set_machine(state.bench, f.machine.value_or("host")); !e.empty())
+  if (std::string e = workbench_set_machine(state.workbench, f.machine.value_or("host")); !e.empty())
     problems.add(e);
   if (f.steps && !f.steps->empty()) {
-    if (std::string e = workbench_apply(state.bench, *f.steps); !e.empty()) problems.add(e);
-    if (state.bench.last && !state.bench.last->ok) {
+    if (std::string e = workbench_apply(state.workbench, *f.steps); !e.empty()) problems.add(e);
+    if (state.workbench.last && !state.workbench.last->ok) {
       // Steps apply in order, so the ones after a refused step are dropped too: name them all.
-      const size_t applied = state.bench.history ? state.bench.history->size() : 0;
+      const size_t applied = state.workbench.history ? state.workbench.history->size() : 0;
       std::string dropped = "step " + std::to_string(applied + 1) + ", " +
-                            state.bench.last->step + ", no longer applies (" +
-                            io::printable(state.bench.last->explanation, 200) + ")";
+                            state.workbench.last->step + ", no longer applies (" +
+                            io::printable(state.workbench.last->explanation, 200) + ")";
       if (const std::string after = steps_from(*f.steps, applied + 1); !after.empty())
         dropped += "; not restored after it: " + after;
       problems.add(dropped);
     }
   }
   // The undone steps: applied, then undone again, so Ctrl+Y brings them back as before.
-  if (f.redo && !f.redo->empty() && state.bench.history) {
-    const size_t cursor = state.bench.history->size();
-    workbench_apply(state.bench, *f.redo);
-    if (state.bench.last && !state.bench.last->ok)
-      problems.add("redo step " + state.bench.last->step + " no longer applies");
-    while (state.bench.history->size() > cursor && workbench_undo(state.bench)) {
+  if (f.redo && !f.redo->empty() && state.workbench.history) {
+    const size_t cursor = state.workbench.history->size();
+    workbench_apply(state.workbench, *f.redo);
+    if (state.workbench.last && !state.workbench.last->ok)
+      problems.add("redo step " + state.workbench.last->step + " no longer applies");
+    while (state.workbench.history->size() > cursor && workbench_undo(state.workbench)) {
     }
-    state.bench.last.reset();
+    state.workbench.last.reset();
   }
   if (f.view) {
     if (auto v = view_tab_from_name(*f.view))
-      state.bench.tab = *v;
+      state.workbench.tab = *v;
     else
       problems.add("skipped view '" + io::printable(*f.view, 40) + "' (not a view)");
   }
@@ -415,15 +415,15 @@ bool died_while_restoring(const std::string& marker) {
 // After a restore that failed halfway the state holds part of the bad session: back to the
 // built-in model, no steps, the default machine and view, as on a first start.
 void start_with_default_model(AppState& state) {
-  workbench_clear_schedule(state.bench);  // the new graph does not replay the bad session's steps
-  state.model.text = std::string(graph::default_model_text());
+  workbench_clear_schedule(state.workbench);  // the new graph does not replay the bad session's steps
+  state.model.text = std::string(lang::default_model_text());
   state.model.path.clear();
   state.model.error.reset();
   state.model.reparse_pending = false;
   reparse_model(state);
   update_state(state);
-  workbench_set_machine(state.bench, "host");
-  state.bench.tab = ViewTab::Graph;
+  workbench_set_machine(state.workbench, "host");
+  state.workbench.tab = ViewTab::Graph;
   state.selection = {};
   state.controls = {};
   state.lessons.open = -1;  // a half-restored lesson is closed; its progress stays saved

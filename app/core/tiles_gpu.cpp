@@ -1,8 +1,8 @@
 #include "app/core/tiles_gpu.h"
 
 #include "sim/memory/hierarchy.h"
-#include "sim/model/gpu_twin.h"
-#include "sim/model/run.h"
+#include "sim/predict/gpu_kernels.h"
+#include "sim/predict/simulate.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/trace.h"
 #include "sim/schedule/trace_size.h"
@@ -62,7 +62,7 @@ std::string describe_warp_access(const GpuTilesResult& r, const GpuWarpAccess& w
   return s + " — uncoalesced";
 }
 
-std::string gpu_tiles_unavailable(const schedule::Kernel& k, const model::Machine& m) {
+std::string gpu_tiles_unavailable(const schedule::Kernel& k, const predict::Machine& m) {
   if (m.kind != "gpu")
     return "the machine is " + m.name +
            ", a CPU: blocks and warps belong to a GPU (choose minigpu, h200, … as the machine)";
@@ -104,7 +104,7 @@ BodySteps body_steps(const schedule::Kernel& k) {
 
 class GpuTileSink final : public memory::AccessSink {
  public:
-  GpuTileSink(GpuTilesResult& r, const model::Machine& m, std::vector<TileGridSpan> spans,
+  GpuTileSink(GpuTilesResult& r, const predict::Machine& m, std::vector<TileGridSpan> spans,
               JobProgress& p)
       : m_r(r),
         m_spans(std::move(spans)),
@@ -144,7 +144,7 @@ class GpuTileSink final : public memory::AccessSink {
     w.lanes = q.lanes;
     const uint64_t base = grid >= 0 ? m_spans[size_t(grid)].begin : 0;
     std::vector<uint64_t> sectors;
-    std::vector<model::LaneAddr> lanes;
+    std::vector<predict::LaneAddr> lanes;
     for (uint32_t i = 0; i < q.lanes; ++i) {
       w.lane_elem.push_back(int64_t((q.lane_addr[i] - base) / 4));
       sectors.push_back(q.lane_addr[i] / m_r.sector_bytes);
@@ -160,7 +160,7 @@ class GpuTileSink final : public memory::AccessSink {
         uint64_t(std::unique(distinct.begin(), distinct.end()) - distinct.begin()) * q.lane_bytes;
     w.ideal_sectors = uint32_t((bytes + m_r.sector_bytes - 1) / m_r.sector_bytes);
     if (w.shared) {
-      const model::SharedCost c = model::shared_warp_cost(lanes, m_banks, m_bank_width);
+      const predict::SharedCost c = predict::shared_warp_cost(lanes, m_banks, m_bank_width);
       w.wavefronts = c.wavefronts;
       w.ideal_wavefronts = c.ideal;
     } else {
@@ -188,7 +188,7 @@ class GpuTileSink final : public memory::AccessSink {
   }
 
  private:
-  static memory::HierarchyConfig l1_only(const model::Machine& m) {
+  static memory::HierarchyConfig l1_only(const predict::Machine& m) {
     memory::HierarchyConfig c = m.hierarchy();
     if (c.levels.size() > 1) c.levels.resize(1);
     c.scratchpad.reset();
@@ -301,7 +301,7 @@ class GpuTileSink final : public memory::AccessSink {
 
 }  // namespace
 
-GpuTilesResult record_gpu_tiles(const schedule::Kernel& k, const model::Machine& m, int64_t block,
+GpuTilesResult record_gpu_tiles(const schedule::Kernel& k, const predict::Machine& m, int64_t block,
                                 int warp, JobProgress& progress) {
   if (const std::string why = gpu_tiles_unavailable(k, m); !why.empty())
     throw std::invalid_argument("GPU tiles: " + why);
@@ -312,7 +312,7 @@ GpuTilesResult record_gpu_tiles(const schedule::Kernel& k, const model::Machine&
   r.grid = lc.grid;
   r.block_dims = lc.block;
   r.blocks = lc.blocks();
-  schedule::TraceOptions to = model::trace_options_for(m);
+  schedule::TraceOptions to = predict::trace_options_for(m);
   to.lane_detail = true;
   const BodySteps steps = body_steps(k);
   to.step_loop = steps.step_loop;

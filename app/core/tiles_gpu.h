@@ -1,5 +1,5 @@
 // The Tiles view's GPU mode: one wave of a GPU kernel as the simulator runs it (the same trace
-// and hierarchy as the Memory view's GPU simulation, sim/model/run.h), seen from one block and one
+// and hierarchy as the Memory view's GPU simulation, sim/predict/simulate.h), seen from one block and one
 // warp the learner picks:
 // - the launch grid, with the blocks of the picked block's wave (the resident blocks: one per SM,
 //   as the trace interleaves them) marked;
@@ -9,12 +9,12 @@
 // - what the whole wave and the picked block touched in the step before the frame;
 // - the picked warp's instructions in that step, lane by lane: the sectors a global access needs
 //   against the fewest that could hold its bytes (coalesced or not), the wavefronts a shared
-//   access takes against one per phase (bank conflicts, sim/model/gpu_twin.h's model).
+//   access takes against one per phase (bank conflicts, sim/predict/gpu_kernels.h's model).
 #pragma once
 
 #include "app/core/jobs.h"
 #include "app/core/tile_grid.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 #include "sim/schedule/kernel.h"
 
 #include <array>
@@ -83,12 +83,12 @@ std::string describe_warp_access(const GpuTilesResult& r, const GpuWarpAccess& w
 
 // Why GPU mode does not apply to this kernel on this machine ("" when it does): not a GPU
 // machine, or no loop bound to blocks.
-std::string gpu_tiles_unavailable(const schedule::Kernel& k, const model::Machine& m);
+std::string gpu_tiles_unavailable(const schedule::Kernel& k, const predict::Machine& m);
 
 // Walks the kernel's GPU trace up to the end of the wave that runs `block` (a launch index) and
 // records that wave. Throws std::invalid_argument when GPU mode does not apply or block / warp
 // is out of range (the message says which and the valid range).
-GpuTilesResult record_gpu_tiles(const schedule::Kernel& k, const model::Machine& m, int64_t block,
+GpuTilesResult record_gpu_tiles(const schedule::Kernel& k, const predict::Machine& m, int64_t block,
                                 int warp, JobProgress& progress);
 
 }  // namespace tilescope::core

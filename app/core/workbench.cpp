@@ -7,7 +7,7 @@
 
 #include "sim/io/format.h"
 #include "app/core/format.h"
-#include "sim/model/run.h"
+#include "sim/predict/simulate.h"
 #include "sim/pipeline.h"
 
 #include <algorithm>
@@ -203,9 +203,9 @@ void recheck_machine(Workbench& wb) {
                          " Undo it, or choose a machine it fits.";
     // The fix the view offers beside "undo": the presets on which every step is legal (a
     // shared-memory stage fits the GPUs, not a CPU without a scratchpad).
-    for (const std::string& name : model::preset_names()) {
+    for (const std::string& name : predict::preset_names()) {
       try {
-        if (!wb.history->first_refused(model::target_for(model::load_machine(name))))
+        if (!wb.history->first_refused(predict::target_for(predict::load_machine(name))))
           wb.machines_fitting.push_back(name);
       } catch (const std::exception&) {
         // A preset that does not load (host detection failed) is simply not offered.
@@ -280,7 +280,7 @@ std::string workbench_go_to(Workbench& wb, size_t n) {
 
 std::string workbench_set_machine(Workbench& wb, const std::string& name) {
   try {
-    model::Machine m = model::load_machine(name);
+    predict::Machine m = predict::load_machine(name);
     wb.machine = std::move(m);
     wb.machine_name = name;
     wb.machine_error.clear();

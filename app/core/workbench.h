@@ -16,10 +16,10 @@
 #include "app/core/verify_tolerance.h"
 #include "sim/graph/graph.h"
 #include "sim/memory/hierarchy.h"
-#include "sim/model/analytic.h"
-#include "sim/model/machine.h"
-#include "sim/model/roofline.h"
-#include "sim/model/work_size.h"
+#include "sim/predict/analytic.h"
+#include "sim/predict/machine.h"
+#include "sim/predict/roofline.h"
+#include "sim/predict/work_size.h"
 #include "sim/schedule/trace.h"
 #include "sim/schedule/transform.h"
 
@@ -82,15 +82,15 @@ struct MemoryResult {
   double peak_flops = 0;  // machine fp32 peak, FLOP/s (simt or simd), 0 when not stated
   // The analytic model's prediction for the same kernel and hierarchy (CPU kernels), or why it
   // does not cover this kernel; and the end state of the levels small enough to draw way by way.
-  std::optional<model::AnalyticResult> analytic;
+  std::optional<predict::AnalyticResult> analytic;
   std::string analytic_error;
   std::vector<CacheGrid> grids;
-  // From the shared pipeline (sim/model/run.h): the machine simulated on, the bytes each level
+  // From the shared pipeline (sim/predict/simulate.h): the machine simulated on, the bytes each level
   // served, the predicted time on them with its binding bound, and the analytic model's.
-  model::Machine machine_model;
-  model::LevelBytes bytes;
-  model::Roofline roofline;
-  std::optional<model::Roofline> analytic_roofline;
+  predict::Machine machine_model;
+  predict::LevelBytes bytes;
+  predict::Roofline roofline;
+  std::optional<predict::Roofline> analytic_roofline;
   // The whole schedule's total (when it has more than one kernel and is small enough: see
   // kMaxProgramTotalAccesses), or why it is not given.
   std::optional<ProgramTotal> program;
@@ -103,7 +103,7 @@ struct MemoryResult {
 inline constexpr double kMaxProgramTotalAccesses = 5e7;
 
 // Fills r.program (or r.program_note) with `p` run kernel after kernel through one hierarchy.
-void total_program(MemoryResult& r, const schedule::Program& p, const model::Machine& m,
+void total_program(MemoryResult& r, const schedule::Program& p, const predict::Machine& m,
                    JobProgress& progress);
 
 struct CpuRunResult {
@@ -128,9 +128,9 @@ struct CpuRunResult {
 struct JobSize {
   double accesses = 0;
   std::string formula;  // the accesses' formula over the kernel's axes
-  double seconds = 0;   // at the measured typical rate (sim/model/work_size.h)
+  double seconds = 0;   // at the measured typical rate (sim/predict/work_size.h)
   uint64_t bytes = 0;
-  model::MemoryBudget budget;
+  predict::MemoryBudget budget;
   bool fits() const { return bytes <= budget.bytes; }
 };
 
@@ -138,7 +138,7 @@ struct JobSize {
 // estimate and, where it applies, the analytic model's answer, which needs no walk).
 inline constexpr double kLongJobSeconds = 10;
 
-JobSize size_simulation(const schedule::Kernel& k, const model::Machine& m);
+JobSize size_simulation(const schedule::Kernel& k, const predict::Machine& m);
 JobSize size_cpu_run(const schedule::Kernel& k);  // the interpreter's walk and two buffer sets
 JobSize size_tiles_walk(const schedule::Kernel& k);
 
@@ -175,9 +175,9 @@ struct Workbench {
 
   // Machine for the memory simulation and the roofline.
   std::string machine_name = "host";
-  std::optional<model::Machine> machine;
+  std::optional<predict::Machine> machine;
   std::string machine_error;
-  // The machine is the schedule's target (model::target_for): when it changes under a history,
+  // The machine is the schedule's target (predict::target_for): when it changes under a history,
   // the history is kept and re-checked, and the first step the new machine refuses is named here
   // ("" = every step is legal on it). The Memory view shows it; simulating refuses until the step
   // is undone or another machine is chosen.
@@ -323,7 +323,7 @@ void workbench_load_recorded(Workbench& wb, const std::string& dir);
 
 // The work itself, callable without a thread (tests use them directly).
 MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
-                             const model::Machine& m, JobProgress& progress);
+                             const predict::Machine& m, JobProgress& progress);
 CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProgress& progress);
 
 }  // namespace tilescope::core

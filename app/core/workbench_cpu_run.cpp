@@ -6,7 +6,7 @@
 #include "kernels/cpu/harness.h"
 #include "kernels/cpu/jit.h"
 #include "sim/schedule/codegen.h"
-#include "sim/model/run.h"
+#include "sim/predict/simulate.h"
 #include "sim/schedule/interpreter.h"
 
 #include <algorithm>
@@ -41,7 +41,7 @@ CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProg
   }
   progress.set_phase("running the reference interpreter");
   std::vector<std::vector<float>> reference = buffers;
-  schedule::run_kernel(k, reference);
+  schedule::interpret_kernel(k, reference);
   progress.fraction = 0.4;
   if (progress.cancel) throw JobCancelled();
 
@@ -96,7 +96,7 @@ std::string workbench_run_cpu(Workbench& wb, bool anyway) {
     return {};
   }
   wb.cpu_held.erase(key);
-  const auto flops = static_cast<int64_t>(model::kernel_flops(*k, *wb.program()->graph));
+  const auto flops = static_cast<int64_t>(predict::kernel_flops(*k, *wb.program()->graph));
   wb.cpu_job.start(
       key, [kernel = *k, flops](JobProgress& p) { return run_kernel_on_cpu(kernel, flops, p); });
   return {};

@@ -4,7 +4,7 @@
 #include "app/core/workbench.h"
 
 #include "sim/io/format.h"
-#include "sim/model/work_size.h"
+#include "sim/predict/work_size.h"
 #include "sim/schedule/trace_size.h"
 
 #include <cmath>
@@ -23,28 +23,28 @@ JobSize trace_job(const schedule::Kernel& k, double accesses_per_s, uint64_t byt
   s.formula = t.formula;
   s.seconds = t.accesses / accesses_per_s;
   s.bytes = bytes;
-  s.budget = model::memory_budget();
+  s.budget = predict::memory_budget();
   return s;
 }
 
 }  // namespace
 
-JobSize size_simulation(const schedule::Kernel& k, const model::Machine& m) {
+JobSize size_simulation(const schedule::Kernel& k, const predict::Machine& m) {
   // simulate_kernel classifies misses (3C) and keeps no reuse histogram.
-  return trace_job(k, model::typical_simulation_rate(true, false),
-                   model::simulation_bytes(k, m.hierarchy(), true, false));
+  return trace_job(k, predict::typical_simulation_rate(true, false),
+                   predict::simulation_bytes(k, m.hierarchy(), true, false));
 }
 
 JobSize size_cpu_run(const schedule::Kernel& k) {
   // The interpreter's walk dominates: the compiled kernel and its timing take far less. It holds
   // the buffers and the interpreter's copy.
-  return trace_job(k, model::kInterpreterRate, 2 * model::kernel_buffer_bytes(k));
+  return trace_job(k, predict::kInterpreterRate, 2 * predict::kernel_buffer_bytes(k));
 }
 
 JobSize size_tiles_walk(const schedule::Kernel& k) {
   // The walk alone, counting into bins: about the rate of a plain simulation; bins and frames are
   // bounded (kTileBins, kMaxTileFrames).
-  return trace_job(k, model::kSimulationRatePlain, 64ull << 20);
+  return trace_job(k, predict::kSimulationRatePlain, 64ull << 20);
 }
 
 namespace {

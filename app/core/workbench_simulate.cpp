@@ -4,8 +4,8 @@
 
 #include "app/core/format.h"
 #include "sim/io/format.h"
-#include "sim/model/analytic.h"
-#include "sim/model/run.h"
+#include "sim/predict/analytic.h"
+#include "sim/predict/simulate.h"
 #include "sim/schedule/trace_size.h"
 
 #include <algorithm>
@@ -65,7 +65,7 @@ std::vector<LevelResult> level_results(const memory::Hierarchy& h) {
 
 }  // namespace
 
-void total_program(MemoryResult& r, const schedule::Program& p, const model::Machine& m,
+void total_program(MemoryResult& r, const schedule::Program& p, const predict::Machine& m,
                    JobProgress& progress) {
   r.program.reset();
   r.program_note.clear();
@@ -82,11 +82,11 @@ void total_program(MemoryResult& r, const schedule::Program& p, const model::Mac
     return;
   }
   progress.set_phase("the whole schedule");
-  model::RunOptions o;
+  predict::RunOptions o;
   o.wrap = [&](memory::AccessSink& next) {
     return std::make_unique<memory::CancelSink<JobCancelled>>(next, progress.cancel);
   };
-  const model::ProgramRun run = model::run_program(p, m, o);
+  const predict::ProgramRun run = predict::run_program(p, m, o);
   ProgramTotal t;
   t.kernels = p.kernels.size();
   t.levels = level_results(*run.hierarchy);
@@ -95,10 +95,10 @@ void total_program(MemoryResult& r, const schedule::Program& p, const model::Mac
 }
 
 MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
-                             const model::Machine& m, JobProgress& progress) {
+                             const predict::Machine& m, JobProgress& progress) {
   const auto t0 = std::chrono::steady_clock::now();
   MemoryResult r;
-  model::RunOptions o;
+  predict::RunOptions o;
   o.classify_misses = true;
   // Progress counts iterations of the outermost loop (the trace's default step loop).
   const double steps = k.loops.empty() ? 1.0 : static_cast<double>(k.loops.front().extent);
@@ -112,7 +112,7 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
         r.grids.push_back(std::move(*grid));
   };
   o.phase = [&](const std::string& phase) { progress.set_phase(phase); };
-  model::KernelRun run = model::run_kernel(k, g, m, o);
+  predict::KernelRun run = predict::simulate_kernel(k, g, m, o);
   const memory::Hierarchy& h = *run.hierarchy;
   r.machine = m.name;
   r.machine_model = m;
@@ -123,7 +123,7 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
   r.levels = level_results(h);
   r.trace_accesses = h.trace_accesses();
   r.flops = static_cast<int64_t>(run.flops);
-  r.peak_flops = model::fp32_peak(m);
+  r.peak_flops = predict::fp32_peak(m);
   r.bytes = run.bytes;
   r.roofline = run.roofline;
   r.analytic = std::move(run.analytic);
@@ -152,7 +152,7 @@ std::string workbench_simulate(Workbench& wb, bool anyway) {
     // decides.
     if (!wb.machine->kind.empty() && wb.machine->kind != "gpu") {
       try {
-        const model::AnalyticResult a = model::analyze_kernel(*k, wb.machine->hierarchy());
+        const predict::AnalyticResult a = predict::analyze_kernel(*k, wb.machine->hierarchy());
         held->analytic.push_back(a.accesses.to_string());
         for (const auto& level : a.levels) held->analytic.push_back(level.misses.to_string());
         held->analytic.push_back(a.memory_read_bytes.to_string());

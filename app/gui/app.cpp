@@ -17,7 +17,7 @@
 #include "app/gui/widgets/opaque_draws.h"
 #include "app/gui/widgets/partial_redraw.h"
 #include "app/gui/widgets/text_mask.h"
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 #include "sim/io/input.h"
 #include "sim/pipeline.h"
 
@@ -129,7 +129,7 @@ std::string write_layout_json(const std::string& path, const AppState& state, in
 
 // The workbench's state for tests and tools: what a learner would read off the screen.
 std::string write_state_json(const std::string& path, const AppState& state) {
-  const Workbench& wb = state.bench;
+  const Workbench& wb = state.workbench;
   nlohmann::json j;
   j["view"] = view_tab_name(wb.tab);
   j["machine"] = wb.machine_name;
@@ -452,6 +452,39 @@ static bool automated_run(const AppOptions& options) {
   return options.frames > 0 || options.bench_frames > 0 || !options.script.empty();
 }
 
+namespace {
+
+// The app's window with its OpenGL 3.3 context current, or nullptr after saying why on stderr.
+GLFWwindow* open_window(const AppOptions& options) {
+  glfwSetErrorCallback(glfw_error);
+  if (!glfwInit()) {
+    std::fprintf(stderr,
+                 "tilescope: error: cannot initialise GLFW (no display? set DISPLAY or run under "
+                 "xvfb-run)\n");
+    return nullptr;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  GLFWwindow* window =
+      glfwCreateWindow(options.width, options.height, "tilescope", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "tilescope: error: cannot create an OpenGL 3.3 window\n");
+    glfwTerminate();
+    return nullptr;
+  }
+  glfwMakeContextCurrent(window);
+  // Below about 800×600 the side panels overlap the centre; a window manager keeps the window at
+  // least that large (a smaller --size, asked for on purpose, is kept as the floor instead).
+  glfwSetWindowSizeLimits(window, std::min(options.width, 800), std::min(options.height, 600),
+                          GLFW_DONT_CARE, GLFW_DONT_CARE);
+  // Scripted and benchmark runs should not wait for vsync.
+  glfwSwapInterval(options.frames > 0 || options.bench_frames > 0 ? 0 : 1);
+  return window;
+}
+
+}  // namespace
+
 int run_app(const AppOptions& options) {
   // --bench-frames measures from here: "first frame" is process work up to the first swap.
   const auto start_time = std::chrono::steady_clock::now();
@@ -474,7 +507,7 @@ int run_app(const AppOptions& options) {
       state.model.path = options.model_path;
       state.model.path_chosen = true;
     } else {
-      state.model.text = std::string(graph::default_model_text());
+      state.model.text = std::string(lang::default_model_text());
     }
   } catch (const CommandError& e) {
     std::fprintf(stderr, "tilescope: error: %s\n", e.what());
@@ -483,8 +516,8 @@ int run_app(const AppOptions& options) {
     std::fprintf(stderr, "tilescope: error: %s\n", e.message().c_str());
     return 1;
   }
-  workbench_load_recorded(state.bench, "assets/recorded");
-  workbench_set_machine(state.bench, state.bench.machine_name);
+  workbench_load_recorded(state.workbench, "assets/recorded");
+  workbench_set_machine(state.workbench, state.workbench.machine_name);
   // A model with an error still opens: the error is shown next to the text, as when typing.
   reparse_model(state);
   // The last session comes back unless a model was named or the run is automated (tests);
@@ -520,33 +553,13 @@ int run_app(const AppOptions& options) {
   // only when they name a session file that does not exist yet (a first start, scripted).
   state.start_here = !had_session && (!session_path.empty() || !automated_run(options));
 
-  glfwSetErrorCallback(glfw_error);
-  if (!glfwInit()) {
-    std::fprintf(stderr,
-                 "tilescope: error: cannot initialise GLFW (no display? set DISPLAY or run under "
-                 "xvfb-run)\n");
-    return 1;
-  }
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  GLFWwindow* window =
-      glfwCreateWindow(options.width, options.height, "tilescope", nullptr, nullptr);
-  if (!window) {
-    std::fprintf(stderr, "tilescope: error: cannot create an OpenGL 3.3 window\n");
-    glfwTerminate();
-    return 1;
-  }
-  glfwMakeContextCurrent(window);
-  // Below about 800×600 the side panels overlap the centre; a window manager keeps the window at
-  // least that large (a smaller --size, asked for on purpose, is kept as the floor instead).
-  glfwSetWindowSizeLimits(window, std::min(options.width, 800), std::min(options.height, 600),
-                          GLFW_DONT_CARE, GLFW_DONT_CARE);
-  // Scripted and benchmark runs should not wait for vsync.
-  glfwSwapInterval(options.frames > 0 || options.bench_frames > 0 ? 0 : 1);
+  GLFWwindow* window = open_window(options);
+  if (!window) return 1;
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
+  GuiStore store;  // what the GUI keeps between frames, for as long as this context lives
+  attach_gui_store(&store);
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // the layout is computed, there is nothing to remember
   float xscale = 1.0f, yscale = 1.0f;
@@ -732,7 +745,7 @@ int run_app(const AppOptions& options) {
         draw_model_text_view(ctx, panels.model_text);
       if (sides) draw_tabs_view(ctx, panels.tabs);
       // One dispatch line per centre view; the side panel follows the view.
-      switch (state.bench.tab) {
+      switch (state.workbench.tab) {
         case ViewTab::Graph:
           draw_graph_view(ctx, panels.graph);
           if (sides) draw_inspector_view(ctx, panels.inspector);
@@ -762,7 +775,7 @@ int run_app(const AppOptions& options) {
           if (sides) draw_inspector_view(ctx, panels.inspector);
           break;
       }
-      if (state.start_here && sides && state.bench.tab != ViewTab::Lessons)
+      if (state.start_here && sides && state.workbench.tab != ViewTab::Lessons)
         draw_start_here(ctx, panels.graph);
       draw_status_bar_view(ctx, panels.status_bar);
       draw_file_browser(ctx, Rect{0, 0, state.window_w, state.window_h});
@@ -851,10 +864,11 @@ int run_app(const AppOptions& options) {
   // Quitting never waits on a job (issue #25): each is asked to stop, and one that has not within
   // two seconds (a compile, a simulation that does not look at its flag) is left behind — the
   // session is saved, so the process ends without joining it.
-  workbench_cancel(state.bench);
+  workbench_cancel(state.workbench);
   lesson_cancel_jobs(state.lessons);
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
+  attach_gui_store(nullptr);
   ImGui::DestroyContext();
   glfwDestroyWindow(window);
   glfwTerminate();

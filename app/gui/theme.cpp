@@ -207,7 +207,7 @@ Fonts load_fonts(float content_scale) {
   const char* kRegular = "/usr/share/fonts/opentype/inter/Inter-Regular.otf";
   const char* kBold = "/usr/share/fonts/opentype/inter/Inter-SemiBold.otf";
   const char* kMono = "/usr/share/fonts/truetype/jetbrains-mono/JetBrainsMono-Regular.ttf";
-  static bool warned = false;
+  bool warned = false;  // one warning per load (the fonts load again when the UI scale changes)
   auto load = [&](const char* path, float px) -> ImFont* {
     if (std::filesystem::exists(path)) {
       ImFontConfig cfg;

@@ -3,7 +3,7 @@
 // kernel instantiations live with the code that uses them.
 #include "kernels/cuda/counters_runner.h"
 #include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/sgemm_08_double_buffered.cuh"
+#include "kernels/cuda/sgemm/08_double_buffered.cuh"
 
 #include <cuda_runtime.h>
 

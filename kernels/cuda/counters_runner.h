@@ -6,7 +6,7 @@
 namespace tilescope::kernels::cuda {
 
 // SGEMM version 8 with its blocks in launch order (group_rows 0) or grouped by 8 or 16 rows of
-// blocks (GroupedOrder in sgemm_08_double_buffered.cuh).
+// blocks (GroupedOrder in sgemm/08_double_buffered.cuh).
 void sgemm8_ordered_launch(int group_rows, GemmShape shape, const float* a, const float* b,
                            float* c);
 

@@ -3,12 +3,12 @@
 #include "kernels/cuda/hgemm_hopper.h"
 
 #include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/hgemm_03_tma.cuh"
-#include "kernels/cuda/hgemm_04_wgmma.cuh"
-#include "kernels/cuda/hgemm_05_warp_specialized.cuh"
-#include "kernels/cuda/hgemm_06_large_tiles.cuh"
-#include "kernels/cuda/hgemm_07_persistent_grouped.cuh"
-#include "kernels/cuda/hgemm_08_cluster_multicast.cuh"
+#include "kernels/cuda/hgemm/03_tma.cuh"
+#include "kernels/cuda/hgemm/04_wgmma.cuh"
+#include "kernels/cuda/hgemm/05_warp_specialized.cuh"
+#include "kernels/cuda/hgemm/06_large_tiles.cuh"
+#include "kernels/cuda/hgemm/07_persistent_grouped.cuh"
+#include "kernels/cuda/hgemm/08_cluster_multicast.cuh"
 
 #include <cuda.h>
 #include <cuda_runtime.h>

@@ -1,4 +1,4 @@
-// Block timing: when each block of SGEMM versions 1–8 (kernels/cuda/sgemm_0*.cuh, the code as
+// Block timing: when each block of SGEMM versions 1–8 (kernels/cuda/sgemm/0*.cuh, the code as
 // benchmarked) starts and ends, and on which SM. The kernels are included with __global__ turned
 // into __device__, and each is called from a wrapper kernel (same launch bounds, grid and block)
 // that reads %globaltimer before and after it, and %smid. The question this answers
@@ -21,14 +21,14 @@
 #undef __launch_bounds__
 #define __global__ __device__
 #define __launch_bounds__(...)
-#include "kernels/cuda/sgemm_01_naive.cuh"
-#include "kernels/cuda/sgemm_02_coalesced.cuh"
-#include "kernels/cuda/sgemm_03_smem_tiled.cuh"
-#include "kernels/cuda/sgemm_04_1d_blocktiling.cuh"
-#include "kernels/cuda/sgemm_05_2d_blocktiling.cuh"
-#include "kernels/cuda/sgemm_06_vectorized.cuh"
-#include "kernels/cuda/sgemm_07_warptiling.cuh"
-#include "kernels/cuda/sgemm_08_double_buffered.cuh"
+#include "kernels/cuda/sgemm/01_naive.cuh"
+#include "kernels/cuda/sgemm/02_coalesced.cuh"
+#include "kernels/cuda/sgemm/03_smem_tiled.cuh"
+#include "kernels/cuda/sgemm/04_1d_blocktiling.cuh"
+#include "kernels/cuda/sgemm/05_2d_blocktiling.cuh"
+#include "kernels/cuda/sgemm/06_vectorized.cuh"
+#include "kernels/cuda/sgemm/07_warptiling.cuh"
+#include "kernels/cuda/sgemm/08_double_buffered.cuh"
 #pragma pop_macro("__launch_bounds__")
 #pragma pop_macro("__global__")
 

@@ -1,7 +1,10 @@
-// The check language's functions as one table (check_functions.cpp): each row's name, argument
-// kinds, group, example and help. The checker validates calls against it; the reference a lesson
-// writer reads (`tilescope-cli lesson functions`) is generated from it.
+// The check language's functions as one table (check_functions.cpp): each row's name, the
+// function that evaluates it, argument kinds, group, example and help. The checker validates calls
+// against it and evaluates a call by its row's function; the reference a lesson writer reads
+// (`tilescope-cli lesson functions`) is generated from it.
 #pragma once
+
+#include "sim/lesson/value.h"
 
 #include <string>
 #include <vector>
@@ -40,9 +43,49 @@ enum ArgKind {
 
 }  // namespace kinds
 
+// One call being evaluated (checker_impl.h), and a row's evaluation: the call's value, or
+// EvalError (the check fails with its text).
+struct CheckCall;
+using CheckEval = Value (*)(CheckCall&);
+
+// The evaluations, one per family of rows that share their reading. check_eval.cpp: graph costs,
+// schedules, simulated traffic, machines, recordings, helpers.
+Value eval_cost(CheckCall&);          // flops, bytes, bytes_read, bytes_written, intensity
+Value eval_heaviest(CheckCall&);      // heaviest
+Value eval_model_counts(CheckCall&);  // kinds, ops, params
+Value eval_op(CheckCall&);            // kind, share
+Value eval_tensor(CheckCall&);        // numel, tensor_bytes, shape
+Value eval_program(CheckCall&);       // kernels, refused, refusal, applied, explanation
+Value eval_launch(CheckCall&);        // blocks, threads, smem_bytes, conflicts
+Value eval_sectors(CheckCall&);       // sectors
+Value eval_dram(CheckCall&);          // dram_bytes, dram_reads, dram_writes
+Value eval_level(CheckCall&);         // accesses, hits, misses, miss_rate
+Value eval_peak(CheckCall&);          // peak
+Value eval_bandwidth(CheckCall&);     // bandwidth
+Value eval_cache_bytes(CheckCall&);   // cache_bytes
+Value eval_scratchpad(CheckCall&);    // scratchpad_bytes
+Value eval_recorded(CheckCall&);      // recorded
+Value eval_arithmetic(CheckCall&);    // abs, min, max
+Value eval_len(CheckCall&);           // len
+Value eval_contains(CheckCall&);      // contains
+// curriculum.cpp: the functions of lessons 07 onward.
+Value eval_count(CheckCall&);         // count
+Value eval_strides(CheckCall&);       // strides
+Value eval_grid(CheckCall&);          // waves, first_wave, cores
+Value eval_clock(CheckCall&);         // clock
+Value eval_dtype(CheckCall&);         // dtype
+Value eval_stored(CheckCall&);        // to_dtype, quantize, overflows
+Value eval_format(CheckCall&);        // dtype_bytes, dtype_max, dtype_eps, dtype_min_*
+Value eval_time(CheckCall&);          // predicted_time, bound
+Value eval_fastest(CheckCall&);       // fastest
+Value eval_source(CheckCall&);        // source
+Value eval_dependencies(CheckCall&);  // depends, critical_flops
+Value eval_passes(CheckCall&);        // passes
+
 // A row of the check language's table (check_functions.cpp).
 struct FunctionSpec {
   const char* name;
+  CheckEval eval;         // its value
   std::vector<int> args;  // kinds of positional arguments
   size_t required;        // how many of them must be given
   bool model_kw;          // accepts model=

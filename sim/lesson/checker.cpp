@@ -14,7 +14,7 @@
 
 #include "sim/graph/autodiff.h"
 #include "sim/memory/hierarchy.h"
-#include "sim/model/run.h"
+#include "sim/predict/simulate.h"
 #include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/lower.h"
@@ -48,25 +48,6 @@ constexpr double kMaxLearnerAccesses = 2e8;
 // stranger: a check on a 16384³ GEMM ran for hours (issue #25). The curriculum's largest
 // simulation is far below this (`lesson check` over all lessons).
 constexpr double kMaxLessonAccesses = 1e9;
-
-// Whether `needle` occurs in `hay`, in time linear in both (Knuth-Morris-Pratt). A lesson's
-// contains() on generated code of megabytes and a needle like "aaa…ab" made std::string::find's
-// quadratic worst case a hang (issue #25).
-bool contains_linear(std::string_view hay, std::string_view needle) {
-  if (needle.empty()) return true;
-  std::vector<size_t> fail(needle.size(), 0);  // longest proper border of needle[0..i]
-  for (size_t i = 1, k = 0; i < needle.size(); ++i) {
-    while (k > 0 && needle[i] != needle[k]) k = fail[k - 1];
-    if (needle[i] == needle[k]) ++k;
-    fail[i] = k;
-  }
-  for (size_t i = 0, k = 0; i < hay.size(); ++i) {
-    while (k > 0 && hay[i] != needle[k]) k = fail[k - 1];
-    if (hay[i] == needle[k]) ++k;
-    if (k == needle.size()) return true;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -267,13 +248,13 @@ bool LessonSession::is_subject(const std::string& id, const Context& c) const {
   return (c.learner && id == kLearner) || is_subject(id);
 }
 
-const model::Machine& LessonSession::machine(const std::string& name) const {
+const predict::Machine& LessonSession::machine(const std::string& name) const {
   auto it = m_machines.find(name);
   if (it != m_machines.end()) return it->second;
   // A preset, or NAME.machine in the lesson's own folder: never a path (a lesson is a stranger's
   // file, and a machine file's errors quote its lines).
   const std::string dir = std::filesystem::path(m_lesson.file).parent_path().string();
-  return m_machines[name] = model::load_machine_preset(name, dir.empty() ? "." : dir);
+  return m_machines[name] = predict::load_machine_preset(name, dir.empty() ? "." : dir);
 }
 
 LessonSession::Context LessonSession::context_of(const Block& b) const {
@@ -293,7 +274,7 @@ LessonSession::Context LessonSession::context_of(const Block& b) const {
   if (const Attribute* m = b.attr("machine")) {
     try {
       machine(m->value);
-    } catch (const model::MachineError& e) {
+    } catch (const predict::MachineError& e) {
       throw LessonError(m->loc, "machine=" + m->value + ": " + e.what());
     }
     c.machine = m->value;
@@ -311,7 +292,7 @@ std::vector<std::string> op_names(const graph::Graph& g) {
   return v;
 }
 
-std::vector<std::string> level_names(const model::Machine& m) {
+std::vector<std::string> level_names(const predict::Machine& m) {
   std::vector<std::string> v;
   for (const auto& l : m.levels) v.push_back(l.name);
   v.push_back(m.memory.name.empty() ? "DRAM" : m.memory.name);
@@ -384,7 +365,7 @@ void LessonSession::validate(const Expr& e, const Context& c) const {
       if (kw == "machine") {
         try {
           machine(v.text);
-        } catch (const model::MachineError& err) {
+        } catch (const predict::MachineError& err) {
           throw LessonError(v.loc, "machine=" + v.text + ": " + err.what());
         }
       }
@@ -466,7 +447,7 @@ void LessonSession::validate_arg(const Expr& call, const Expr& arg, int kind,
       need_name("a machine preset (tiny, host, h200, ...)");
       try {
         machine(arg.text);
-      } catch (const model::MachineError& err) {
+      } catch (const predict::MachineError& err) {
         throw LessonError(arg.loc, "unknown machine '" + arg.text + "': " + err.what());
       }
       return;
@@ -502,14 +483,14 @@ const SimResult& LessonSession::simulate(const std::string& program_id,
     throw EvalError{"'" + program_id + "' is too large to simulate in a lesson: its trace has " +
                     Value::of(accesses).to_string() + " accesses, more than " +
                     Value::of(kMaxLessonAccesses).to_string() + " (use smaller shapes)"};
-  const model::Machine& m = machine(machine_name);
+  const predict::Machine& m = machine(machine_name);
   // The shared pipeline: every kernel of the program in one hierarchy, outputs written back.
-  model::RunOptions options;
+  predict::RunOptions options;
   if (m_cancel)
     options.wrap = [this](memory::AccessSink& next) {
       return std::make_unique<memory::CancelSink<>>(next, *m_cancel);
     };
-  const model::ProgramRun run = model::run_program(lp->program, m, options);
+  const predict::ProgramRun run = predict::run_program(lp->program, m, options);
   const memory::Hierarchy& h = *run.hierarchy;
   SimResult r;
   r.level_names = level_names(m);
@@ -520,7 +501,7 @@ const SimResult& LessonSession::simulate(const std::string& program_id,
       std::vector<memory::Counters>& per = r.by_tensor[g->tensors()[t].name];
       for (int l = 0; l <= h.level_count(); ++l) per.push_back(h.counters(l, int(t)));
     }
-  r.roofline = model::roofline(m, run.flops, run.bytes, "fp32", "", {}, run.core_share);
+  r.roofline = predict::roofline(m, run.flops, run.bytes, "fp32", "", {}, run.core_share);
   return m_sims[key] = std::move(r);
 }
 
@@ -613,244 +594,6 @@ Value LessonSession::eval(const Expr& e, const Context& c) {
       return call(e, c);
   }
   throw EvalError{"unknown expression"};
-}
-
-Value LessonSession::call(const Expr& e, const Context& c) {
-  const std::string& f = e.text;
-  auto num = [&](size_t i) {
-    const Value v = eval(e.args[i], c);
-    if (v.kind != Value::Kind::Number)
-      throw EvalError{f + "() argument " + std::to_string(i + 1) + " must be a number, not " +
-                      v.to_string()};
-    return v.number;
-  };
-  auto str = [&](size_t i) {
-    const Value v = eval(e.args[i], c);
-    if (v.kind != Value::Kind::String)
-      throw EvalError{f + "() argument " + std::to_string(i + 1) + " must be a string, not " +
-                      v.to_string()};
-    return v.text;
-  };
-  auto graph_of = [&](const std::string& id) -> const graph::Graph& {
-    auto g = model(id);
-    if (!g) throw EvalError{"no model '" + id + "'"};
-    return *g;
-  };
-  // The model a name-less graph function reads: its argument when that is a subject, else the
-  // model= keyword, else the block's.
-  auto model_id = [&]() {
-    if (e.positional() > 0 && e.args[0].kind == Expr::Kind::Name && is_subject(e.args[0].text)) {
-      const std::string& id = e.args[0].text;
-      return m_models.count(id) ? id : program(id)->model;
-    }
-    return model_for(e, c);
-  };
-  const std::string arg0 =
-      e.positional() > 0 && e.args[0].kind == Expr::Kind::Name ? e.args[0].text : std::string();
-
-  // Graph costs of an op, a model, or a scheduled program.
-  if (f == "flops" || f == "bytes" || f == "bytes_read" || f == "bytes_written" ||
-      f == "intensity") {
-    graph::OpCost cost;
-    if (is_subject(arg0)) {
-      const graph::Graph& g = graph_of(model_id());
-      cost.flops = g.total_cost().flops;
-      if (m_models.count(arg0)) {
-        cost = g.total_cost();
-      } else {
-        // Each kernel reads its inputs and writes its outputs once at least; tensors folded into
-        // a kernel (a fused intermediate) have no buffer and cost nothing.
-        for (const auto& k : program(arg0)->program.kernels)
-          for (const auto& t : k.tensors)
-            (t.role == schedule::TensorRole::Input ? cost.bytes_read : cost.bytes_written) +=
-                t.bytes();
-      }
-    } else {
-      const graph::Graph& g = graph_of(model_id());
-      cost = g.op_cost(*g.find_op(arg0));
-    }
-    if (f == "flops") return Value::of(double(cost.flops));
-    if (f == "bytes") return Value::of(double(cost.bytes()));
-    if (f == "bytes_read") return Value::of(double(cost.bytes_read));
-    if (f == "bytes_written") return Value::of(double(cost.bytes_written));
-    return Value::of(cost.intensity());
-  }
-  if (f == "heaviest") {
-    const graph::Graph& g = graph_of(model_for(e, c));
-    const double n = num(0);
-    if (n < 0 || n != std::floor(n)) throw EvalError{"heaviest() takes a whole number"};
-    std::vector<graph::OpId> ids(g.ops().size());
-    for (size_t i = 0; i < ids.size(); ++i) ids[i] = graph::OpId(i);
-    std::stable_sort(ids.begin(), ids.end(), [&](graph::OpId a, graph::OpId b) {
-      return g.op_cost(a).flops > g.op_cost(b).flops;
-    });
-    Value v;
-    v.kind = Value::Kind::List;
-    for (size_t i = 0; i < ids.size() && i < size_t(n); ++i)
-      v.items.push_back(Value::of(g.op(ids[i]).name));
-    return v;
-  }
-  if (f == "kinds" || f == "ops" || f == "params") {
-    const graph::Graph& g = graph_of(model_id());
-    if (f == "ops") return Value::of(double(g.ops().size()));
-    if (f == "params") {
-      double n = 0;
-      for (const auto& t : g.tensors())
-        if (t.role == graph::Role::Weight && t.producer < 0) n += double(t.numel());
-      return Value::of(n);
-    }
-    Value v;
-    v.kind = Value::Kind::List;
-    for (const auto& op : g.ops()) v.items.push_back(Value::of(graph::op_kind_name(op.kind)));
-    return v;
-  }
-  if (f == "kind" || f == "share") {
-    const graph::Graph& g = graph_of(model_for(e, c));
-    const graph::OpId id = *g.find_op(arg0);
-    if (f == "kind") return Value::of(graph::op_kind_name(g.op(id).kind));
-    const double total = double(g.total_cost().flops);
-    return Value::of(total > 0 ? double(g.op_cost(id).flops) / total : 0.0);
-  }
-  if (f == "numel" || f == "tensor_bytes" || f == "shape") {
-    const graph::Graph& g = graph_of(model_for(e, c));
-    const graph::Tensor& t = g.tensor(*g.find_tensor(arg0));
-    if (f == "numel") return Value::of(double(t.numel()));
-    if (f == "tensor_bytes") return Value::of(double(t.bytes()));
-    Value v;
-    v.kind = Value::Kind::List;
-    for (int64_t d : t.shape) v.items.push_back(Value::of(double(d)));
-    return v;
-  }
-  // Schedules.
-  if (f == "kernels" || f == "refused" || f == "refusal" || f == "applied" || f == "explanation" ||
-      f == "blocks" || f == "threads" || f == "smem_bytes" || f == "conflicts") {
-    const LessonProgram* lp = program(arg0);
-    if (f == "kernels") return Value::of(double(lp->program.kernels.size()));
-    if (f == "refused") return Value::of(lp->refused ? 1.0 : 0.0);
-    if (f == "refusal") {
-      if (!lp->refused) throw EvalError{arg0 + " was not refused"};
-      return Value::of(lp->refusal);
-    }
-    if (f == "applied") return Value::of(double(lp->applied.size()));
-    if (f == "explanation") {
-      const double n = num(1);
-      if (n < 1 || n > double(lp->explanations.size()) || n != std::floor(n))
-        throw EvalError{arg0 + " applied " + std::to_string(lp->explanations.size()) +
-                        " steps; explanation(" + arg0 + ", N) takes N from 1 to that"};
-      return Value::of(lp->explanations[size_t(n) - 1]);
-    }
-    const schedule::Kernel& k = lp->program.kernels.at(size_t(lp->program.current));
-    if (f == "conflicts") {
-      // The passes one warp's read takes: 1 conflict-free, N for an N-way conflict. A read no
-      // thread index reaches (degree 0 in the schedule's terms) is a broadcast: one pass too.
-      const std::string buffer = str(1);
-      const int64_t degree = schedule::shared_read_conflict_degree(k, buffer, {});
-      return Value::of(double(std::max<int64_t>(degree, 1)));
-    }
-    if (f == "blocks" && e.args.size() > 1) {
-      // blocks(S, "matmul0.sum"): a kernel named, not the one the steps act on (split_k's two).
-      const std::string name = str(1);
-      std::vector<std::string> names;
-      for (const schedule::Kernel& other : lp->program.kernels) {
-        if (other.name == name) {
-          return Value::of(double(schedule::launch_config(other).blocks()));
-        }
-        names.push_back(other.name);
-      }
-      std::string list;
-      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-      throw EvalError{arg0 + " has no kernel named " + name + "; its kernels are " + list};
-    }
-    const schedule::LaunchConfig lc = schedule::launch_config(k);
-    if (f == "blocks") return Value::of(double(lc.blocks()));
-    if (f == "threads") return Value::of(double(lc.threads()));
-    return Value::of(double(lc.dynamic_smem_bytes));
-  }
-  // One warp's coalescing: the sectors of warp 0's first load of a tensor on a GPU machine.
-  if (f == "sectors") {
-    const LessonProgram* lp = program(arg0);
-    const schedule::Kernel& k = lp->program.kernels.at(size_t(lp->program.current));
-    const std::string mname = machine_for(e, c);
-    const model::Machine& m = machine(mname);
-    if (m.kind != "gpu")
-      throw EvalError{"sectors() follows a warp of a GPU, and machine " + mname + " is a CPU"};
-    const schedule::WarpLoad w =
-        schedule::first_warp_load(k, str(1), model::trace_options_for(m));
-    if (w.lanes == 0)
-      throw EvalError{"warp 0 of block 0 of " + arg0 + " never loads " + str(1) +
-                      " from global memory"};
-    return Value::of(double(w.sectors));
-  }
-  // Simulated traffic.
-  if (f == "dram_bytes" || f == "dram_reads" || f == "dram_writes" || f == "accesses" ||
-      f == "hits" || f == "misses" || f == "miss_rate") {
-    const SimResult& s = simulate(arg0, machine_for(e, c));
-    if (f.rfind("dram", 0) == 0) {
-      const memory::Counters& mem = s.levels.back();
-      if (f == "dram_reads") return Value::of(double(mem.read_bytes));
-      if (f == "dram_writes") return Value::of(double(mem.write_bytes));
-      return Value::of(double(mem.read_bytes + mem.write_bytes));
-    }
-    const std::string level = e.args[1].text;
-    const auto at = std::find(s.level_names.begin(), s.level_names.end(), level);
-    const size_t li = size_t(at - s.level_names.begin());
-    // A third argument narrows the count to one tensor (a tensor the trace never touched: 0).
-    memory::Counters none;
-    const memory::Counters* counters = &s.levels[li];
-    if (e.positional() > 2) {
-      const auto t = s.by_tensor.find(e.args[2].text);
-      counters = t == s.by_tensor.end() ? &none : &t->second[li];
-    }
-    const memory::Counters& lc = *counters;
-    if (f == "accesses") return Value::of(double(lc.accesses));
-    if (f == "hits") return Value::of(double(lc.hits));
-    if (f == "misses") return Value::of(double(lc.misses));
-    return Value::of(lc.accesses ? double(lc.misses) / double(lc.accesses) : 0.0);
-  }
-  if (f == "peak") {
-    const model::Machine& m = machine(arg0);
-    const std::string dtype = str(1);
-    double p = 0;
-    if (e.positional() > 2) {
-      p = m.peak(dtype, str(2));
-    } else {
-      for (const auto& pk : m.peaks)
-        if (pk.dtype == dtype) p = std::max(p, pk.ops_per_s);
-    }
-    if (p <= 0) throw EvalError{"machine " + arg0 + " gives no " + dtype + " peak"};
-    return Value::of(p);
-  }
-  if (f == "bandwidth") {
-    const model::Machine& m = machine(arg0);
-    if (m.memory.bandwidth_bytes_per_s <= 0)
-      throw EvalError{"machine " + arg0 + " gives no memory bandwidth"};
-    return Value::of(m.memory.bandwidth_bytes_per_s);
-  }
-  if (f == "cache_bytes") {
-    const model::Machine& m = machine(arg0);
-    const std::string level = str(1);
-    for (const auto& l : m.levels)
-      if (l.name == level) return Value::of(double(l.size_bytes));
-    throw EvalError{"machine " + arg0 + " has no cache level '" + level + "'"};
-  }
-  if (f == "scratchpad_bytes") {
-    const model::Machine& m = machine(arg0);
-    if (!m.scratchpad) throw EvalError{"machine " + arg0 + " has no scratchpad (shared memory)"};
-    return Value::of(double(m.scratchpad->size_bytes));
-  }
-  if (f == "recorded") return recorded_value(resolve_lesson_path(str(0), m_lesson.file), str(1));
-  if (f == "abs") return Value::of(std::fabs(num(0)));
-  if (f == "min") return Value::of(std::min(num(0), num(1)));
-  if (f == "max") return Value::of(std::max(num(0), num(1)));
-  if (f == "len") {
-    const Value v = eval(e.args[0], c);
-    if (v.kind == Value::Kind::List) return Value::of(double(v.items.size()));
-    if (v.kind == Value::Kind::String) return Value::of(double(v.text.size()));
-    throw EvalError{"len() takes a list or a string"};
-  }
-  if (f == "contains") return Value::of(contains_linear(str(0), str(1)) ? 1.0 : 0.0);
-  if (Value v; call_curriculum(e, c, v)) return v;
-  throw EvalError{"unknown function '" + f + "'"};
 }
 
 }  // namespace tilescope::lesson

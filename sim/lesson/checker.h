@@ -6,8 +6,9 @@
 // block's answer) naming an op the model does not have, an unknown function or machine.
 // Evaluation then only computes.
 //
-// Values a check can read: the functions of the check language, one row each in checker.cpp's
-// table (check_functions.h: name, argument kinds, group, example, help); check_function_reference()
+// Values a check can read: the functions of the check language, one row each in
+// check_functions.cpp's table (check_functions.h: name, its evaluation, argument kinds, group,
+// example, help); check_function_reference()
 // prints them
 // (`tilescope-cli lesson functions`). `model=` and `machine=` keywords override the block's. In a
 // checkpoint block, `learner` is a subject like a steps id: the learner's own model and schedule
@@ -21,8 +22,8 @@
 #include "sim/lesson/lesson.h"
 #include "sim/lesson/recorded.h"
 #include "sim/lesson/value.h"
-#include "sim/model/machine.h"
-#include "sim/model/roofline.h"
+#include "sim/predict/machine.h"
+#include "sim/predict/roofline.h"
 #include "sim/schedule/kernel.h"
 
 #include <atomic>
@@ -33,6 +34,10 @@
 #include <vector>
 
 namespace tilescope::lesson {
+
+namespace detail {
+struct CheckCall;
+}
 
 struct CheckResult {
   Check check;
@@ -59,7 +64,7 @@ struct SimResult {
   std::vector<memory::Counters> levels;
   // Per tensor (by name), one Counters per level as `levels`: misses(S, L1, B) and the like.
   std::map<std::string, std::vector<memory::Counters>> by_tensor;
-  model::Roofline roofline;  // the program's FLOPs against the bytes each level served
+  predict::Roofline roofline;  // the program's FLOPs against the bytes each level served
 };
 
 // The compiler pass a schedule step belongs to, by the step's name: "layout" (layout, pad — a
@@ -147,6 +152,8 @@ class LessonSession {
   void set_cancel(const std::atomic<bool>* cancel) { m_cancel = cancel; }
 
  private:
+  // The check language's functions (check_functions.cpp's rows) read the session through it.
+  friend struct detail::CheckCall;
   struct Context {
     std::string model;     // default model id ("" when the lesson has none yet)
     std::string machine;   // default machine ("" when not given)
@@ -160,16 +167,14 @@ class LessonSession {
   Context context_of(const Block& b) const;
   void validate(const Expr& e, const Context& c) const;
   void validate_arg(const Expr& call, const Expr& arg, int kind, const Context& c) const;
-  // Curriculum functions (curriculum.cpp): their argument kinds, and their values
-  // (false when `e` is not one of them).
+  // Curriculum functions (curriculum.cpp): their argument kinds.
   void validate_curriculum_arg(const Expr& call, const Expr& arg, bool subject_list,
                                const Context& c) const;
-  bool call_curriculum(const Expr& e, const Context& c, Value& out);
   std::string model_for(const Expr& call, const Context& c) const;
   std::string machine_for(const Expr& call, const Context& c) const;
   Value eval(const Expr& e, const Context& c);
   Value call(const Expr& e, const Context& c);
-  const model::Machine& machine(const std::string& name) const;
+  const predict::Machine& machine(const std::string& name) const;
   bool is_subject(const std::string& id) const;
   bool is_subject(const std::string& id, const Context& c) const;
 
@@ -177,7 +182,7 @@ class LessonSession {
   std::map<std::string, std::shared_ptr<const graph::Graph>> m_models;
   std::map<std::string, LessonProgram> m_programs;
   std::vector<std::string> m_model_order;  // model ids in file order
-  mutable std::map<std::string, model::Machine> m_machines;
+  mutable std::map<std::string, predict::Machine> m_machines;
   std::map<std::string, SimResult> m_sims;  // "program@machine"
   const std::atomic<bool>* m_cancel = nullptr;
 };

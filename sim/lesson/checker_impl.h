@@ -1,5 +1,5 @@
-// Private to the checker's files (checker.cpp, checkpoints.cpp): what they share and no caller
-// needs.
+// Private to the checker's files (checker.cpp, checkpoints.cpp, check_call.cpp, check_eval.cpp,
+// curriculum.cpp): what they share and no caller needs.
 #pragma once
 
 #include <string>

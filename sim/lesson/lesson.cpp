@@ -4,7 +4,7 @@
 
 #include "sim/io/input.h"
 #include "sim/lesson/quantity.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 
 #include <algorithm>
 #include <cctype>
@@ -271,7 +271,7 @@ class LessonParser {
         keys.view_loc = value_loc;
       } else if (key == "machine") {
         if (!keys.machine.empty()) fail(line, col, "machine= is given twice");
-        const std::vector<std::string> presets = model::preset_names();
+        const std::vector<std::string> presets = predict::preset_names();
         if (std::find(presets.begin(), presets.end(), value) == presets.end())
           throw LessonError(value_loc, "unknown machine '" + value + "' (presets: " +
                                            (presets.empty() ? "none found" : join(presets)) + ")");

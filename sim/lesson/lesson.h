@@ -148,7 +148,7 @@ struct LessonStep {
   std::string title;
   graph::SourceLoc loc;
   std::string view;     // "" or one of step_view_names()
-  std::string machine;  // "" or a machine preset (model::preset_names())
+  std::string machine;  // "" or a machine preset (predict::preset_names())
   std::vector<std::string> teaches;
   graph::SourceLoc view_loc, machine_loc, teaches_loc;
 };

@@ -1,7 +1,7 @@
 // The memory hierarchy simulator: cache levels above a main memory, plus an optional scratchpad,
 // driven by a streamed address trace through the AccessSink interface.
 //
-// Lifecycle: construct from a HierarchyConfig (usually model::Machine::hierarchy()), feed accesses
+// Lifecycle: construct from a HierarchyConfig (usually predict::Machine::hierarchy()), feed accesses
 // with access_batch() (or access(), or through an AccessBuffer), call finish() at the end, then
 // read counters per level and per tensor. step_boundary() calls the on_step callback, which is how
 // animations take snapshots (resident_lines()); nothing is recorded when no callback is set.

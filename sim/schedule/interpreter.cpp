@@ -238,13 +238,13 @@ class Interpreter {
 
 }  // namespace
 
-void run_kernel(const LoweredKernel& lk, std::vector<std::vector<float>>& buffers) {
+void interpret_kernel(const LoweredKernel& lk, std::vector<std::vector<float>>& buffers) {
   Interpreter(lk, buffers).run();
 }
 
-void run_kernel(const Kernel& k, std::vector<std::vector<float>>& buffers) {
+void interpret_kernel(const Kernel& k, std::vector<std::vector<float>>& buffers) {
   const LoweredKernel lk = build_loop_tree(k);
-  run_kernel(lk, buffers);
+  interpret_kernel(lk, buffers);
 }
 
 namespace {
@@ -311,7 +311,7 @@ std::map<graph::TensorId, std::vector<float>> run_program(
                             "', which no feed and no earlier kernel provides");
       bufs.push_back(pack_tensor(t, *v));
     }
-    run_kernel(k, bufs);
+    interpret_kernel(k, bufs);
     for (size_t i = 0; i < k.tensors.size(); ++i) {
       const KernelTensor& t = k.tensors[i];
       if (t.role != TensorRole::Output) continue;

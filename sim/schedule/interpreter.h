@@ -14,8 +14,8 @@ namespace tilescope::schedule {
 
 // Runs one kernel. buffers[i] holds Kernel::tensors[i] in its own memory layout (strides, padding):
 // at least alloc_elems() floats. Outputs are written in place.
-void run_kernel(const LoweredKernel& lk, std::vector<std::vector<float>>& buffers);
-void run_kernel(const Kernel& k, std::vector<std::vector<float>>& buffers);
+void interpret_kernel(const LoweredKernel& lk, std::vector<std::vector<float>>& buffers);
+void interpret_kernel(const Kernel& k, std::vector<std::vector<float>>& buffers);
 
 // Values in logical row-major order (the convention of graph::evaluate) ⇄ a tensor's memory layout.
 std::vector<float> pack_tensor(const KernelTensor& t, const std::vector<float>& logical);

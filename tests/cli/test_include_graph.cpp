@@ -7,7 +7,7 @@
 // one component, and closed a cycle no include line showed).
 // Folders:
 //   - sim/ includes neither kernels/ nor app/, and its rooms are ordered:
-//     io < graph, memory < schedule < model < pipeline (sim/pipeline.h) < lesson;
+//     io < graph, memory < lang, schedule < predict < pipeline (sim/pipeline.h) < lesson;
 //     a room includes only rooms before it;
 //   - kernels/ never includes app/;
 //   - app/gui and app/cli may include app/core; app/core includes neither, and the two front ends
@@ -260,8 +260,8 @@ std::string layer_of(const std::string& file) {
 // "sim/pipeline.h" is the room "pipeline".
 int sim_rank(const std::string& room) {
   static const std::map<std::string, int> ranks = {
-      {"io", 0},    {"graph", 1},    {"memory", 1}, {"schedule", 2},
-      {"model", 3}, {"pipeline", 4}, {"lesson", 5}};
+      {"io", 0},      {"graph", 1},    {"memory", 1}, {"lang", 2},
+      {"schedule", 2}, {"predict", 3}, {"pipeline", 4}, {"lesson", 5}};
   const auto it = ranks.find(room);
   return it == ranks.end() ? -1 : it->second;
 }
@@ -291,11 +291,11 @@ std::vector<std::string> find_layer_violations(const IncludeGraph& g) {
       const int ra = sim_rank(a), rb = sim_rank(b);
       if (ra < 0 || rb < 0)
         out.push_back(where + ": sim/" + (ra < 0 ? a : b) +
-                      " is not a room of sim/ (io, graph, memory, schedule, model, pipeline, "
-                      "lesson): add it to the order");
+                      " is not a room of sim/ (io, graph, memory, lang, schedule, predict, "
+                      "pipeline, lesson): add it to the order");
       else if (a != b && rb >= ra)
-        out.push_back(where + ": sim's rooms go io < graph, memory < schedule < model < pipeline "
-                              "< lesson, and " + a + " includes only rooms before it");
+        out.push_back(where + ": sim's rooms go io < graph, memory < lang, schedule < predict < "
+                              "pipeline < lesson, and " + a + " includes only rooms before it");
       continue;
     }
     const std::string from = layer_of(inc.from), to = layer_of(inc.to);
@@ -361,7 +361,7 @@ TEST_CASE("the tree's include graph: no cycle between components, sim's rooms an
   CHECK(g.files.count("kernels/cuda/nvrtc_runner.h") == 1);
   CHECK(has_include(g, "app/gui/views/views.h", "app/core/app_state.h"));
   CHECK(has_include(g, "app/cli/main.cpp", "app/cli/commands.h"));
-  CHECK(has_include(g, "sim/pipeline.h", "sim/model/run.h"));
+  CHECK(has_include(g, "sim/pipeline.h", "sim/predict/simulate.h"));
   // Headers without a source are seen: tile_grid.h has its own tile_grid.cpp now, so it is merged
   // into nobody; jobs.h (templates and inline functions only) defines nothing elsewhere.
   CHECK(g.merged.count("app/core/tile_grid") == 0);
@@ -516,30 +516,30 @@ TEST_CASE("include graph: declared and defined functions are read from column-0 
 
 TEST_CASE("include graph: sim's rooms in order, sim apart from kernels and app, kernels apart from app") {
   const IncludeGraph g = read_include_graph({
-      {"sim/graph/graph.h", "#pragma once\n#include \"sim/model/machine.h\"\n"},
-      {"sim/model/machine.h", "#pragma once\n#include \"sim/schedule/kernel.h\"\n"},
+      {"sim/graph/graph.h", "#pragma once\n#include \"sim/predict/machine.h\"\n"},
+      {"sim/predict/machine.h", "#pragma once\n#include \"sim/schedule/kernel.h\"\n"},
       {"sim/schedule/kernel.h", "#pragma once\n#include \"sim/graph/graph.h\"\n"},
       {"sim/memory/cache.h", "#pragma once\n#include \"sim/graph/graph.h\"\n"},
       {"sim/schedule/lower.cpp", "#include \"kernels/cpu/jit.h\"\n"},
-      {"sim/pipeline.h", "#pragma once\n#include \"sim/model/machine.h\"\n"},
+      {"sim/pipeline.h", "#pragma once\n#include \"sim/predict/machine.h\"\n"},
       {"sim/lesson/checker.cpp", "#include \"sim/pipeline.h\"\n#include \"sim/extra/x.h\"\n"},
       {"sim/extra/x.h", "#pragma once\n"},
       {"kernels/cpu/jit.h", "#pragma once\n#include \"sim/pipeline.h\"\n"},
       {"kernels/cpu/jit.cpp", "#include \"kernels/cpu/jit.h\"\n#include \"app/core/jobs.h\"\n"},
-      {"app/core/jobs.h", "#pragma once\n#include \"sim/model/gone.h\"\n"},
+      {"app/core/jobs.h", "#pragma once\n#include \"sim/predict/gone.h\"\n"},
   });
   const std::vector<std::string> v = find_layer_violations(g);
   INFO(joined(v));
   REQUIRE(v.size() == 6);
-  CHECK(v[0] == "app/core/jobs.h:2: includes sim/model/gone.h, not a file of sim/");
+  CHECK(v[0] == "app/core/jobs.h:2: includes sim/predict/gone.h, not a file of sim/");
   CHECK(v[1] == "kernels/cpu/jit.cpp:2: includes app/core/jobs.h: kernels/ never includes app/");
   CHECK(v[2] ==
-        "sim/graph/graph.h:2: includes sim/model/machine.h: sim's rooms go io < graph, memory < "
-        "schedule < model < pipeline < lesson, and graph includes only rooms before it");
+        "sim/graph/graph.h:2: includes sim/predict/machine.h: sim's rooms go io < graph, memory < "
+        "lang, schedule < predict < pipeline < lesson, and graph includes only rooms before it");
   CHECK(v[3].find("sim/lesson/checker.cpp:2: includes sim/extra/x.h: sim/extra is not a room") == 0);
   CHECK(v[4] ==
         "sim/memory/cache.h:2: includes sim/graph/graph.h: sim's rooms go io < graph, memory < "
-        "schedule < model < pipeline < lesson, and memory includes only rooms before it");
+        "lang, schedule < predict < pipeline < lesson, and memory includes only rooms before it");
   CHECK(v[5] ==
         "sim/schedule/lower.cpp:1: includes kernels/cpu/jit.h: sim/ includes neither kernels/ nor "
         "app/");

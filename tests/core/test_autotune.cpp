@@ -6,7 +6,7 @@
 #include "app/core/autotune_jobs.h"
 #include "app/core/commands.h"
 #include "app/core/workbench.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/transform.h"
 #include "tests/core/workbench_fixtures.h"
@@ -20,7 +20,7 @@
 
 using namespace tilescope::core;
 namespace schedule = tilescope::schedule;
-namespace model = tilescope::model;
+namespace predict = tilescope::predict;
 
 namespace {
 
@@ -35,7 +35,7 @@ inline void wait_jobs(AppState& state) { test::wait_jobs(state, 180); }
 
 // Everything the kernel touches (< 360 KiB) stays resident; the roofline is max(DRAM bytes / 10
 // GB/s, FLOPs / 1 TFLOP/s).
-model::Machine big_cache_machine() { return test::big_cache_machine("1 TFLOP/s"); }
+predict::Machine big_cache_machine() { return test::big_cache_machine("1 TFLOP/s"); }
 
 }  // namespace
 
@@ -55,7 +55,7 @@ TEST_CASE("autotune tile sizes: powers of two from 4 up to the extent, thinned e
 
 TEST_CASE("autotune loops: the two innermost, or two named ones in loop order") {
   AppState s = state_for(kModel);
-  const schedule::Kernel& k = *s.bench.kernel();
+  const schedule::Kernel& k = *s.workbench.kernel();
   const AutotuneLoops a = choose_autotune_loops(k);
   CHECK(a.error.empty());
   CHECK(a.a == "j");
@@ -70,26 +70,26 @@ TEST_CASE("autotune loops: the two innermost, or two named ones in loop order") 
   CHECK(choose_autotune_loops(k, "i", "i").error.find("must differ") != std::string::npos);
   // After parallel(i), i is no longer a serial loop to split.
   REQUIRE(run(s, "apply parallel(i)").empty());
-  REQUIRE(s.bench.last);
-  REQUIRE(s.bench.last->ok);
-  CHECK(choose_autotune_loops(*s.bench.kernel(), "i", "j").error.find("already") !=
+  REQUIRE(s.workbench.last);
+  REQUIRE(s.workbench.last->ok);
+  CHECK(choose_autotune_loops(*s.workbench.kernel(), "i", "j").error.find("already") !=
         std::string::npos);
-  const AutotuneLoops rest = choose_autotune_loops(*s.bench.kernel());
+  const AutotuneLoops rest = choose_autotune_loops(*s.workbench.kernel());
   CHECK(rest.a == "j");
   CHECK(rest.b == "k");
   // A loop with fewer than 8 iterations is passed over for the next one out.
   AppState small = state_for("x: [64, 4]\nW: [32, 4] weight\ny = x @ W.T\n");
-  const AutotuneLoops outer = choose_autotune_loops(*small.bench.kernel());
+  const AutotuneLoops outer = choose_autotune_loops(*small.workbench.kernel());
   CHECK(outer.a == "i");
   CHECK(outer.b == "j");
 }
 
 TEST_CASE("simulator sweep over i and j: every point's predicted time from a hand count") {
   AppState s = state_for(kModel);
-  const model::Machine m = big_cache_machine();
+  const predict::Machine m = big_cache_machine();
   JobProgress progress;
-  const AutotuneLoops loops = choose_autotune_loops(*s.bench.kernel(), "i", "j");
-  const AutotuneGrid g = autotune_sweep_simulator(*s.bench.program(), loops, m, progress);
+  const AutotuneLoops loops = choose_autotune_loops(*s.workbench.kernel(), "i", "j");
+  const AutotuneGrid g = autotune_sweep_simulator(*s.workbench.program(), loops, m, progress);
   CHECK(g.sizes_a == std::vector<int64_t>{4, 8, 16, 32, 64, 128});
   CHECK(g.sizes_b == std::vector<int64_t>{4, 8, 16, 32, 64, 128, 256});
   REQUIRE(g.points.size() == 6 * 7);
@@ -117,9 +117,9 @@ TEST_CASE("simulator sweep over i and k: the refused points are those whose sums
   // i.e. for Ti > 64 — the whole Ti = 128 row, nothing else.
   AppState s = state_for(kModel);
   JobProgress progress;
-  const AutotuneLoops loops = choose_autotune_loops(*s.bench.kernel(), "i", "k");
+  const AutotuneLoops loops = choose_autotune_loops(*s.workbench.kernel(), "i", "k");
   const AutotuneGrid g =
-      autotune_sweep_simulator(*s.bench.program(), loops, big_cache_machine(), progress);
+      autotune_sweep_simulator(*s.workbench.program(), loops, big_cache_machine(), progress);
   REQUIRE(g.sizes_a.size() == 6);  // 4 … 128
   REQUIRE(g.sizes_b.size() == 5);  // 4 … 64
   for (size_t ia = 0; ia < g.sizes_a.size(); ++ia)
@@ -214,22 +214,22 @@ TEST_CASE("autotune script commands: parse, round-trip and refuse bad input") {
   CHECK(run(s, "autotune loops i").find("expected two loop names") != std::string::npos);
   CHECK(run(s, "autotune loops i q").find("no loop named 'q'") != std::string::npos);
   CHECK(run(s, "autotune sim now").find("takes no arguments") != std::string::npos);
-  CHECK_FALSE(s.bench.autotune.show);
+  CHECK_FALSE(s.workbench.autotune.show);
   CHECK(run(s, "autotune show").empty());
-  CHECK(s.bench.autotune.show);
+  CHECK(s.workbench.autotune.show);
   CHECK(run(s, "autotune hide").empty());
-  CHECK_FALSE(s.bench.autotune.show);
+  CHECK_FALSE(s.workbench.autotune.show);
 }
 
 TEST_CASE("autotune sim command: a background sweep cached by schedule, loops and machine") {
   AppState s = state_for(kModel);
-  s.bench.machine = big_cache_machine();
-  s.bench.machine_name = "bigcache";
+  s.workbench.machine = big_cache_machine();
+  s.workbench.machine_name = "bigcache";
   REQUIRE(run(s, "autotune loops i k").empty());
   REQUIRE(run(s, "autotune sim").empty());
-  CHECK(s.bench.autotune.show);
+  CHECK(s.workbench.autotune.show);
   wait_jobs(s);
-  const AutotuneGrid* g = autotune_sim_result(s.bench);
+  const AutotuneGrid* g = autotune_sim_result(s.workbench);
   REQUIRE(g);
   CHECK(g->loop_a == "i");
   CHECK(g->loop_b == "k");
@@ -240,11 +240,11 @@ TEST_CASE("autotune sim command: a background sweep cached by schedule, loops an
   CHECK(refused == 5);  // the Ti = 128 row
   // Another schedule is another key: nothing cached for it until swept.
   REQUIRE(run(s, "apply tile(k, 8)").empty());
-  CHECK(autotune_sim_result(s.bench) == nullptr);
+  CHECK(autotune_sim_result(s.workbench) == nullptr);
   REQUIRE(run(s, "undo").empty());
-  CHECK(autotune_sim_result(s.bench) == g);
+  CHECK(autotune_sim_result(s.workbench) == g);
   REQUIRE(run(s, "autotune loops auto").empty());
-  CHECK(autotune_sim_result(s.bench) == nullptr);  // now j × k
+  CHECK(autotune_sim_result(s.workbench) == nullptr);  // now j × k
 }
 
 TEST_CASE("autotune cpu command: every point compiled, verified and timed; cancel stops it") {
@@ -255,19 +255,19 @@ TEST_CASE("autotune cpu command: every point compiled, verified and timed; cance
   REQUIRE(run(s, "autotune cpu").empty());
   REQUIRE(run(s, "cancel").empty());
   wait_jobs(s);
-  CHECK(autotune_cpu_result(s.bench) == nullptr);
-  const auto it = s.bench.autotune.cpu_errors.find(autotune_cpu_key(s.bench));
-  REQUIRE(it != s.bench.autotune.cpu_errors.end());
+  CHECK(autotune_cpu_result(s.workbench) == nullptr);
+  const auto it = s.workbench.autotune.cpu_errors.find(autotune_cpu_key(s.workbench));
+  REQUIRE(it != s.workbench.autotune.cpu_errors.end());
   CHECK(it->second == "cancelled");
 
   // Asked again, it runs to the end.
   REQUIRE(run(s, "autotune cpu").empty());
   wait_jobs(s);
-  const AutotuneGrid* g = autotune_cpu_result(s.bench);
+  const AutotuneGrid* g = autotune_cpu_result(s.workbench);
   if (!g)
-    for (const auto& [key, error] : s.bench.autotune.cpu_errors) MESSAGE(error);
+    for (const auto& [key, error] : s.workbench.autotune.cpu_errors) MESSAGE(error);
   REQUIRE(g);
-  CHECK(s.bench.autotune.cpu_errors.empty());
+  CHECK(s.workbench.autotune.cpu_errors.empty());
   CHECK(g->mode == AutotuneMode::Cpu);
   CHECK(g->sizes_a == std::vector<int64_t>{4, 8});
   CHECK(g->sizes_b == std::vector<int64_t>{4, 8});
@@ -312,18 +312,18 @@ TEST_CASE("simulator sweep on several threads: the same grid as on one thread") 
   // and one point is refused; on h200 every point is a trace simulation (with its note).
   AppState s = state_for(kModel);
   REQUIRE(run(s, "apply reorder(i, k, j)").empty());
-  const AutotuneLoops loops = choose_autotune_loops(*s.bench.kernel(), "i", "j");
+  const AutotuneLoops loops = choose_autotune_loops(*s.workbench.kernel(), "i", "j");
   for (const char* name : {"tiny", "h200"}) {
     CAPTURE(name);
-    const model::Machine m = model::load_machine(name);
+    const predict::Machine m = predict::load_machine(name);
     JobProgress one, many;
     // 4 × 4 points on tiny; 3 × 3 on h200, whose trace simulations are the slow ones (still
     // more points than workers).
     const int per_axis = std::string(name) == "tiny" ? 4 : 3;
     const AutotuneGrid g1 =
-        autotune_sweep_simulator(*s.bench.program(), loops, m, one, per_axis, 1);
+        autotune_sweep_simulator(*s.workbench.program(), loops, m, one, per_axis, 1);
     const AutotuneGrid g4 =
-        autotune_sweep_simulator(*s.bench.program(), loops, m, many, per_axis, 4);
+        autotune_sweep_simulator(*s.workbench.program(), loops, m, many, per_axis, 4);
     CHECK(many.fraction.load() == 1.0);
     check_same_grid(g1, g4);
     if (std::string(name) == "tiny") {
@@ -345,12 +345,12 @@ TEST_CASE("simulator sweep on several threads: the same grid as on one thread") 
 
 TEST_CASE("simulator sweep on several threads: a cancel stops every worker") {
   AppState s = state_for(kModel);
-  const AutotuneLoops loops = choose_autotune_loops(*s.bench.kernel());
-  const model::Machine m = model::load_machine("h200");  // trace simulations: slow points
+  const AutotuneLoops loops = choose_autotune_loops(*s.workbench.kernel());
+  const predict::Machine m = predict::load_machine("h200");  // trace simulations: slow points
   {
     JobProgress progress;
     progress.cancel = true;  // before the first point
-    CHECK_THROWS_AS(autotune_sweep_simulator(*s.bench.program(), loops, m, progress, 0, 3),
+    CHECK_THROWS_AS(autotune_sweep_simulator(*s.workbench.program(), loops, m, progress, 0, 3),
                     JobCancelled);
     CHECK(progress.fraction.load() == 0.0);
   }
@@ -361,7 +361,7 @@ TEST_CASE("simulator sweep on several threads: a cancel stops every worker") {
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     progress.cancel = true;
   });
-  CHECK_THROWS_AS(autotune_sweep_simulator(*s.bench.program(), loops, m, progress, 0, 3),
+  CHECK_THROWS_AS(autotune_sweep_simulator(*s.workbench.program(), loops, m, progress, 0, 3),
                   JobCancelled);
   canceller.join();
   CHECK(progress.fraction.load() < 1.0);
@@ -371,7 +371,7 @@ TEST_CASE("a nearly flat sweep that leaves the innermost loop whole names the pa
   // Hand-made grids over the i, j, k kernel of kModel (k innermost): the hint depends only on
   // the spread of the ok points and on which loops were swept.
   AppState s = state_for(kModel);
-  const schedule::Kernel& k = *s.bench.kernel();
+  const schedule::Kernel& k = *s.workbench.kernel();
   auto grid = [](const char* a, const char* b, std::vector<double> seconds) {
     AutotuneGrid g;
     g.loop_a = a;
@@ -404,17 +404,17 @@ TEST_CASE("lesson 12's GEMM on tiny: the i, j sweep is flat, the j, k sweep it s
   // for every tile of i and j (k, innermost, walks a column of B whatever the tile), while tiles
   // of j and k halve the best time.
   AppState s = state_for("A: [64, 64]\nB: [64, 64]\nC = A @ B\n");
-  const model::Machine tiny = model::load_machine("tiny");
+  const predict::Machine tiny = predict::load_machine("tiny");
   JobProgress p1, p2;
   const AutotuneGrid ij = autotune_sweep_simulator(
-      *s.bench.program(), choose_autotune_loops(*s.bench.kernel(), "i", "j"), tiny, p1, 0, 1);
+      *s.workbench.program(), choose_autotune_loops(*s.workbench.kernel(), "i", "j"), tiny, p1, 0, 1);
   REQUIRE(ij.loop_a == "i");
   REQUIRE(ij.loop_b == "j");
-  const AutotuneHint hint = autotune_flat_hint(ij, *s.bench.kernel());
+  const AutotuneHint hint = autotune_flat_hint(ij, *s.workbench.kernel());
   REQUIRE(hint.a == "j");
   REQUIRE(hint.b == "k");
   const AutotuneGrid jk = autotune_sweep_simulator(
-      *s.bench.program(), choose_autotune_loops(*s.bench.kernel(), hint.a, hint.b), tiny, p2, 0,
+      *s.workbench.program(), choose_autotune_loops(*s.workbench.kernel(), hint.a, hint.b), tiny, p2, 0,
       1);
   CHECK(jk.points.size() == 25);
   auto spread = [](const AutotuneGrid& g) {
@@ -431,9 +431,9 @@ TEST_CASE("lesson 12's GEMM on tiny: the i, j sweep is flat, the j, k sweep it s
   CHECK(ij_hi <= ij_lo * 1.02);
   CHECK(jk_lo / ij_lo == doctest::Approx(0.5).epsilon(0.1));  // "about half": within 10 %
   CHECK(jk_hi / jk_lo > 1.8);
-  CHECK(autotune_flat_hint(jk, *s.bench.kernel()).text.empty());
+  CHECK(autotune_flat_hint(jk, *s.workbench.kernel()).text.empty());
   // The app's own first choice is that pair, not the flat one.
-  const AutotuneLoops first = choose_autotune_loops(*s.bench.kernel());
+  const AutotuneLoops first = choose_autotune_loops(*s.workbench.kernel());
   CHECK(first.a == "j");
   CHECK(first.b == "k");
 }

@@ -133,13 +133,13 @@ TEST_CASE("a session hand-out round-trips model, steps, redo, machine and view, 
   note_recent_file(learner, "/home/learner/own.model");
   CHECK(run(learner, "open-session " + handout).empty());
   CHECK(learner.model.text == kModel);
-  REQUIRE(learner.bench.history);
-  CHECK(learner.bench.history->size() == 2);  // 3 steps, one undone
-  CHECK(learner.bench.step_texts.size() == 3);
-  CHECK(workbench_redo(learner.bench));
-  CHECK(learner.bench.history->size() == 3);
-  CHECK(learner.bench.machine_name == "tiny");
-  CHECK(learner.bench.tab == ViewTab::Tiles);
+  REQUIRE(learner.workbench.history);
+  CHECK(learner.workbench.history->size() == 2);  // 3 steps, one undone
+  CHECK(learner.workbench.step_texts.size() == 3);
+  CHECK(workbench_redo(learner.workbench));
+  CHECK(learner.workbench.history->size() == 3);
+  CHECK(learner.workbench.machine_name == "tiny");
+  CHECK(learner.workbench.tab == ViewTab::Tiles);
   // The learner's own settings stay; the hand-out is added to the recent files.
   CHECK(learner.theme == Theme::Dark);
   CHECK(learner.ui_scale == 1.5f);
@@ -178,7 +178,7 @@ TEST_CASE("a dropped .json opens as a session, anything else as a model") {
   REQUIRE(run(other, "save-session " + d.file("s.json")).empty());
   CHECK(run(state, "drop " + d.file("s.json")).empty());
   CHECK(state.model.text == kModel);
-  CHECK(state.bench.machine_name == "tiny");
+  CHECK(state.workbench.machine_name == "tiny");
 }
 
 TEST_CASE("the file browser: shown in the model's folder, cd, name, ok; a failed open stays open") {
@@ -218,7 +218,7 @@ TEST_CASE("Open model over a schedule asks: replay, drop or cancel, and says whi
   AppState state = state_for(kModel);
   state.model.loaded_text = kModel;  // as if opened from a file: only the steps are at stake
   REQUIRE(run(state, "apply " + std::string(kSteps)).empty());
-  REQUIRE(state.bench.history->size() == 3);
+  REQUIRE(state.workbench.history->size() == 3);
   // The same layer with a batch of 16: all three steps apply (i = 16 tiles by 4).
   write(d.file("batch16.model"), "x: [16, 16]\nW: [4, 16] weight\nb: [4] weight\ny = relu(x @ W.T + b)\n");
   // A model with no matmul0: the first step, fuse(matmul0, add0, relu0), cannot apply, so none.
@@ -233,7 +233,7 @@ TEST_CASE("Open model over a schedule asks: replay, drop or cancel, and says whi
   CHECK(run(state, "files open-choice cancel").empty());
   CHECK_FALSE(state.pending_open);
   CHECK(state.model.text == kModel);
-  CHECK(state.bench.history->size() == 3);
+  CHECK(state.workbench.history->size() == 3);
   CHECK_FALSE(state.replaced_model);
   // The batch-16 model: the trial says all three apply, and replaying keeps all three.
   CHECK(run(state, "drop " + d.file("batch16.model")).empty());
@@ -244,7 +244,7 @@ TEST_CASE("Open model over a schedule asks: replay, drop or cancel, and says whi
   CHECK(state.pending_open);  // a wrong word answers nothing
   CHECK(run(state, "files open-choice replay").empty());
   CHECK(state.model.path == d.file("batch16.model"));
-  CHECK(state.bench.history->size() == 3);
+  CHECK(state.workbench.history->size() == 3);
   REQUIRE(state.replaced_model);
   CHECK(state.replaced_model->text == kModel);
   CHECK(state.replaced_model->steps.size() == 3);
@@ -252,16 +252,16 @@ TEST_CASE("Open model over a schedule asks: replay, drop or cancel, and says whi
   CHECK(run(state, "drop " + d.file("relu.model")).empty());
   CHECK(run(state, "files open-choice drop").empty());
   CHECK(state.graph()->ops().size() == 1);
-  CHECK(state.bench.history->size() == 0);
+  CHECK(state.workbench.history->size() == 0);
   // Restore brings back the batch-16 model with its three steps, and keeps the relu model.
   CHECK(run(state, "files restore-model").empty());
   CHECK(state.model.path == d.file("batch16.model"));
-  CHECK(state.bench.history->size() == 3);
+  CHECK(state.workbench.history->size() == 3);
   REQUIRE(state.replaced_model);
   CHECK(state.replaced_model->path == d.file("relu.model"));
   // An open with neither steps nor edited text asks nothing.
   CHECK(run(state, "goto-step 0").empty());
-  state.bench.step_texts.clear();
+  state.workbench.step_texts.clear();
   state.model.loaded_text = state.model.text;
   CHECK(run(state, "drop " + d.file("relu.model")).empty());
   CHECK_FALSE(state.pending_open);
@@ -284,12 +284,12 @@ TEST_CASE("the session keeps redo steps and the UI scale across a restart") {
   update_state(after);
   const SessionRestore r = restore_session(after, path);
   CHECK(r.message.empty());
-  REQUIRE(after.bench.history);
-  CHECK(after.bench.history->size() == 1);
-  CHECK(after.bench.step_texts == before.bench.step_texts);
-  CHECK(workbench_redo(after.bench));
-  CHECK(workbench_redo(after.bench));
-  CHECK(after.bench.steps_text() == "fuse(matmul0, add0, relu0); tile(i, 4); tile(j, 2)");
+  REQUIRE(after.workbench.history);
+  CHECK(after.workbench.history->size() == 1);
+  CHECK(after.workbench.step_texts == before.workbench.step_texts);
+  CHECK(workbench_redo(after.workbench));
+  CHECK(workbench_redo(after.workbench));
+  CHECK(after.workbench.steps_text() == "fuse(matmul0, add0, relu0); tile(i, 4); tile(j, 2)");
   CHECK(after.ui_scale == 1.25f);
   // A scale out of range in the file is skipped with a word, not applied.
   nlohmann::json j = session_to_json(before);
@@ -317,7 +317,7 @@ TEST_CASE("render on demand: the loop may sleep only when nothing is queued or m
   state.now = 10.1;
   CHECK(frame_wait_seconds(state) == doctest::Approx(kReparseDebounceSeconds - 0.1));
   state.model.reparse_pending = false;
-  state.bench.tiles_playing = true;
+  state.workbench.tiles_playing = true;
   CHECK(frame_wait_seconds(state) == kBusyFrameSeconds);
 }
 
@@ -375,11 +375,11 @@ TEST_CASE("a stage the machine cannot hold: the machines every step fits are off
   AppState state = state_for(kModel);
   REQUIRE(run(state, "machine h200").empty());
   REQUIRE(run(state, "apply \"tile(k, 4); stage(x, shared, at=k.o)\"").empty());
-  CHECK(state.bench.machine_refusal.empty());
-  CHECK(state.bench.machines_fitting.empty());  // nothing to fix
+  CHECK(state.workbench.machine_refusal.empty());
+  CHECK(state.workbench.machines_fitting.empty());  // nothing to fix
   REQUIRE(run(state, "machine tiny").empty());  // a CPU: no shared memory
-  CHECK_FALSE(state.bench.machine_refusal.empty());
-  const auto& fit = state.bench.machines_fitting;
+  CHECK_FALSE(state.workbench.machine_refusal.empty());
+  const auto& fit = state.workbench.machines_fitting;
   // The GPU presets hold the stage; the CPU presets refuse it.
   CHECK(std::find(fit.begin(), fit.end(), "h200") != fit.end());
   CHECK(std::find(fit.begin(), fit.end(), "minigpu") != fit.end());
@@ -387,14 +387,14 @@ TEST_CASE("a stage the machine cannot hold: the machines every step fits are off
   CHECK(std::find(fit.begin(), fit.end(), "host") == fit.end());
   // Choosing one of them clears the refusal.
   REQUIRE(run(state, "machine " + fit.front()).empty());
-  CHECK(state.bench.machine_refusal.empty());
-  CHECK(state.bench.machines_fitting.empty());
+  CHECK(state.workbench.machine_refusal.empty());
+  CHECK(state.workbench.machines_fitting.empty());
 }
 
 TEST_CASE("fuse options: legal fusions as steps, and the transform's reason for the others") {
   AppState state = state_for(kModel);
   // The default lowering's first kernel is matmul0: its consumer add0, and the chain add0, relu0.
-  std::vector<FuseOption> o = fuse_options(state.bench);
+  std::vector<FuseOption> o = fuse_options(state.workbench);
   REQUIRE(o.size() == 2);
   CHECK(o[0].step == "fuse(matmul0, add0, relu0)");
   CHECK(o[0].label == "add0, relu0");
@@ -405,11 +405,11 @@ TEST_CASE("fuse options: legal fusions as steps, and the transform's reason for 
   for (const FuseOption& f : o) {
     AppState copy = state_for(kModel);
     CHECK(run(copy, "apply \"" + f.step + "\"").empty());
-    CHECK(copy.bench.last->ok);
+    CHECK(copy.workbench.last->ok);
   }
   // The add0 kernel: relu0 downstream, matmul0 upstream.
   REQUIRE(run(state, "apply \"kernel(add0)\"").empty());
-  o = fuse_options(state.bench);
+  o = fuse_options(state.workbench);
   REQUIRE(o.size() == 2);
   CHECK(o[0].step == "fuse(add0, relu0)");
   CHECK(o[1].step == "fuse(matmul0, add0)");
@@ -419,19 +419,19 @@ TEST_CASE("fuse options: legal fusions as steps, and the transform's reason for 
       "MaxPool2d(kernel_size=2, stride=2)\n";
   AppState cnn = state_for(kCnn);
   std::vector<std::string> firsts;
-  for (const auto& k : cnn.bench.program()->kernels) firsts.push_back(k.op_names.front());
+  for (const auto& k : cnn.workbench.program()->kernels) firsts.push_back(k.op_names.front());
   bool any_refused = false;
   for (const std::string& first : firsts) {
     REQUIRE(run(cnn, "apply \"kernel(" + first + ")\"").empty());
-    for (const FuseOption& f : fuse_options(cnn.bench)) {
+    for (const FuseOption& f : fuse_options(cnn.workbench)) {
       AppState copy = state_for(kCnn);
       REQUIRE(run(copy, "apply \"kernel(" + first + ")\"").empty());
-      const bool applied = run(copy, "apply \"" + f.step + "\"").empty() && copy.bench.last->ok;
+      const bool applied = run(copy, "apply \"" + f.step + "\"").empty() && copy.workbench.last->ok;
       CHECK(applied == f.legal);  // the list agrees with what applying does
       if (!f.legal) {
         any_refused = true;
         CHECK_FALSE(f.reason.empty());
-        CHECK(copy.bench.last->explanation == f.reason);
+        CHECK(copy.workbench.last->explanation == f.reason);
       }
     }
   }
@@ -496,7 +496,7 @@ TEST_CASE(
               "reorder(i.o, j.o, k.o, i.i, j.i, k.i)\"")
               .empty());
   JobProgress progress;
-  const TilesResult t = record_tiles(*state.bench.kernel(), progress);
+  const TilesResult t = record_tiles(*state.workbench.kernel(), progress);
   CHECK(t.step_loop == "k.o");
   CHECK(t.steps == 4096);
   REQUIRE(t.frame_tiles.size() == t.frames.size());
@@ -530,16 +530,16 @@ TEST_CASE("fuse options on a 20,000-op chain: bounded work, the chain cut at the
     model += "y" + std::to_string(i) + " = relu(y" + std::to_string(i - 1) + ")\n";
   AppState state = state_for(model.c_str());
   REQUIRE(run(state, "apply \"kernel(relu0)\"").empty());
-  const std::vector<FuseOption> o = fuse_options(state.bench);
+  const std::vector<FuseOption> o = fuse_options(state.workbench);
   REQUIRE_FALSE(o.empty());
   // The chain option: relu0 and the next kMaxFusedOps - 1 ops, which applies.
   CHECK(o[0].legal);
   const size_t names = std::count(o[0].step.begin(), o[0].step.end(), ',') + 1;
   CHECK(names == tilescope::schedule::kMaxFusedOps);
   CHECK(run(state, "apply \"" + o[0].step + "\"").empty());
-  CHECK(state.bench.last->ok);
+  CHECK(state.workbench.last->ok);
   // One more op is past the limit and refused, saying so.
   REQUIRE(run(state, "apply \"fuse(relu0, relu64)\"").empty());
-  CHECK_FALSE(state.bench.last->ok);
-  CHECK(state.bench.last->explanation.find("limit of 64") != std::string::npos);
+  CHECK_FALSE(state.workbench.last->ok);
+  CHECK(state.workbench.last->explanation.find("limit of 64") != std::string::npos);
 }

@@ -4,7 +4,7 @@
 #include "app/core/app_state.h"
 #include "app/core/commands.h"
 #include "app/core/graph_edit.h"
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 
 #include <doctest/doctest.h>
 
@@ -26,7 +26,7 @@ const std::string kLayer =
 // The message parse_model gives for `text` ("" when it parses).
 std::string parser_message(const std::string& text) {
   try {
-    tilescope::graph::parse_model(text);
+    tilescope::lang::parse_model(text);
   } catch (const tilescope::graph::GraphError& e) {
     return e.message();
   }

@@ -9,7 +9,7 @@
 #include "app/core/lesson_player.h"
 #include "app/core/markdown.h"
 #include "app/core/session.h"
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 
 #include <doctest/doctest.h>
 
@@ -97,7 +97,7 @@ struct LessonDir {
 
 AppState player_state(const LessonDir& dir) {
   AppState s;
-  s.model.text = std::string(tilescope::graph::default_model_text());
+  s.model.text = std::string(tilescope::lang::default_model_text());
   REQUIRE(reparse_model(s));
   update_state(s);
   s.lessons.dir = dir.path.string();
@@ -278,15 +278,15 @@ TEST_CASE("opening a lesson drives the workbench: model, machine and view of the
   CHECK(s.lessons.step == 0);
   // The built-in example was not the learner's own work: the step's model replaced it.
   CHECK(s.model.text == "x: [8, 16]\nW: [4, 16] weight\ny = relu(x @ W.T)\n");
-  CHECK(s.bench.machine_name == "tiny");
-  CHECK(s.bench.tab == ViewTab::Schedule);
+  CHECK(s.workbench.machine_name == "tiny");
+  CHECK(s.workbench.tab == ViewTab::Schedule);
   wait_lesson(s);
   CHECK(s.lessons.computed->error == "");
   // "Apply these steps": the block's model with its steps, from a fresh history.
   REQUIRE(run(s, "lesson apply fused") == "");
-  REQUIRE(s.bench.history);
-  CHECK(s.bench.history->size() == 1);
-  CHECK(s.bench.kernel()->op_names == std::vector<std::string>{"matmul0", "relu0"});
+  REQUIRE(s.workbench.history);
+  CHECK(s.workbench.history->size() == 1);
+  CHECK(s.workbench.kernel()->op_names == std::vector<std::string>{"matmul0", "relu0"});
   CHECK(run(s, "lesson apply nosuch").find("no steps block 'nosuch'") != std::string::npos);
 }
 
@@ -382,7 +382,7 @@ void settle(AppState& s) {
     update_state(s);
     bool current = !s.lessons.busy();
     for (const auto& [id, st] : s.lessons.checkpoints)
-      current = current && st.key == learner_key(s.bench);
+      current = current && st.key == learner_key(s.workbench);
     if (current && !s.lessons.checkpoints.empty()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -400,11 +400,11 @@ TEST_CASE(
   // Entering the step loads its model and then chooses its machine: the half-made state between
   // (m on host) is not an attempt of the learner's (it once showed the hint on arrival).
   REQUIRE(run(s, "machine host") == "");
-  s.model.text = std::string(tilescope::graph::default_model_text());
+  s.model.text = std::string(tilescope::lang::default_model_text());
   REQUIRE(reparse_model(s));
   update_state(s);
   REQUIRE(run(s, "lesson goto end") == "");
-  CHECK(s.bench.machine_name == "tiny");
+  CHECK(s.workbench.machine_name == "tiny");
   CHECK(s.model.text.rfind("x: [8, 16]", 0) == 0);
   settle(s);
   const CheckpointStatus& st = s.lessons.checkpoints.at("fuse-it");
@@ -434,7 +434,7 @@ TEST_CASE(
   REQUIRE(run(s, "lesson reset") == "");
   REQUIRE(run(s, "lesson goto end") == "");
   REQUIRE(run(s, "lesson show-me fuse-it") == "");
-  CHECK(s.bench.kernel()->op_names == std::vector<std::string>{"matmul0", "relu0"});
+  CHECK(s.workbench.kernel()->op_names == std::vector<std::string>{"matmul0", "relu0"});
   settle(s);
   CHECK(s.lessons.checkpoints.at("fuse-it").pass);
   CHECK(s.lessons.checkpoints.at("fuse-it").shown);

@@ -7,7 +7,7 @@
 #include "app/core/memory_model.h"
 #include "app/core/workbench.h"
 #include "sim/memory/hierarchy.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 #include "tests/core/workbench_fixtures.h"
 
 #include <doctest/doctest.h>
@@ -18,7 +18,7 @@
 
 using namespace tilescope::core;
 namespace memory = tilescope::memory;
-namespace model = tilescope::model;
+namespace predict = tilescope::predict;
 namespace schedule = tilescope::schedule;
 
 namespace {
@@ -33,7 +33,7 @@ AppState model_state() {
   state.model.text = kModel;
   REQUIRE(reparse_model(state));
   update_state(state);
-  REQUIRE(state.bench.kernel());
+  REQUIRE(state.workbench.kernel());
   REQUIRE(run(state, "apply fuse(matmul0, add0, relu0)") == "");
   return state;
 }
@@ -51,7 +51,7 @@ using test::big_cache_machine;
 TEST_CASE("working sets of a tiled GEMM are the tile boxes counted by hand") {
   AppState state = model_state();
   REQUIRE(run(state, "apply tile(i, j, 8, 16)") == "");
-  const schedule::Kernel& k = *state.bench.kernel();
+  const schedule::Kernel& k = *state.workbench.kernel();
   std::vector<std::string> loops;
   for (const schedule::Loop& l : k.loops) loops.push_back(l.name);
   REQUIRE(loops == std::vector<std::string>{"i.o", "j.o", "i.i", "j.i", "k"});
@@ -81,18 +81,18 @@ TEST_CASE("working sets of a tiled GEMM are the tile boxes counted by hand") {
 
   // Untiled: the tile is the whole nest; a wider tile grows the working set.
   REQUIRE(run(state, "undo") == "");
-  CHECK(tile_depth(*state.bench.kernel()) == 0);
+  CHECK(tile_depth(*state.workbench.kernel()) == 0);
   REQUIRE(run(state, "apply tile(i, j, 16, 32)") == "");
-  const WorkingSet wide = working_sets(*state.bench.kernel())[2];
+  const WorkingSet wide = working_sets(*state.workbench.kernel())[2];
   CHECK(wide.bytes == (16 * 128 + 32 * 128 + 32 + 16 * 32) * 4);
 }
 
 TEST_CASE("formulas match the closed form on a cache that holds the whole kernel") {
   AppState state = model_state();
-  const schedule::Kernel& k = *state.bench.kernel();
+  const schedule::Kernel& k = *state.workbench.kernel();
   JobProgress progress;
   const MemoryResult r =
-      simulate_kernel(k, *state.bench.program()->graph, big_cache_machine(), progress);
+      simulate_kernel(k, *state.workbench.program()->graph, big_cache_machine(), progress);
   REQUIRE(r.analytic);
   CHECK(r.analytic_error.empty());
   // Every line misses once: x has 32·128·4 / 64 = 256 lines, W 512, b 4, y 128.
@@ -133,8 +133,8 @@ TEST_CASE("formulas match the closed form on a cache that holds the whole kernel
 TEST_CASE("a GPU simulation says the analytic model does not cover it") {
   AppState state = model_state();
   JobProgress progress;
-  const MemoryResult r = simulate_kernel(*state.bench.kernel(), *state.bench.program()->graph,
-                                         model::load_machine("h200"), progress);
+  const MemoryResult r = simulate_kernel(*state.workbench.kernel(), *state.workbench.program()->graph,
+                                         predict::load_machine("h200"), progress);
   CHECK_FALSE(r.analytic);
   CHECK(r.analytic_error.find("covers CPU loop nests only") != std::string::npos);
   const FormulaView v = memory_formula(r, r.levels[0].name + " x");
@@ -156,22 +156,22 @@ TEST_CASE("memory formula commands open, check and close the popup") {
   REQUIRE(run(state, "machine tiny") == "");
   // Before a result: the level is checked against the machine.
   CHECK(run(state, "memory formula L7").find("no level 'L7'") != std::string::npos);
-  CHECK(state.bench.memory_formula.empty());
+  CHECK(state.workbench.memory_formula.empty());
   REQUIRE(run(state, "simulate") == "");
-  for (int i = 0; i < 6000 && state.bench.busy(); ++i) {
-    workbench_poll(state.bench);
+  for (int i = 0; i < 6000 && state.workbench.busy(); ++i) {
+    workbench_poll(state.workbench);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  workbench_poll(state.bench);
-  REQUIRE(state.bench.memory_result());
+  workbench_poll(state.workbench);
+  REQUIRE(state.workbench.memory_result());
   CHECK(run(state, "memory formula L2 W") == "");
-  CHECK(state.bench.memory_formula == "L2 W");
+  CHECK(state.workbench.memory_formula == "L2 W");
   CHECK(run(state, "memory formula L2 nope").find("no tensor 'nope'") != std::string::npos);
-  CHECK(state.bench.memory_formula == "L2 W");  // a bad target leaves the popup as it was
+  CHECK(state.workbench.memory_formula == "L2 W");  // a bad target leaves the popup as it was
   CHECK(run(state, "memory formula off") == "");
-  CHECK(state.bench.memory_formula.empty());
+  CHECK(state.workbench.memory_formula.empty());
   // tiny's L1 (8 sets × 2 ways) and L2 (32 sets × 4 ways) are both small enough to draw.
-  const MemoryResult& r = *state.bench.memory_result();
+  const MemoryResult& r = *state.workbench.memory_result();
   REQUIRE(r.grids.size() == 2);
   CHECK(r.grids[0].sets == 8);
   CHECK(r.grids[0].ways == 2);

@@ -80,7 +80,7 @@ TEST_CASE("control sets each panel control by name, choices by their names") {
   CHECK(s.controls.palette.args.empty());
   // Nothing else moved: a control is a setting, not a step or an edit.
   CHECK(s.model.text == kModel);
-  CHECK(s.bench.steps_text().empty());
+  CHECK(s.workbench.steps_text().empty());
 }
 
 TEST_CASE("control refuses what the widgets could not show, and names the choices") {

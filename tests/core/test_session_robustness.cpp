@@ -5,7 +5,7 @@
 #include "app/core/app_state.h"
 #include "app/core/commands.h"
 #include "app/core/session.h"
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 #include "sim/io/input.h"
 #include "tests/core/workbench_fixtures.h"
 #include "tests/support/run_command.h"
@@ -34,7 +34,7 @@ const char* kSmallModel =
     "x: [32, 128]\nW: [64, 128] weight\nb: [64] weight\ny = relu(x @ W.T + b)\n";
 
 std::string default_model() {
-  return std::string(tilescope::graph::default_model_text());
+  return std::string(tilescope::lang::default_model_text());
 }
 
 // As the app has it before the session is restored: the built-in model, parsed and lowered.
@@ -117,10 +117,10 @@ TEST_CASE("a session field of the wrong type is skipped and named; the other fie
   CHECK(problems.find("skipped steps is an array, not a string") != std::string::npos);
   CHECK(problems.find("skipped view is an object, not a string") != std::string::npos);
   CHECK(state.model.text == kSmallModel);
-  CHECK(state.bench.machine_name == "tiny");
+  CHECK(state.workbench.machine_name == "tiny");
   CHECK(state.theme == Theme::Dark);
-  CHECK(state.bench.steps_text() == "");
-  CHECK(state.bench.tab == ViewTab::Graph);
+  CHECK(state.workbench.steps_text() == "");
+  CHECK(state.workbench.tab == ViewTab::Graph);
 }
 
 TEST_CASE("a document that is not a tilescope-session/1 object restores nothing and says why") {
@@ -232,7 +232,7 @@ TEST_CASE("a step that no longer applies: it and every step after it named, the 
   CHECK(r.is_error);
   CHECK(r.message.find("step 2, tile(q, 4), no longer applies (") != std::string::npos);
   CHECK(r.message.find("not restored after it: reorder(i.o, j)") != std::string::npos);
-  CHECK(state.bench.step_texts == std::vector<std::string>{"tile(i, 16)"});
+  CHECK(state.workbench.step_texts == std::vector<std::string>{"tile(i, 16)"});
   const std::vector<std::string> copies = entries_starting(dir, "session.json.bad-");
   REQUIRE(copies.size() == 1);
   CHECK(slurp(dir / copies[0]) == text);

@@ -13,8 +13,8 @@
 namespace tilescope::core {
 namespace {
 
-model::Machine roomy_gpu() {
-  return model::parse_machine(
+predict::Machine roomy_gpu() {
+  return predict::parse_machine(
       "name = roomygpu\nkind = gpu\nsms = 4\nclock = 1 GHz\npeak fp32 simt = 1 TFLOP/s\n"
       "smem_per_block = 48 KiB\nthreads_per_block = 1024\n"
       "[level L1]\nsize = 16 KiB\nline = 128 B\nsector = 32 B\nways = full\nreplacement = lru\n"
@@ -39,8 +39,8 @@ constexpr const char* kLanesDownColumns =
 
 const schedule::Kernel& kernel_after(AppState& state, const char* steps) {
   REQUIRE(test::run(state, std::string("apply \"") + steps + "\"") == "");
-  REQUIRE(state.bench.kernel());
-  return *state.bench.kernel();
+  REQUIRE(state.workbench.kernel());
+  return *state.workbench.kernel();
 }
 
 // Elements of grid `name` that frame `f`'s level holds (shares are 0 or 255 here: whole bins).
@@ -58,7 +58,7 @@ int64_t held(const GpuTilesResult& r, const std::vector<uint8_t>& level, const s
 TEST_CASE("tiles gpu: the picked block's wave, its SM's L1 and the L2, by hand count") {
   AppState state = test::state_for(kGemm);
   const schedule::Kernel& k = kernel_after(state, kRowsToBlocks);
-  const model::Machine m = roomy_gpu();
+  const predict::Machine m = roomy_gpu();
   JobProgress progress;
   // 8 blocks (rows 4y … 4y+3), 4 SMs → 2 waves; block 5 runs in wave 1 on SM 1, after block 1.
   const GpuTilesResult r = record_gpu_tiles(k, m, 5, 2, progress);
@@ -147,7 +147,7 @@ TEST_CASE("tiles gpu: lanes down a column of a row-major matrix are uncoalesced"
 TEST_CASE("tiles gpu: what does not apply says why; a pick outside the grid says its range") {
   AppState state = test::state_for(kGemm);
   JobProgress progress;
-  CHECK(gpu_tiles_unavailable(*state.bench.kernel(), roomy_gpu()).find("bound to blocks") !=
+  CHECK(gpu_tiles_unavailable(*state.workbench.kernel(), roomy_gpu()).find("bound to blocks") !=
         std::string::npos);
   const schedule::Kernel& k = kernel_after(state, kRowsToBlocks);
   CHECK(gpu_tiles_unavailable(k, test::big_cache_machine()).find("a CPU") != std::string::npos);
@@ -174,24 +174,24 @@ TEST_CASE("tiles gpu: the commands pick, record and play through the workbench")
   CHECK_THROWS_AS(parse_command("tiles gpu maybe"), CommandError);
   CHECK_THROWS_AS(parse_command("tiles warp -1"), CommandError);
   CHECK(test::run(state, "tiles block 3") == "");
-  CHECK(state.bench.tiles_gpu);
+  CHECK(state.workbench.tiles_gpu);
   CHECK(test::run(state, "tiles warp 1") == "");
   CHECK(test::run(state, "tiles record") == "");
   test::wait_jobs(state);
-  REQUIRE(state.bench.gpu_tiles);
-  CHECK(state.bench.gpu_tiles->block == 3);
-  CHECK(state.bench.gpu_tiles->warp == 1);
+  REQUIRE(state.workbench.gpu_tiles);
+  CHECK(state.workbench.gpu_tiles->block == 3);
+  CHECK(state.workbench.gpu_tiles->warp == 1);
   // minigpu has 8 SMs: the 8 blocks are one wave.
-  CHECK(state.bench.gpu_tiles->waves == 1);
+  CHECK(state.workbench.gpu_tiles->waves == 1);
   CHECK(test::run(state, "tiles seek 1000") == "");
-  CHECK(state.bench.tiles_frame == double(state.bench.gpu_tiles->frames.size() - 1));
+  CHECK(state.workbench.tiles_frame == double(state.workbench.gpu_tiles->frames.size() - 1));
   // A block outside the grid: the recording says so, nothing else is lost.
   CHECK(test::run(state, "tiles block 99") == "");
   CHECK(test::run(state, "tiles record") == "");
   test::wait_jobs(state);
-  CHECK_FALSE(state.bench.gpu_tiles);
-  CHECK(state.bench.gpu_tiles_error.find("not in the grid") != std::string::npos);
-  CHECK(state.bench.history->size() > 1);
+  CHECK_FALSE(state.workbench.gpu_tiles);
+  CHECK(state.workbench.gpu_tiles_error.find("not in the grid") != std::string::npos);
+  CHECK(state.workbench.history->size() > 1);
 }
 
 }  // namespace

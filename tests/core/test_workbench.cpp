@@ -8,7 +8,7 @@
 #include "build_paths.h"
 #include "sim/lesson/checker.h"
 #include "sim/lesson/lesson.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 #include "kernels/cpu/schedule_twin.h"
 #include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
@@ -30,7 +30,7 @@
 
 using namespace tilescope::core;
 namespace schedule = tilescope::schedule;
-namespace model = tilescope::model;
+namespace predict = tilescope::predict;
 namespace pipeline = tilescope::pipeline;
 namespace kernels = tilescope::kernels;
 
@@ -68,10 +68,10 @@ TEST_CASE("workbench commands round-trip through their script form") {
 
 TEST_CASE("the view command switches the centre view and the click-node rule follows it") {
   AppState state = small_state();
-  CHECK(state.bench.tab == ViewTab::Graph);
+  CHECK(state.workbench.tab == ViewTab::Graph);
   for (ViewTab t : kAllViewTabs) {
     CHECK(run(state, std::string("view ") + view_tab_name(t)) == "");
-    CHECK(state.bench.tab == t);
+    CHECK(state.workbench.tab == t);
   }
   CHECK(run(state, "click-node add0").find("no graph is on screen") != std::string::npos);
 }
@@ -82,7 +82,7 @@ TEST_CASE("going back and applying a step branches: the undone steps are dropped
   AppState state = small_state();
   CHECK(run(state, "apply \"fuse(matmul0, add0, relu0)\"") == "");
   CHECK(run(state, "apply tile(i, 16); tile(j, 8)") == "");
-  const Workbench& wb = state.bench;
+  const Workbench& wb = state.workbench;
   REQUIRE(wb.history->size() == 3);
   CHECK(wb.step_texts ==
         std::vector<std::string>{"fuse(matmul0, add0, relu0)", "tile(i, 16)", "tile(j, 8)"});
@@ -103,13 +103,13 @@ TEST_CASE("going back and applying a step branches: the undone steps are dropped
 TEST_CASE("a refused step is kept as state with its explanation; the schedule is unchanged") {
   AppState state = small_state();
   CHECK(run(state, "apply \"tile(i, 16)\"") == "");
-  const std::string before = state.bench.steps_text();
+  const std::string before = state.workbench.steps_text();
   CHECK(run(state, "apply \"tile(k, 2048)\"") == "");  // not an error: a refusal to show
-  REQUIRE(state.bench.last);
-  CHECK_FALSE(state.bench.last->ok);
-  CHECK(state.bench.last->step == "tile(k, 2048)");
-  CHECK_FALSE(state.bench.last->explanation.empty());
-  CHECK(state.bench.steps_text() == before);
+  REQUIRE(state.workbench.last);
+  CHECK_FALSE(state.workbench.last->ok);
+  CHECK(state.workbench.last->step == "tile(k, 2048)");
+  CHECK_FALSE(state.workbench.last->explanation.empty());
+  CHECK(state.workbench.steps_text() == before);
   // Text that is not a step at all is a command error naming the problem.
   CHECK(run(state, "apply \"tile(k 2)\"").find("apply:") == 0);
 }
@@ -119,8 +119,8 @@ TEST_CASE("an edit to the model keeps the steps that still apply") {
   CHECK(run(state, "apply fuse(matmul0, add0, relu0); tile(i, 16)") == "");
   CHECK(run(state, "replace-line 1 x: [64, 128]") == "");
   update_state(state);
-  CHECK(state.bench.history->size() == 2);
-  CHECK(state.bench.kernel()->name == state.bench.program()->kernels[0].name);
+  CHECK(state.workbench.history->size() == 2);
+  CHECK(state.workbench.kernel()->name == state.workbench.program()->kernels[0].name);
 }
 
 // [SECTION] Jobs and caches
@@ -130,7 +130,7 @@ TEST_CASE("main-memory traffic of a fused small matmul equals the hand count wit
   REQUIRE(run(state, "apply \"fuse(matmul0, add0, relu0)\"") == "");
   tilescope::core::JobProgress progress;
   const MemoryResult r =
-      simulate_kernel(*state.bench.kernel(), *state.graph(), big_cache_machine(), progress);
+      simulate_kernel(*state.workbench.kernel(), *state.graph(), big_cache_machine(), progress);
   // Reads: x, W, b once each, and y's lines once (4-byte writes do not cover a 64-byte line, so
   // write-allocate fetches them); writes: y's dirty lines once when the results reach memory.
   const uint64_t x = M * K * 4, w = N * K * 4, b = N * 4, y = M * N * 4;
@@ -147,18 +147,18 @@ TEST_CASE("memory results are cached per (schedule, machine) and invalidated by 
   REQUIRE(run(state, "machine tiny") == "");
   REQUIRE(run(state, "simulate") == "");
   wait_jobs(state);
-  REQUIRE(state.bench.memory_result());
-  CHECK(state.bench.memory_result()->machine == "tiny");
+  REQUIRE(state.workbench.memory_result());
+  CHECK(state.workbench.memory_result()->machine == "tiny");
   CHECK(run(state, "apply \"tile(i, 16)\"") == "");
-  CHECK(state.bench.memory_result() == nullptr);  // new schedule: not simulated yet
+  CHECK(state.workbench.memory_result() == nullptr);  // new schedule: not simulated yet
   CHECK(run(state, "undo") == "");
-  CHECK(state.bench.memory_result() != nullptr);  // back: the cached result again
+  CHECK(state.workbench.memory_result() != nullptr);  // back: the cached result again
   CHECK(run(state, "machine h200") == "");
-  CHECK(state.bench.memory_result() == nullptr);  // new machine
+  CHECK(state.workbench.memory_result() == nullptr);  // new machine
   CHECK(run(state, "replace-line 1 x: [16, 128]") == "");
   update_state(state);
   CHECK(run(state, "machine tiny") == "");
-  CHECK(state.bench.memory_result() == nullptr);  // new model
+  CHECK(state.workbench.memory_result() == nullptr);  // new model
 }
 
 TEST_CASE("a cancelled simulation leaves no result and says it was cancelled") {
@@ -171,16 +171,16 @@ TEST_CASE("a cancelled simulation leaves no result and says it was cancelled") {
   REQUIRE(run(state, "simulate anyway") == "");
   REQUIRE(run(state, "cancel") == "");
   wait_jobs(state);
-  CHECK(state.bench.memory_result() == nullptr);
-  REQUIRE(state.bench.memory_errors.count(state.bench.memory_key()) == 1);
-  CHECK(state.bench.memory_errors.at(state.bench.memory_key()) == "cancelled");
+  CHECK(state.workbench.memory_result() == nullptr);
+  REQUIRE(state.workbench.memory_errors.count(state.workbench.memory_key()) == 1);
+  CHECK(state.workbench.memory_errors.at(state.workbench.memory_key()) == "cancelled");
 }
 
 TEST_CASE("tiles frames count every element access: x and W M*N*K times, b and y M*N times") {
   AppState state = small_state();
   REQUIRE(run(state, "apply fuse(matmul0, add0, relu0); tile(i, 8)") == "");
   JobProgress progress;
-  const TilesResult t = record_tiles(*state.bench.kernel(), progress);
+  const TilesResult t = record_tiles(*state.workbench.kernel(), progress);
   REQUIRE(t.frames.size() >= 2);
   CHECK(std::accumulate(t.frames.front().begin(), t.frames.front().end(), uint64_t{0}) == 0);
   uint64_t total = 0;
@@ -202,7 +202,7 @@ TEST_CASE("tiles: a staged tile is a grid of its own, beside the tensor it copie
   AppState state = test::state_for("A: [16, 32]\nB: [32, 16]\nC = A @ B\n");
   REQUIRE(run(state, "apply tile(k, 8); stage(A, scratchpad, at=k.o)") == "");
   JobProgress progress;
-  const TilesResult t = record_tiles(*state.bench.kernel(), progress);
+  const TilesResult t = record_tiles(*state.workbench.kernel(), progress);
   REQUIRE(t.grids.size() == 4);
   auto total = [&](const TileGrid& g) {
     uint64_t n = 0;
@@ -245,10 +245,10 @@ TEST_CASE("one pipeline: the workbench, the CLI, the lesson checker and the CPU 
     AppState state = small_state();
     REQUIRE(run(state, "machine " + machine) == "");
     REQUIRE(run(state, "apply " + steps) == "");
-    REQUIRE(state.bench.machine);
+    REQUIRE(state.workbench.machine);
     JobProgress progress;
-    const MemoryResult gui = simulate_kernel(*state.bench.kernel(), *state.bench.program()->graph,
-                                             *state.bench.machine, progress);
+    const MemoryResult gui = simulate_kernel(*state.workbench.kernel(), *state.workbench.program()->graph,
+                                             *state.workbench.machine, progress);
     // The CLI.
     const tilescope::test::SplitResult cli = tilescope::test::run_command_split(
         std::string(TILESCOPE_CLI_PATH) + " simulate " + model_file.string() + " --machine " +
@@ -265,12 +265,12 @@ TEST_CASE("one pipeline: the workbench, the CLI, the lesson checker and the CPU 
     const tilescope::lesson::SimResult& checked = lesson.simulate("s", machine);
     // The pipeline itself, from a file as the CLI reads it.
     const pipeline::Study study = pipeline::study(pipeline::read_model(model_file.string()), steps,
-                                                  model::load_machine(machine));
-    const model::KernelRun direct = pipeline::simulate(study);
+                                                  predict::load_machine(machine));
+    const predict::KernelRun direct = pipeline::simulate(study);
 
     // One program: the same loop nest and code everywhere.
     const std::string nest = schedule::print_loop_nest(study.kernel());
-    CHECK(schedule::print_loop_nest(*state.bench.kernel()) == nest);
+    CHECK(schedule::print_loop_nest(*state.workbench.kernel()) == nest);
     CHECK(j["kernel"]["loop_nest"].get<std::string>() == nest);
     const tilescope::lesson::LessonProgram* lp = lesson.program("s");
     REQUIRE(lp);
@@ -315,7 +315,7 @@ TEST_CASE("changing the machine re-checks the history: kept whole, the illegal s
       "reorder(i.o, j.o, k.o, i.i, j.i, k.i); bind(i.o, block.y); bind(j.o, block.x); "
       "bind(i.i, thread.y); bind(j.i, thread.x); stage(x, shared, at=k.o)";
   REQUIRE(run(state, "apply " + steps) == "");
-  Workbench& wb = state.bench;
+  Workbench& wb = state.workbench;
   REQUIRE(wb.history->size() == 10);
   CHECK(wb.machine_refusal.empty());
   // tiny is a CPU machine without shared memory: the stage (step 10) cannot run there.
@@ -343,7 +343,7 @@ TEST_CASE("the generated C++ of a tiled kernel runs on this CPU, verified and ti
   REQUIRE(run(state, "apply fuse(matmul0, add0, relu0); tile(i, 8); tile(k, 32)") == "");
   JobProgress progress;
   const CpuRunResult r =
-      run_kernel_on_cpu(*state.bench.kernel(), 2 * M * N * K + 2 * M * N, progress);
+      run_kernel_on_cpu(*state.workbench.kernel(), 2 * M * N * K + 2 * M * N, progress);
   CHECK(r.verified);
   CHECK(r.rel_error < kVerifyTolerance);
   CHECK(r.median_ms > 0);
@@ -378,9 +378,9 @@ TEST_CASE("a session restores the model text, the steps, the machine and the vie
   AppState restored;
   CHECK(session_from_json(restored, j) == "");
   CHECK(restored.model.text == kSmallModel);
-  CHECK(restored.bench.steps_text() == "fuse(matmul0, add0, relu0); tile(i, 16)");
-  CHECK(restored.bench.machine_name == "tiny");
-  CHECK(restored.bench.tab == ViewTab::Memory);
+  CHECK(restored.workbench.steps_text() == "fuse(matmul0, add0, relu0); tile(i, 16)");
+  CHECK(restored.workbench.machine_name == "tiny");
+  CHECK(restored.workbench.tab == ViewTab::Memory);
   CHECK(session_from_json(restored, nlohmann::json{{"schema", "other"}}).find("not a") !=
         std::string::npos);
 }
@@ -414,23 +414,23 @@ TEST_CASE("a job too large for memory is refused at once, saying what it needs")
     CHECK(run(state, "tiles record").empty());
   });
   CHECK(took < 1.0);
-  CHECK_FALSE(state.bench.busy());
-  const HeldJob& sim = state.bench.memory_held.at(state.bench.memory_key());
+  CHECK_FALSE(state.workbench.busy());
+  const HeldJob& sim = state.workbench.memory_held.at(state.workbench.memory_key());
   CHECK(sim.refused);
   CHECK(sim.message.find("would need about") != std::string::npos);
   CHECK(sim.message.find("more than the 1 GiB available (TILESCOPE_MEMORY_LIMIT=1G)") !=
         std::string::npos);
   // Two buffers of 10^10 floats (x and y) and the interpreter's copy: 4 · 4·10^10 B = 149 GiB.
-  const HeldJob& cpu = state.bench.cpu_held.at(state.bench.schedule_key());
+  const HeldJob& cpu = state.workbench.cpu_held.at(state.workbench.schedule_key());
   CHECK(cpu.refused);
   CHECK(cpu.message.find("149 GiB") != std::string::npos);
   // The walk holds bounded bins, so it fits; at 2·10^10 accesses it is long, and held.
-  const HeldJob& tiles = state.bench.tiles_held.at(state.bench.schedule_key());
+  const HeldJob& tiles = state.workbench.tiles_held.at(state.workbench.schedule_key());
   CHECK_FALSE(tiles.refused);
   CHECK(tiles.message.find("20.0 billion accesses") != std::string::npos);
   // "anyway" does not override a refusal: it cannot fit.
   CHECK(run(state, "simulate anyway").empty());
-  CHECK_FALSE(state.bench.busy());
+  CHECK_FALSE(state.workbench.busy());
 }
 
 TEST_CASE("a long job waits for 'anyway', with the analytic model's answer beside it") {
@@ -439,22 +439,22 @@ TEST_CASE("a long job waits for 'anyway', with the analytic model's answer besid
   // about 34 s at the simulator's 8 M accesses/s with the 3C split.
   AppState state = test::state_for("x: [512, 512]\nW: [512, 512] weight\ny = x @ W.T\n");
   REQUIRE(run(state, "machine tiny").empty());
-  const JobSize s = size_simulation(*state.bench.kernel(), *state.bench.machine);
+  const JobSize s = size_simulation(*state.workbench.kernel(), *state.workbench.machine);
   CHECK(s.accesses == 2.0 * 512 * 512 * 512 + 512 * 512);
   CHECK(s.seconds == doctest::Approx(s.accesses / 8e6));  // 3C split alone: 8 M/s
   CHECK(s.seconds > kLongJobSeconds);
   CHECK(run(state, "simulate").empty());
-  CHECK_FALSE(state.bench.busy());
-  const HeldJob& held = state.bench.memory_held.at(state.bench.memory_key());
+  CHECK_FALSE(state.workbench.busy());
+  const HeldJob& held = state.workbench.memory_held.at(state.workbench.memory_key());
   CHECK_FALSE(held.refused);
   CHECK(held.message.find("Simulating matmul0 on tiny makes about") == 0);
   CHECK_FALSE(held.analytic.empty());  // tiny is a CPU machine: the analytic model answers
   CHECK(run(state, "simulate anyway").empty());
-  CHECK(state.bench.memory_job.running());
-  CHECK(state.bench.memory_held.count(state.bench.memory_key()) == 0);
+  CHECK(state.workbench.memory_job.running());
+  CHECK(state.workbench.memory_held.count(state.workbench.memory_key()) == 0);
   CHECK(run(state, "cancel").empty());
   test::wait_jobs(state);
-  CHECK(state.bench.memory_errors.at(state.bench.memory_key()) == "cancelled");
+  CHECK(state.workbench.memory_errors.at(state.workbench.memory_key()) == "cancelled");
 }
 
 TEST_CASE("'anyway' round-trips through the script form; anything else is refused") {
@@ -508,9 +508,9 @@ TEST_CASE("tensors named after keywords and macros compile, run and verify on th
   REQUIRE(run(state, "apply fuse(matmul0, add0, relu0)").empty());
   REQUIRE(run(state, "run-cpu").empty());
   wait_jobs(state);
-  const auto error = state.bench.cpu_errors.find(state.bench.schedule_key());
-  INFO((error == state.bench.cpu_errors.end() ? std::string() : error->second));
-  const CpuRunResult* r = state.bench.cpu_result();
+  const auto error = state.workbench.cpu_errors.find(state.workbench.schedule_key());
+  INFO((error == state.workbench.cpu_errors.end() ? std::string() : error->second));
+  const CpuRunResult* r = state.workbench.cpu_result();
   REQUIRE(r != nullptr);
   CHECK(r->verified);
 }
@@ -527,7 +527,7 @@ TEST_CASE("the Memory view's whole-schedule total: fusing add and ReLU halves DR
   const auto program_total = [&] {
     REQUIRE(run(state, "simulate").empty());
     wait_jobs(state);
-    const MemoryResult* r = state.bench.memory_result();
+    const MemoryResult* r = state.workbench.memory_result();
     REQUIRE(r != nullptr);
     REQUIRE(r->program);
     return *r->program;

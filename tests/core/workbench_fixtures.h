@@ -5,7 +5,7 @@
 #include "app/core/app_state.h"
 #include "app/core/commands.h"
 #include "app/core/workbench.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 
 #include <doctest/doctest.h>
 
@@ -21,7 +21,7 @@ inline AppState state_for(const char* text) {
   state.model.text = text;
   REQUIRE(reparse_model(state));
   update_state(state);
-  REQUIRE(state.bench.history);
+  REQUIRE(state.workbench.history);
   return state;
 }
 
@@ -31,19 +31,19 @@ inline std::string run(AppState& state, const std::string& line) {
 
 // Lets the background jobs finish, as frames would (bounded, so a hang fails instead of waiting).
 inline void wait_jobs(AppState& state, int max_seconds = 60) {
-  for (int i = 0; i < max_seconds * 100 && state.bench.busy(); ++i) {
-    workbench_poll(state.bench);
+  for (int i = 0; i < max_seconds * 100 && state.workbench.busy(); ++i) {
+    workbench_poll(state.workbench);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  workbench_poll(state.bench);
-  REQUIRE_FALSE(state.bench.busy());
+  workbench_poll(state.workbench);
+  REQUIRE_FALSE(state.workbench.busy());
 }
 
 // One 1 MiB 16-way level (1024 sets of 64 B lines): the small kernels of these tests touch under
 // 360 KiB, at most a few lines per set, so everything stays resident: main memory sees each line
 // once (compulsory) and each dirty line written back once. Only main memory has a bandwidth.
-inline model::Machine big_cache_machine(const std::string& peak = "100 GFLOP/s") {
-  return model::parse_machine(
+inline predict::Machine big_cache_machine(const std::string& peak = "100 GFLOP/s") {
+  return predict::parse_machine(
       "name = bigcache\nkind = cpu\npeak fp32 simd = " + peak +
           "\n[level L1]\nsize = 1 MiB\nline = 64 B\nways = 16\nreplacement = lru\nwrite = back\n"
           "write_allocate = yes\n[memory DRAM]\nsize = 1 GiB\nbandwidth = 10 GB/s\n",

@@ -6,8 +6,8 @@
 #include "kernels/cuda/nvrtc_runner.h"
 #include "kernels/cuda/sched_twin.h"
 #include "sim/graph/eval.h"
-#include "sim/graph/model_parser.h"
-#include "sim/model/machine.h"
+#include "sim/lang/parser.h"
+#include "sim/predict/machine.h"
 #include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "tests/cuda/gpu_test_support.h"
@@ -47,7 +47,7 @@ TEST_SUITE("cuda_host") {
     // Same text, same steps, the H200 as the target (as the app and `run --gpu` plan them): the
     // same kernel, so the twin's timings speak for the schedule a learner builds.
     const pipeline::Study s = pipeline::study({sched_twin_model_text(kTails), "twin.model"},
-                                              sched_twin_steps(), model::load_machine("h200"));
+                                              sched_twin_steps(), predict::load_machine("h200"));
     const SchedTwinGenerated g = sched_twin_generate(kTails);
     CHECK(g.source == schedule::emit_cuda(s.kernel()));
     CHECK(g.explanations.size() == s.history.size());
@@ -130,7 +130,7 @@ TEST_SUITE("cuda_gpu") {
   TEST_CASE("the generated schedule computes the reference at 197×93×37, and so does its twin") {
     if (!gpu_or_skip("schedule twin")) return;
     const GemmShape s = kTails;
-    const graph::Graph g = graph::parse_model(sched_twin_model_text(s), "sched_twin");
+    const graph::Graph g = lang::parse_model(sched_twin_model_text(s), "sched_twin");
     // The reference evaluator's own random inputs, rounded to the fp32 the GPU sees.
     auto feeds = graph::random_feeds(g, 2026);
     std::map<graph::TensorId, std::vector<float>> host;

@@ -3,6 +3,7 @@
 // texture change, when lists come and go, and when nothing changes. Expected rectangles are the
 // hand-placed panels' pixel bounds.
 #include "app/gui/widgets/frame_damage.h"
+#include "app/gui/widgets/gui_store.h"
 
 #include <doctest/doctest.h>
 
@@ -14,6 +15,19 @@ using namespace tilescope::gui;
 namespace {
 
 constexpr int kW = 800, kH = 600;
+
+// An ImGui context with its GuiStore, as run_app has them (texture versions live in the store).
+struct GuiContext {
+  GuiStore store;
+  GuiContext() {
+    ImGui::CreateContext();
+    attach_gui_store(&store);
+  }
+  ~GuiContext() {
+    attach_gui_store(nullptr);
+    ImGui::DestroyContext();
+  }
+};
 
 // One list owned by `name`: a quad from (x0, y0) to (x1, y1) clipped to the same rectangle,
 // sampling `texture`.
@@ -64,6 +78,7 @@ bool equal(const PixelRect& r, int x0, int y0, int x1, int y1) {
 }  // namespace
 
 TEST_CASE("the first frame is redrawn whole, an unchanged one not at all") {
+  GuiContext gui;
   FrameDamage damage;
   Frame f = two_panels();
   const auto first = damage.update(f.build(), kW, kH, false);
@@ -80,6 +95,7 @@ TEST_CASE("the first frame is redrawn whole, an unchanged one not at all") {
 }
 
 TEST_CASE("a panel whose vertices change is redrawn alone, its clip rounded outwards") {
+  GuiContext gui;
   FrameDamage damage;
   Frame f = two_panels();
   damage.update(f.build(), kW, kH, false);
@@ -91,6 +107,7 @@ TEST_CASE("a panel whose vertices change is redrawn alone, its clip rounded outw
 }
 
 TEST_CASE("new pixels in a sampled texture redraw the lists that draw it") {
+  GuiContext gui;
   FrameDamage damage;
   Frame f = two_panels();
   damage.update(f.build(), kW, kH, false);
@@ -103,6 +120,7 @@ TEST_CASE("new pixels in a sampled texture redraw the lists that draw it") {
 }
 
 TEST_CASE("a panel that moves redraws where it was and where it is") {
+  GuiContext gui;
   FrameDamage damage;
   Frame f;
   f.lists.push_back(panel("Popup", 10, 10, 110, 60));
@@ -115,6 +133,7 @@ TEST_CASE("a panel that moves redraws where it was and where it is") {
 }
 
 TEST_CASE("lists that appear, vanish or change order redraw the whole frame") {
+  GuiContext gui;
   FrameDamage damage;
   Frame f = two_panels();
   damage.update(f.build(), kW, kH, false);

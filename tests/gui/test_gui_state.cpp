@@ -8,7 +8,7 @@
 #include "app/core/panel_layout.h"
 #include "app/core/script_runner.h"
 #include "app/gui/app_options.h"
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 
 #include <doctest/doctest.h>
 
@@ -31,7 +31,7 @@ float fixed_measure(std::string_view s, SceneFont) {
 
 AppState default_state() {
   AppState state;
-  state.model.text = std::string(tilescope::graph::default_model_text());
+  state.model.text = std::string(tilescope::lang::default_model_text());
   REQUIRE(reparse_model(state));
   return state;
 }

@@ -2,7 +2,7 @@
 // recording read back with its stored predictions recomputed, and its comparison table.
 #include "kernels/counters_predict.h"
 #include "kernels/gpu_counters.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 
 #include <doctest/doctest.h>
 
@@ -81,7 +81,7 @@ TEST_CASE(
   CHECK(stored.metrics[0].ncu == "dram__bytes_read.sum");
   CounterReport again = stored;
   for (CounterRun& r : again.runs) r.predicted.reset();
-  predict_counters(again, tilescope::model::load_machine("h200"));
+  predict_counters(again, tilescope::predict::load_machine("h200"));
   REQUIRE(again.runs.size() == stored.runs.size());
   int with_twin = 0;
   for (size_t i = 0; i < stored.runs.size(); ++i) {

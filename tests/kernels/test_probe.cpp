@@ -2,7 +2,7 @@
 // strided-line time for every cache level sysfs reports and for DRAM.
 #include <doctest/doctest.h>
 
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 #include "tests/support/run_command.h"
 
 #include <unistd.h>
@@ -19,8 +19,8 @@ TEST_CASE("probe --quick writes a loadable machine with every level measured") {
   INFO(r.out);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("wrote " + out) != std::string::npos);
-  const tilescope::model::Machine m = tilescope::model::load_machine_file(out);
-  const auto sysfs = tilescope::model::read_host_caches().levels;
+  const tilescope::predict::Machine m = tilescope::predict::load_machine_file(out);
+  const auto sysfs = tilescope::predict::read_host_caches().levels;
   REQUIRE(m.levels.size() == sysfs.size());
   for (const auto& level : m.levels) {
     CHECK(level.bandwidth_bytes_per_s > 0);

@@ -5,7 +5,7 @@
 #include "kernels/cpu/jit.h"
 #include "kernels/cpu/schedule_twin.h"
 #include "sim/graph/eval.h"
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -48,7 +48,7 @@ struct Problem {
 };
 
 Problem make_problem(int m, int n, int k) {
-  const graph::Graph g = graph::parse_model(schedule_twin_model(m, n, k));
+  const graph::Graph g = lang::parse_model(schedule_twin_model(m, n, k));
   const auto feeds = graph::random_feeds(g, 5);
   const auto values = graph::evaluate(g, feeds);
   auto as_float = [&](const std::string& name) {

@@ -1,5 +1,5 @@
 // The check language's function table (issue #27: tables instead of chains): every row carries a
-// group, an example and a help line; the example is a call of that function with an accepted
+// group, an example, a help line and the function that evaluates it; the example is a call of that function with an accepted
 // number of arguments, and it evaluates in a lesson that defines the names the examples use (so
 // the reference `tilescope-cli lesson functions` prints shows calls that work); the reference
 // names every function.
@@ -76,6 +76,10 @@ TEST_CASE("the check function table: every row has a group, an example and a hel
     CHECK(names.insert(f.name).second);  // one row per name
     CHECK_FALSE(f.group.empty());
     CHECK_FALSE(f.help.empty());
+    // The row carries the function that evaluates it (LessonSession::call only dispatches).
+    const detail::FunctionSpec* spec = detail::find_function(f.name);
+    REQUIRE(spec != nullptr);
+    CHECK(bool(spec->eval));
     // The example is a call of this very function, with an accepted number of arguments.
     const Expr e = parse_expr(f.example, {"table", 1, 1});
     REQUIRE(e.kind == Expr::Kind::Call);

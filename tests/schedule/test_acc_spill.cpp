@@ -3,7 +3,7 @@
 // own address range, with the counts of the loop nest by hand. emit_cpp follows the same rule.
 #include "fixtures.h"
 
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/loop_tree.h"
 #include "sim/schedule/trace.h"
@@ -31,7 +31,7 @@ struct Collect : memory::AccessSink {
 Kernel gemm(int64_t n, const std::string& steps) {
   const std::string N = std::to_string(n);
   const std::string text = "A: [" + N + ", " + N + "]\nB: [" + N + ", " + N + "]\nC = A @ B\n";
-  auto g = std::make_shared<const graph::Graph>(graph::parse_model(text, "gemm.model"));
+  auto g = std::make_shared<const graph::Graph>(lang::parse_model(text, "gemm.model"));
   Program p = tsfix::apply_all(lower_graph(g), steps);
   return p.kernels.at(size_t(p.current));
 }

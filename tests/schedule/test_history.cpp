@@ -3,7 +3,7 @@
 #include "fixtures.h"
 #include "tests/support/run_command.h"
 
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 #include "sim/schedule/codegen.h"
 
 #include <cstdio>
@@ -107,7 +107,7 @@ TEST_CASE("history: at most kMaxScheduleSteps steps, and kMaxHistoryKernels kern
   std::string model = "x: [4]\ny0 = relu(x)\n";
   for (int i = 1; i < 1000; ++i)
     model += "y" + std::to_string(i) + " = relu(y" + std::to_string(i - 1) + ")\n";
-  History big(lower_graph(std::make_shared<const graph::Graph>(graph::parse_model(model))));
+  History big(lower_graph(std::make_shared<const graph::Graph>(lang::parse_model(model))));
   REQUIRE(big.current().kernels.size() == 1000);
   const TransformStep first = parse_steps("kernel(relu0)")[0];
   size_t applied = 0;

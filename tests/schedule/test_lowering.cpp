@@ -37,7 +37,7 @@ TEST_CASE("lowering: the MatMul kernel computes a hand-written triple loop") {
   for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 7) - 3) * 0.25f;
   for (size_t i = 0; i < W.size(); ++i) W[i] = float(int(i % 5) - 2) * 0.5f;
   std::vector<std::vector<float>> bufs = {x, W, std::vector<float>(7 * 5, -1.0f)};
-  run_kernel(mm, bufs);
+  interpret_kernel(mm, bufs);
   for (int i = 0; i < 7; ++i)
     for (int j = 0; j < 5; ++j) {
       float s = 0;

@@ -2,7 +2,7 @@
 // that no longer fits is named with the refusal apply_step gives, and nothing is dropped.
 #include "fixtures.h"
 
-#include "sim/graph/model_parser.h"
+#include "sim/lang/parser.h"
 
 using namespace tilescope;
 using namespace tilescope::schedule;
@@ -12,7 +12,7 @@ namespace {
 // C = A @ B, 256 × 256 × 256, from the model language.
 Program gemm256() {
   const std::string text = "A: [256, 256]\nB: [256, 256]\nC = A @ B\n";
-  return lower_graph(std::make_shared<const graph::Graph>(graph::parse_model(text, "gemm.model")));
+  return lower_graph(std::make_shared<const graph::Graph>(lang::parse_model(text, "gemm.model")));
 }
 
 // 64×64 output tiles on a 4×4 grid, 16×16 threads of 4×4 outputs each. Every step before the

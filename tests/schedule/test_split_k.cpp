@@ -3,7 +3,7 @@
 // counts, and every refusal names its reason.
 #include "fixtures.h"
 
-#include "sim/model/run.h"
+#include "sim/predict/simulate.h"
 #include "sim/schedule/codegen.h"
 
 #include <doctest/doctest.h>
@@ -63,13 +63,13 @@ TEST_CASE("split_k: two kernels, the partials between them, the same result as t
   const graph::Graph& g = *p.graph;
   const int64_t mm = g.op_cost(*g.find_op("matmul0")).flops;
   CHECK(mm == 2 * 6 * 10 * 12);
-  CHECK(model::kernel_flops(part, g) == double(mm));
+  CHECK(predict::kernel_flops(part, g) == double(mm));
   const double epilogue =
       double(g.op_cost(*g.find_op("add0")).flops + g.op_cost(*g.find_op("relu0")).flops);
-  CHECK(model::kernel_flops(sum, g) == 4.0 * 6 * 10 + epilogue);
+  CHECK(predict::kernel_flops(sum, g) == 4.0 * 6 * 10 + epilogue);
   // The memory reports name the partials: every store of one is an access of its own tensor row
   // (4 slices × 6 × 10 outputs on a CPU machine, one element access each).
-  const model::KernelRun run = model::run_kernel(part, g, model::load_machine("tiny"));
+  const predict::KernelRun run = predict::simulate_kernel(part, g, predict::load_machine("tiny"));
   const auto name = std::find(run.tensor_names.begin(), run.tensor_names.end(), "matmul0_partials");
   REQUIRE(name != run.tensor_names.end());
   const memory::Counters c = run.hierarchy->counters(0, int(name - run.tensor_names.begin()));
@@ -153,14 +153,14 @@ TEST_CASE("split_k on the GPU: the slices multiply the blocks and lift the compu
   CHECK(blocks(plain.kernels[0]) == (64 / 32) * (512 / 64));
   CHECK(blocks(split.kernels[0]) == 8 * (64 / 32) * (512 / 64));
   CHECK(blocks(kernel_named(split, "matmul0.sum")) == 16);
-  const model::Machine h200 = model::load_machine("h200");
+  const predict::Machine h200 = predict::load_machine("h200");
   REQUIRE(h200.cores == 132);
-  CHECK(model::busy_core_share(plain.kernels[0], h200) == doctest::Approx(16.0 / 132));
-  CHECK(model::busy_core_share(split.kernels[0], h200) == doctest::Approx(128.0 / 132));
+  CHECK(predict::busy_core_share(plain.kernels[0], h200) == doctest::Approx(16.0 / 132));
+  CHECK(predict::busy_core_share(split.kernels[0], h200) == doctest::Approx(128.0 / 132));
   // A kernel with no block loop has no launch decided yet: its share is the whole GPU.
-  CHECK(model::busy_core_share(base.kernels[0], h200) == 1.0);
+  CHECK(predict::busy_core_share(base.kernels[0], h200) == 1.0);
   // The program's share weights each kernel by its flops: Σ flops / Σ (flops / share).
   const double f0 = 2.0 * 64 * 512 * 1024 + 2.0 * 64 * 512, f1 = 8.0 * 64 * 512;
-  CHECK(model::busy_core_share({f0, f1}, {128.0 / 132, 16.0 / 132}) ==
+  CHECK(predict::busy_core_share({f0, f1}, {128.0 / 132, 16.0 / 132}) ==
         doctest::Approx((f0 + f1) / (f0 * 132 / 128 + f1 * 132 / 16)));
 }

@@ -7,7 +7,7 @@
 #include "app/core/format.h"
 
 #include "app/core/autotune_jobs.h"
-#include "sim/model/machine.h"
+#include "sim/predict/machine.h"
 
 #include <imgui.h>
 
@@ -223,7 +223,7 @@ void grid_summary(ViewContext& ctx, const AutotuneGrid& g) {
   }
   // The corner where both tiles are the whole loops changes nothing: it is the schedule as it
   // stands, the baseline every other cell is compared with.
-  if (const schedule::Kernel* k = ctx.state.bench.kernel(); k && g.best >= 0) {
+  if (const schedule::Kernel* k = ctx.state.workbench.kernel(); k && g.best >= 0) {
     const int la = k->find_loop(g.loop_a), lb = k->find_loop(g.loop_b);
     const AutotunePoint* base =
         la >= 0 && lb >= 0 ? g.find(k->loops[size_t(la)].extent, k->loops[size_t(lb)].extent)
@@ -237,7 +237,7 @@ void grid_summary(ViewContext& ctx, const AutotuneGrid& g) {
           time_text(base->seconds).c_str(), base->seconds / b.seconds,
           sim ? "faster, predicted" : "faster, measured");
   }
-  if (const schedule::Kernel* k = ctx.state.bench.kernel(); sim && k) {
+  if (const schedule::Kernel* k = ctx.state.workbench.kernel(); sim && k) {
     const AutotuneHint hint = autotune_flat_hint(g, *k);
     if (!hint.text.empty()) {
       text_wrapped("%s", hint.text.c_str());
@@ -280,7 +280,7 @@ void grid_summary(ViewContext& ctx, const AutotuneGrid& g) {
 
 // One column: title, then the heatmap, a progress line, an error or a start button.
 void grid_column(ViewContext& ctx, AutotuneMode mode, float width, float height) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   const AutotuneState& s = wb.autotune;
   const bool sim = mode == AutotuneMode::Simulator;
   const std::string key = sim ? autotune_sim_key(wb) : autotune_cpu_key(wb);
@@ -324,7 +324,7 @@ void grid_column(ViewContext& ctx, AutotuneMode mode, float width, float height)
 }  // namespace
 
 void draw_autotune_section(ViewContext& ctx, const Rect& rect) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   const Palette& p = ctx.palette;
   const float em = ImGui::GetFontSize();
   const schedule::Kernel* k = wb.kernel();
@@ -371,7 +371,7 @@ void draw_autotune_section(ViewContext& ctx, const Rect& rect) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 8);
   if (ImGui::BeginCombo("##at_machine", wb.machine_name.c_str())) {
-    for (const std::string& m : model::preset_names())
+    for (const std::string& m : predict::preset_names())
       if (ImGui::Selectable(m.c_str(), m == wb.machine_name))
         ctx.push(command_from("machine " + m));
     ImGui::EndCombo();

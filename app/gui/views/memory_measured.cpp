@@ -51,7 +51,7 @@ std::string target_text(const CounterLevelRow& row) {
 }  // namespace
 
 void draw_measured_section(ViewContext& ctx) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   section_heading(ctx, "Predicted vs measured");
   const std::string kind = wb.machine ? wb.machine->kind : "cpu";
   const auto* rec = counters_for_machine_kind(wb.counters_recorded, kind);

@@ -71,7 +71,7 @@ std::string symbol_meaning(const std::string& sym, const std::string& level) {
 }
 
 // How the model judged a tensor's reuse at a level: which loop its lines survive.
-std::string reuse_sentence(const model::TensorTraffic& t, const std::string& level,
+std::string reuse_sentence(const predict::TensorTraffic& t, const std::string& level,
                            const schedule::Kernel* k) {
   if (t.reuse_depth == 0)
     return "Everything the loop nest touches fits in " + level + ": only first touches of " +
@@ -107,7 +107,7 @@ void formula_link(ViewContext& ctx, const std::string& text, const std::string& 
   const bool clicked = ImGui::InvisibleButton("##formula", size);
   ImGui::PopID();
   const bool hovered = ImGui::IsItemHovered();
-  const bool open = ctx.state.bench.memory_formula == target;
+  const bool open = ctx.state.workbench.memory_formula == target;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (open) dl->AddRectFilled(pos, ImVec2(pos.x + size.x, pos.y + size.y), ctx.palette.bar_bg);
   dl->AddText(pos, ctx.palette.selection, text.c_str());
@@ -125,7 +125,7 @@ void formula_link(ViewContext& ctx, const std::string& text, const std::string& 
 }
 
 void draw_formula_popup(ViewContext& ctx, const Rect& rect) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   if (wb.memory_formula.empty()) return;
   const MemoryResult* r = wb.memory_result();
   const Palette& p = ctx.palette;
@@ -210,9 +210,9 @@ void draw_formula_popup(ViewContext& ctx, const Rect& rect) {
         const size_t space = wb.memory_formula.find(' ');
         if (r->analytic && space != std::string::npos) {
           const std::string tensor = wb.memory_formula.substr(space + 1);
-          for (const model::LevelTraffic& lt : r->analytic->levels) {
+          for (const predict::LevelTraffic& lt : r->analytic->levels) {
             if (lt.name != level) continue;
-            for (const model::TensorTraffic& t : lt.tensors)
+            for (const predict::TensorTraffic& t : lt.tensors)
               if (t.name == tensor)
                 text_wrapped("%s", reuse_sentence(t, level, wb.kernel()).c_str());
           }
@@ -246,7 +246,7 @@ void draw_formula_popup(ViewContext& ctx, const Rect& rect) {
 // [SECTION] Working-set meter
 
 void draw_working_set_meter(ViewContext& ctx) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   const Palette& p = ctx.palette;
   const float em = ImGui::GetFontSize();
   const schedule::Kernel* k = wb.kernel();

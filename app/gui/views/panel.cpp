@@ -30,8 +30,7 @@ void end_panel() {
 }
 
 std::vector<WidgetRect>& widget_rects() {
-  static std::vector<WidgetRect> rects;
-  return rects;
+  return gui_store().widget_rects;
 }
 
 void note_widget(const std::string& name) {

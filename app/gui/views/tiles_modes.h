@@ -41,7 +41,7 @@ bool tiles_recording_pending(ViewContext& ctx, const std::string& key,
                              const std::string& result_key, const std::optional<Result>& result,
                              const std::string& error, const core::Job<Result>& job,
                              const std::string& what) {
-  const auto& held = ctx.state.bench.tiles_held;
+  const auto& held = ctx.state.workbench.tiles_held;
   if (auto h = held.find(key); h != held.end() && (result_key != key || !result)) {
     if (held_job_lines(ctx, h->second, "Walk it anyway"))
       ctx.push(command_from("tiles record anyway"));

@@ -141,8 +141,8 @@ bool is_named(const ModelOutline& o, const std::string& name) {
 // with one rounded box and the kernel's name, so the learner sees which ops run as one kernel.
 void draw_fused_groups(ImDrawList* dl, const AppState& state, const GraphScene& scene,
                        const CanvasTransform& xf, const Palette& p, bool fill) {
-  const schedule::Program* prog = state.bench.program();
-  if (!prog || state.bench.graph_text != state.model.graph_text) return;
+  const schedule::Program* prog = state.workbench.program();
+  if (!prog || state.workbench.graph_text != state.model.graph_text) return;
   const float lh = ImGui::GetTextLineHeight();
   const ImU32 col = category_colour(p, NodeCategory::Contraction);
   for (const schedule::Kernel& k : prog->kernels) {
@@ -236,49 +236,9 @@ std::string preview_line(const PaletteOp& op, const std::vector<std::string>& op
   return e;
 }
 
-void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Graph* g) {
-  const AppState& state = ctx.state;
-  const Palette& p = ctx.palette;
-  const PaletteControls& form = state.controls.palette;
-  const float lh = ImGui::GetTextLineHeight();
-  const ModelOutline& outline = state.outline;  // of this text: update_state ran this frame
-
-  // Operands: A is the selection, B and C the Shift+clicked nodes; each must be named in the text.
-  std::vector<std::string> operands;
-  const std::string a = g ? selected_tensor(state, *g) : std::string();
-  if (!a.empty()) operands.push_back(a);
-  for (const std::string& pick : state.palette_picks)
-    if (pick != a && is_named(outline, pick)) operands.push_back(pick);
-  bool all_named = true;
-  for (const std::string& o : operands) all_named = all_named && is_named(outline, o);
-
-  // fit_view leaves this width; at least the header's (title and its button), whatever the type.
-  const float header_w =
-      ImGui::CalcTextSize("Palette").x * 1.1f + ImGui::CalcTextSize("hide").x + lh * 2.2f;
-  const float width = std::max(header_w, std::min(lh * (kPaletteEm - 0.5f), rect.w * 0.42f));
-  ImGui::SetCursorScreenPos(ImVec2(rect.x + lh * 0.5f, top));
-  const ImU32 bg = (p.canvas_bg & ~IM_COL32_A_MASK) | (235u << IM_COL32_A_SHIFT);
-  ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::ColorConvertU32ToFloat4(bg));
-  ImGui::PushStyleColor(ImGuiCol_Border, ImGui::ColorConvertU32ToFloat4(p.node_border));
-  ImGui::PushStyleVar(ImGuiStyleVar_ChildRounding, 6.0f);
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(lh * 0.5f, lh * 0.4f));
-  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(lh * 0.3f, lh * 0.3f));
-  // ImGui 1.86 children cannot fit their height to the content: use last frame's content height,
-  // kept in the panel window's ImGui storage (a measurement of the drawing, not app state).
-  float& content_h =
-      *ImGui::GetStateStorage()->GetFloatRef(ImGui::GetID("##palette height"), lh * 20.0f);
-  const float max_h = rect.y + rect.h - top - lh * 3.0f;
-  ImGui::BeginChild("##palette", ImVec2(width, std::max(lh * 1.5f, std::min(content_h, max_h))),
-                    true);
-  // Every way out of the palette: remember its content height for the next frame, close the
-  // child, undo the styles pushed above.
-  const auto end_palette = [&] {
-    content_h = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y -
-                ImGui::GetStyle().ItemSpacing.y;
-    ImGui::EndChild();
-    ImGui::PopStyleVar(3);
-    ImGui::PopStyleColor(2);
-  };
+// Draws the palette's title and its hide/show button; returns whether the palette is folded now.
+bool draw_palette_header(ViewContext& ctx, float width, float lh) {
+  const PaletteControls& form = ctx.state.controls.palette;
   // A header that folds the palette away (it covers the canvas's left edge). Folded at first, so
   // the first screen shows the whole graph; "show" opens it.
   const bool open = form.open;
@@ -297,21 +257,16 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
                            width - button_w - ImGui::GetStyle().WindowPadding.x - lh * 0.2f));
   const bool toggled = ImGui::SmallButton(open ? "hide" : "show");
   if (toggled) push_control(ctx, "palette.open", open ? "off" : "on");
-  if (open == toggled) {  // folded now (closed and not opened, or being closed)
-    end_palette();
-    return;
-  }
+  return open == toggled;
+}
 
-  if (!outline.expressions) {
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - lh);
-    disabled_wrapped(
-        "This model is an nn.Sequential list; the palette edits models written "
-        "as expressions (x: [..], y = relu(x)). Edit the text on the left.");
-    ImGui::PopTextWrapPos();
-    end_palette();
-    return;
-  }
-
+// Draws the operand slots (A, B, C), the named tensors to pick from, and "clear".
+void draw_palette_operands(ViewContext& ctx, float width, float lh,
+                           const std::vector<std::string>& operands, bool all_named,
+                           const std::string& a) {
+  const AppState& state = ctx.state;
+  const Palette& p = ctx.palette;
+  const ModelOutline& outline = state.outline;
   // Which tensors the ops will read: the filled slots, then how to fill the next one.
   if (operands.empty()) ImGui::TextDisabled("A: click a node");
   for (size_t i = 0; i < operands.size() && i < 3; ++i) {
@@ -359,7 +314,13 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
     if (ImGui::SmallButton("clear")) ctx.push(command_from("palette unpick"));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Start the operands over: A, B and C.");
   }
+}
 
+// Draws the op buttons, flowing in rows, and the field of their arguments.
+void draw_palette_ops(ViewContext& ctx, float width, float lh,
+                      const std::vector<std::string>& operands, bool all_named) {
+  const AppState& state = ctx.state;
+  const PaletteControls& form = state.controls.palette;
   // The op buttons, flowing in rows; disabled until they have their operands.
   const std::string fresh = fresh_tensor_name(state.model.text);
   const std::string& args = form.args;
@@ -409,7 +370,11 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
                                          "palette.args", form.args);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("key=value arguments for conv2d, pooling, softmax, sum, mean");
+}
 
+// Draws the form that adds a new input or weight (name, shape, dtype).
+void draw_palette_new_tensor(ViewContext& ctx, float width, float lh) {
+  const PaletteControls& form = ctx.state.controls.palette;
   // New inputs and weights: a small form (name, shape, dtype).
   ImGui::Separator();
   ImGui::TextDisabled("new tensor");
@@ -436,6 +401,71 @@ void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Gr
     }
   }
   ImGui::EndDisabled();
+}
+
+void draw_palette(ViewContext& ctx, const Rect& rect, float top, const graph::Graph* g) {
+  const AppState& state = ctx.state;
+  const Palette& p = ctx.palette;
+  const float lh = ImGui::GetTextLineHeight();
+  const ModelOutline& outline = state.outline;  // of this text: update_state ran this frame
+
+  // Operands: A is the selection, B and C the Shift+clicked nodes; each must be named in the text.
+  std::vector<std::string> operands;
+  const std::string a = g ? selected_tensor(state, *g) : std::string();
+  if (!a.empty()) operands.push_back(a);
+  for (const std::string& pick : state.palette_picks)
+    if (pick != a && is_named(outline, pick)) operands.push_back(pick);
+  bool all_named = true;
+  for (const std::string& o : operands) all_named = all_named && is_named(outline, o);
+
+  // fit_view leaves this width; at least the header's (title and its button), whatever the type.
+  const float header_w =
+      ImGui::CalcTextSize("Palette").x * 1.1f + ImGui::CalcTextSize("hide").x + lh * 2.2f;
+  const float width = std::max(header_w, std::min(lh * (kPaletteEm - 0.5f), rect.w * 0.42f));
+  ImGui::SetCursorScreenPos(ImVec2(rect.x + lh * 0.5f, top));
+  const ImU32 bg = (p.canvas_bg & ~IM_COL32_A_MASK) | (235u << IM_COL32_A_SHIFT);
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::ColorConvertU32ToFloat4(bg));
+  ImGui::PushStyleColor(ImGuiCol_Border, ImGui::ColorConvertU32ToFloat4(p.node_border));
+  ImGui::PushStyleVar(ImGuiStyleVar_ChildRounding, 6.0f);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(lh * 0.5f, lh * 0.4f));
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(lh * 0.3f, lh * 0.3f));
+  // ImGui 1.86 children cannot fit their height to the content: use last frame's content height,
+  // kept in the panel window's ImGui storage (a measurement of the drawing, not app state).
+  float& content_h =
+      *ImGui::GetStateStorage()->GetFloatRef(ImGui::GetID("##palette height"), lh * 20.0f);
+  const float max_h = rect.y + rect.h - top - lh * 3.0f;
+  ImGui::BeginChild("##palette", ImVec2(width, std::max(lh * 1.5f, std::min(content_h, max_h))),
+                    true);
+  // Every way out of the palette: remember its content height for the next frame, close the
+  // child, undo the styles pushed above.
+  const auto end_palette = [&] {
+    content_h = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y -
+                ImGui::GetStyle().ItemSpacing.y;
+    ImGui::EndChild();
+    ImGui::PopStyleVar(3);
+    ImGui::PopStyleColor(2);
+  };
+  // Folded now (closed and not opened, or being closed): nothing more to draw.
+  if (draw_palette_header(ctx, width, lh)) {
+    end_palette();
+    return;
+  }
+
+  if (!outline.expressions) {
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - lh);
+    disabled_wrapped(
+        "This model is an nn.Sequential list; the palette edits models written "
+        "as expressions (x: [..], y = relu(x)). Edit the text on the left.");
+    ImGui::PopTextWrapPos();
+    end_palette();
+    return;
+  }
+
+  draw_palette_operands(ctx, width, lh, operands, all_named, a);
+
+  draw_palette_ops(ctx, width, lh, operands, all_named);
+
+  draw_palette_new_tensor(ctx, width, lh);
 
   // Delete the selected tensor's line (refused, with the reason, when something uses it).
   if (!a.empty() && is_named(outline, a)) {
@@ -479,50 +509,12 @@ void draw_operand_badges(ImDrawList* dl, const AppState& state, const GraphScene
   }
 }
 
-}  // namespace
-
-void draw_graph_view(ViewContext& ctx, const Rect& rect) {
+// Pushes the commands of the canvas's input: a drag pans, a click selects (Shift+click picks a
+// palette operand), the wheel zooms about the mouse, F fits.
+void push_canvas_input(ViewContext& ctx, const Rect& rect, const GraphScene& scene, bool hovered,
+                       int under_mouse) {
   const AppState& state = ctx.state;
-  const Palette& p = ctx.palette;
-  if (!begin_panel("Graph", rect, false)) {
-    end_panel();
-    return;
-  }
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddRectFilled(ImVec2(rect.x, rect.y), ImVec2(rect.x + rect.w, rect.y + rect.h), p.canvas_bg);
-  const float lh = ImGui::GetTextLineHeight();
-  const float pad = lh * 0.8f;
-
-  if (!state.scene) {
-    // Empty state first: nothing parsed yet, or the first parse failed.
-    if (state.model.error) {
-      centred_text(rect, "No graph: the model has an error.", "See the message under the editor.",
-                   p.error, p.subtext);
-    } else {
-      centred_text(rect, "No graph yet.",
-                   "Type a model in the left panel, or build one with the palette.", p.text,
-                   p.subtext);
-    }
-    draw_palette(ctx, rect, rect.y + lh * 0.8f, nullptr);
-    end_panel();
-    return;
-  }
-  const GraphScene& scene = *state.scene;
-  draw_grid(dl, rect, state.view, p);
-
-  // Input: one invisible button over the whole canvas takes clicks, drags and the wheel.
-  ImGui::SetCursorScreenPos(ImVec2(rect.x, rect.y));
-  ImGui::InvisibleButton("##canvas", ImVec2(std::max(rect.w, 1.0f), std::max(rect.h, 1.0f)),
-                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight |
-                             ImGuiButtonFlags_MouseButtonMiddle);
-  const bool hovered = ImGui::IsItemHovered();
   const ImGuiIO& io = ImGui::GetIO();
-  CanvasTransform xf;
-  xf.origin = ImVec2(rect.x + state.view.pan_x, rect.y + state.view.pan_y);
-  xf.zoom = state.view.zoom;
-  const ImVec2 world = xf.to_world(io.MousePos);
-  const int under_mouse = hovered ? hit_test(scene, world.x, world.y) : -1;
-
   if (ImGui::IsItemActive()) {
     for (int button = 0; button < 3; ++button) {
       if (ImGui::IsMouseDragging(button, 2.0f) && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
@@ -568,7 +560,12 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
     c.kind = CommandKind::Fit;
     ctx.push(c);
   }
+}
 
+// The canvas's style: the palette, the fonts, and the hovered and selected nodes.
+CanvasStyle canvas_style(ViewContext& ctx, const GraphScene& scene, int under_mouse) {
+  const AppState& state = ctx.state;
+  const Palette& p = ctx.palette;
   CanvasStyle style;
   style.palette = &p;
   style.fonts = &ctx.fonts;
@@ -580,17 +577,16 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
     if (style.selected < 0)
       style.selected = scene.find(state.selection.name, SceneNode::Kind::Output);
   }
-  dl->PushClipRect(ImVec2(rect.x, rect.y), ImVec2(rect.x + rect.w, rect.y + rect.h), true);
-  draw_fused_groups(dl, state, scene, xf, p, true);
-  draw_graph_scene(dl, scene, xf, style);
-  draw_fused_groups(dl, state, scene, xf, p, false);
-  draw_operand_badges(dl, state, scene, *state.graph(), xf, p);
+  return style;
+}
 
-  // Overlays: title and totals (top), stale-graph banner, legend and hints (bottom).
-  const graph::Graph* g = state.graph();
+// Draws the title band: the title, the graph's totals, and the stale-graph banner on an error.
+void draw_title_overlay(ViewContext& ctx, ImDrawList* dl, const Rect& rect, float lh,
+                        const GraphScene& scene, const graph::Graph* g, ImU32 band) {
+  const AppState& state = ctx.state;
+  const Palette& p = ctx.palette;
+  const float pad = lh * 0.8f;
   const graph::OpCost total = g->total_cost();
-  // Translucent bands behind the overlays keep them readable when the graph is panned under them.
-  const ImU32 band = (p.canvas_bg & ~IM_COL32_A_MASK) | (215u << IM_COL32_A_SHIFT);
   dl->AddRectFilled(ImVec2(rect.x, rect.y), ImVec2(rect.x + rect.w, rect.y + pad * 1.2f + lh),
                     band);
   ImGui::PushFont(ctx.fonts.ui_bold);
@@ -614,16 +610,14 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
     dl->AddRect(a, ImVec2(a.x + s.x + lh * 1.2f, a.y + s.y + lh * 0.6f), p.error, 4.0f);
     dl->AddText(ImVec2(a.x + lh * 0.6f, a.y + lh * 0.3f), p.text, msg);
   }
-  if (state.presentation) {
-    // Presentation: the legend is a column under the title on the left (fit_view keeps the graph
-    // clear of it), and no hint line — the corner indicator says the keys. The whole height is
-    // then the graph's, and nothing covers the output node.
-    draw_legend_column(dl, rect, rect.y + pad * 1.2f + lh * (state.model.error ? 3.4f : 1.4f),
-                       scene, p);
-    dl->PopClipRect();
-    end_panel();
-    return;
-  }
+}
+
+// Draws the colour key and the hint line along the bottom edge, over a band sized to fit them.
+void draw_legend_and_hint(ViewContext& ctx, ImDrawList* dl, const Rect& rect, float lh,
+                          const GraphScene& scene, ImU32 band) {
+  const AppState& state = ctx.state;
+  const Palette& p = ctx.palette;
+  const float pad = lh * 0.8f;
   dl->ChannelsSplit(2);  // 1: legend and hint text; 0: their band, sized once they are placed
   dl->ChannelsSetCurrent(1);
   const ImVec2 legend = draw_legend(dl, rect, scene, p);
@@ -645,6 +639,76 @@ void draw_graph_view(ViewContext& ctx, const Rect& rect) {
   dl->AddRectFilled(ImVec2(rect.x, std::min(hint_y, legend.y) - lh * 0.4f),
                     ImVec2(rect.x + rect.w, rect.y + rect.h), band);
   dl->ChannelsMerge();
+}
+
+}  // namespace
+
+void draw_graph_view(ViewContext& ctx, const Rect& rect) {
+  const AppState& state = ctx.state;
+  const Palette& p = ctx.palette;
+  if (!begin_panel("Graph", rect, false)) {
+    end_panel();
+    return;
+  }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(ImVec2(rect.x, rect.y), ImVec2(rect.x + rect.w, rect.y + rect.h), p.canvas_bg);
+  const float lh = ImGui::GetTextLineHeight();
+  const float pad = lh * 0.8f;
+
+  if (!state.scene) {
+    // Empty state first: nothing parsed yet, or the first parse failed.
+    if (state.model.error) {
+      centred_text(rect, "No graph: the model has an error.", "See the message under the editor.",
+                   p.error, p.subtext);
+    } else {
+      centred_text(rect, "No graph yet.",
+                   "Type a model in the left panel, or build one with the palette.", p.text,
+                   p.subtext);
+    }
+    draw_palette(ctx, rect, rect.y + lh * 0.8f, nullptr);
+    end_panel();
+    return;
+  }
+  const GraphScene& scene = *state.scene;
+  draw_grid(dl, rect, state.view, p);
+
+  // Input: one invisible button over the whole canvas takes clicks, drags and the wheel.
+  ImGui::SetCursorScreenPos(ImVec2(rect.x, rect.y));
+  ImGui::InvisibleButton("##canvas", ImVec2(std::max(rect.w, 1.0f), std::max(rect.h, 1.0f)),
+                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight |
+                             ImGuiButtonFlags_MouseButtonMiddle);
+  const bool hovered = ImGui::IsItemHovered();
+  const ImGuiIO& io = ImGui::GetIO();
+  CanvasTransform xf;
+  xf.origin = ImVec2(rect.x + state.view.pan_x, rect.y + state.view.pan_y);
+  xf.zoom = state.view.zoom;
+  const ImVec2 world = xf.to_world(io.MousePos);
+  const int under_mouse = hovered ? hit_test(scene, world.x, world.y) : -1;
+  push_canvas_input(ctx, rect, scene, hovered, under_mouse);
+
+  const CanvasStyle style = canvas_style(ctx, scene, under_mouse);
+  dl->PushClipRect(ImVec2(rect.x, rect.y), ImVec2(rect.x + rect.w, rect.y + rect.h), true);
+  draw_fused_groups(dl, state, scene, xf, p, true);
+  draw_graph_scene(dl, scene, xf, style);
+  draw_fused_groups(dl, state, scene, xf, p, false);
+  draw_operand_badges(dl, state, scene, *state.graph(), xf, p);
+
+  // Overlays: title and totals (top), stale-graph banner, legend and hints (bottom).
+  const graph::Graph* g = state.graph();
+  // Translucent bands behind the overlays keep them readable when the graph is panned under them.
+  const ImU32 band = (p.canvas_bg & ~IM_COL32_A_MASK) | (215u << IM_COL32_A_SHIFT);
+  draw_title_overlay(ctx, dl, rect, lh, scene, g, band);
+  if (state.presentation) {
+    // Presentation: the legend is a column under the title on the left (fit_view keeps the graph
+    // clear of it), and no hint line — the corner indicator says the keys. The whole height is
+    // then the graph's, and nothing covers the output node.
+    draw_legend_column(dl, rect, rect.y + pad * 1.2f + lh * (state.model.error ? 3.4f : 1.4f),
+                       scene, p);
+    dl->PopClipRect();
+    end_panel();
+    return;
+  }
+  draw_legend_and_hint(ctx, dl, rect, lh, scene, band);
   dl->PopClipRect();
 
   if (under_mouse >= 0) {

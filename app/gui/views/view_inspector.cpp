@@ -102,8 +102,8 @@ void draw_op(ViewContext& ctx, const graph::Graph& g, graph::OpId id) {
   if (op.origin.empty() && op.loc.line <= 0) ImGui::TextDisabled("built in code (no source line)");
 
   // Which kernel of the current schedule runs this op, and what it is fused with (if anything).
-  const schedule::Program* prog = ctx.state.bench.program();
-  if (prog && ctx.state.bench.graph_text == ctx.state.model.graph_text) {
+  const schedule::Program* prog = ctx.state.workbench.program();
+  if (prog && ctx.state.workbench.graph_text == ctx.state.model.graph_text) {
     for (const schedule::Kernel& k : prog->kernels) {
       if (std::find(k.op_names.begin(), k.op_names.end(), op.name) == k.op_names.end()) continue;
       section_heading(ctx, "Kernel");

@@ -638,7 +638,7 @@ void draw_checkpoint_block(ViewContext& ctx, const lesson::Block& b, const Markd
   if (!on_step)
     status = reached ? "" : "(go to this step to try it)";
   else if (!p.computed || p.checkpoint_job.running() ||
-           (st && st->key != learner_key(ctx.state.bench)))
+           (st && st->key != learner_key(ctx.state.workbench)))
     status = "checking your schedule\xE2\x80\xA6";
   else if (st && !st->error.empty())
     status = "cannot check: " + st->error;

@@ -27,12 +27,138 @@ double hit_rate(const memory::Counters& c) {
   return c.accesses ? static_cast<double>(c.hits) / static_cast<double>(c.accesses) : 0.0;
 }
 
+// Each box's lines: its title (and a cache's miss count beside it), then one line under it.
+struct BoxText {
+  std::string title, line2, misses;
+};
+
+// Draws the heading: the kernel, the machine, the trace's size and the whole schedule's traffic.
+void draw_memory_heading(ViewContext& ctx, const MemoryResult& r) {
+  ImGui::PushFont(ctx.fonts.ui_bold);
+  ImGui::Text("%s on %s (%s mode)", r.kernel.c_str(), r.machine.c_str(), r.gpu ? "GPU" : "CPU");
+  ImGui::PopFont();
+  disabled_wrapped(
+      "%s trace accesses simulated in %.2f s%s",
+      format_thousands(int64_t(r.trace_accesses)).c_str(), r.seconds,
+      r.gpu ? " (global accesses coalesced per 32 B sector)" : " (one per element)");
+  // The whole schedule beside this kernel: what a fusion changes shows as one number.
+  if (r.program && !r.program->levels.empty()) {
+    const memory::Counters& d = r.program->levels.back().total;
+    const std::string whole = format_bytes(int64_t(r.program->dram_bytes())) + " at " +
+                              r.program->levels.back().name + " (read " +
+                              format_bytes(int64_t(d.read_bytes)) + ", written " +
+                              format_bytes(int64_t(d.write_bytes)) + ")";
+    if (r.program->kernels == 1)
+      text_wrapped("Whole schedule: this one kernel, %s", whole.c_str());
+    else
+      text_wrapped("Whole schedule: %zu kernels one after another, %s; this kernel %s",
+                  r.program->kernels, whole.c_str(), format_bytes(int64_t(r.dram_bytes())).c_str());
+    note_widget("memory.program-total");
+  } else if (!r.program_note.empty()) {
+    disabled_wrapped("%s", r.program_note.c_str());
+  }
+}
+
+// The lines of every box: the core's, then one per level.
+std::vector<BoxText> box_texts(const MemoryResult& r) {
+  std::vector<BoxText> texts;
+  texts.push_back({r.gpu ? "SMs: threads and registers" : "Core: registers",
+                   r.gpu ? "shared-memory accesses: " +
+                               format_si(double(r.summary.shared_reads + r.summary.shared_writes)) +
+                               " lane accesses"
+                         : "register tiles make no traffic",
+                   ""});
+  for (size_t i = 0; i < r.levels.size(); ++i) {
+    const LevelResult& l = r.levels[i];
+    const bool dram = i + 1 == r.levels.size();
+    texts.push_back(
+        {l.name + (l.size_bytes ? "  " + format_bytes(int64_t(l.size_bytes)) : ""),
+         dram ? "read " + format_bytes(int64_t(l.total.read_bytes)) + ", written " +
+                    format_bytes(int64_t(l.total.write_bytes))
+              : "hit rate " + format_percent(hit_rate(l.total)) + " of " +
+                    format_si(double(l.total.accesses)) + " accesses",
+         dram ? "" : format_thousands(int64_t(l.total.misses)) + " misses"});
+  }
+  return texts;
+}
+
+// Draws the boxes, one per level under the core's, and the arrows as wide as the bytes they
+// carry; returns the right edge of everything drawn.
+float draw_memory_boxes(ViewContext& ctx, const Rect& rect, float em, const MemoryResult& r,
+                        const std::vector<BoxText>& texts, ImVec2 origin, float x0, float box_w,
+                        float box_h, float gap) {
+  const Palette& p = ctx.palette;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const size_t n = r.levels.size() + 1;  // + the core
+  // Arrow width: proportional to bytes, the largest flow drawn 1.6 em wide.
+  uint64_t max_bytes = 1;
+  for (const LevelResult& l : r.levels)
+    max_bytes = std::max<uint64_t>(max_bytes, l.total.read_bytes + l.total.write_bytes);
+  float right = x0 + box_w;  // right edge of everything drawn so far (the grids go after it)
+  // Links are placed after the boxes are drawn (the draw list would cover them otherwise).
+  struct Link {
+    ImVec2 at;
+    std::string text, target;
+  };
+  std::vector<Link> links;
+  for (size_t i = 0; i < n; ++i) {
+    const float y = origin.y + static_cast<float>(i) * (box_h + gap);
+    const ImVec2 a(x0, y), b(x0 + box_w, y + box_h);
+    dl->AddRectFilled(a, b, p.node_bg, 6.0f);
+    dl->AddRect(a, b, p.node_border, 6.0f, 0, 1.5f * p.line_scale);
+    const float tx = a.x + em * 0.6f;
+    const BoxText& t = texts[i];
+    dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(tx, y + em * 0.4f), p.text,
+                t.title.c_str());
+    if (i == 0) {
+      dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext, t.line2.c_str());
+      continue;
+    }
+    const LevelResult& l = r.levels[i - 1];
+    const bool dram = i == n - 1;
+    if (dram) {
+      links.push_back({ImVec2(tx, y + em * 1.6f), t.line2, l.name});
+    } else {
+      dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext, t.line2.c_str());
+      // The miss count, right-aligned on the title line: the number the formula explains.
+      const float mw = ImGui::CalcTextSize(t.misses.c_str()).x;
+      links.push_back({ImVec2(b.x - em * 0.6f - mw, y + em * 0.4f), t.misses, l.name});
+    }
+    if (!dram) {
+      draw_share_bar(dl, ImVec2(tx, y + em * 2.8f), ImVec2(b.x - em * 0.6f, y + em * 3.1f),
+                     hit_rate(l.total), p.bar_bg, p.ok);
+    }
+    // The arrow from the level above into this one: the bytes that reached this level.
+    const uint64_t bytes = l.total.read_bytes + l.total.write_bytes;
+    const float w = std::max(1.5f, em * 1.6f * float(double(bytes) / double(max_bytes)));
+    // Two short lines rather than one long one: the grids of small caches go to the right.
+    const std::string label = format_bytes(int64_t(bytes)) + " requested\n(" +
+                              format_bytes(int64_t(l.total.read_bytes)) + " read, " +
+                              format_bytes(int64_t(l.total.write_bytes)) + " written)";
+    // The arrow at the boxes' middle, moved left when its label would run out of the view.
+    const float label_w = ImGui::CalcTextSize(label.c_str()).x;
+    const float ax = std::max(x0 + em * 1.5f + w / 2,
+                              std::min(x0 + box_w * 0.5f, rect.x + rect.w - em * 3 - label_w - w / 2));
+    const float ya = y - gap + 2, yb = y - 2;  // from the bottom of the box above
+    dl->AddRectFilled(ImVec2(ax - w / 2, ya), ImVec2(ax + w / 2, yb - em * 0.5f), p.edge);
+    dl->AddTriangleFilled(ImVec2(ax - w / 2 - em * 0.4f, yb - em * 0.5f),
+                          ImVec2(ax + w / 2 + em * 0.4f, yb - em * 0.5f), ImVec2(ax, yb), p.edge);
+    dl->AddText(ImVec2(ax + w / 2 + em, (ya + yb) / 2 - em * 1.1f), p.edge_label, label.c_str());
+    right = std::max(right, ax + w / 2 + em + ImGui::CalcTextSize(label.c_str()).x);
+  }
+  for (const Link& link : links) {
+    ImGui::SetCursorScreenPos(link.at);
+    formula_link(ctx, link.text, link.target);
+  }
+  return right;
+}
+
 }  // namespace
 
 // The status lines every memory-based view shows before it has a result: nothing to simulate,
 // running (progress + cancel), failed, or not started (starts it).
 bool memory_empty_state(ViewContext& ctx) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   if (!wb.machine) {
     // Host detection failed (or the chosen file did not load) and there is nothing to simulate
     // on: say so here, where the learner looks, with the way on.
@@ -40,7 +166,7 @@ bool memory_empty_state(ViewContext& ctx) {
     text_wrapped("No machine to simulate on: %s", wb.machine_error.c_str());
     ImGui::PopStyleColor();
     ImGui::TextUnformatted("Pick a machine preset:");
-    for (const std::string& m : model::preset_names()) {
+    for (const std::string& m : predict::preset_names()) {
       ImGui::SameLine();
       if (ImGui::Button(m.c_str())) ctx.push(command_from("machine " + m));
     }
@@ -130,7 +256,6 @@ bool memory_empty_state(ViewContext& ctx) {
 }
 
 void draw_memory_view(ViewContext& ctx, const Rect& rect) {
-  const Palette& p = ctx.palette;
   if (!begin_panel("Memory", rect)) {
     end_panel();
     return;
@@ -139,62 +264,18 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
     end_panel();
     return;
   }
-  const MemoryResult& r = *ctx.state.bench.memory_result_shown();
+  const MemoryResult& r = *ctx.state.workbench.memory_result_shown();
   const float em = ImGui::GetFontSize();
-  ImGui::PushFont(ctx.fonts.ui_bold);
-  ImGui::Text("%s on %s (%s mode)", r.kernel.c_str(), r.machine.c_str(), r.gpu ? "GPU" : "CPU");
-  ImGui::PopFont();
-  disabled_wrapped(
-      "%s trace accesses simulated in %.2f s%s",
-      format_thousands(int64_t(r.trace_accesses)).c_str(), r.seconds,
-      r.gpu ? " (global accesses coalesced per 32 B sector)" : " (one per element)");
-  // The whole schedule beside this kernel: what a fusion changes shows as one number.
-  if (r.program && !r.program->levels.empty()) {
-    const memory::Counters& d = r.program->levels.back().total;
-    const std::string whole = format_bytes(int64_t(r.program->dram_bytes())) + " at " +
-                              r.program->levels.back().name + " (read " +
-                              format_bytes(int64_t(d.read_bytes)) + ", written " +
-                              format_bytes(int64_t(d.write_bytes)) + ")";
-    if (r.program->kernels == 1)
-      text_wrapped("Whole schedule: this one kernel, %s", whole.c_str());
-    else
-      text_wrapped("Whole schedule: %zu kernels one after another, %s; this kernel %s",
-                  r.program->kernels, whole.c_str(), format_bytes(int64_t(r.dram_bytes())).c_str());
-    note_widget("memory.program-total");
-  } else if (!r.program_note.empty()) {
-    disabled_wrapped("%s", r.program_note.c_str());
-  }
+  draw_memory_heading(ctx, r);
 
   // [SECTION] Boxes and arrows: the core on top, main memory at the bottom.
-  ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float avail_h = rect.y + rect.h - origin.y - em;
   const size_t n = r.levels.size() + 1;  // + the core
   const float box_h = std::max(em * 3.2f, std::min(em * 4.4f, avail_h / (n * 1.9f)));
   const float gap =
       std::clamp((avail_h - box_h * n) / std::max<size_t>(n - 1, 1), em * 2.0f, em * 5.0f);
-  // Each box's lines: its title (and a cache's miss count beside it), then one line under it.
-  struct BoxText {
-    std::string title, line2, misses;
-  };
-  std::vector<BoxText> texts;
-  texts.push_back({r.gpu ? "SMs: threads and registers" : "Core: registers",
-                   r.gpu ? "shared-memory accesses: " +
-                               format_si(double(r.summary.shared_reads + r.summary.shared_writes)) +
-                               " lane accesses"
-                         : "register tiles make no traffic",
-                   ""});
-  for (size_t i = 0; i < r.levels.size(); ++i) {
-    const LevelResult& l = r.levels[i];
-    const bool dram = i + 1 == r.levels.size();
-    texts.push_back(
-        {l.name + (l.size_bytes ? "  " + format_bytes(int64_t(l.size_bytes)) : ""),
-         dram ? "read " + format_bytes(int64_t(l.total.read_bytes)) + ", written " +
-                    format_bytes(int64_t(l.total.write_bytes))
-              : "hit rate " + format_percent(hit_rate(l.total)) + " of " +
-                    format_si(double(l.total.accesses)) + " accesses",
-         dram ? "" : format_thousands(int64_t(l.total.misses)) + " misses"});
-  }
+  const std::vector<BoxText> texts = box_texts(r);
   // As wide as its widest line needs (a level's title beside its miss count; the line under it),
   // at most the view less a margin: large type in a narrow centre wrote the count over the title.
   float need = 0;
@@ -207,66 +288,7 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
   const float box_w = std::clamp(need + em * 1.2f, std::min(rect.w * 0.42f, em * 22),
                                  std::max(em * 8, rect.w - em * 2));
   const float x0 = origin.x + em;
-  // Arrow width: proportional to bytes, the largest flow drawn 1.6 em wide.
-  uint64_t max_bytes = 1;
-  for (const LevelResult& l : r.levels)
-    max_bytes = std::max<uint64_t>(max_bytes, l.total.read_bytes + l.total.write_bytes);
-  float right = x0 + box_w;  // right edge of everything drawn so far (the grids go after it)
-  // Links are placed after the boxes are drawn (the draw list would cover them otherwise).
-  struct Link {
-    ImVec2 at;
-    std::string text, target;
-  };
-  std::vector<Link> links;
-  for (size_t i = 0; i < n; ++i) {
-    const float y = origin.y + static_cast<float>(i) * (box_h + gap);
-    const ImVec2 a(x0, y), b(x0 + box_w, y + box_h);
-    dl->AddRectFilled(a, b, p.node_bg, 6.0f);
-    dl->AddRect(a, b, p.node_border, 6.0f, 0, 1.5f * p.line_scale);
-    const float tx = a.x + em * 0.6f;
-    const BoxText& t = texts[i];
-    dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(tx, y + em * 0.4f), p.text,
-                t.title.c_str());
-    if (i == 0) {
-      dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext, t.line2.c_str());
-      continue;
-    }
-    const LevelResult& l = r.levels[i - 1];
-    const bool dram = i == n - 1;
-    if (dram) {
-      links.push_back({ImVec2(tx, y + em * 1.6f), t.line2, l.name});
-    } else {
-      dl->AddText(ImVec2(tx, y + em * 1.6f), p.subtext, t.line2.c_str());
-      // The miss count, right-aligned on the title line: the number the formula explains.
-      const float mw = ImGui::CalcTextSize(t.misses.c_str()).x;
-      links.push_back({ImVec2(b.x - em * 0.6f - mw, y + em * 0.4f), t.misses, l.name});
-    }
-    if (!dram) {
-      draw_share_bar(dl, ImVec2(tx, y + em * 2.8f), ImVec2(b.x - em * 0.6f, y + em * 3.1f),
-                     hit_rate(l.total), p.bar_bg, p.ok);
-    }
-    // The arrow from the level above into this one: the bytes that reached this level.
-    const uint64_t bytes = l.total.read_bytes + l.total.write_bytes;
-    const float w = std::max(1.5f, em * 1.6f * float(double(bytes) / double(max_bytes)));
-    // Two short lines rather than one long one: the grids of small caches go to the right.
-    const std::string label = format_bytes(int64_t(bytes)) + " requested\n(" +
-                              format_bytes(int64_t(l.total.read_bytes)) + " read, " +
-                              format_bytes(int64_t(l.total.write_bytes)) + " written)";
-    // The arrow at the boxes' middle, moved left when its label would run out of the view.
-    const float label_w = ImGui::CalcTextSize(label.c_str()).x;
-    const float ax = std::max(x0 + em * 1.5f + w / 2,
-                              std::min(x0 + box_w * 0.5f, rect.x + rect.w - em * 3 - label_w - w / 2));
-    const float ya = y - gap + 2, yb = y - 2;  // from the bottom of the box above
-    dl->AddRectFilled(ImVec2(ax - w / 2, ya), ImVec2(ax + w / 2, yb - em * 0.5f), p.edge);
-    dl->AddTriangleFilled(ImVec2(ax - w / 2 - em * 0.4f, yb - em * 0.5f),
-                          ImVec2(ax + w / 2 + em * 0.4f, yb - em * 0.5f), ImVec2(ax, yb), p.edge);
-    dl->AddText(ImVec2(ax + w / 2 + em, (ya + yb) / 2 - em * 1.1f), p.edge_label, label.c_str());
-    right = std::max(right, ax + w / 2 + em + ImGui::CalcTextSize(label.c_str()).x);
-  }
-  for (const Link& link : links) {
-    ImGui::SetCursorScreenPos(link.at);
-    formula_link(ctx, link.text, link.target);
-  }
+  const float right = draw_memory_boxes(ctx, rect, em, r, texts, origin, x0, box_w, box_h, gap);
   const float boxes_h = static_cast<float>(n) * box_h + static_cast<float>(n - 1) * gap;
   ImGui::SetCursorScreenPos(origin);
   ImGui::Dummy(ImVec2(box_w, boxes_h));
@@ -291,13 +313,13 @@ void draw_result_details(ViewContext& ctx, const MemoryResult& result);
 }  // namespace
 
 void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   if (!begin_panel("Memory details", rect)) {
     end_panel();
     return;
   }
   section_heading(ctx, "Machine");
-  const std::vector<std::string> presets = model::preset_names();
+  const std::vector<std::string> presets = predict::preset_names();
   if (ImGui::BeginCombo("##machine", wb.machine_name.c_str())) {
     for (const std::string& m : presets)
       if (ImGui::Selectable(m.c_str(), m == wb.machine_name))
@@ -323,7 +345,7 @@ namespace {
 
 // The simulated result's details: misses by cause, per tensor, against the minimum.
 void draw_result_details(ViewContext& ctx, const MemoryResult& result) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   const MemoryResult* r = &result;
   section_heading(ctx, "Misses by cause (3C)");
   if (ImGui::BeginTable("3c", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {

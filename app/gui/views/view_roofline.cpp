@@ -38,34 +38,31 @@ std::string step_list(const std::vector<size_t>& steps) {
   return out;
 }
 
-}  // namespace
+// One roof: a memory level whose bandwidth the machine file states, in its own colour.
+struct Roof {
+  std::string name;
+  double bw;
+  ImU32 colour;
+};
 
-void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
-  const Workbench& wb = ctx.state.bench;
-  const Palette& p = ctx.palette;
-  if (!begin_panel("Roofline", rect)) {
-    end_panel();
-    return;
+// The plot area and its log-log axes (intensity across, FLOP/s up) mapped onto the screen.
+struct Chart {
+  ImDrawList* dl;
+  ImVec2 o;
+  float em, left, top, right, bottom;
+  double xmin, xmax, ymin, ymax;
+  float px(double intensity) const {
+    return left + float((std::log10(intensity) - xmin) / (xmax - xmin)) * (right - left);
   }
-  if (!wb.machine) {
-    text_wrapped("No machine loaded: %s", wb.machine_error.c_str());
-    end_panel();
-    return;
+  float py(double flops) const {
+    const double v = std::clamp(std::log10(std::max(flops, 1e-30)), ymin, ymax);
+    return bottom - float((v - ymin) / (ymax - ymin)) * (bottom - top);
   }
-  if (memory_empty_state(ctx)) {
-    end_panel();
-    return;
-  }
-  const model::Machine& m = *wb.machine;
-  const MemoryResult& cur = *wb.memory_result_shown();
-  const double peak = cur.peak_flops;
-  // One roof per level with a bandwidth, each with its colour (distinct Okabe-Ito hues); the
-  // current kernel's per-level points are drawn in the same colour as their roof.
-  struct Roof {
-    std::string name;
-    double bw;
-    ImU32 colour;
-  };
+};
+
+// One roof per level with a bandwidth, each with its colour (distinct Okabe-Ito hues); the
+// current kernel's per-level points are drawn in the same colour as their roof.
+std::vector<Roof> machine_roofs(const predict::Machine& m, const Palette& p) {
   static constexpr int kRoofColours[] = {0, 2, 3, 6, 8};
   std::vector<Roof> roofs;
   const auto add_roof = [&](const std::string& name, double bw) {
@@ -73,8 +70,12 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   };
   for (const memory::CacheConfig& l : m.levels) add_roof(l.name, l.bandwidth_bytes_per_s);
   add_roof(m.memory.name, m.memory.bandwidth_bytes_per_s);
-  const double dram_bw = m.memory.bandwidth_bytes_per_s;
-  const float em = ImGui::GetFontSize();
+  return roofs;
+}
+
+// Draws the title line, the formula, and why there is no chart when the machine lacks roofs.
+void draw_roofline_heading(ViewContext& ctx, const predict::Machine& m, const MemoryResult& cur,
+                           double peak, bool no_roofs) {
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::Text("Roofline of %s: %s fp32", m.name.c_str(),
               peak > 0 ? (format_si(peak) + "FLOP/s").c_str() : "(no peak stated)");
@@ -83,7 +84,7 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
       "attainable = min(peak, intensity × bandwidth); intensity = FLOPs / simulated "
       "%s bytes",
       cur.levels.back().name.c_str());
-  if (peak <= 0 || roofs.empty()) {
+  if (peak <= 0 || no_roofs) {
     text_wrapped(
         "The machine file for %s states no %s, so there is no roof to draw. Choose a "
         "preset with bandwidths (h200, h100, a100, rtx4090) on the right — or, for this "
@@ -91,7 +92,10 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
         "bandwidth on one thread) and choose host-measured.",
         m.name.c_str(), peak <= 0 ? "fp32 peak" : "bandwidths");
   }
-  // Trail: the earlier steps of this model simulated on this machine, by step count.
+}
+
+// Trail: the earlier steps of this model simulated on this machine, by step count.
+std::vector<const MemoryResult*> simulated_trail(const Workbench& wb, const MemoryResult& cur) {
   std::vector<const MemoryResult*> trail;
   for (const auto& [key, r] : wb.memory_cache)
     if (r.graph_text == wb.graph_text && r.machine == cur.machine && r.kernel == cur.kernel)
@@ -99,138 +103,147 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   std::sort(trail.begin(), trail.end(), [](const MemoryResult* a, const MemoryResult* b) {
     return a->step_count < b->step_count;
   });
+  return trail;
+}
 
-  // [SECTION] Axes: intensity 1/16 .. 1024 FLOP/B; FLOP/s four decades below the peak to 2x.
-  const ImVec2 o = ImGui::GetCursorScreenPos();
-  const float left = o.x + em * 4.5f, top = o.y + em, right = rect.x + rect.w - em * 1.5f,
-              bottom = rect.y + rect.h - em * 5.4f;
-  if (right - left < em * 8 || bottom - top < em * 6 || peak <= 0 || roofs.empty()) {
-    end_panel();
-    return;
-  }
-  const double xmin = std::log10(1.0 / 16), xmax = std::log10(1024.0);
-  // Three decades under the peak, more only when a point of the trail would fall below.
-  double lowest = peak;
-  for (const MemoryResult* r : trail) {
-    const double i = std::clamp(r->intensity(), std::pow(10.0, xmin), std::pow(10.0, xmax));
-    lowest = std::min(lowest, dram_bw > 0 ? std::min(peak, i * dram_bw) : peak);
-  }
-  const double ymax = std::log10(peak * 2);
-  const double ymin = std::min(ymax - 3, std::floor(std::log10(lowest)) - 0.3);
-  const auto px = [&](double intensity) {
-    return left + float((std::log10(intensity) - xmin) / (xmax - xmin)) * (right - left);
-  };
-  const auto py = [&](double flops) {
-    const double v = std::clamp(std::log10(std::max(flops, 1e-30)), ymin, ymax);
-    return bottom - float((v - ymin) / (ymax - ymin)) * (bottom - top);
-  };
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  std::vector<Rect> placed_text;  // the roofs' and the peak's labels: the points' keep off them
-  dl->AddRect(ImVec2(left, top), ImVec2(right, bottom), p.node_border);
+// Draws the frame, the grid lines and the axes' tick labels and title.
+void draw_axes(const Chart& c, const Palette& p) {
+  ImDrawList* dl = c.dl;
+  const float em = c.em;
+  dl->AddRect(ImVec2(c.left, c.top), ImVec2(c.right, c.bottom), p.node_border);
   for (int e = -4; e <= 10; e += 2) {
     const double v = std::pow(2.0, e);
-    if (std::log10(v) < xmin || std::log10(v) > xmax) continue;
-    const float x = px(v);
-    dl->AddLine(ImVec2(x, top), ImVec2(x, bottom), p.grid);
+    if (std::log10(v) < c.xmin || std::log10(v) > c.xmax) continue;
+    const float x = c.px(v);
+    dl->AddLine(ImVec2(x, c.top), ImVec2(x, c.bottom), p.grid);
     char buf[16];
     std::snprintf(buf, sizeof buf, e < 0 ? "1/%g" : "%g", e < 0 ? std::pow(2.0, -e) : v);
     // Centred under its line, and never past the chart's right edge (1024 was cut off there).
     const float tw = ImGui::CalcTextSize(buf).x;
-    dl->AddText(ImVec2(std::min(x - tw / 2, right - tw), bottom + em * 0.2f), p.subtext, buf);
+    dl->AddText(ImVec2(std::min(x - tw / 2, c.right - tw), c.bottom + em * 0.2f), p.subtext, buf);
   }
-  for (double d = std::ceil(ymin); d <= ymax; d += 1) {
-    const float y = py(std::pow(10.0, d));
-    dl->AddLine(ImVec2(left, y), ImVec2(right, y), p.grid);
-    dl->AddText(ImVec2(o.x, y - em * 0.5f), p.subtext,
+  for (double d = std::ceil(c.ymin); d <= c.ymax; d += 1) {
+    const float y = c.py(std::pow(10.0, d));
+    dl->AddLine(ImVec2(c.left, y), ImVec2(c.right, y), p.grid);
+    dl->AddText(ImVec2(c.o.x, y - em * 0.5f), p.subtext,
                 (format_si(std::pow(10.0, d)) + "FLOP/s").c_str());
   }
-  dl->AddText(ImVec2((left + right) / 2 - em * 6, bottom + em * 1.4f), p.subtext,
+  dl->AddText(ImVec2((c.left + c.right) / 2 - em * 6, c.bottom + em * 1.4f), p.subtext,
               "arithmetic intensity (FLOP per byte)");
+}
+
+// Draws the slanted roofs, the peak's flat roof and their labels (kept in placed_text).
+void draw_roofs(const Chart& c, const Palette& p, const std::vector<Roof>& roofs, double peak,
+                std::vector<Rect>& placed_text) {
+  ImDrawList* dl = c.dl;
+  const float em = c.em;
   // Roofs: min(peak, I * bw), drawn over the x range.
   for (const Roof& r : roofs) {
     const ImU32 col = r.colour;
     const double knee = peak / r.bw;
-    const double i0 = std::pow(10.0, xmin);
-    const double i1 = std::min(knee, std::pow(10.0, xmax));
-    dl->AddLine(ImVec2(px(i0), py(i0 * r.bw)), ImVec2(px(i1), py(i1 * r.bw)), col,
+    const double i0 = std::pow(10.0, c.xmin);
+    const double i1 = std::min(knee, std::pow(10.0, c.xmax));
+    dl->AddLine(ImVec2(c.px(i0), c.py(i0 * r.bw)), ImVec2(c.px(i1), c.py(i1 * r.bw)), col,
                 2.0f * p.line_scale);
     const std::string label = r.name + " " + format_si(r.bw) + "B/s";
-    const ImVec2 at(px(i0) + em * 0.3f, py(i0 * r.bw) - em * 1.2f);
+    const ImVec2 at(c.px(i0) + em * 0.3f, c.py(i0 * r.bw) - em * 1.2f);
     dl->AddText(at, col, label.c_str());
     const ImVec2 size = ImGui::CalcTextSize(label.c_str());
     placed_text.push_back(Rect{at.x, at.y, size.x, size.y});
   }
-  dl->AddLine(ImVec2(px(peak / roofs.front().bw), py(peak)), ImVec2(right, py(peak)), p.text,
-              2.0f * p.line_scale);
+  dl->AddLine(ImVec2(c.px(peak / roofs.front().bw), c.py(peak)), ImVec2(c.right, c.py(peak)),
+              p.text, 2.0f * p.line_scale);
   // The peak's label sits just right of the steepest roof's knee, above the line; the points'
   // labels go below it, so the two never overlap.
   const std::string peak_label = "peak " + format_si(peak) + "FLOP/s";
-  const ImVec2 peak_at(px(peak / roofs.front().bw) + em * 0.5f, py(peak) - em * 1.3f);
+  const ImVec2 peak_at(c.px(peak / roofs.front().bw) + em * 0.5f, c.py(peak) - em * 1.3f);
   dl->AddText(peak_at, p.text, peak_label.c_str());
   placed_text.push_back(Rect{peak_at.x, peak_at.y, ImGui::CalcTextSize(peak_label.c_str()).x,
                              ImGui::CalcTextSize(peak_label.c_str()).y});
+}
+
+// Draws the trail of simulated steps as joined circles; returns their points, in trail order.
+std::vector<ImVec2> draw_trail_points(const Chart& c, const Palette& p,
+                                      const std::vector<const MemoryResult*>& trail,
+                                      const MemoryResult& cur, double peak, double dram_bw) {
+  ImDrawList* dl = c.dl;
+  const float em = c.em;
   // Points: each simulated step at its DRAM intensity and its roofline bound.
   std::vector<ImVec2> pts;
   ImVec2 prev(-1, -1);
   for (const MemoryResult* r : trail) {
-    const double i = std::clamp(r->intensity(), std::pow(10.0, xmin), std::pow(10.0, xmax));
+    const double i = std::clamp(r->intensity(), std::pow(10.0, c.xmin), std::pow(10.0, c.xmax));
     const double bound = dram_bw > 0 ? std::min(peak, i * dram_bw) : peak;
-    const ImVec2 pt(px(i), py(bound));
+    const ImVec2 pt(c.px(i), c.py(bound));
     const bool is_cur = r == &cur;
     if (prev.x >= 0) dl->AddLine(prev, pt, p.subtext, 1.5f);
     dl->AddCircleFilled(pt, is_cur ? em * 0.45f : em * 0.3f, is_cur ? p.selection : p.subtext);
     pts.push_back(pt);
     prev = pt;
   }
+  return pts;
+}
+
+// Draws the trail's intensity labels where they fit, or as tooltips of their points.
+void draw_trail_labels(const Chart& c, const Palette& p,
+                       const std::vector<const MemoryResult*>& trail, const MemoryResult& cur,
+                       const std::vector<ImVec2>& pts, const std::vector<Rect>& placed_text) {
+  ImDrawList* dl = c.dl;
+  const float em = c.em;
   // Steps at the same intensity (a step that moves nothing at DRAM) share one label, "steps 1–4:
   // 12.86 FLOP/B", at the latest of them; the label of the current step's group first, then the
   // latest; none over another, the roofs' or the peak's labels, or a point. A label with no room
   // is left out; hovering its point says it.
-  {
-    std::vector<std::string> values;
-    for (const MemoryResult* r : trail) {
-      char buf[48];
-      std::snprintf(buf, sizeof buf, "%.2f FLOP/B", r->intensity());
-      values.emplace_back(buf);
-    }
-    std::vector<std::string> labels(trail.size());
-    std::vector<size_t> order;  // the index that carries each group's label
-    for (size_t k = trail.size(); k-- > 0;) {
-      bool later = false;  // a later step of the same value carries the label
-      for (size_t q = k + 1; q < trail.size() && !later; ++q) later = values[q] == values[k];
-      if (later) continue;
-      std::vector<size_t> steps;
-      for (size_t q = 0; q <= k; ++q)
-        if (values[q] == values[k]) steps.push_back(trail[q]->step_count);
-      labels[k] = (steps.size() == 1 ? "step " : "steps ") + step_list(steps) + ": " + values[k];
-      order.push_back(k);
-    }
-    const auto cur_at = std::find(trail.begin(), trail.end(), &cur);
-    const std::string cur_value = cur_at == trail.end() ? "" : values[size_t(cur_at - trail.begin())];
-    std::stable_partition(order.begin(), order.end(),
-                          [&](size_t k) { return values[k] == cur_value; });
-    std::vector<LabelWish> wishes;
-    for (size_t k : order) {
-      const ImVec2 size = ImGui::CalcTextSize(labels[k].c_str());
-      wishes.push_back({pts[k].x, pts[k].y, size.x, size.y});
-    }
-    std::vector<Rect> obstacles = placed_text;
-    for (const ImVec2& pt : pts)
-      obstacles.push_back(Rect{pt.x - em * 0.3f, pt.y - em * 0.3f, em * 0.6f, em * 0.6f});
-    const std::vector<std::optional<Rect>> spots = place_labels(
-        wishes, obstacles, Rect{left, top, right - left, bottom - top}, em * 0.5f);
-    for (size_t n = 0; n < order.size(); ++n) {
-      const size_t k = order[n];
-      const bool is_cur = values[k] == cur_value;
-      if (spots[n]) {
-        dl->AddText(ImVec2(spots[n]->x, spots[n]->y), is_cur ? p.text : p.subtext,
-                    labels[k].c_str());
-      } else if (ImGui::IsMouseHoveringRect(ImVec2(pts[k].x - em * 0.5f, pts[k].y - em * 0.5f),
-                                            ImVec2(pts[k].x + em * 0.5f, pts[k].y + em * 0.5f))) {
-        ImGui::SetTooltip("%s", labels[k].c_str());
-      }
+  std::vector<std::string> values;
+  for (const MemoryResult* r : trail) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.2f FLOP/B", r->intensity());
+    values.emplace_back(buf);
+  }
+  std::vector<std::string> labels(trail.size());
+  std::vector<size_t> order;  // the index that carries each group's label
+  for (size_t k = trail.size(); k-- > 0;) {
+    bool later = false;  // a later step of the same value carries the label
+    for (size_t q = k + 1; q < trail.size() && !later; ++q) later = values[q] == values[k];
+    if (later) continue;
+    std::vector<size_t> steps;
+    for (size_t q = 0; q <= k; ++q)
+      if (values[q] == values[k]) steps.push_back(trail[q]->step_count);
+    labels[k] = (steps.size() == 1 ? "step " : "steps ") + step_list(steps) + ": " + values[k];
+    order.push_back(k);
+  }
+  const auto cur_at = std::find(trail.begin(), trail.end(), &cur);
+  const std::string cur_value = cur_at == trail.end() ? "" : values[size_t(cur_at - trail.begin())];
+  std::stable_partition(order.begin(), order.end(),
+                        [&](size_t k) { return values[k] == cur_value; });
+  std::vector<LabelWish> wishes;
+  for (size_t k : order) {
+    const ImVec2 size = ImGui::CalcTextSize(labels[k].c_str());
+    wishes.push_back({pts[k].x, pts[k].y, size.x, size.y});
+  }
+  std::vector<Rect> obstacles = placed_text;
+  for (const ImVec2& pt : pts)
+    obstacles.push_back(Rect{pt.x - em * 0.3f, pt.y - em * 0.3f, em * 0.6f, em * 0.6f});
+  const std::vector<std::optional<Rect>> spots = place_labels(
+      wishes, obstacles, Rect{c.left, c.top, c.right - c.left, c.bottom - c.top}, em * 0.5f);
+  for (size_t n = 0; n < order.size(); ++n) {
+    const size_t k = order[n];
+    const bool is_cur = values[k] == cur_value;
+    if (spots[n]) {
+      dl->AddText(ImVec2(spots[n]->x, spots[n]->y), is_cur ? p.text : p.subtext,
+                  labels[k].c_str());
+    } else if (ImGui::IsMouseHoveringRect(ImVec2(pts[k].x - em * 0.5f, pts[k].y - em * 0.5f),
+                                          ImVec2(pts[k].x + em * 0.5f, pts[k].y + em * 0.5f))) {
+      ImGui::SetTooltip("%s", labels[k].c_str());
     }
   }
+}
+
+// Draws the current kernel's square on each level's roof; returns the binding level's name.
+std::string draw_level_points(const Chart& c, const Palette& p, const std::vector<Roof>& roofs,
+                              const MemoryResult& cur, double peak) {
+  ImDrawList* dl = c.dl;
+  const float em = c.em;
   // Hierarchical roofline of the current kernel: per level with a roof, FLOPs over the bytes it
   // served; the level whose bound is lowest binds.
   const auto level_bytes = [](const LevelResult& l) {
@@ -249,26 +262,89 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
     const double intensity = double(cur.flops) / bytes;
     const double bound = std::min(peak, intensity * bw);
     if (binding.empty() || bound < binding_bound) binding = roof.name, binding_bound = bound;
-    const double shown = std::clamp(intensity, std::pow(10.0, xmin), std::pow(10.0, xmax));
-    const ImVec2 pt(px(shown), py(std::min(peak, shown * bw)));
+    const double shown = std::clamp(intensity, std::pow(10.0, c.xmin), std::pow(10.0, c.xmax));
+    const ImVec2 pt(c.px(shown), c.py(std::min(peak, shown * bw)));
     dl->AddRectFilled(ImVec2(pt.x - em * 0.28f, pt.y - em * 0.28f),
                       ImVec2(pt.x + em * 0.28f, pt.y + em * 0.28f), col);
     dl->AddRect(ImVec2(pt.x - em * 0.28f, pt.y - em * 0.28f),
                 ImVec2(pt.x + em * 0.28f, pt.y + em * 0.28f), p.text);
   }
+  return binding;
+}
+
+// Draws the FLOP/s measured on this CPU as a diamond, with its label.
+void draw_measured_point(const Chart& c, const Palette& p, const Workbench& wb,
+                         const predict::Machine& m, const MemoryResult& cur, double dram_bw) {
+  ImDrawList* dl = c.dl;
+  const float em = c.em;
   // Measured on this CPU (same schedule), when the machine is this computer's.
   const CpuRunResult* run = wb.cpu_result();
   const bool host_machine = m.name.rfind("host", 0) == 0;
   if (run && run->verified && run->median_ms > 0 && host_machine && dram_bw > 0) {
     const double measured = double(run->flops) / (run->median_ms * 1e-3);
-    const double i = std::clamp(cur.intensity(), std::pow(10.0, xmin), std::pow(10.0, xmax));
-    const ImVec2 pt(px(i), py(measured));
+    const double i = std::clamp(cur.intensity(), std::pow(10.0, c.xmin), std::pow(10.0, c.xmax));
+    const ImVec2 pt(c.px(i), c.py(measured));
     const float r = em * 0.45f;
     dl->AddQuadFilled(ImVec2(pt.x, pt.y - r), ImVec2(pt.x + r, pt.y), ImVec2(pt.x, pt.y + r),
                       ImVec2(pt.x - r, pt.y), p.ok);
     const std::string label = "measured here: " + format_si(measured) + "FLOP/s";
     dl->AddText(ImVec2(pt.x + em * 0.6f, pt.y - em * 0.5f), p.ok, label.c_str());
   }
+}
+
+}  // namespace
+
+void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
+  const Workbench& wb = ctx.state.workbench;
+  const Palette& p = ctx.palette;
+  if (!begin_panel("Roofline", rect)) {
+    end_panel();
+    return;
+  }
+  if (!wb.machine) {
+    text_wrapped("No machine loaded: %s", wb.machine_error.c_str());
+    end_panel();
+    return;
+  }
+  if (memory_empty_state(ctx)) {
+    end_panel();
+    return;
+  }
+  const predict::Machine& m = *wb.machine;
+  const MemoryResult& cur = *wb.memory_result_shown();
+  const double peak = cur.peak_flops;
+  const std::vector<Roof> roofs = machine_roofs(m, p);
+  const double dram_bw = m.memory.bandwidth_bytes_per_s;
+  const float em = ImGui::GetFontSize();
+  draw_roofline_heading(ctx, m, cur, peak, roofs.empty());
+  const std::vector<const MemoryResult*> trail = simulated_trail(wb, cur);
+
+  // [SECTION] Axes: intensity 1/16 .. 1024 FLOP/B; FLOP/s four decades below the peak to 2x.
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const float left = o.x + em * 4.5f, top = o.y + em, right = rect.x + rect.w - em * 1.5f,
+              bottom = rect.y + rect.h - em * 5.4f;
+  if (right - left < em * 8 || bottom - top < em * 6 || peak <= 0 || roofs.empty()) {
+    end_panel();
+    return;
+  }
+  const double xmin = std::log10(1.0 / 16), xmax = std::log10(1024.0);
+  // Three decades under the peak, more only when a point of the trail would fall below.
+  double lowest = peak;
+  for (const MemoryResult* r : trail) {
+    const double i = std::clamp(r->intensity(), std::pow(10.0, xmin), std::pow(10.0, xmax));
+    lowest = std::min(lowest, dram_bw > 0 ? std::min(peak, i * dram_bw) : peak);
+  }
+  const double ymax = std::log10(peak * 2);
+  const double ymin = std::min(ymax - 3, std::floor(std::log10(lowest)) - 0.3);
+  const Chart c{ImGui::GetWindowDrawList(), o, em, left, top, right, bottom,
+                xmin, xmax, ymin, ymax};
+  std::vector<Rect> placed_text;  // the roofs' and the peak's labels: the points' keep off them
+  draw_axes(c, p);
+  draw_roofs(c, p, roofs, peak, placed_text);
+  const std::vector<ImVec2> pts = draw_trail_points(c, p, trail, cur, peak, dram_bw);
+  draw_trail_labels(c, p, trail, cur, pts, placed_text);
+  const std::string binding = draw_level_points(c, p, roofs, cur, peak);
+  draw_measured_point(c, p, wb, m, cur, dram_bw);
   ImGui::Dummy(ImVec2(right - o.x, bottom + em * 2.0f - o.y));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   text_wrapped(

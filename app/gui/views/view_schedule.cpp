@@ -56,7 +56,7 @@ CodeColours code_colours(const Palette& p) {
 }  // namespace
 
 void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   const Palette& p = ctx.palette;
   if (!begin_panel("Schedule", rect)) {
     end_panel();
@@ -164,35 +164,23 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
 
 // [SECTION] Controls (the side panel)
 
-void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
-  const Workbench& wb = ctx.state.bench;
-  if (!begin_panel("Schedule controls", rect)) {
-    end_panel();
-    return;
-  }
-  const schedule::Program* prog = wb.program();
-  const schedule::Kernel* k = wb.kernel();
-  if (!prog || !k) {
-    empty_state(wb, ctx.palette);
-    end_panel();
-    return;
-  }
-  const float em = ImGui::GetFontSize();
-  // The controls' choices (which factor, which tensor) live in AppState::controls: the widgets
-  // edit copies and push `control` commands, and the buttons push the steps they build.
-  const ScheduleControls& sc = ctx.state.controls.schedule;
-  int tile_log2 = sc.tile_log2, bind_kind = sc.bind_target, stage_level = sc.stage_level,
-      layout_kind = sc.layout_kind, group = sc.block_group;
+namespace {
 
+// Draws the list of the program's kernels; a click makes another kernel the current one.
+void draw_kernel_list(ViewContext& ctx, const schedule::Program& prog) {
   section_heading(ctx, "Kernels");
-  for (size_t i = 0; i < prog->kernels.size(); ++i) {
-    const schedule::Kernel& kk = prog->kernels[i];
+  for (size_t i = 0; i < prog.kernels.size(); ++i) {
+    const schedule::Kernel& kk = prog.kernels[i];
     if (ImGui::Selectable((kk.name + "  " + kk.summary + "##k" + std::to_string(i)).c_str(),
-                          static_cast<int>(i) == prog->current) &&
-        !kk.op_names.empty() && static_cast<int>(i) != prog->current) {
+                          static_cast<int>(i) == prog.current) &&
+        !kk.op_names.empty() && static_cast<int>(i) != prog.current) {
       push_apply(ctx, "kernel(" + kk.op_names.front() + ")");
     }
   }
+}
+
+// Draws the fuse buttons: the legal fusions as buttons, the others disabled with the reason.
+void draw_fuse_section(ViewContext& ctx, const Workbench& wb) {
   // Fuse: what this kernel can take in (its consumers, the chain of them, its producers), each
   // tried on the program first: the legal ones are buttons, the others say why not.
   section_heading(ctx, "Fuse");
@@ -224,7 +212,83 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
       ImGui::PopTextWrapPos();
     }
   }
+}
 
+// Draws one loop's row of the loops table: its name, extent, kind and step buttons.
+void draw_loop_row(ViewContext& ctx, const schedule::Kernel* k, size_t i, int tile_log2,
+                   int bind_kind) {
+  const schedule::Loop& l = k->loops[i];
+  ImGui::PushID(static_cast<int>(i));
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::PushFont(ctx.fonts.mono);
+  ImGui::Text("%s", l.name.c_str());
+  ImGui::PopFont();
+  ImGui::TableNextColumn();
+  ImGui::TextDisabled("%lld", static_cast<long long>(l.extent));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s loop", schedule::loop_kind_name(l.kind));
+  if (l.kind != schedule::LoopKind::Serial) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", schedule::loop_kind_name(l.kind));
+  }
+  ImGui::TableNextColumn();
+  const int f = 1 << tile_log2;
+  const std::string tile = "tile(" + l.name + ", " + std::to_string(f) + ")";
+  if (ImGui::SmallButton("tile")) push_apply(ctx, tile);
+  step_tip(tile, l.extent <= f ? "The loop is not longer than the factor: this split changes "
+                                 "nothing (choose a smaller factor with the slider)."
+                               : "Splits the loop into an outer and an inner loop; moving "
+                                 "loops between the two (up) keeps a tile of data in cache "
+                                 "while it is reused.");
+  ImGui::SameLine();
+  const std::string up = i > 0 ? "reorder(" + l.name + ", " + k->loops[i - 1].name + ")" : "";
+  if (i > 0 && ImGui::SmallButton("up")) push_apply(ctx, up);
+  if (i > 0)
+    step_tip(up,
+             "Moves this loop one level out: the loop order decides which data stays "
+             "in cache between iterations (and which index walks memory contiguously).");
+  if (i > 0) ImGui::SameLine();
+  const std::string vec = "vectorize(" + l.name + ")";
+  if (ImGui::SmallButton("vec")) push_apply(ctx, vec);
+  step_tip(vec,
+           "Runs this innermost loop's iterations in SIMD lanes: one instruction does "
+           "several multiply-adds, when the loop walks memory contiguously.");
+  ImGui::SameLine();
+  const std::string unr = "unroll(" + l.name + ")";
+  if (ImGui::SmallButton("unr")) push_apply(ctx, unr);
+  step_tip(unr,
+           "Writes the loop's body out once per iteration: no loop counter or branch, "
+           "and independent multiply-adds the core can overlap.");
+  ImGui::SameLine();
+  if (l.reduce) {
+    // A reduction's iterations cannot run side by side as they are (parallel is refused);
+    // split-K makes slices of them that can. The factor is the number of slices (lesson 11).
+    const std::string split_k = "split_k(" + l.name + ", " + std::to_string(f) + ")";
+    if (ImGui::SmallButton("split")) push_apply(ctx, split_k);
+    note_widget("schedule.split-k." + l.name);
+    step_tip(split_k,
+             "Cuts this sum into slices (the factor) that run side by side and write partial "
+             "results, then adds them in a second kernel: more blocks when the outputs alone "
+             "are too few to fill the GPU. Apply it before tiling this kernel.");
+  } else {
+    const std::string par = "parallel(" + l.name + ")";
+    if (ImGui::SmallButton("par")) push_apply(ctx, par);
+    step_tip(par,
+             "Spreads this loop's iterations over the CPU's cores: worth it on an outer "
+             "loop with enough work per iteration.");
+  }
+  ImGui::SameLine();
+  const std::string bind = "bind(" + l.name + ", " + kBindTargets[bind_kind] + ")";
+  if (ImGui::SmallButton("bind")) push_apply(ctx, bind);
+  step_tip(bind,
+           "Maps this loop to GPU blocks or threads (the combo above): a GPU kernel "
+           "needs its loops bound, or it runs as one thread in one block.");
+  ImGui::PopID();
+}
+
+// Draws the tile factor and bind target controls, then the loops table.
+void draw_loops_section(ViewContext& ctx, const schedule::Kernel* k, float em, int& tile_log2,
+                        int& bind_kind) {
   section_heading(ctx, "Loops (outermost first)");
   ImGui::SetNextItemWidth(em * 8);
   if (ImGui::SliderInt("tile factor (log2)", &tile_log2, kMinTileLog2, kMaxTileLog2, ""))
@@ -236,81 +300,17 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
     push_control(ctx, "schedule.bind", kBindTargets[bind_kind]);
   if (ImGui::BeginTable("loops", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
     for (size_t i = 0; i < k->loops.size(); ++i) {
-      const schedule::Loop& l = k->loops[i];
-      ImGui::PushID(static_cast<int>(i));
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::PushFont(ctx.fonts.mono);
-      ImGui::Text("%s", l.name.c_str());
-      ImGui::PopFont();
-      ImGui::TableNextColumn();
-      ImGui::TextDisabled("%lld", static_cast<long long>(l.extent));
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s loop", schedule::loop_kind_name(l.kind));
-      if (l.kind != schedule::LoopKind::Serial) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("%s", schedule::loop_kind_name(l.kind));
-      }
-      ImGui::TableNextColumn();
-      const int f = 1 << tile_log2;
-      const std::string tile = "tile(" + l.name + ", " + std::to_string(f) + ")";
-      if (ImGui::SmallButton("tile")) push_apply(ctx, tile);
-      step_tip(tile, l.extent <= f ? "The loop is not longer than the factor: this split changes "
-                                     "nothing (choose a smaller factor with the slider)."
-                                   : "Splits the loop into an outer and an inner loop; moving "
-                                     "loops between the two (up) keeps a tile of data in cache "
-                                     "while it is reused.");
-      ImGui::SameLine();
-      const std::string up = i > 0 ? "reorder(" + l.name + ", " + k->loops[i - 1].name + ")" : "";
-      if (i > 0 && ImGui::SmallButton("up")) push_apply(ctx, up);
-      if (i > 0)
-        step_tip(up,
-                 "Moves this loop one level out: the loop order decides which data stays "
-                 "in cache between iterations (and which index walks memory contiguously).");
-      if (i > 0) ImGui::SameLine();
-      const std::string vec = "vectorize(" + l.name + ")";
-      if (ImGui::SmallButton("vec")) push_apply(ctx, vec);
-      step_tip(vec,
-               "Runs this innermost loop's iterations in SIMD lanes: one instruction does "
-               "several multiply-adds, when the loop walks memory contiguously.");
-      ImGui::SameLine();
-      const std::string unr = "unroll(" + l.name + ")";
-      if (ImGui::SmallButton("unr")) push_apply(ctx, unr);
-      step_tip(unr,
-               "Writes the loop's body out once per iteration: no loop counter or branch, "
-               "and independent multiply-adds the core can overlap.");
-      ImGui::SameLine();
-      if (l.reduce) {
-        // A reduction's iterations cannot run side by side as they are (parallel is refused);
-        // split-K makes slices of them that can. The factor is the number of slices (lesson 11).
-        const std::string split_k = "split_k(" + l.name + ", " + std::to_string(f) + ")";
-        if (ImGui::SmallButton("split")) push_apply(ctx, split_k);
-        note_widget("schedule.split-k." + l.name);
-        step_tip(split_k,
-                 "Cuts this sum into slices (the factor) that run side by side and write partial "
-                 "results, then adds them in a second kernel: more blocks when the outputs alone "
-                 "are too few to fill the GPU. Apply it before tiling this kernel.");
-      } else {
-        const std::string par = "parallel(" + l.name + ")";
-        if (ImGui::SmallButton("par")) push_apply(ctx, par);
-        step_tip(par,
-                 "Spreads this loop's iterations over the CPU's cores: worth it on an outer "
-                 "loop with enough work per iteration.");
-      }
-      ImGui::SameLine();
-      const std::string bind = "bind(" + l.name + ", " + kBindTargets[bind_kind] + ")";
-      if (ImGui::SmallButton("bind")) push_apply(ctx, bind);
-      step_tip(bind,
-               "Maps this loop to GPU blocks or threads (the combo above): a GPU kernel "
-               "needs its loops bound, or it runs as one thread in one block.");
-      ImGui::PopID();
+      draw_loop_row(ctx, k, i, tile_log2, bind_kind);
     }
     ImGui::EndTable();
   }
+}
 
+// Draws the stage controls: which tensor, into which memory, at which loop, and the button.
+void draw_stage_section(ViewContext& ctx, float em, const std::vector<const char*>& tensor_names,
+                        const std::vector<const char*>& loop_names, int& stage_level) {
+  const ScheduleControls& sc = ctx.state.controls.schedule;
   section_heading(ctx, "Stage a tile");
-  std::vector<const char*> tensor_names, loop_names;
-  for (const auto& t : k->tensors) tensor_names.push_back(t.name.c_str());
-  for (const auto& l : k->loops) loop_names.push_back(l.name.c_str());
   // An index past the current kernel's tensors or loops (a kernel with fewer) shows its last.
   int stage_tensor = std::clamp(sc.stage_tensor, 0, std::max(0, int(tensor_names.size()) - 1));
   int stage_at = std::clamp(sc.stage_at, 0, std::max(0, int(loop_names.size()) - 1));
@@ -334,7 +334,13 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
              "Copies the tile this loop touches into a fast memory the program manages "
              "(shared memory on a GPU) once, so the inner loops read it from there.");
   }
+}
 
+// Draws the block order, layout and im2col controls.
+void draw_grid_layout_section(ViewContext& ctx, const schedule::Kernel* k, float em,
+                              const std::vector<const char*>& tensor_names, int& group,
+                              int& layout_kind) {
+  const ScheduleControls& sc = ctx.state.controls.schedule;
   section_heading(ctx, "Grid order, layout, im2col");
   if (ImGui::Button("row-major blocks")) push_apply(ctx, "block_order(row)");
   step_tip("block_order(row)", "GPU blocks start in row-major order, the hardware's default.");
@@ -374,11 +380,46 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
              "Rewrites the convolution as one matrix multiplication over "
              "copied input patches: more bytes, but a GEMM's fast loops.");
   }
+}
+
+}  // namespace
+
+void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
+  const Workbench& wb = ctx.state.workbench;
+  if (!begin_panel("Schedule controls", rect)) {
+    end_panel();
+    return;
+  }
+  const schedule::Program* prog = wb.program();
+  const schedule::Kernel* k = wb.kernel();
+  if (!prog || !k) {
+    empty_state(wb, ctx.palette);
+    end_panel();
+    return;
+  }
+  const float em = ImGui::GetFontSize();
+  // The controls' choices (which factor, which tensor) live in AppState::controls: the widgets
+  // edit copies and push `control` commands, and the buttons push the steps they build.
+  const ScheduleControls& sc = ctx.state.controls.schedule;
+  int tile_log2 = sc.tile_log2, bind_kind = sc.bind_target, stage_level = sc.stage_level,
+      layout_kind = sc.layout_kind, group = sc.block_group;
+
+  draw_kernel_list(ctx, *prog);
+  draw_fuse_section(ctx, wb);
+
+  draw_loops_section(ctx, k, em, tile_log2, bind_kind);
+
+  std::vector<const char*> tensor_names, loop_names;
+  for (const auto& t : k->tensors) tensor_names.push_back(t.name.c_str());
+  for (const auto& l : k->loops) loop_names.push_back(l.name.c_str());
+  draw_stage_section(ctx, em, tensor_names, loop_names, stage_level);
+
+  draw_grid_layout_section(ctx, k, em, tensor_names, group, layout_kind);
   ImGui::Spacing();
   ImGui::TextDisabled("Every control sends a step: apply \"...\" (replayable in scripts).");
   // The working set of one tile against each cache of the selected machine, recomputed from the
   // schedule alone, so it moves with the tile slider above.
-  section_heading(ctx, ("Working set on " + ctx.state.bench.machine_name).c_str());
+  section_heading(ctx, ("Working set on " + ctx.state.workbench.machine_name).c_str());
   draw_working_set_meter(ctx);
   end_panel();
 }

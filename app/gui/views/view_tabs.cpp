@@ -90,12 +90,12 @@ void handle_global_keys(ViewContext& ctx) {
     if (ImGui::IsKeyPressed(kLeft, false)) ctx.push(command_from("undo"));
     if (ImGui::IsKeyPressed(kRight, false)) ctx.push(command_from("redo"));
     if (ImGui::IsKeyPressed(kSpace, false))
-      ctx.push(command_from(ctx.state.bench.tiles_playing ? "tiles pause" : "tiles play"));
+      ctx.push(command_from(ctx.state.workbench.tiles_playing ? "tiles pause" : "tiles play"));
   }
 }
 
 void draw_tabs_view(ViewContext& ctx, const Rect& rect) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding,
                       ImVec2(ImGui::GetFontSize() * 0.5f, (rect.h - ImGui::GetFrameHeight()) / 2));
   const bool open = begin_panel("Tabs", rect);

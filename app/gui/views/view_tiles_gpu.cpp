@@ -169,44 +169,9 @@ void draw_access_picture(ViewContext& ctx, const GpuTilesResult& t, const GpuWar
   ImGui::Dummy(ImVec2(std::max(1.0f, x - at.x), h));
 }
 
-}  // namespace
-
-void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
-  const Workbench& wb = ctx.state.bench;
+// Draws the launch's summary, the block picker, the warp buttons and the colour key.
+void draw_gpu_launch(ViewContext& ctx, const Rect& rect, float em, const GpuTilesResult& t) {
   const Palette& p = ctx.palette;
-  const schedule::Kernel* k = wb.kernel();
-  const float em = ImGui::GetFontSize();
-  if (!k) return;
-  if (!wb.machine) {
-    text_wrapped("No machine is loaded: choose a GPU (minigpu, h200, …) in the status bar.");
-    return;
-  }
-  if (const std::string why = gpu_tiles_unavailable(*k, *wb.machine); !why.empty()) {
-    text_wrapped("The GPU mode follows one block and one warp of a GPU launch, but %s.",
-                       why.c_str());
-    return;
-  }
-  if (tiles_recording_pending(ctx, wb.gpu_tiles_key_now(), wb.gpu_tiles_key, wb.gpu_tiles,
-                              wb.gpu_tiles_error, wb.gpu_tiles_job,
-                              "Running the wave of block " + std::to_string(wb.tiles_block) + "…"))
-    return;
-  if (!wb.gpu_tiles) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
-    text_wrapped("Could not follow this pick: %s", wb.gpu_tiles_error.c_str());
-    ImGui::PopStyleColor();
-    if (ImGui::Button("Follow block 0, warp 0")) {
-      ctx.push(command_from("tiles block 0"));
-      ctx.push(command_from("tiles warp 0"));
-    }
-    return;
-  }
-  const GpuTilesResult& t = *wb.gpu_tiles;
-  const int last = std::max(0, static_cast<int>(t.frames.size()) - 1);
-  const int frame = std::clamp(static_cast<int>(std::floor(wb.tiles_frame)), 0, last);
-  const GpuTilesFrame& f = t.frames[size_t(frame)];
-  const uint32_t banks = wb.machine->scratchpad ? wb.machine->scratchpad->banks : 32;
-
-  // [SECTION] The launch and the pick
   const auto bc = [&](int64_t pid) {
     for (size_t i = 0; i < t.block_at.size(); ++i)
       if (t.block_at[i] == pid)
@@ -255,31 +220,87 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
   swatch(p.bar_bg, p.selection, ("block " + std::to_string(t.block) + "'s tile in that step").c_str());
   swatch(p.bar_bg, 0, "in no cache: the next touch goes to memory");
   ImGui::EndGroup();
+}
 
-  // [SECTION] Transport and the step
-  tiles_transport(ctx, rect, frame, last);
-  {
-    std::string what;
-    if (frame == 0)
-      what = "the wave's start: what earlier waves left in the caches";
-    else if (!t.blocks_in_turn)
-      what = "after every block of the wave ran one more iteration of its serial loop (in step)";
-    else if (!t.step_loop.empty())
-      what = "after one iteration of loop " + t.step_loop +
-             " of one block: no serial loop sits outside the thread loops, so the simulated "
-             "blocks of a wave take turns";
-    else
-      what = "after one block: its body has no serial loop, so the blocks of a wave take turns";
-    const bool own = frame > 0 && size_t(frame) >= t.first_block_frame &&
-                     std::any_of(f.block.begin(), f.block.end(),
-                                 [](const TileBox& b) { return !b.empty(); });
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    text_wrapped("frame %d of %d · %s%s", frame, last, what.c_str(),
-                       own ? "" : (" · block " + std::to_string(t.block) + " is not running in this step (its first step is frame " + std::to_string(t.first_block_frame) + ")").c_str());
-    ImGui::PopStyleColor();
+// Draws the caption of the frame shown: which step of the wave it is.
+void draw_gpu_step_caption(const GpuTilesResult& t, const GpuTilesFrame& f, int frame, int last) {
+  std::string what;
+  if (frame == 0)
+    what = "the wave's start: what earlier waves left in the caches";
+  else if (!t.blocks_in_turn)
+    what = "after every block of the wave ran one more iteration of its serial loop (in step)";
+  else if (!t.step_loop.empty())
+    what = "after one iteration of loop " + t.step_loop +
+           " of one block: no serial loop sits outside the thread loops, so the simulated "
+           "blocks of a wave take turns";
+  else
+    what = "after one block: its body has no serial loop, so the blocks of a wave take turns";
+  const bool own = frame > 0 && size_t(frame) >= t.first_block_frame &&
+                   std::any_of(f.block.begin(), f.block.end(),
+                               [](const TileBox& b) { return !b.empty(); });
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  text_wrapped("frame %d of %d · %s%s", frame, last, what.c_str(),
+                     own ? "" : (" · block " + std::to_string(t.block) + " is not running in this step (its first step is frame " + std::to_string(t.first_block_frame) + ")").c_str());
+  ImGui::PopStyleColor();
+}
+
+// Draws one tensor's grid at `at`: bins coloured by cache level, the wave's touches tinted, the
+// warp's lanes dotted and the picked block's tile boxed.
+void draw_gpu_grid(ViewContext& ctx, ImDrawList* dl, const GpuTilesResult& t,
+                   const GpuTilesFrame& f, size_t gi, ImVec2 at, ImVec2 size) {
+  const Palette& p = ctx.palette;
+  const TileGrid& g = t.grids[gi];
+  const ImU32 l1_col = p.category[0], l2_col = p.category[1];
+  const float x = at.x, gy = at.y, gw = size.x, gh = size.y;
+  const float cw = gw / float(g.bin_cols), ch = gh / float(g.bin_rows);
+  std::vector<RgbaTexture>& textures = ctx.caches.tiles_gpu.textures;
+  std::vector<uint32_t>& pixels = ctx.caches.tiles_gpu.pixels;
+  pixels.assign(g.bins(), p.bar_bg);
+  for (size_t i = 0; i < g.bins(); ++i) {
+    const uint8_t l1 = f.l1[g.offset + i], l2 = f.l2[g.offset + i];
+    if (l1 > 0)
+      pixels[i] = mix(p.bar_bg, l1_col, 0.35f + 0.65f * float(l1) / 255.0f);
+    else if (l2 > 0)
+      pixels[i] = mix(p.bar_bg, l2_col, 0.35f + 0.65f * float(l2) / 255.0f);
   }
+  if (textures.size() <= gi) textures.resize(gi + 1);
+  textures[gi].upload(g.bin_cols, g.bin_rows, pixels.data());
+  draw_opaque_image(dl, textures[gi], ImVec2(x, gy), ImVec2(x + gw, gy + gh));
+  for (int r = 0; r < g.bin_rows; ++r)
+    for (int c = 0; c < g.bin_cols; ++c)
+      if (f.wave[g.offset + size_t(r) * size_t(g.bin_cols) + size_t(c)])
+        dl->AddRectFilled(ImVec2(x + float(c) * cw, gy + float(r) * ch),
+                          ImVec2(x + float(c + 1) * cw, gy + float(r + 1) * ch),
+                          with_alpha(p.category[2], 110));
+  // The picked warp's lanes, one dot per bin they fall in.
+  std::set<size_t> dots;
+  for (const GpuWarpAccess& w : f.warp)
+    if (w.grid == int(gi))
+      for (int64_t e : w.lane_elem) {
+        if (e < 0 || e >= g.rows * g.cols) continue;
+        const auto [br, bcol] = g.bin_of(uint64_t(e));
+        dots.insert(br * size_t(g.bin_cols) + bcol);
+      }
+  for (size_t d : dots) {
+    const float cx = x + (float(d % size_t(g.bin_cols)) + 0.5f) * cw;
+    const float cy = gy + (float(d / size_t(g.bin_cols)) + 0.5f) * ch;
+    const float rad = std::max(2.0f, std::min(cw, ch) * 0.35f);
+    dl->AddCircleFilled(ImVec2(cx, cy), rad + 1.0f, p.node_bg);
+    dl->AddCircleFilled(ImVec2(cx, cy), rad, p.text);
+  }
+  if (gi < f.block.size() && !f.block[gi].empty()) {
+    const TileBox& b = f.block[gi];
+    dl->AddRect(ImVec2(x + float(b.c0) * cw, gy + float(b.r0) * ch),
+                ImVec2(x + float(b.c1 + 1) * cw, gy + float(b.r1 + 1) * ch), p.selection, 0, 0,
+                std::max(2.0f, std::min(cw, ch) * 0.4f));
+  }
+  dl->AddRect(ImVec2(x, gy), ImVec2(x + gw, gy + gh), p.node_border);
+}
 
-  // [SECTION] Tensors
+// Draws every tensor's grid, laid out left to right and wrapping.
+void draw_gpu_tensors(ViewContext& ctx, const Rect& rect, float em, const GpuTilesResult& t,
+                      const GpuTilesFrame& f) {
+  const Palette& p = ctx.palette;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 start = ImGui::GetCursorScreenPos();
   const float avail_w = rect.x + rect.w - start.x - em;
@@ -294,14 +315,11 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
   const float cell = std::clamp(
       std::min((avail_w - gaps) / std::max(cols_total, 1.0f), avail_h * 0.42f / rows_max), 2.0f,
       em * 0.7f);
-  std::vector<RgbaTexture>& textures = ctx.caches.tiles_gpu.textures;
-  std::vector<uint32_t>& pixels = ctx.caches.tiles_gpu.pixels;
   float x = start.x, y = start.y, row_h = 0;
   for (size_t gi = 0; gi < t.grids.size(); ++gi) {
     const TileGrid& g = t.grids[gi];
     const ImVec2 size = tile_grid_size(g, cell);
     const float gw = size.x, gh = size.y;
-    const float cw = gw / float(g.bin_cols), ch = gh / float(g.bin_rows);
     const std::string title =
         g.name + (g.output ? " (out)" : "") +
         (g.staged_from.empty() ? "" : " (block " + std::to_string(t.block) + "'s " + g.level + " copy)");
@@ -313,52 +331,18 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
     }
     dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(x, y), p.text, title.c_str());
     const float gy = y + em * 1.4f;
-    pixels.assign(g.bins(), p.bar_bg);
-    for (size_t i = 0; i < g.bins(); ++i) {
-      const uint8_t l1 = f.l1[g.offset + i], l2 = f.l2[g.offset + i];
-      if (l1 > 0)
-        pixels[i] = mix(p.bar_bg, l1_col, 0.35f + 0.65f * float(l1) / 255.0f);
-      else if (l2 > 0)
-        pixels[i] = mix(p.bar_bg, l2_col, 0.35f + 0.65f * float(l2) / 255.0f);
-    }
-    if (textures.size() <= gi) textures.resize(gi + 1);
-    textures[gi].upload(g.bin_cols, g.bin_rows, pixels.data());
-    draw_opaque_image(dl, textures[gi], ImVec2(x, gy), ImVec2(x + gw, gy + gh));
-    for (int r = 0; r < g.bin_rows; ++r)
-      for (int c = 0; c < g.bin_cols; ++c)
-        if (f.wave[g.offset + size_t(r) * size_t(g.bin_cols) + size_t(c)])
-          dl->AddRectFilled(ImVec2(x + float(c) * cw, gy + float(r) * ch),
-                            ImVec2(x + float(c + 1) * cw, gy + float(r + 1) * ch),
-                            with_alpha(p.category[2], 110));
-    // The picked warp's lanes, one dot per bin they fall in.
-    std::set<size_t> dots;
-    for (const GpuWarpAccess& w : f.warp)
-      if (w.grid == int(gi))
-        for (int64_t e : w.lane_elem) {
-          if (e < 0 || e >= g.rows * g.cols) continue;
-          const auto [br, bcol] = g.bin_of(uint64_t(e));
-          dots.insert(br * size_t(g.bin_cols) + bcol);
-        }
-    for (size_t d : dots) {
-      const float cx = x + (float(d % size_t(g.bin_cols)) + 0.5f) * cw;
-      const float cy = gy + (float(d / size_t(g.bin_cols)) + 0.5f) * ch;
-      const float rad = std::max(2.0f, std::min(cw, ch) * 0.35f);
-      dl->AddCircleFilled(ImVec2(cx, cy), rad + 1.0f, p.node_bg);
-      dl->AddCircleFilled(ImVec2(cx, cy), rad, p.text);
-    }
-    if (gi < f.block.size() && !f.block[gi].empty()) {
-      const TileBox& b = f.block[gi];
-      dl->AddRect(ImVec2(x + float(b.c0) * cw, gy + float(b.r0) * ch),
-                  ImVec2(x + float(b.c1 + 1) * cw, gy + float(b.r1 + 1) * ch), p.selection, 0, 0,
-                  std::max(2.0f, std::min(cw, ch) * 0.4f));
-    }
-    dl->AddRect(ImVec2(x, gy), ImVec2(x + gw, gy + gh), p.node_border);
+    draw_gpu_grid(ctx, dl, t, f, gi, ImVec2(x, gy), ImVec2(gw, gh));
     x += std::max(gw, tw) + em * 1.5f;
     row_h = std::max(row_h, gh + em * 1.4f);
   }
   ImGui::Dummy(ImVec2(avail_w, y + row_h - start.y + em * 0.3f));
+}
 
-  // [SECTION] The warp's instructions in the last step
+// Draws the picked warp's instructions in the last step, each with its sectors or banks.
+void draw_gpu_warp_accesses(ViewContext& ctx, const Rect& rect, float em,
+                            const GpuTilesResult& t, const GpuTilesFrame& f, int frame,
+                            uint32_t banks) {
+  const Palette& p = ctx.palette;
   const std::vector<WarpPattern> patterns = warp_patterns(f);
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::Text("Warp %d of block %lld in the last step: %zu instruction%s", t.warp,
@@ -387,6 +371,57 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
         format_thousands(int64_t(t.warp_sectors)).c_str(),
         format_thousands(int64_t(t.warp_ideal_sectors)).c_str(),
         double(t.warp_sectors) / double(std::max<uint64_t>(t.warp_ideal_sectors, 1)));
+}
+
+}  // namespace
+
+void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
+  const Workbench& wb = ctx.state.workbench;
+  const Palette& p = ctx.palette;
+  const schedule::Kernel* k = wb.kernel();
+  const float em = ImGui::GetFontSize();
+  if (!k) return;
+  if (!wb.machine) {
+    text_wrapped("No machine is loaded: choose a GPU (minigpu, h200, …) in the status bar.");
+    return;
+  }
+  if (const std::string why = gpu_tiles_unavailable(*k, *wb.machine); !why.empty()) {
+    text_wrapped("The GPU mode follows one block and one warp of a GPU launch, but %s.",
+                       why.c_str());
+    return;
+  }
+  if (tiles_recording_pending(ctx, wb.gpu_tiles_key_now(), wb.gpu_tiles_key, wb.gpu_tiles,
+                              wb.gpu_tiles_error, wb.gpu_tiles_job,
+                              "Running the wave of block " + std::to_string(wb.tiles_block) + "…"))
+    return;
+  if (!wb.gpu_tiles) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(p.error));
+    text_wrapped("Could not follow this pick: %s", wb.gpu_tiles_error.c_str());
+    ImGui::PopStyleColor();
+    if (ImGui::Button("Follow block 0, warp 0")) {
+      ctx.push(command_from("tiles block 0"));
+      ctx.push(command_from("tiles warp 0"));
+    }
+    return;
+  }
+  const GpuTilesResult& t = *wb.gpu_tiles;
+  const int last = std::max(0, static_cast<int>(t.frames.size()) - 1);
+  const int frame = std::clamp(static_cast<int>(std::floor(wb.tiles_frame)), 0, last);
+  const GpuTilesFrame& f = t.frames[size_t(frame)];
+  const uint32_t banks = wb.machine->scratchpad ? wb.machine->scratchpad->banks : 32;
+
+  // [SECTION] The launch and the pick
+  draw_gpu_launch(ctx, rect, em, t);
+
+  // [SECTION] Transport and the step
+  tiles_transport(ctx, rect, frame, last);
+  draw_gpu_step_caption(t, f, frame, last);
+
+  // [SECTION] Tensors
+  draw_gpu_tensors(ctx, rect, em, t, f);
+
+  // [SECTION] The warp's instructions in the last step
+  draw_gpu_warp_accesses(ctx, rect, em, t, f, frame, banks);
 }
 
 }  // namespace tilescope::gui

@@ -10,8 +10,8 @@
 #include "app/gui/widgets/bars.h"
 #include "app/gui/widgets/text_wrap.h"
 
-#include "sim/model/roofline.h"
-#include "sim/model/run.h"
+#include "sim/predict/roofline.h"
+#include "sim/predict/simulate.h"
 
 #include <imgui.h>
 
@@ -52,7 +52,7 @@ std::string ms_text(double ms) {
 }  // namespace
 
 void draw_timings_view(ViewContext& ctx, const Rect& rect) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   const Palette& p = ctx.palette;
   if (!begin_panel("Timings", rect)) {
     end_panel();
@@ -168,7 +168,7 @@ namespace {
 
 // The CPU half: JIT-compile, verify, time, and the prediction beside the measurement.
 void draw_cpu_run(ViewContext& ctx) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   const Palette& p = ctx.palette;
   const std::string key = wb.schedule_key();
   const CpuRunResult* r = wb.cpu_result();
@@ -231,20 +231,20 @@ void draw_cpu_run(ViewContext& ctx) {
       // The shared pipeline's roofline on the simulated bytes, with this CPU's measured
       // single-thread peaks: max(bytes / bandwidth, FLOPs / peak, serial multiply-adds × latency).
       const MemoryResult& sr = sim->second;
-      const model::Machine here =
-          model::with_measured_peaks(sr.machine_model, r->peak_gflops * 1e9, r->peak_gbps * 1e9,
+      const predict::Machine here =
+          predict::with_measured_peaks(sr.machine_model, r->peak_gflops * 1e9, r->peak_gbps * 1e9,
                                      r->dependent_fma_ns * 1e-9, r->peaks_source);
       const schedule::Kernel* kern = wb.kernel();
-      const model::Roofline roof =
-          model::roofline(here, double(r->flops), sr.bytes, "fp32", "simd",
-                          kern ? model::reduction_chain(*kern) : model::ReductionChain{});
+      const predict::Roofline roof =
+          predict::roofline(here, double(r->flops), sr.bytes, "fp32", "simd",
+                          kern ? predict::reduction_chain(*kern) : predict::ReductionChain{});
       const double predicted_s = roof.seconds;
       row("predicted",
           ms_text(predicted_s * 1000) + " (bound by " +
               (roof.binding == "dependence" ? std::string("the serial sum") : roof.binding) + ")");
       if (ImGui::IsItemHovered()) {
-        std::string tip = "predicted = the largest of these bounds (sim/model/roofline):\n";
-        for (const model::RooflineBound& bd : roof.bounds)
+        std::string tip = "predicted = the largest of these bounds (sim/predict/roofline):\n";
+        for (const predict::RooflineBound& bd : roof.bounds)
           if (bd.known) tip += "  " + bd.term.to_string() + "\n";
         for (const std::string& n : roof.notes) tip += "  (" + n + ")\n";
         tip += "bytes: simulated traffic of this schedule on 'host'; peaks measured here\n(" +
@@ -263,7 +263,7 @@ void draw_cpu_run(ViewContext& ctx) {
 // The GPU half: the current schedule through the GPU bench (NVRTC, verified, timed beside
 // cuBLAS) where this build has CUDA; otherwise why not, and where the recorded H200 run is.
 void draw_gpu_run(ViewContext& ctx) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   const Palette& p = ctx.palette;
   ImGui::Spacing();
   ImGui::PushFont(ctx.fonts.ui_bold);
@@ -310,7 +310,7 @@ void draw_gpu_run(ViewContext& ctx) {
 }  // namespace
 
 void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
-  const Workbench& wb = ctx.state.bench;
+  const Workbench& wb = ctx.state.workbench;
   if (!begin_panel("Run on this CPU", rect)) {
     end_panel();
     return;

@@ -6,6 +6,7 @@
 #include "app/core/commands.h"
 #include "app/gui/theme.h"
 #include "app/gui/views/view_caches.h"
+#include "app/gui/widgets/gui_store.h"
 
 #include <string>
 #include <vector>
@@ -22,13 +23,7 @@ struct ViewContext {
   void push(core::Command c) { commands.push_back(std::move(c)); }
 };
 
-// Window-pixel rects of named widgets drawn this frame (the lesson player's buttons and fields),
-// written by --layout-json so GUI tests can click them. The frame loop clears the list.
-struct WidgetRect {
-  std::string name;
-  core::Rect rect;
-  bool visible = false;  // the rect's centre is inside its window (not scrolled away or clipped)
-};
+// The named widgets drawn this frame (gui_store.h's WidgetRect), kept in the context's GuiStore.
 std::vector<WidgetRect>& widget_rects();
 // Records the last ImGui item under `name`.
 void note_widget(const std::string& name);

@@ -1,5 +1,6 @@
 // FrameDamage, merge_rects and note_texture_changed (frame_damage.h).
 #include "app/gui/widgets/frame_damage.h"
+#include "app/gui/widgets/gui_store.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,8 +14,7 @@ namespace {
 
 // Content versions of textures whose pixels were replaced after they were first drawn.
 std::unordered_map<ImTextureID, uint64_t>& texture_versions() {
-  static std::unordered_map<ImTextureID, uint64_t> versions;
-  return versions;
+  return gui_store().texture_versions;
 }
 
 // A 64-bit hash over words (a multiply-xorshift mix per word): a frame's lists are ~200 KB,

@@ -1,5 +1,6 @@
 // Decodes lesson images with stb_image into GL textures, cached by path.
 #include "app/gui/widgets/image_cache.h"
+#include "app/gui/widgets/gui_store.h"
 
 #include <GLFW/glfw3.h>
 #include <stb_image.h>
@@ -10,7 +11,7 @@
 namespace tilescope::gui {
 
 const LoadedImage& load_image(const std::string& path, const std::string& base_dir) {
-  static std::map<std::string, LoadedImage> cache;
+  std::map<std::string, LoadedImage>& cache = gui_store().images;
   const std::string key = base_dir + "\n" + path;
   if (const auto it = cache.find(key); it != cache.end()) return it->second;
   LoadedImage& img = cache[key];
