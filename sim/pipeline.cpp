@@ -4,8 +4,11 @@
 #include "sim/lang/parser.h"
 #include "sim/io/input.h"
 #include "sim/schedule/lower.h"
+#include "sim/schedule/trace_size.h"
 
+#include <algorithm>
 #include <iostream>
+#include <stdexcept>
 #include <utility>
 
 namespace tilescope::pipeline {
@@ -76,6 +79,91 @@ Study study(const ModelText& model, std::string_view steps, predict::Machine mac
 
 predict::KernelRun simulate(const Study& s, const predict::RunOptions& options) {
   return predict::simulate_kernel(s.kernel(), *s.graph, s.machine, options);
+}
+
+// [SECTION] Sizing
+
+namespace {
+
+double walk_rate(Walk walk, const SizeOptions& o) {
+  switch (walk) {
+    case Walk::Simulation:
+      return predict::typical_simulation_rate(o.classify_misses, o.reuse_distance);
+    case Walk::Interpreter:
+      return predict::kInterpreterRate;
+    case Walk::Tiles:
+      // The walk alone, counting into bins: about the rate of a plain simulation.
+      return predict::kSimulationRatePlain;
+  }
+  return predict::kSimulationRatePlain;
+}
+
+uint64_t kernel_walk_bytes(Walk walk, const schedule::Kernel& k, const predict::Machine* machine,
+                           const SizeOptions& o) {
+  switch (walk) {
+    case Walk::Simulation:
+      if (!machine) throw std::invalid_argument("size_walk: a simulation needs a machine");
+      return predict::simulation_bytes(k, machine->hierarchy(), o.classify_misses,
+                                       o.reuse_distance);
+    case Walk::Interpreter:
+      // The kernel's buffers and the interpreter's copy.
+      return 2 * predict::kernel_buffer_bytes(k);
+    case Walk::Tiles:
+      return 64ull << 20;  // bins and frames are bounded (kTileBins, kMaxTileFrames)
+  }
+  return 0;
+}
+
+// Memory --verify holds at its peak, from the graph's shapes: the random feeds in double and
+// their float copy, the reference evaluator's double result for every tensor, the interpreter's
+// float result for every tensor it produces, and one kernel's packed buffers beside them.
+uint64_t verify_bytes(const schedule::Program& p) {
+  double fed = 0, all = 0;
+  for (const graph::Tensor& t : p.graph->tensors()) {
+    const double n = double(t.numel());
+    all += n;
+    if (t.producer < 0) fed += n;
+  }
+  double widest_kernel = 0;
+  for (const schedule::Kernel& k : p.kernels) {
+    double elems = 0;
+    for (const schedule::KernelTensor& t : k.tensors)
+      elems += double(std::max<int64_t>(1, t.alloc_elems()));
+    widest_kernel = std::max(widest_kernel, elems);
+  }
+  return uint64_t(fed * (8 + 4) + all * 8 + (all - fed) * 4 + widest_kernel * 4 * 2);
+}
+
+}  // namespace
+
+WalkSize size_walk(Walk walk, const schedule::Kernel& k, const predict::Machine* machine,
+                   const SizeOptions& options) {
+  WalkSize s;
+  const schedule::TraceSize t = schedule::estimate_trace_size(k);
+  s.accesses = t.accesses;
+  s.formula = t.formula;
+  s.rate = walk_rate(walk, options);
+  s.seconds = s.accesses / s.rate;
+  s.bytes = kernel_walk_bytes(walk, k, machine, options);
+  s.budget = predict::memory_budget();
+  return s;
+}
+
+WalkSize size_walk(Walk walk, const schedule::Program& p, const predict::Machine* machine,
+                   const SizeOptions& options) {
+  WalkSize s;
+  s.rate = walk_rate(walk, options);
+  for (const schedule::Kernel& k : p.kernels) {
+    s.accesses += schedule::estimate_trace_size(k).accesses;
+    // The kernels walk one after another: the peak is the largest one's (a simulation keeps one
+    // hierarchy for all of them, whose tables grow with the largest footprint).
+    if (walk != Walk::Interpreter)
+      s.bytes = std::max(s.bytes, kernel_walk_bytes(walk, k, machine, options));
+  }
+  if (walk == Walk::Interpreter && p.graph) s.bytes = verify_bytes(p);
+  s.seconds = s.accesses / s.rate;
+  s.budget = predict::memory_budget();
+  return s;
 }
 
 }  // namespace tilescope::pipeline

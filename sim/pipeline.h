@@ -8,15 +8,17 @@
 //     → lower(Graph, Target)                    History     (one kernel per op, no step yet)
 //     → plan(Graph, STEPS, Target)              History     (the steps replayed, or ScheduleError)
 //     → simulate(Study)                         KernelRun   (sim/predict/simulate.h: traffic, roofline)
+//   size_walk(Walk, Kernel | Program, machine)  WalkSize    (a trace walk measured before it starts)
 //
 // A Study holds all of it for one model, steps and machine. What is below the door — the model
-// language (sim/graph/model_*), lowering and the steps (sim/schedule), the hierarchy
-// (sim/memory), the machine and its predictions (sim/model) — knows nothing of this file.
+// language (sim/lang), lowering and the steps (sim/schedule), the hierarchy (sim/memory), the
+// machine and its predictions (sim/predict) — knows nothing of this file.
 #pragma once
 
 #include "sim/graph/graph.h"
 #include "sim/predict/machine.h"
 #include "sim/predict/simulate.h"
+#include "sim/predict/work_size.h"
 #include "sim/schedule/transform.h"
 
 #include <iosfwd>
@@ -83,5 +85,41 @@ Study study(const ModelText& model, std::string_view steps, predict::Machine mac
 
 // The current kernel of the study traced through its machine (predict::simulate_kernel).
 predict::KernelRun simulate(const Study& s, const predict::RunOptions& options = {});
+
+// [SECTION] Sizing: a trace walk measured before it starts
+//
+// A learner can write a model whose simulation takes hours or more memory than the machine has
+// as easily as a small one, and a walk cannot stop with half an answer. So every front end sizes
+// a walk here first and then refuses it (the CLI), holds it for the learner's "anyway" (the
+// workbench) or fails the check with the reason (a lesson).
+
+enum class Walk {
+  Simulation,   // the memory hierarchy (with 3C and reuse as the options say)
+  Interpreter,  // the reference interpreter: the CPU run's and --verify's check of values
+  Tiles,        // the Tiles animation's walk, counting into bins
+};
+
+struct WalkSize {
+  double accesses = 0;  // the trace's accesses (element accesses for the interpreter)
+  std::string formula;  // the accesses over the kernel's axes (one kernel; "" for a program)
+  double rate = 0;      // accesses per second measured for this walk (predict/work_size.h)
+  double seconds = 0;   // accesses / rate
+  uint64_t bytes = 0;   // memory the walk holds at its peak
+  predict::MemoryBudget budget;  // memory there is
+  bool fits() const { return bytes <= budget.bytes; }
+};
+
+struct SizeOptions {
+  bool classify_misses = true;  // a simulation with 3C (predict::simulate_kernel's default)
+  bool reuse_distance = false;  // and reuse distances
+};
+
+// One kernel's walk. `machine` is needed by Walk::Simulation only (its hierarchy's tables).
+WalkSize size_walk(Walk walk, const schedule::Kernel& k, const predict::Machine* machine,
+                   const SizeOptions& options = {});
+// Every kernel of a program, one after another. The interpreter's bytes are --verify's: the
+// reference evaluator's tensors and the interpreter's beside one kernel's buffers.
+WalkSize size_walk(Walk walk, const schedule::Program& p, const predict::Machine* machine,
+                   const SizeOptions& options = {});
 
 }  // namespace tilescope::pipeline

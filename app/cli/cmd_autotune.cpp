@@ -13,7 +13,6 @@
 #include "sim/io/input.h"
 #include "sim/predict/machine.h"
 #include "sim/pipeline.h"
-#include "sim/schedule/trace_size.h"
 #include "sim/schedule/transform.h"
 
 #include <nlohmann/json.hpp>
@@ -160,7 +159,7 @@ std::string size_list(const std::vector<int64_t>& sizes) {
 void check_sweep_size(const AutotuneFlags& f, const schedule::Kernel& k,
                       const predict::Machine& machine, size_t points) {
   const bool gpu = machine.kind == "gpu";
-  const schedule::TraceSize size = schedule::estimate_trace_size(k);
+  const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Interpreter, k, nullptr);
   if (gpu && size.accesses * double(points) > f.max_accesses)
     throw AutotuneError(
         "refused: on GPU machine " + machine.name + " every point is a trace simulation; " +

@@ -9,7 +9,6 @@
 #include "sim/predict/simulate.h"
 #include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
-#include "sim/schedule/trace_size.h"
 
 #include <cmath>
 #include <iomanip>
@@ -41,7 +40,9 @@ void print_prediction(const RunFlags& f, const pipeline::Study& s, std::ostream&
   const schedule::Program& p = s.program();
   // The kernels run --gpu runs with it (split_k's sum, im2col's copy) are predicted with it.
   const std::vector<size_t> chain = schedule::scratch_chain(p, size_t(p.current));
-  double accesses = 0;
+  schedule::Program sub = p;  // the chain alone
+  sub.kernels.clear();
+  for (size_t ki : chain) sub.kernels.push_back(p.kernels[ki]);
   for (size_t ki : chain) {
     const schedule::Kernel& ck = p.kernels[ki];
     const int64_t blocks = schedule::launch_config(ck).blocks();
@@ -53,17 +54,14 @@ void print_prediction(const RunFlags& f, const pipeline::Study& s, std::ostream&
       out << " for " << machine.cores << " SMs: "
           << int(std::lround(100 * predict::busy_core_share(ck, machine))) << " % have work";
     out << ")\n";
-    accesses += schedule::estimate_trace_size(ck).accesses;
   }
+  const double accesses = pipeline::size_walk(pipeline::Walk::Simulation, sub, &machine).accesses;
   if (accesses > f.max_accesses) {
     out << "prediction: not simulated — the trace has about " << format_count(accesses)
         << " accesses, more than --max-accesses " << format_count(f.max_accesses) << "\n";
     return;
   }
   if (chain.size() > 1) {
-    schedule::Program sub = p;
-    sub.kernels.clear();
-    for (size_t ki : chain) sub.kernels.push_back(p.kernels[ki]);
     const predict::ProgramRun run = predict::run_program(sub, machine);
     const predict::Roofline r =
         predict::roofline(machine, run.flops, run.bytes, "fp32", "", {}, run.core_share);

@@ -10,7 +10,6 @@
 #include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/interpreter.h"
-#include "sim/schedule/trace_size.h"
 #include "sim/schedule/transform.h"
 
 #include <algorithm>
@@ -58,36 +57,15 @@ std::string rule(const std::string& title) {
   return s;
 }
 
-using predict::kInterpreterRate;  // only for the "about N s" in a refusal
-
-// Memory verify() holds at its peak, from the graph's shapes: the random feeds in double and
-// their float copy, the reference evaluator's double result for every tensor, the interpreter's
-// float result for every tensor it produces, and one kernel's packed buffers beside them.
-uint64_t verify_bytes(const Program& p) {
-  double fed = 0, all = 0;
-  for (const graph::Tensor& t : p.graph->tensors()) {
-    const double n = double(t.numel());
-    all += n;
-    if (t.producer < 0) fed += n;
-  }
-  double widest_kernel = 0;
-  for (const Kernel& k : p.kernels) {
-    double elems = 0;
-    for (const KernelTensor& t : k.tensors) elems += double(std::max<int64_t>(1, t.alloc_elems()));
-    widest_kernel = std::max(widest_kernel, elems);
-  }
-  return uint64_t(fed * (8 + 4) + all * 8 + (all - fed) * 4 + widest_kernel * 4 * 2);
-}
-
 // Interpreter vs the graph's plain-loop reference on deterministic random inputs.
 int verify(const Program& p, std::ostream& out, double max_accesses) {
   // Size first, refuse before allocating: a 16384² matmul needs ~19 GiB and ~9·10^12 element
   // accesses here; running out of memory half way would take the machine's other work with it,
   // and nobody waits five days for a check. Both figures are printed, whichever is over.
-  const uint64_t need = verify_bytes(p);
-  const MemoryBudget budget = memory_budget();
-  double accesses = 0;
-  for (const Kernel& k : p.kernels) accesses += estimate_trace_size(k).accesses;
+  const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Interpreter, p, nullptr);
+  const uint64_t need = size.bytes;
+  const MemoryBudget& budget = size.budget;
+  const double accesses = size.accesses;
   const bool too_big = need > budget.bytes, too_long = accesses > max_accesses;
   if (too_big || too_long) {
     std::cerr << "schedule: --verify refused: comparing this program with the reference needs "
@@ -97,8 +75,7 @@ int verify(const Program& p, std::ostream& out, double max_accesses) {
               << " available, " << budget.source << ") and about " << format_count(accesses)
               << " element accesses in the interpreter (" << (too_long ? "more than" : "within")
               << " --max-accesses " << format_count(max_accesses) << "; about "
-              << uint64_t(std::ceil(accesses / kInterpreterRate)) << " s at about "
-              << format_count(kInterpreterRate)
+              << uint64_t(std::ceil(size.seconds)) << " s at about " << format_count(size.rate)
               << "/s). Verify the same steps on a smaller model: a schedule that is right at one "
                  "size is right at another it divides"
               << (too_big ? "" : ", or raise --max-accesses") << "\n";

@@ -169,7 +169,7 @@ int follow_warp(const SimulateFlags& f, const schedule::Kernel& k, const predict
       return 1;
     }
   }
-  const schedule::TraceSize size = schedule::estimate_trace_size(k);
+  const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Tiles, k, nullptr);
   if (size.accesses > f.max_accesses) {
     std::cerr << "simulate: refused: kernel " << k.name << " makes about "
               << format_count(size.accesses) << " accesses, more than --max-accesses "
@@ -252,13 +252,11 @@ void print_analytic_instead(const schedule::Kernel& k, const predict::Machine& m
 // why) when the simulation is refused.
 bool simulation_fits(const SimulateFlags& f, const schedule::Kernel& k,
                      const predict::Machine& machine, const memory::HierarchyOptions& options,
-                     const schedule::TraceSize& size) {
+                     const pipeline::WalkSize& size) {
   const bool gpu = machine.kind == "gpu";
-  const double rate =
-      predict::typical_simulation_rate(options.classify_misses, options.reuse_distance);
-  const uint64_t need = predict::simulation_bytes(k, machine.hierarchy(), options.classify_misses,
-                                                  options.reuse_distance);
-  const MemoryBudget budget = memory_budget();
+  const double rate = size.rate;
+  const uint64_t need = size.bytes;
+  const MemoryBudget& budget = size.budget;
   if (need > budget.bytes) {
     std::cerr << "simulate: refused: simulating kernel " << k.name << " on " << machine.name
               << " needs about " << format_bytes_exact(need) << " of memory, more than the "
@@ -445,7 +443,8 @@ int run_model(const SimulateFlags& f) {
   options.classify_misses = !f.no_3c;
   options.reuse_distance = !f.no_reuse;
 
-  const schedule::TraceSize size = schedule::estimate_trace_size(k);
+  const pipeline::WalkSize size = pipeline::size_walk(
+      pipeline::Walk::Simulation, k, &machine, {options.classify_misses, options.reuse_distance});
   if (!simulation_fits(f, k, machine, options, size)) return 1;
 
   // The shared pipeline: trace, hierarchy, write-back, level bytes, analytic model, rooflines.

@@ -2,7 +2,7 @@
 // unused lines; every edit re-parsed by the model parser before it is accepted.
 #include "app/core/graph_edit.h"
 
-#include "sim/lang/parser.h"
+#include "sim/pipeline.h"
 #include "sim/lang/syntax.h"
 
 #include <algorithm>
@@ -152,7 +152,7 @@ std::optional<TextEdit> check_base(std::string_view text, const ModelOutline& ou
                   "this model is an nn.Sequential-style list of layers, so edit its text");
   }
   try {
-    lang::parse_model(text);
+    pipeline::parse({std::string(text), "<model>"});
   } catch (const graph::GraphError& e) {
     if (!unfinished_only(e))
       return refuse(text, "the model text has an error; fix it first (" + located(e) + ")");
@@ -177,7 +177,7 @@ std::string named_list(const ModelOutline& o) {
 TextEdit validated(std::string_view old_text, std::string candidate, const std::string& what,
                    const std::string& name, const std::string& done) {
   try {
-    lang::parse_model(candidate);
+    pipeline::parse({candidate, "<model>"});
   } catch (const graph::GraphError& e) {
     if (!unfinished_only(e)) return refuse(old_text, "cannot " + what + ": " + located(e));
   }

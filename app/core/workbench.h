@@ -19,6 +19,7 @@
 #include "sim/predict/analytic.h"
 #include "sim/predict/machine.h"
 #include "sim/predict/roofline.h"
+#include "sim/pipeline.h"
 #include "sim/predict/work_size.h"
 #include "sim/schedule/trace.h"
 #include "sim/schedule/transform.h"
@@ -123,24 +124,11 @@ struct CpuRunResult {
 
 // [SECTION] Sizing jobs before they start
 
-// A background job's size, estimated from loop extents and shapes before it starts (no walk):
+// A background job is sized by the pipeline before it starts (pipeline::size_walk, no walk):
 // accesses it makes, seconds at the typical rate, memory it holds against what this computer has.
-struct JobSize {
-  double accesses = 0;
-  std::string formula;  // the accesses' formula over the kernel's axes
-  double seconds = 0;   // at the measured typical rate (sim/predict/work_size.h)
-  uint64_t bytes = 0;
-  predict::MemoryBudget budget;
-  bool fits() const { return bytes <= budget.bytes; }
-};
-
 // Jobs estimated to take longer than this wait for the learner's "anyway" (the view shows the
 // estimate and, where it applies, the analytic model's answer, which needs no walk).
 inline constexpr double kLongJobSeconds = 10;
-
-JobSize size_simulation(const schedule::Kernel& k, const predict::Machine& m);
-JobSize size_cpu_run(const schedule::Kernel& k);  // the interpreter's walk and two buffer sets
-JobSize size_tiles_walk(const schedule::Kernel& k);
 
 // A job that was not started: too large to fit (refused: no "anyway"), or long (held until the
 // learner asks). `analytic` holds the analytic model's answer lines when it covers the kernel.
@@ -151,7 +139,8 @@ struct HeldJob {
 };
 // Decides whether a sized job may start: nullopt when it may, else what the learner is told (and
 // the hold recorded). `what` names the work ("Simulating matmul0 on tiny").
-std::optional<HeldJob> hold_for(const JobSize& s, const std::string& what, bool anyway);
+std::optional<HeldJob> hold_for(const pipeline::WalkSize& s, const std::string& what,
+                                bool anyway);
 
 // [SECTION] Workbench
 

@@ -90,8 +90,9 @@ std::string workbench_run_cpu(Workbench& wb, bool anyway) {
   if (wb.cpu_cache.count(key)) return {};
   if (wb.cpu_job.running() && wb.cpu_job.key() == key) return {};
   wb.cpu_errors.erase(key);
+  const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Interpreter, *k, nullptr);
   if (std::optional<HeldJob> held =
-          hold_for(size_cpu_run(*k), "Checking " + k->name + " against the interpreter", anyway)) {
+          hold_for(size, "Checking " + k->name + " against the interpreter", anyway)) {
     wb.cpu_held[key] = *held;
     return {};
   }

@@ -1,51 +1,14 @@
-// The workbench's jobs sized before they start: accesses, seconds at the measured rate and memory
-// of a simulation, a CPU run and a Tiles walk, and the hold that asks the learner before a long
-// one (workbench.h's [SECTION] Sizing).
+// The hold that asks the learner before a long job, or refuses one that would not fit: the job
+// sized by the pipeline (pipeline::size_walk) before it starts (workbench.h's [SECTION] Sizing).
 #include "app/core/workbench.h"
 
 #include "sim/io/format.h"
 #include "sim/predict/work_size.h"
-#include "sim/schedule/trace_size.h"
 
 #include <cmath>
 #include <cstdio>
 
 namespace tilescope::core {
-
-namespace {
-
-// A job that walks `k`'s trace: its accesses and their formula, the seconds at `accesses_per_s`,
-// the memory it holds, and the memory there is.
-JobSize trace_job(const schedule::Kernel& k, double accesses_per_s, uint64_t bytes) {
-  JobSize s;
-  const schedule::TraceSize t = schedule::estimate_trace_size(k);
-  s.accesses = t.accesses;
-  s.formula = t.formula;
-  s.seconds = t.accesses / accesses_per_s;
-  s.bytes = bytes;
-  s.budget = predict::memory_budget();
-  return s;
-}
-
-}  // namespace
-
-JobSize size_simulation(const schedule::Kernel& k, const predict::Machine& m) {
-  // simulate_kernel classifies misses (3C) and keeps no reuse histogram.
-  return trace_job(k, predict::typical_simulation_rate(true, false),
-                   predict::simulation_bytes(k, m.hierarchy(), true, false));
-}
-
-JobSize size_cpu_run(const schedule::Kernel& k) {
-  // The interpreter's walk dominates: the compiled kernel and its timing take far less. It holds
-  // the buffers and the interpreter's copy.
-  return trace_job(k, predict::kInterpreterRate, 2 * predict::kernel_buffer_bytes(k));
-}
-
-JobSize size_tiles_walk(const schedule::Kernel& k) {
-  // The walk alone, counting into bins: about the rate of a plain simulation; bins and frames are
-  // bounded (kTileBins, kMaxTileFrames).
-  return trace_job(k, predict::kSimulationRatePlain, 64ull << 20);
-}
 
 namespace {
 
@@ -77,7 +40,8 @@ std::string duration_text(double seconds) {
 
 }  // namespace
 
-std::optional<HeldJob> hold_for(const JobSize& s, const std::string& what, bool anyway) {
+std::optional<HeldJob> hold_for(const pipeline::WalkSize& s, const std::string& what,
+                                bool anyway) {
   HeldJob h;
   if (!s.fits()) {
     h.refused = true;

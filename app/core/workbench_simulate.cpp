@@ -6,7 +6,6 @@
 #include "sim/io/format.h"
 #include "sim/predict/analytic.h"
 #include "sim/predict/simulate.h"
-#include "sim/schedule/trace_size.h"
 
 #include <algorithm>
 #include <chrono>
@@ -73,8 +72,7 @@ void total_program(MemoryResult& r, const schedule::Program& p, const predict::M
     r.program = ProgramTotal{1, r.levels, double(r.flops)};
     return;
   }
-  double accesses = 0;
-  for (const schedule::Kernel& k : p.kernels) accesses += schedule::estimate_trace_size(k).accesses;
+  const double accesses = pipeline::size_walk(pipeline::Walk::Simulation, p, &m).accesses;
   if (accesses > kMaxProgramTotalAccesses) {
     r.program_note = "the whole schedule's total is not simulated: its " +
                      std::to_string(p.kernels.size()) + " kernels make about " +
@@ -146,7 +144,7 @@ std::string workbench_simulate(Workbench& wb, bool anyway) {
   if (wb.memory_job.running() && wb.memory_job.key() == key) return {};
   wb.memory_errors.erase(key);
   if (std::optional<HeldJob> held =
-          hold_for(size_simulation(*k, *wb.machine),
+          hold_for(pipeline::size_walk(pipeline::Walk::Simulation, *k, &*wb.machine),
                    "Simulating " + k->name + " on " + wb.machine_name, anyway)) {
     // The analytic model answers without a walk (CPU loop nests): show it while the learner
     // decides.

@@ -13,8 +13,8 @@ std::string workbench_record_tiles(Workbench& wb, bool anyway) {
   const std::string key = wb.schedule_key();
   if (wb.tiles_key == key && (wb.tiles || !wb.tiles_error.empty())) return {};
   if (wb.tiles_job.running() && wb.tiles_job.key() == key) return {};
-  if (std::optional<HeldJob> held =
-          hold_for(size_tiles_walk(*k), "Walking the loop nest of " + k->name, anyway)) {
+  const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Tiles, *k, nullptr);
+  if (std::optional<HeldJob> held = hold_for(size, "Walking the loop nest of " + k->name, anyway)) {
     wb.tiles_held[key] = *held;
     return {};
   }
@@ -40,8 +40,8 @@ std::string workbench_record_gpu_tiles(Workbench& wb, bool anyway) {
   if (wb.gpu_tiles_key == key && (wb.gpu_tiles || !wb.gpu_tiles_error.empty())) return {};
   if (wb.gpu_tiles_job.running() && wb.gpu_tiles_job.key() == key) return {};
   // The walk up to the picked wave is at most the whole GPU trace: sized as the loop-nest walk.
-  if (std::optional<HeldJob> held =
-          hold_for(size_tiles_walk(*k), "Walking " + k->name + " on the GPU", anyway)) {
+  const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Tiles, *k, nullptr);
+  if (std::optional<HeldJob> held = hold_for(size, "Walking " + k->name + " on the GPU", anyway)) {
     wb.tiles_held[key] = *held;
     return {};
   }

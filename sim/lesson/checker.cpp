@@ -19,7 +19,6 @@
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/trace.h"
-#include "sim/schedule/trace_size.h"
 #include "sim/schedule/transform.h"
 
 #include <algorithm>
@@ -470,10 +469,10 @@ const SimResult& LessonSession::simulate(const std::string& program_id,
   if (auto it = m_sims.find(key); it != m_sims.end()) return it->second;
   const LessonProgram* lp = program(program_id);
   if (!lp) throw EvalError{"unknown program '" + program_id + "'"};
+  const predict::Machine& m = machine(machine_name);
   // Sized before it starts: the learner can make a model of any size, and so can a lesson.
-  double accesses = 0;
-  for (const schedule::Kernel& k : lp->program.kernels)
-    accesses += schedule::estimate_trace_size(k).accesses;
+  const double accesses =
+      pipeline::size_walk(pipeline::Walk::Simulation, lp->program, &m).accesses;
   if (program_id == kLearner && accesses > kMaxLearnerAccesses)
     throw EvalError{"your model is too large to simulate for this checkpoint: its trace has " +
                     Value::of(accesses).to_string() + " accesses, more than " +
@@ -483,7 +482,6 @@ const SimResult& LessonSession::simulate(const std::string& program_id,
     throw EvalError{"'" + program_id + "' is too large to simulate in a lesson: its trace has " +
                     Value::of(accesses).to_string() + " accesses, more than " +
                     Value::of(kMaxLessonAccesses).to_string() + " (use smaller shapes)"};
-  const predict::Machine& m = machine(machine_name);
   // The shared pipeline: every kernel of the program in one hierarchy, outputs written back.
   predict::RunOptions options;
   if (m_cancel)

@@ -439,7 +439,8 @@ TEST_CASE("a long job waits for 'anyway', with the analytic model's answer besid
   // about 34 s at the simulator's 8 M accesses/s with the 3C split.
   AppState state = test::state_for("x: [512, 512]\nW: [512, 512] weight\ny = x @ W.T\n");
   REQUIRE(run(state, "machine tiny").empty());
-  const JobSize s = size_simulation(*state.workbench.kernel(), *state.workbench.machine);
+  const pipeline::WalkSize s = pipeline::size_walk(
+      pipeline::Walk::Simulation, *state.workbench.kernel(), &*state.workbench.machine);
   CHECK(s.accesses == 2.0 * 512 * 512 * 512 + 512 * 512);
   CHECK(s.seconds == doctest::Approx(s.accesses / 8e6));  // 3C split alone: 8 M/s
   CHECK(s.seconds > kLongJobSeconds);
@@ -455,6 +456,33 @@ TEST_CASE("a long job waits for 'anyway', with the analytic model's answer besid
   CHECK(run(state, "cancel").empty());
   test::wait_jobs(state);
   CHECK(state.workbench.memory_errors.at(state.workbench.memory_key()) == "cancelled");
+}
+
+TEST_CASE("one sizing function: a program's walk sums its kernels; --verify's memory by hand") {
+  // Unfused x @ W.T + b: a MatMul kernel (2·M·N·K loads, M·N stores) and an Add kernel
+  // (2·M·N loads, M·N stores), M = 16, N = 8, K = 32.
+  const pipeline::Study s = pipeline::study({"x: [16, 32]\nW: [8, 32] weight\nb: [8] weight\n"
+                                             "y = x @ W.T + b\n", "<test>"},
+                                            "", predict::load_machine("tiny"));
+  REQUIRE(s.program().kernels.size() == 2);
+  const double mm = 2.0 * 16 * 8 * 32 + 16 * 8, add = 2.0 * 16 * 8 + 16 * 8;
+  const pipeline::WalkSize prog =
+      pipeline::size_walk(pipeline::Walk::Simulation, s.program(), &s.machine);
+  CHECK(prog.accesses == mm + add);
+  CHECK(prog.formula.empty());
+  CHECK(prog.seconds == doctest::Approx(prog.accesses / prog.rate));
+  // The interpreter's program memory is --verify's: feeds (x, W, b: 512 + 256 + 8 elements) in
+  // double and float, every tensor's double result (x, W, b, the product 128, y 128: 1032), the
+  // produced ones in float (256), and the widest kernel's buffers twice in float (the MatMul's
+  // x, W and product: 512 + 256 + 128 = 896).
+  const double fed = 512 + 256 + 8, all = fed + 128 + 128;
+  const pipeline::WalkSize verify =
+      pipeline::size_walk(pipeline::Walk::Interpreter, s.program(), nullptr);
+  CHECK(verify.bytes == uint64_t(fed * 12 + all * 8 + (all - fed) * 4 + 896 * 4 * 2));
+  CHECK(verify.rate == predict::kInterpreterRate);
+  // A simulation is sized against a machine's hierarchy: none given is a programming error.
+  CHECK_THROWS_AS(pipeline::size_walk(pipeline::Walk::Simulation, s.kernel(), nullptr),
+                  std::invalid_argument);
 }
 
 TEST_CASE("'anyway' round-trips through the script form; anything else is refused") {
