@@ -426,6 +426,20 @@ class Parser {
         m.registers_per_thread = whole<int64_t>(e, Quantity::Count, 1, 1 << 16);
       } else if (e.key == "threads_per_block") {
         m.threads_per_block = whole<int64_t>(e, Quantity::Count, 1, 1 << 20);
+      } else if (e.key == "warps_per_sm") {
+        m.sm.warps = whole<int64_t>(e, Quantity::Count, 1, 1 << 12);
+      } else if (e.key == "blocks_per_sm") {
+        m.sm.blocks = whole<int64_t>(e, Quantity::Count, 1, 1 << 12);
+      } else if (e.key == "registers_per_sm") {
+        m.sm.registers = whole<int64_t>(e, Quantity::Count, 1, int64_t{1} << 24);
+      } else if (e.key == "register_unit") {
+        m.sm.register_unit = whole<int64_t>(e, Quantity::Count, 1, 1 << 16);
+      } else if (e.key == "sub_partitions") {
+        m.sm.sub_partitions = whole<int64_t>(e, Quantity::Count, 1, 64);
+      } else if (e.key == "smem_reserved_per_block") {
+        m.sm.smem_reserved_per_block = whole<int64_t>(e, Quantity::Bytes, 0, int64_t{1} << 30);
+      } else if (e.key == "smem_unit") {
+        m.sm.smem_unit = whole<int64_t>(e, Quantity::Bytes, 1, int64_t{1} << 20);
       } else if (e.key == "vector") {
         m.vector_bytes = whole<int64_t>(e, Quantity::Bytes, 4, 1 << 12);
       } else if (e.key == "vector_registers") {
@@ -434,7 +448,9 @@ class Parser {
         fail(e, "unknown key '" + e.key +
                     "' (expected name, kind, description, cores, sms, clock, caches, fma_units, "
                     "dependent_fma, 'peak <dtype> <unit>', smem_per_block, registers_per_thread, "
-                    "threads_per_block, vector or vector_registers)");
+                    "threads_per_block, warps_per_sm, blocks_per_sm, registers_per_sm, "
+                    "register_unit, sub_partitions, smem_reserved_per_block, smem_unit, vector or "
+                    "vector_registers)");
       }
     }
     if (m.name.empty()) fail_at(1, "the machine has no 'name = …' line");

@@ -80,6 +80,16 @@ struct Machine {
   int64_t threads_per_block = 0;
   int64_t vector_bytes = 0;
   int64_t vector_registers = 0;
+  // What one SM holds at once, for occupancy (predict/occupancy.h): warps and blocks, 32-bit
+  // registers (allocated per warp in units of `register_unit`, split evenly over the SM's
+  // `sub_partitions` warp schedulers), and the shared memory the driver keeps per block
+  // (`smem_reserved_per_block`) and rounds each block's to (`smem_unit`). The SM's shared memory is
+  // the scratchpad's size (the largest carve-out). 0 = not stated: occupancy is then unknown.
+  struct SmLimits {
+    int64_t warps = 0, blocks = 0, registers = 0, register_unit = 0, sub_partitions = 0;
+    int64_t smem_reserved_per_block = 0, smem_unit = 0;
+    bool known() const { return warps > 0 && blocks > 0 && registers > 0 && register_unit > 0; }
+  } sm;
 
   // Peak for a dtype and unit, 0 when the machine file does not give it.
   double peak(std::string_view dtype, std::string_view unit) const;

@@ -1,0 +1,172 @@
+// Latency hiding: the bandwidth a memory-bound kernel reaches against the loads it keeps in
+// flight. Every SM holds W warps (W = 1, 2, 4 … 64: one block of W warps per SM up to 32, two of
+// 32 for 64) and each thread issues L independent 16-byte loads (L = 1, 2, 4, 8) before it uses
+// any of them; the grid covers exactly one resident wave, and each thread strides through a
+// buffer far larger than L2, so every load goes to HBM. Little's law says the bandwidth is the
+// bytes in flight over the latency, until HBM itself saturates: W × L × 32 lanes × 16 B per SM.
+// The unloaded latency is measured too, by a one-thread pointer chase: through a random cycle of
+// lines (every step a new page too) and through lines in order, 33 apart (pages stay translated).
+//
+// Build: nvcc -O3 -std=c++17 -arch=sm_90 -o latency_hiding scripts/experiments/latency_hiding.cu
+// Run:   ./latency_hiding > latency-hiding.json
+// Output: one JSON object — the device, the chase's latency, and for every (W, L) the median of
+// 15 timed launches and the bytes read (tilescope-latency-hiding/1, read by tests/predict).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "latency_hiding: %s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+// Each thread reads `iters` rounds of L float4s; the L loads of a round are independent (L
+// separate accumulators, addresses a whole grid's width apart), so the warp has L requests in
+// flight before the first use. The sum is written once so the loads cannot be removed.
+template <int L>
+__global__ void stream_loads(const float4* __restrict__ in, float* __restrict__ out,
+                             int64_t iters) {
+  const int64_t threads = int64_t(gridDim.x) * blockDim.x;
+  const int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  float4 acc[L];
+#pragma unroll
+  for (int j = 0; j < L; ++j) acc[j] = make_float4(0, 0, 0, 0);
+  for (int64_t i = 0; i < iters; ++i) {
+    const float4* p = in + (i * L) * threads + t;
+    float4 v[L];
+#pragma unroll
+    for (int j = 0; j < L; ++j) v[j] = __ldcs(p + j * threads);  // streaming: no reuse in L1/L2
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+      acc[j].x += v[j].x;
+      acc[j].y += v[j].y;
+      acc[j].z += v[j].z;
+      acc[j].w += v[j].w;
+    }
+  }
+  float s = 0;
+#pragma unroll
+  for (int j = 0; j < L; ++j) s += acc[j].x + acc[j].y + acc[j].z + acc[j].w;
+  out[t] = s;
+}
+
+// One thread follows a chain of indices through the buffer: each load's address is the previous
+// load's value, so exactly one load is in flight — its time is the memory's latency.
+__global__ void chase(const uint32_t* __restrict__ next, int64_t steps, uint32_t* out,
+                      unsigned long long* ns) {
+  uint32_t i = 0;
+  unsigned long long t0, t1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  for (int64_t s = 0; s < steps; ++s) i = __ldcg(next + i);
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+  *out = i;
+  *ns = t1 - t0;
+}
+
+template <int L>
+double time_loads(const float4* in, float* out, int blocks, int threads, int64_t iters) {
+  cudaEvent_t a, b;
+  check(cudaEventCreate(&a), "event");
+  check(cudaEventCreate(&b), "event");
+  std::vector<float> ms;
+  for (int rep = 0; rep < 17; ++rep) {
+    check(cudaEventRecord(a), "record");
+    stream_loads<L><<<blocks, threads>>>(in, out, iters);
+    check(cudaEventRecord(b), "record");
+    check(cudaEventSynchronize(b), "sync");
+    float t = 0;
+    check(cudaEventElapsedTime(&t, a, b), "elapsed");
+    if (rep >= 2) ms.push_back(t);  // two warm-up launches
+  }
+  check(cudaGetLastError(), "launch");
+  std::sort(ms.begin(), ms.end());
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+int main() {
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, 0), "device");
+  const int sms = prop.multiProcessorCount;
+  const size_t bytes = size_t(2) << 30;  // 2 GiB: 30 times the L2
+  float4* in = nullptr;
+  float* out = nullptr;
+  check(cudaMalloc(&in, bytes), "malloc");
+  check(cudaMemset(in, 0, bytes), "memset");
+  check(cudaMalloc(&out, size_t(sms) * 2048 * sizeof(float)), "malloc");
+
+  // Latency: a random cycle through 64 Mi indices (256 MiB), every step a new 128 B line.
+  const uint32_t n = 64u << 20;
+  std::vector<uint32_t> order(n / 32), next(n, 0);
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i * 32;
+  std::srand(7);
+  for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[size_t(std::rand()) % (i + 1)]);
+  for (size_t i = 0; i < order.size(); ++i) next[order[i]] = order[(i + 1) % order.size()];
+  uint32_t* d_next = nullptr;
+  uint32_t* d_out = nullptr;
+  unsigned long long* d_ns = nullptr;
+  check(cudaMalloc(&d_next, size_t(n) * 4), "malloc");
+  check(cudaMemcpy(d_next, next.data(), size_t(n) * 4, cudaMemcpyHostToDevice), "copy");
+  check(cudaMalloc(&d_out, 4), "malloc");
+  check(cudaMalloc(&d_ns, 8), "malloc");
+  const int64_t chase_steps = 200000;
+  auto run_chase = [&]() {
+    chase<<<1, 1>>>(d_next, 1000, d_out, d_ns);  // warm-up
+    chase<<<1, 1>>>(d_next, chase_steps, d_out, d_ns);
+    unsigned long long ns = 0;
+    check(cudaMemcpy(&ns, d_ns, 8, cudaMemcpyDeviceToHost), "copy");
+    return double(ns) / chase_steps;
+  };
+  const double random_ns = run_chase();
+  // The same buffer walked in order, 4224 B (33 lines) a step: every load still misses L2 (the
+  // walk comes back to a line only after 256 MiB), but it stays in one page for hundreds of
+  // steps, so address translation is not part of the latency.
+  for (uint32_t i = 0; i < n; i += 32) next[i] = (i + 32 * 33) % n;
+  check(cudaMemcpy(d_next, next.data(), size_t(n) * 4, cudaMemcpyHostToDevice), "copy");
+  const double strided_ns = run_chase();
+
+  std::printf("{\n \"schema\": \"tilescope-latency-hiding/1\",\n");
+  int clock_khz = 0;  // CUDA 13 dropped cudaDeviceProp::clockRate
+  check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0), "clock");
+  std::printf(" \"device\": {\"name\": \"%s\", \"sms\": %d, \"l2_bytes\": %d, \"clock_khz\": %d},\n",
+              prop.name, sms, prop.l2CacheSize, clock_khz);
+  std::printf(" \"chase\": {\"steps\": %lld, \"random_ns\": %.2f, \"strided_ns\": %.2f},\n",
+              (long long)chase_steps, random_ns, strided_ns);
+  std::printf(" \"load_bytes\": 16,\n \"points\": [\n");
+  bool first = true;
+  for (int warps : {1, 2, 4, 8, 16, 32, 64}) {
+    const int per_block = std::min(warps, 32), blocks_per_sm = warps / per_block;
+    const int threads = per_block * 32, blocks = sms * blocks_per_sm;
+    const int64_t grid_threads = int64_t(blocks) * threads;
+    for (int loads : {1, 2, 4, 8}) {
+      // As many rounds as fit the buffer: every thread reads `loads` float4s a round.
+      const int64_t iters = int64_t(bytes / 16) / (grid_threads * loads);
+      double ms = 0;
+      switch (loads) {
+        case 1: ms = time_loads<1>(in, out, blocks, threads, iters); break;
+        case 2: ms = time_loads<2>(in, out, blocks, threads, iters); break;
+        case 4: ms = time_loads<4>(in, out, blocks, threads, iters); break;
+        default: ms = time_loads<8>(in, out, blocks, threads, iters); break;
+      }
+      const double read = double(iters) * grid_threads * loads * 16;
+      std::printf("%s  {\"warps_per_sm\": %d, \"loads_per_thread\": %d, \"blocks\": %d, "
+                  "\"threads_per_block\": %d, \"bytes\": %.0f, \"median_ms\": %.5f, "
+                  "\"gb_per_s\": %.1f}",
+                  first ? "" : ",\n", warps, loads, blocks, threads, read, ms, read / ms / 1e6);
+      first = false;
+    }
+  }
+  std::printf("\n ]\n}\n");
+  return 0;
+}
