@@ -15,7 +15,7 @@ struct Control {
   ControlKind kind;
   int ScheduleControls::*schedule_int = nullptr;  // Int and Choice fields of the schedule panel
   int PaletteControls::*palette_int = nullptr;    // Choice fields of the palette
-  int ViewControls::*views_int = nullptr;         // Int fields of the Memory and Timings views
+  int ViewControls::*views_int = nullptr;         // Int fields of the other views
   bool PaletteControls::*palette_flag = nullptr;
   std::string PaletteControls::*palette_text = nullptr;
   int min = 0, max = 0;                  // Int: the range; Choice: 0 and the count
@@ -95,6 +95,18 @@ const Control kControls[] = {
      .kind = ControlKind::Int,
      .views_int = &ViewControls::timings_report,
      .max = kMaxIndex},
+    {.name = "occupancy.threads",
+     .kind = ControlKind::Int,
+     .views_int = &ViewControls::occupancy_threads,
+     .max = kMaxOccupancyThreads},
+    {.name = "occupancy.registers",
+     .kind = ControlKind::Int,
+     .views_int = &ViewControls::occupancy_registers,
+     .max = kMaxOccupancyRegisters},
+    {.name = "occupancy.smem",
+     .kind = ControlKind::Int,
+     .views_int = &ViewControls::occupancy_smem,
+     .max = kMaxOccupancySmem},
 };
 
 int& int_field(const Control& c, PanelControls& p) {

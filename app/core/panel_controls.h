@@ -1,6 +1,7 @@
 // The side panels' controls: what a learner has chosen in a panel's widgets before it becomes a
 // schedule step or a model edit — the Schedule panel's tile factor, bind target and stage / layout
-// choices, the graph palette's fold and its half-typed form, the Memory view's measured run.
+// choices and its occupancy calculator's resources, the graph palette's fold and its half-typed
+// form, the Memory view's measured run.
 // They lived in function-local statics of the views; here they are app state, so a script sets them (`control NAME VALUE`), a session
 // keeps them, and the views draw them and push `control` commands when a widget changes.
 //
@@ -25,6 +26,12 @@ inline constexpr const char* kPaletteDtypes[] = {"fp32", "fp16", "bf16", "int8"}
 
 inline constexpr int kMinTileLog2 = 1, kMaxTileLog2 = 8;  // tile factors 2 … 256
 inline constexpr int kMinBlockGroup = 1, kMaxBlockGroup = 64;
+// The occupancy calculator's fields. Their maxima pass every GPU's limits (1024 threads and 227 KiB
+// of shared memory a block, 255 registers a thread), so the panel can show why such a block cannot
+// run instead of refusing the number; registers start at a count typical of a simple kernel.
+inline constexpr int kMaxOccupancyThreads = 4096, kMaxOccupancyRegisters = 255;
+inline constexpr int kMaxOccupancySmem = 1 << 20;
+inline constexpr int kFirstOccupancyRegisters = 32;
 // The palette's text fields hold at most this many bytes (the widgets' buffers, less the NUL).
 inline constexpr size_t kPaletteNameBytes = 63, kPaletteFieldBytes = 127;
 
@@ -47,13 +54,21 @@ struct PaletteControls {
   std::string args;   // palette.args: key=value arguments for the ops that take them
 };
 
-// The Memory and Timings views' choices among recordings.
+// The Memory and Timings views' choices among recordings, and the Schedule panel's occupancy
+// calculator.
 struct ViewControls {
   // memory.measured-run: index into the runs of the counters recording the Memory view shows
   // for the machine's kind (ncu's for a GPU, cachegrind's for a CPU)
   int measured_run = 0;
   // timings.report: index into the recordings the Timings view lists (newest first)
   int timings_report = 0;
+  // occupancy.threads, occupancy.registers, occupancy.smem: one block's resources in the occupancy
+  // calculator. 0 threads or 0 bytes follow the current kernel's launch, so the panel tracks the
+  // schedule until the learner types a value; registers are the compiler's choice, which no
+  // schedule shows, so they are always typed.
+  int occupancy_threads = 0;
+  int occupancy_registers = kFirstOccupancyRegisters;
+  int occupancy_smem = 0;
 };
 
 struct PanelControls {

@@ -127,6 +127,34 @@ std::string write_layout_json(const std::string& path, const AppState& state, in
   return out ? std::string() : "cannot write layout JSON '" + path + "'";
 }
 
+// The Schedule panel's occupancy calculator as drawn: the resources it counts and their result.
+nlohmann::json occupancy_state_json(const AppState& state) {
+  const OccupancyShown o = occupancy_shown(state);
+  const predict::KernelResources& r = o.resources;
+  nlohmann::json j = {{"threads", r.threads_per_block},
+                      {"registers", r.registers_per_thread},
+                      {"smem", r.smem_per_block},
+                      {"threads_from_kernel", o.threads_from_kernel},
+                      {"smem_from_kernel", o.smem_from_kernel},
+                      {"grid_blocks", o.grid_blocks}};
+  if (!o.none.empty()) {
+    j["none"] = o.none;
+  } else if (!o.occupancy.error.empty()) {
+    j["error"] = o.occupancy.error;
+  } else {
+    const predict::Occupancy& c = o.occupancy;
+    j["blocks_per_sm"] = c.blocks_per_sm;
+    j["limiter"] = c.limiter;
+    j["limits"] = {{"warps", c.by_warps},
+                   {"blocks", c.by_blocks},
+                   {"registers", c.by_registers},
+                   {"shared_memory", c.by_smem}};
+    j["warps_per_sm"] = c.warps_per_sm;
+    j["occupancy"] = c.occupancy;
+  }
+  return j;
+}
+
 // The workbench's state for tests and tools: what a learner would read off the screen.
 std::string write_state_json(const std::string& path, const AppState& state) {
   const Workbench& wb = state.workbench;
@@ -224,6 +252,7 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   }
   if (!wb.gpu_tiles_error.empty()) j["tiles"]["gpu_error"] = wb.gpu_tiles_error;
   j["status"] = {{"message", state.status_message}, {"is_error", state.status_is_error}};
+  j["occupancy"] = occupancy_state_json(state);
   j["controls"] = nlohmann::json::object();
   for (const auto& [name, value] : panel_control_values(state.controls))
     j["controls"][name] = value;

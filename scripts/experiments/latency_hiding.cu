@@ -1,7 +1,7 @@
 // Latency hiding: the bandwidth a memory-bound kernel reaches against the loads it keeps in
 // flight. Every SM holds W warps (W = 1, 2, 4 … 64: one block of W warps per SM up to 32, two of
-// 32 for 64) and each thread issues L independent 16-byte loads (L = 1, 2, 4, 8) before it uses
-// any of them; the grid covers exactly one resident wave, and each thread strides through a
+// 32 for 64) and each thread issues L independent loads (L = 1, 2, 4, 8) before it uses any of
+// them — 16-byte loads with the streaming hint, 16-byte plain loads, 4-byte plain loads; the grid covers exactly one resident wave, and each thread strides through a
 // buffer far larger than L2, so every load goes to HBM. Little's law says the bandwidth is the
 // bytes in flight over the latency, until HBM itself saturates: W × L × 32 lanes × 16 B per SM.
 // The unloaded latency is measured too, by a one-thread pointer chase: through a random cycle of
@@ -10,7 +10,7 @@
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o latency_hiding scripts/experiments/latency_hiding.cu
 // Run:   ./latency_hiding > latency-hiding.json
 // Output: one JSON object — the device, the chase's latency, and for every (W, L) the median of
-// 15 timed launches and the bytes read (tilescope-latency-hiding/1, read by tests/predict).
+// 15 timed launches and the bytes read (tilescope-latency-hiding/2).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -28,33 +28,37 @@ void check(cudaError_t e, const char* what) {
   }
 }
 
-// Each thread reads `iters` rounds of L float4s; the L loads of a round are independent (L
-// separate accumulators, addresses a whole grid's width apart), so the warp has L requests in
-// flight before the first use. The sum is written once so the loads cannot be removed.
-template <int L>
-__global__ void stream_loads(const float4* __restrict__ in, float* __restrict__ out,
-                             int64_t iters) {
+__device__ float sum_of(float v) { return v; }
+__device__ float sum_of(float4 v) { return v.x + v.y + v.z + v.w; }
+__device__ float add(float a, float b) { return a + b; }
+__device__ float4 add(float4 a, float4 b) {
+  return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+
+// Each thread reads `iters` rounds of L values of T (float: 4 B, float4: 16 B); the L loads of a
+// round are independent (L accumulators, addresses a whole grid's width apart), so the warp has L
+// requests in flight before the first use, and no more: the round loop is not unrolled (the
+// compiler would otherwise hoist the next rounds' loads too). `streaming` uses ld.global.cs
+// (evict-first), else a plain ld.global. The sum is written once so the loads stay.
+template <typename T, int L, bool streaming>
+__global__ void stream_loads(const T* __restrict__ in, float* __restrict__ out, int64_t iters) {
   const int64_t threads = int64_t(gridDim.x) * blockDim.x;
   const int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  float4 acc[L];
+  T acc[L];
 #pragma unroll
-  for (int j = 0; j < L; ++j) acc[j] = make_float4(0, 0, 0, 0);
+  for (int j = 0; j < L; ++j) acc[j] = T{};
+#pragma unroll 1
   for (int64_t i = 0; i < iters; ++i) {
-    const float4* p = in + (i * L) * threads + t;
-    float4 v[L];
+    const T* p = in + (i * L) * threads + t;
+    T v[L];
 #pragma unroll
-    for (int j = 0; j < L; ++j) v[j] = __ldcs(p + j * threads);  // streaming: no reuse in L1/L2
+    for (int j = 0; j < L; ++j) v[j] = streaming ? __ldcs(p + j * threads) : p[j * threads];
 #pragma unroll
-    for (int j = 0; j < L; ++j) {
-      acc[j].x += v[j].x;
-      acc[j].y += v[j].y;
-      acc[j].z += v[j].z;
-      acc[j].w += v[j].w;
-    }
+    for (int j = 0; j < L; ++j) acc[j] = add(acc[j], v[j]);
   }
   float s = 0;
 #pragma unroll
-  for (int j = 0; j < L; ++j) s += acc[j].x + acc[j].y + acc[j].z + acc[j].w;
+  for (int j = 0; j < L; ++j) s += sum_of(acc[j]);
   out[t] = s;
 }
 
@@ -71,15 +75,15 @@ __global__ void chase(const uint32_t* __restrict__ next, int64_t steps, uint32_t
   *ns = t1 - t0;
 }
 
-template <int L>
-double time_loads(const float4* in, float* out, int blocks, int threads, int64_t iters) {
+template <typename T, int L, bool streaming>
+double time_loads(const void* in, float* out, int blocks, int threads, int64_t iters) {
   cudaEvent_t a, b;
   check(cudaEventCreate(&a), "event");
   check(cudaEventCreate(&b), "event");
   std::vector<float> ms;
   for (int rep = 0; rep < 17; ++rep) {
     check(cudaEventRecord(a), "record");
-    stream_loads<L><<<blocks, threads>>>(in, out, iters);
+    stream_loads<T, L, streaming><<<blocks, threads>>>(static_cast<const T*>(in), out, iters);
     check(cudaEventRecord(b), "record");
     check(cudaEventSynchronize(b), "sync");
     float t = 0;
@@ -93,13 +97,24 @@ double time_loads(const float4* in, float* out, int blocks, int threads, int64_t
   return ms[ms.size() / 2];
 }
 
+template <typename T, bool streaming>
+double time_variant(int loads, const void* in, float* out, int blocks, int threads,
+                    int64_t iters) {
+  switch (loads) {
+    case 1: return time_loads<T, 1, streaming>(in, out, blocks, threads, iters);
+    case 2: return time_loads<T, 2, streaming>(in, out, blocks, threads, iters);
+    case 4: return time_loads<T, 4, streaming>(in, out, blocks, threads, iters);
+    default: return time_loads<T, 8, streaming>(in, out, blocks, threads, iters);
+  }
+}
+
 }  // namespace
 
 int main() {
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "device");
   const int sms = prop.multiProcessorCount;
-  const size_t bytes = size_t(2) << 30;  // 2 GiB: 30 times the L2
+  const size_t bytes = size_t(1) << 30;  // 1 GiB: 17 times the H200's L2
   float4* in = nullptr;
   float* out = nullptr;
   check(cudaMalloc(&in, bytes), "malloc");
@@ -136,35 +151,43 @@ int main() {
   check(cudaMemcpy(d_next, next.data(), size_t(n) * 4, cudaMemcpyHostToDevice), "copy");
   const double strided_ns = run_chase();
 
-  std::printf("{\n \"schema\": \"tilescope-latency-hiding/1\",\n");
+  std::printf("{\n \"schema\": \"tilescope-latency-hiding/2\",\n");
   int clock_khz = 0;  // CUDA 13 dropped cudaDeviceProp::clockRate
   check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0), "clock");
   std::printf(" \"device\": {\"name\": \"%s\", \"sms\": %d, \"l2_bytes\": %d, \"clock_khz\": %d},\n",
               prop.name, sms, prop.l2CacheSize, clock_khz);
   std::printf(" \"chase\": {\"steps\": %lld, \"random_ns\": %.2f, \"strided_ns\": %.2f},\n",
               (long long)chase_steps, random_ns, strided_ns);
-  std::printf(" \"load_bytes\": 16,\n \"points\": [\n");
+  std::printf(" \"points\": [\n");
   bool first = true;
-  for (int warps : {1, 2, 4, 8, 16, 32, 64}) {
-    const int per_block = std::min(warps, 32), blocks_per_sm = warps / per_block;
-    const int threads = per_block * 32, blocks = sms * blocks_per_sm;
-    const int64_t grid_threads = int64_t(blocks) * threads;
-    for (int loads : {1, 2, 4, 8}) {
-      // As many rounds as fit the buffer: every thread reads `loads` float4s a round.
-      const int64_t iters = int64_t(bytes / 16) / (grid_threads * loads);
-      double ms = 0;
-      switch (loads) {
-        case 1: ms = time_loads<1>(in, out, blocks, threads, iters); break;
-        case 2: ms = time_loads<2>(in, out, blocks, threads, iters); break;
-        case 4: ms = time_loads<4>(in, out, blocks, threads, iters); break;
-        default: ms = time_loads<8>(in, out, blocks, threads, iters); break;
+  struct Variant {
+    const char* name;
+    int bytes;
+    bool streaming;
+  };
+  for (const Variant v : {Variant{"float4 ld.global.cs", 16, true},
+                          Variant{"float4 ld.global", 16, false},
+                          Variant{"float ld.global", 4, false}}) {
+    for (int warps : {1, 2, 4, 8, 16, 32, 64}) {
+      const int per_block = std::min(warps, 32), blocks_per_sm = warps / per_block;
+      const int threads = per_block * 32, blocks = sms * blocks_per_sm;
+      const int64_t grid_threads = int64_t(blocks) * threads;
+      for (int loads : {1, 2, 4, 8}) {
+        // As many rounds as fit the buffer: every thread reads `loads` values a round.
+        const int64_t iters = int64_t(bytes / v.bytes) / (grid_threads * loads);
+        const double ms =
+            v.bytes == 16
+                ? (v.streaming ? time_variant<float4, true>(loads, in, out, blocks, threads, iters)
+                               : time_variant<float4, false>(loads, in, out, blocks, threads, iters))
+                : time_variant<float, false>(loads, in, out, blocks, threads, iters);
+        const double read = double(iters) * grid_threads * loads * v.bytes;
+        std::printf("%s  {\"variant\": \"%s\", \"load_bytes\": %d, \"warps_per_sm\": %d, "
+                    "\"loads_per_thread\": %d, \"blocks\": %d, \"threads_per_block\": %d, "
+                    "\"bytes\": %.0f, \"median_ms\": %.5f, \"gb_per_s\": %.1f}",
+                    first ? "" : ",\n", v.name, v.bytes, warps, loads, blocks, threads, read, ms,
+                    read / ms / 1e6);
+        first = false;
       }
-      const double read = double(iters) * grid_threads * loads * 16;
-      std::printf("%s  {\"warps_per_sm\": %d, \"loads_per_thread\": %d, \"blocks\": %d, "
-                  "\"threads_per_block\": %d, \"bytes\": %.0f, \"median_ms\": %.5f, "
-                  "\"gb_per_s\": %.1f}",
-                  first ? "" : ",\n", warps, loads, blocks, threads, read, ms, read / ms / 1e6);
-      first = false;
     }
   }
   std::printf("\n ]\n}\n");

@@ -245,6 +245,13 @@ Value eval_bandwidth(CheckCall& call) {
   return Value::of(m.memory.bandwidth_bytes_per_s);
 }
 
+Value eval_latency(CheckCall& call) {
+  const predict::Machine& m = call.machine(call.arg0());
+  if (m.memory.latency_ns <= 0)
+    throw EvalError{"machine " + call.arg0() + " gives no memory latency"};
+  return Value::of(m.memory.latency_ns * 1e-9);
+}
+
 Value eval_cache_bytes(CheckCall& call) {
   const predict::Machine& m = call.machine(call.arg0());
   const std::string level = call.str(1);

@@ -83,6 +83,8 @@ const std::vector<FunctionSpec>& functions() {
        "peak(h200, \"fp32\", \"simt\")", "a machine's peak for a dtype (and unit), FLOP/s"},
       {"bandwidth", eval_bandwidth, {kMachine}, 1, false, false, "machines", "bandwidth(h200)",
        "a machine's main-memory bandwidth, bytes/s"},
+      {"latency", eval_latency, {kMachine}, 1, false, false, "machines", "latency(h200)",
+       "a machine's main-memory latency, seconds (one load with nothing else in flight)"},
       {"cache_bytes", eval_cache_bytes, {kMachine, kString}, 2, false, false, "machines",
        "cache_bytes(h200, \"L2\")", "the size of a machine's cache level, bytes"},
       {"scratchpad_bytes", eval_scratchpad, {kMachine}, 1, false, false, "machines", "scratchpad_bytes(h200)",

@@ -62,6 +62,7 @@ Value eval_dram(CheckCall&);          // dram_bytes, dram_reads, dram_writes
 Value eval_level(CheckCall&);         // accesses, hits, misses, miss_rate
 Value eval_peak(CheckCall&);          // peak
 Value eval_bandwidth(CheckCall&);     // bandwidth
+Value eval_latency(CheckCall&);       // latency
 Value eval_cache_bytes(CheckCall&);   // cache_bytes
 Value eval_scratchpad(CheckCall&);    // scratchpad_bytes
 Value eval_recorded(CheckCall&);      // recorded

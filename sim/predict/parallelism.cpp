@@ -4,6 +4,7 @@
 #include "sim/io/format.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 namespace tilescope::predict {
@@ -25,6 +26,15 @@ ParallelismBound memory_parallelism(const Machine& m, int64_t busy_sms, const Lo
   b.latency_bound = b.latency_bandwidth < b.memory_bandwidth;
   b.needed_bytes_in_flight_per_sm =
       busy_sms > 0 ? b.memory_bandwidth * b.latency_s / double(busy_sms) : 0;
+  // Bandwidths in decimal units, as the machine files and datasheets give them.
+  auto rate = [](double bytes_per_s) {
+    char buf[32];
+    if (bytes_per_s >= 1e12)
+      std::snprintf(buf, sizeof buf, "%.3g TB/s", bytes_per_s / 1e12);
+    else
+      std::snprintf(buf, sizeof buf, "%.3g GB/s", bytes_per_s / 1e9);
+    return std::string(buf);
+  };
   auto plural = [](int64_t n, const char* word) {
     return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
   };
@@ -33,7 +43,7 @@ ParallelismBound memory_parallelism(const Machine& m, int64_t busy_sms, const Lo
               std::to_string(f.bytes_per_load) + " B in flight per SM (" +
               io::format_bytes(uint64_t(b.bytes_in_flight_per_sm)) + "; " +
               io::format_bytes(uint64_t(b.needed_bytes_in_flight_per_sm)) + " needed for " +
-              io::format_bytes(uint64_t(b.memory_bandwidth)) + "/s)";
+              rate(b.memory_bandwidth) + ")";
   return b;
 }
 

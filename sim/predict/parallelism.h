@@ -35,8 +35,8 @@ struct ParallelismBound {
   bool latency_bound = false;     // latency_bandwidth < memory_bandwidth
   // Bytes an SM must keep in flight for the memory's bandwidth (its Little's-law depth).
   double needed_bytes_in_flight_per_sm = 0;
-  // "latency-bound: 1 warp × 1 load × 512 B in flight per SM (512 B; 19.9 KiB needed)" or
-  // "bandwidth-bound: …".
+  // "latency-bound: 1 warp × 1 load × 512 B in flight per SM (512 B; 12.1 KiB needed for
+  // 4.8 TB/s)" or "bandwidth-bound: …".
   std::string summary;
 };
 

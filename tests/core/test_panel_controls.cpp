@@ -46,6 +46,10 @@ TEST_CASE("panel controls start where the views' statics did") {
   CHECK(c.palette.dims.empty());
   CHECK(c.palette.args.empty());
   CHECK(std::string(kPaletteDtypes[c.palette.dtype]) == "fp32");
+  // The occupancy calculator follows the kernel's launch (0) and starts at 32 registers.
+  CHECK(c.views.occupancy_threads == 0);
+  CHECK(c.views.occupancy_registers == 32);
+  CHECK(c.views.occupancy_smem == 0);
 }
 
 TEST_CASE("control sets each panel control by name, choices by their names") {
@@ -78,6 +82,12 @@ TEST_CASE("control sets each panel control by name, choices by their names") {
   CHECK(s.controls.palette.args == "padding=1 stride=2");
   CHECK(run(s, "control palette.args") == "");  // a text control may be emptied
   CHECK(s.controls.palette.args.empty());
+  CHECK(run(s, "control occupancy.threads 256") == "");
+  CHECK(s.controls.views.occupancy_threads == 256);
+  CHECK(run(s, "control occupancy.registers 128") == "");
+  CHECK(s.controls.views.occupancy_registers == 128);
+  CHECK(run(s, "control occupancy.smem 49152") == "");
+  CHECK(s.controls.views.occupancy_smem == 49152);
   // Nothing else moved: a control is a setting, not a step or an edit.
   CHECK(s.model.text == kModel);
   CHECK(s.workbench.steps_text().empty());
@@ -96,6 +106,13 @@ TEST_CASE("control refuses what the widgets could not show, and names the choice
                        doctest::Contains("whole number"), CommandError);
   CHECK_THROWS_WITH_AS(parse_command("control schedule.stage-at -1"),
                        doctest::Contains("from 0 to"), CommandError);
+  // Registers per thread stop at 255 (every GPU's most); threads and shared memory go past every
+  // GPU's limits, so the panel can say why such a block cannot run.
+  CHECK_THROWS_WITH_AS(parse_command("control occupancy.registers 256"),
+                       doctest::Contains("from 0 to 255, got '256'"), CommandError);
+  CHECK_NOTHROW(parse_command("control occupancy.threads 2048"));
+  CHECK_THROWS_WITH_AS(parse_command("control occupancy.threads -32"),
+                       doctest::Contains("from 0 to 4096"), CommandError);
   CHECK_THROWS_WITH_AS(
       parse_command("control schedule.bind warp.x"),
       "control schedule.bind: expected one of block.x, block.y, block.z, thread.x, thread.y, "
@@ -156,9 +173,13 @@ TEST_CASE("panel_control_values lists every control, and reads back to the same 
   c.palette.args = "dim=1";
   c.views.measured_run = 3;
   c.views.timings_report = 2;
+  c.views.occupancy_threads = 512;
+  c.views.occupancy_registers = 64;
+  c.views.occupancy_smem = 1024;
   const auto values = panel_control_values(c);
-  // 8 schedule controls, 5 of the palette, 1 of the Memory view, 1 of the Timings view
-  REQUIRE(values.size() == 15);
+  // 8 schedule controls, 5 of the palette, 1 of the Memory view, 1 of the Timings view, 3 of the
+  // occupancy calculator
+  REQUIRE(values.size() == 18);
   CHECK(values[0] == std::pair<std::string, std::string>{"schedule.tile-log2", "7"});
   CHECK(values[1] == std::pair<std::string, std::string>{"schedule.bind", "thread.z"});
   CHECK(values[3] == std::pair<std::string, std::string>{"schedule.stage-level", "scratchpad"});
@@ -167,6 +188,9 @@ TEST_CASE("panel_control_values lists every control, and reads back to the same 
   CHECK(values[11] == std::pair<std::string, std::string>{"palette.dtype", "int8"});
   CHECK(values[13] == std::pair<std::string, std::string>{"memory.measured-run", "3"});
   CHECK(values[14] == std::pair<std::string, std::string>{"timings.report", "2"});
+  CHECK(values[15] == std::pair<std::string, std::string>{"occupancy.threads", "512"});
+  CHECK(values[16] == std::pair<std::string, std::string>{"occupancy.registers", "64"});
+  CHECK(values[17] == std::pair<std::string, std::string>{"occupancy.smem", "1024"});
   PanelControls back;
   for (const auto& [name, value] : values) CHECK(set_panel_control(back, name, value) == "");
   CHECK(panel_control_values(back) == values);
@@ -177,6 +201,7 @@ TEST_CASE("a session keeps the panel controls, and skips one it cannot use") {
   REQUIRE(run(s, "control schedule.tile-log2 3") == "");
   REQUIRE(run(s, "control palette.open on") == "");
   REQUIRE(run(s, "control palette.name bias") == "");
+  REQUIRE(run(s, "control occupancy.registers 96") == "");
   const nlohmann::json j = session_to_json(s);
   CHECK(j["controls"]["schedule.tile-log2"] == "3");
   CHECK(j["controls"]["palette.open"] == "on");
@@ -186,6 +211,7 @@ TEST_CASE("a session keeps the panel controls, and skips one it cannot use") {
   CHECK(restored.controls.palette.open);
   CHECK(restored.controls.palette.name == "bias");
   CHECK(restored.controls.schedule.block_group == 8);
+  CHECK(restored.controls.views.occupancy_registers == 96);
 
   // A session from before the controls: they stay at their first values.
   nlohmann::json old = j;

@@ -1,6 +1,7 @@
 // The Schedule view: the step history (click to go back; applying after going back branches), the
 // last step's explanation or refusal, and the current kernel as loop nest, C++ and CUDA. Its side
-// panel (draw_schedule_inspector) holds the kernel list and the transformation controls.
+// panel (draw_schedule_inspector) holds the kernel list, the transformation controls and the
+// occupancy calculator (occupancy_panel.cpp).
 #include "app/gui/views/memory_views.h"
 #include "app/gui/views/views.h"
 
@@ -417,6 +418,8 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
   draw_grid_layout_section(ctx, k, em, tensor_names, group, layout_kind);
   ImGui::Spacing();
   ImGui::TextDisabled("Every control sends a step: apply \"...\" (replayable in scripts).");
+  // Beside the grid controls: how many of this launch's blocks an SM holds at once.
+  draw_occupancy_section(ctx);
   // The working set of one tile against each cache of the selected machine, recomputed from the
   // schedule alone, so it moves with the tile slider above.
   section_heading(ctx, ("Working set on " + ctx.state.workbench.machine_name).c_str());

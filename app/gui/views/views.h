@@ -7,6 +7,7 @@
 #include "app/gui/theme.h"
 #include "app/gui/views/view_caches.h"
 #include "app/gui/widgets/gui_store.h"
+#include "sim/predict/occupancy.h"
 
 #include <string>
 #include <vector>
@@ -53,6 +54,21 @@ void draw_tabs_view(ViewContext& ctx, const core::Rect& rect);
 void handle_global_keys(ViewContext& ctx);
 void draw_schedule_view(ViewContext& ctx, const core::Rect& rect);
 void draw_schedule_inspector(ViewContext& ctx, const core::Rect& rect);
+// The Schedule panel's occupancy calculator (occupancy_panel.cpp) counts one block's resources:
+// the occupancy.* controls (panel_controls.h), the current kernel's launch where a control is 0,
+// on the workbench's machine. `none` says why nothing is counted (a CPU, a GPU file without per-SM
+// limits, no machine); the state JSON reports what the panel shows from the same function.
+struct OccupancyShown {
+  std::string none;
+  predict::KernelResources resources;
+  bool threads_from_kernel = false, smem_from_kernel = false;
+  int64_t grid_blocks = 0;  // the current kernel's launch, for its waves
+  predict::Occupancy occupancy;
+};
+OccupancyShown occupancy_shown(const core::AppState& state);
+// Its section: the three fields, the blocks per SM each resource allows, the limiter, the waves
+// and three curves (or the line saying why there is no occupancy to count).
+void draw_occupancy_section(ViewContext& ctx);
 void draw_memory_view(ViewContext& ctx, const core::Rect& rect);
 void draw_memory_inspector(ViewContext& ctx, const core::Rect& rect);
 void draw_timings_view(ViewContext& ctx, const core::Rect& rect);

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# GUI scenario test for the Schedule panel's occupancy calculator, driven by clicks and typing: on
+# the H200 the default model's GEMM tiled 16 × 16 and bound to blocks and threads (256 threads a
+# block) counts the kernel's launch; the registers field is clicked and 128 typed, then 64, each
+# checked against a hand count in the state JSON; 2048 threads show the error line; a click on
+# the registers curve picks a value; on the tiny CPU machine the panel says occupancy is a GPU's
+# idea. Screenshots at 100 % and 200 % are checked by gui_png_check.
+# usage: gui_occupancy.sh TILESCOPE GUI_PNG_CHECK GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped)
+set -euo pipefail
+with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
+app=$1 check=$2 query=$3 out=$4
+if ! command -v Xvfb >/dev/null 2>&1; then
+  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
+  exit 77
+fi
+mkdir -p "$out"
+rm -f "$out"/*.png "$out"/*.json "$out"/*.script "$out"/*.txt
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+run_app() {
+  local name=$1 text=$2
+  printf '%s\nquit\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
+  "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" --no-session --script "$out/$name.script" \
+    --size 1440x900 --layout-json "$out/$name.layout.json" --state-json "$out/$name.state.json" ||
+    fail "$name: the app exited with $?"
+}
+at() {
+  "$query" "$out/$1.layout.json" --widget "$2" || fail "widget $2 is not on the screen of $1"
+}
+# expect FILE POINTER VALUE: the state JSON FILE (NAME.state.json under OUT) has VALUE there.
+expect() {
+  local got
+  got=$("$query" "$out/$1.state.json" "$2") || fail "$1: no $2 in the state"
+  [[ "$got" == "$3" ]] || fail "$1: $2 is '$got', expected '$3'"
+}
+# expect_near FILE POINTER NUMBER: a number within 1e-9 of NUMBER (0.25 may print as 0.25 or
+# 2.5e-01).
+expect_near() {
+  local got
+  got=$("$query" "$out/$1.state.json" "$2") || fail "$1: no $2 in the state"
+  awk -v a="$got" -v b="$3" 'BEGIN{d = a - b; exit !(d < 1e-9 && d > -1e-9)}' ||
+    fail "$1: $2 is $got, expected $3"
+}
+
+steps="tile(i, j, 16, 16); bind(i.o, block.y); bind(j.o, block.x); bind(i.i, thread.y); "
+steps+="bind(j.i, thread.x)"
+setup="machine h200
+view schedule
+apply \"$steps\"
+wait-frames 3"
+settle=$'wait-frames 3'
+
+# [1] The probe: the calculator follows the kernel's launch — 32 × 4 blocks of 16 × 16 threads,
+# no shared memory — at the first 32 registers: 8 blocks of 8 warps fill the SM's 64 (warps and
+# registers both allow 8), occupancy 1.
+run_app p0 "$setup"
+expect p0 /occupancy/threads 256
+expect p0 /occupancy/threads_from_kernel true
+expect p0 /occupancy/smem 0
+expect p0 /occupancy/registers 32
+expect p0 /occupancy/grid_blocks 128
+expect p0 /occupancy/blocks_per_sm 8
+expect p0 /occupancy/limiter "warps and registers"
+expect_near p0 /occupancy/occupancy 1
+registers=$(at p0 occupancy.registers)
+threads=$(at p0 occupancy.threads)
+
+# [2] The registers field clicked, its text selected and 128 typed, then 64. By hand: 128 × 32
+# lanes = 4096 registers a warp; each of the 4 schedulers owns 65536 / 4 = 16384, so 4 warps
+# each, 16 an SM = 2 blocks of 8 warps: registers limit, 16 of 64 warps, 0.25. At 64: 2048 a
+# warp, 8 each, 32 an SM = 4 blocks, 0.5. Then 2048 threads: no GPU runs such a block, and the
+# panel says why instead of a table.
+type_into() {  # type_into "X Y" TEXT: a field clicked, emptied and typed into, as a learner would
+  printf 'click %s\nkey Ctrl+A\ntype %s\nkey Enter\n%s\n' "$1" "$2" "$settle"
+}
+run_app a1 "$setup
+$(type_into "$registers" 128)
+write-state OUT/r128.state.json
+screenshot OUT/occupancy-128.png
+wait-frames 1
+$(type_into "$registers" 64)
+write-state OUT/r64.state.json
+$(type_into "$threads" 2048)
+write-state OUT/t2048.state.json
+wait-frames 1"
+expect r128 /occupancy/registers 128
+expect r128 /occupancy/threads 256
+expect r128 /occupancy/limits/registers 2
+expect r128 /occupancy/blocks_per_sm 2
+expect r128 /occupancy/limiter registers
+expect r128 /occupancy/warps_per_sm 16
+expect_near r128 /occupancy/occupancy 0.25
+expect r128 /controls/occupancy.registers 128
+expect r64 /occupancy/registers 64
+expect r64 /occupancy/blocks_per_sm 4
+expect r64 /occupancy/limiter registers
+expect_near r64 /occupancy/occupancy 0.5
+expect t2048 /occupancy/threads 2048
+expect t2048 /occupancy/threads_from_kernel false
+expect t2048 /controls/occupancy.threads 2048
+error=$("$query" "$out/t2048.state.json" /occupancy/error) || fail "2048 threads show no error"
+[[ $error == *"cannot run on h200"* ]] || fail "2048 threads: '$error'"
+if "$query" "$out/t2048.state.json" /occupancy/blocks_per_sm >/dev/null 2>&1; then
+  fail "2048 threads still count blocks per SM"
+fi
+"$check" "$out/occupancy-128.png" "$out/a1.layout.json" --expect-parsed true --min-ops 3
+
+# [3] The curves are further down the panel: scrolled to, then a click in the middle of the
+# registers curve (8 to 255) sets the registers near 128 to the point clicked.
+scrolled="$setup
+control occupancy.registers 64
+scroll 1200 600 -20
+$settle"
+run_app p1 "$scrolled"
+curve=$(at p1 occupancy.registers.curve)
+run_app a2 "$scrolled
+click $curve
+$settle
+screenshot OUT/occupancy-curves.png
+wait-frames 1"
+picked=$("$query" "$out/a2.state.json" /occupancy/registers) || fail "a2: no registers in the state"
+[[ $picked -ge 112 && $picked -le 144 && $((picked % 8)) -eq 0 ]] ||
+  fail "a click mid-curve picked $picked registers, not a point near 128"
+"$check" "$out/occupancy-curves.png" "$out/a2.layout.json" --expect-parsed true --min-ops 3
+
+# [4] At 200 % the section's texts wrap inside the panel: none cut off at its edge, in the upper
+# half (fields, table, sentences) nor the lower (the curves' titles and ranges).
+run_app s2 "$setup
+control occupancy.registers 128
+ui-scale 2
+$settle
+scroll 1200 600 -6
+$settle
+write-layout OUT/s2-top.layout.json
+screenshot OUT/occupancy-200.png
+wait-frames 1
+scroll 1200 600 -20
+$settle
+screenshot OUT/occupancy-200-curves.png
+wait-frames 1"
+"$check" "$out/occupancy-200.png" "$out/s2-top.layout.json" --expect-parsed true --min-ops 3
+"$check" "$out/occupancy-200-curves.png" "$out/s2.layout.json" --expect-parsed true --min-ops 3
+at s2-top occupancy.registers >/dev/null
+at s2 occupancy.smem.curve >/dev/null
+for layout in s2-top s2; do
+  cut=$("$query" "$out/$layout.layout.json" /clipped_text)
+  for text in "threads per block" "registers per thread" "shared memory per block" "kernel's" \
+      "Registers come from" "Blocks one SM holds" "KiB of" "a warp" "blocks per SM" "waves" \
+      "Occupancy (0" "8 - 255" "227 KiB" "25 %"; do
+    [[ $cut != *"$text"* ]] || fail "at 200 % '$text' is cut off ($layout): $cut"
+  done
+done
+
+# [5] A CPU machine: no crash, no numbers, the line that says why.
+run_app c1 "$setup
+machine tiny
+$settle
+write-frame-text OUT/tiny-text.txt
+$settle
+screenshot OUT/occupancy-cpu.png
+wait-frames 1"
+expect c1 /machine tiny
+none=$("$query" "$out/c1.state.json" /occupancy/none) ||
+  fail "tiny shows no reason for no occupancy"
+[[ $none == "Occupancy is a GPU's idea"* ]] || fail "tiny: '$none'"
+grep -q "Occupancy is a GPU's idea" "$out/tiny-text.txt" ||
+  fail "the panel does not show the CPU line"
+if grep -q "blocks per SM, limited by" "$out/tiny-text.txt"; then fail "tiny shows an occupancy"; fi
+"$check" "$out/occupancy-cpu.png" "$out/c1.layout.json" --expect-parsed true --min-ops 3
+echo "gui occupancy: all checks passed"
