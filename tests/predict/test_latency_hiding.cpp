@@ -1,0 +1,64 @@
+// The latency-hiding experiment's recordings (assets/recorded/experiments, made by
+// scripts/experiments/latency_hiding.cu on an H100) against what tilescope says of them: the
+// machine file's memory latency is the measured chase, the memory's bandwidth binds only with
+// many warps in flight, and Little's law over the loads a warp has in flight is the bound the
+// docs say it is (docs/occupancy.md).
+#include "build_paths.h"
+#include "sim/predict/machine.h"
+#include "sim/predict/parallelism.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+using namespace tilescope::predict;
+
+namespace {
+
+nlohmann::json recording(const std::string& name) {
+  std::ifstream in(std::string(TILESCOPE_SOURCE_DIR) + "/assets/recorded/experiments/" + name);
+  REQUIRE(in);
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("latency hiding on the H100: the chase is the machine's latency; many warps reach HBM") {
+  const Machine h100 = load_machine("h100");
+  for (const char* run : {"gpu-h100-latency-hiding-2026-12-05-unrolled-run1.json",
+                          "gpu-h100-latency-hiding-2026-12-05-unrolled-run2.json"}) {
+    CAPTURE(run);
+    const nlohmann::json r = recording(run);
+    CHECK(r.at("device").at("name").get<std::string>().find("H100") != std::string::npos);
+    CHECK(r.at("device").at("sms").get<int>() == h100.cores);
+    // The machine file's latency is the in-order chase, rounded to 340 ns.
+    CHECK(r.at("chase").at("strided_ns").get<double>() ==
+          doctest::Approx(h100.memory.latency_ns).epsilon(0.01));
+    double at_one_warp = 0, at_64_warps = 0;
+    for (const auto& p : r.at("points")) {
+      const double bw = p.at("gb_per_s").get<double>() * 1e9;
+      const int warps = p.at("warps_per_sm").get<int>();
+      // Never above the memory's bandwidth.
+      CHECK(bw < h100.memory.bandwidth_bytes_per_s);
+      if (warps == 1) at_one_warp = std::max(at_one_warp, bw);
+      if (warps == 64) at_64_warps = std::min(at_64_warps == 0 ? bw : at_64_warps, bw);
+    }
+    // One warp per SM stays under 16 % of HBM's 3.35 TB/s whatever its loads; 64 warps reach 90 %.
+    CHECK(at_one_warp < 0.16 * h100.memory.bandwidth_bytes_per_s);
+    CHECK(at_64_warps > 0.90 * h100.memory.bandwidth_bytes_per_s);
+    // A warp's bytes in flight, by Little's law from the measured bandwidth and latency: about
+    // 1 KiB whatever the loads per thread in this first version (docs/occupancy.md) — from
+    // 0.8 to 1.3 KiB at one warp per SM.
+    for (const auto& p : r.at("points")) {
+      if (p.at("warps_per_sm").get<int>() != 1) continue;
+      const double in_flight = p.at("gb_per_s").get<double>() * 1e9 *
+                               (h100.memory.latency_ns * 1e-9) / h100.cores;
+      CAPTURE(p.at("loads_per_thread").get<int>());
+      CHECK(in_flight > 0.8 * 1024);
+      CHECK(in_flight < 1.3 * 1024);
+    }
+  }
+}
