@@ -17,25 +17,15 @@ mkdir -p "$out"
 rm -f "$out"/*.png "$out"/*.json "$out"/*.script "$out"/*.txt
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
+# fail, at (a named widget's "X Y" in a layout) and expect (a value in a state JSON): shared with
+# the lesson player's scenarios; run_app here is this test's own (no session).
+source "$(dirname "$0")/gui_player_lib.sh"
 run_app() {
   local name=$1 text=$2
   printf '%s\nquit\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
   "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" --no-session --script "$out/$name.script" \
     --size 1440x900 --layout-json "$out/$name.layout.json" --state-json "$out/$name.state.json" ||
     fail "$name: the app exited with $?"
-}
-at() {
-  "$query" "$out/$1.layout.json" --widget "$2" || fail "widget $2 is not on the screen of $1"
-}
-# expect FILE POINTER VALUE: the state JSON FILE (NAME.state.json under OUT) has VALUE there.
-expect() {
-  local got
-  got=$("$query" "$out/$1.state.json" "$2") || fail "$1: no $2 in the state"
-  [[ "$got" == "$3" ]] || fail "$1: $2 is '$got', expected '$3'"
 }
 # expect_near FILE POINTER NUMBER: a number within 1e-9 of NUMBER (0.25 may print as 0.25 or
 # 2.5e-01).
