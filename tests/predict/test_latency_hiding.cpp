@@ -62,3 +62,39 @@ TEST_CASE("latency hiding on the H100: the chase is the machine's latency; many 
     }
   }
 }
+
+TEST_CASE("latency hiding on the H200: Little's law bounds every point; where it is within 25 %") {
+  const Machine h200 = load_machine("h200");
+  for (const char* run : {"gpu-h200-latency-hiding-2026-12-05-run1.json",
+                          "gpu-h200-latency-hiding-2026-12-05-run2.json"}) {
+    CAPTURE(run);
+    const nlohmann::json r = recording(run);
+    CHECK(r.at("device").at("name").get<std::string>().find("H200") != std::string::npos);
+    CHECK(r.at("chase").at("strided_ns").get<double>() ==
+          doctest::Approx(h200.memory.latency_ns).epsilon(0.01));
+    int points = 0, within = 0;
+    double plateau = 0, closest = 1e9;
+    for (const auto& p : r.at("points")) {
+      const int warps = p.at("warps_per_sm").get<int>(), loads = p.at("loads_per_thread").get<int>();
+      const int bytes = p.at("load_bytes").get<int>() * 32;  // a warp's load: 32 lanes
+      const double measured = p.at("gb_per_s").get<double>() * 1e9;
+      const ParallelismBound b = memory_parallelism(h200, h200.cores, {warps, loads, bytes});
+      CAPTURE(p.dump());
+      // The bound holds at every point: nothing beats bytes in flight over the lone-load latency,
+      // nor the datasheet's bandwidth.
+      CHECK(measured <= b.bandwidth);
+      closest = std::min(closest, b.bandwidth / measured);
+      within += measured >= 0.75 * b.bandwidth ? 1 : 0;
+      plateau = std::max(plateau, measured);
+      ++points;
+    }
+    CHECK(points == 84);  // 3 variants × 7 warp counts × 4 load counts
+    // The closest it comes: 90 % of the bound (the memory's plateau, 4.3 of 4.8 TB/s).
+    CHECK(closest == doctest::Approx(1 / 0.90).epsilon(0.02));
+    CHECK(plateau > 0.88 * h200.memory.bandwidth_bytes_per_s);
+    // Within 25 % of the bound at 46 of the 84 points today (docs/occupancy.md: the misses are
+    // 16-byte loads eight deep, a third of the bound, and the middle of the curve, where a loaded
+    // memory answers later than a lone load). The issue asks for every point: this only ratchets.
+    CHECK(within >= 46);
+  }
+}
