@@ -40,13 +40,6 @@ bool contains_linear(std::string_view hay, std::string_view needle) {
   return false;
 }
 
-Value list_of(std::vector<Value> items) {
-  Value v;
-  v.kind = Value::Kind::List;
-  v.items = std::move(items);
-  return v;
-}
-
 }  // namespace
 
 // [SECTION] Graph costs
@@ -90,7 +83,7 @@ Value eval_heaviest(CheckCall& call) {
   std::vector<Value> names;
   for (size_t i = 0; i < ids.size() && i < size_t(n); ++i)
     names.push_back(Value::of(g.op(ids[i]).name));
-  return list_of(std::move(names));
+  return Value::list(std::move(names));
 }
 
 Value eval_model_counts(CheckCall& call) {
@@ -105,7 +98,7 @@ Value eval_model_counts(CheckCall& call) {
   }
   std::vector<Value> kinds;
   for (const auto& op : g.ops()) kinds.push_back(Value::of(graph::op_kind_name(op.kind)));
-  return list_of(std::move(kinds));
+  return Value::list(std::move(kinds));
 }
 
 Value eval_op(CheckCall& call) {
@@ -124,7 +117,7 @@ Value eval_tensor(CheckCall& call) {
   if (f == "tensor_bytes") return Value::of(double(t.bytes()));
   std::vector<Value> dims;
   for (int64_t d : t.shape) dims.push_back(Value::of(double(d)));
-  return list_of(std::move(dims));
+  return Value::list(std::move(dims));
 }
 
 // [SECTION] Schedules

@@ -547,10 +547,9 @@ Value LessonSession::eval(const Expr& e, const Context& c) {
     case Expr::Kind::Name:
       return Value::of(e.text);
     case Expr::Kind::List: {
-      Value v;
-      v.kind = Value::Kind::List;
-      for (const Expr& a : e.args) v.items.push_back(eval(a, c));
-      return v;
+      std::vector<Value> items;
+      for (const Expr& a : e.args) items.push_back(eval(a, c));
+      return Value::list(std::move(items));
     }
     case Expr::Kind::Negate: {
       const Value v = eval(e.args[0], c);

@@ -122,13 +122,6 @@ namespace detail {
 
 namespace {
 
-Value list_of(std::vector<Value> items) {
-  Value v;
-  v.kind = Value::Kind::List;
-  v.items = std::move(items);
-  return v;
-}
-
 const schedule::Kernel& current_kernel(const LessonProgram& lp) {
   if (lp.program.kernels.empty()) throw EvalError{lp.id + " has no kernels"};
   return lp.program.kernels.at(size_t(lp.program.current));
@@ -148,7 +141,7 @@ Value eval_strides(CheckCall& call) {
       if (t.name == tensor) {
         std::vector<Value> v;
         for (int64_t s : t.strides) v.push_back(Value::of(double(s)));
-        return list_of(std::move(v));
+        return Value::list(std::move(v));
       }
   throw EvalError{"no kernel of " + arg0 + " keeps " + tensor +
                   " in memory (it was fused away or folded into another kernel)"};
@@ -173,7 +166,7 @@ Value eval_grid(CheckCall& call) {
     cols.insert(at[0]);
     rows.insert(at[1]);
   }
-  return list_of({Value::of(double(rows.size())), Value::of(double(cols.size()))});
+  return Value::list({Value::of(double(rows.size())), Value::of(double(cols.size()))});
 }
 
 Value eval_clock(CheckCall& call) {
@@ -327,7 +320,7 @@ Value eval_passes(CheckCall& call) {
     const std::string pass = compiler_pass(step.substr(0, step.find('(')));
     if (v.empty() || v.back().text != pass) v.push_back(Value::of(pass));
   }
-  return list_of(std::move(v));
+  return Value::list(std::move(v));
 }
 
 }  // namespace detail

@@ -21,6 +21,13 @@ Value Value::of(std::string s) {
   return x;
 }
 
+Value Value::list(std::vector<Value> items) {
+  Value x;
+  x.kind = Kind::List;
+  x.items = std::move(items);
+  return x;
+}
+
 std::string Value::to_string() const {
   switch (kind) {
     case Kind::Number: {

@@ -18,6 +18,7 @@ struct Value {
 
   static Value of(double v);
   static Value of(std::string s);
+  static Value list(std::vector<Value> items);
   std::string to_string() const;  // integers exactly, others with 4 significant digits
 };
 
