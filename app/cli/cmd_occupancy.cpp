@@ -29,22 +29,6 @@ struct OccupancyFlags {
   bool json = false;
 };
 
-nlohmann::json occupancy_json(const predict::Occupancy& o) {
-  return {{"blocks_per_sm", o.blocks_per_sm},
-          {"limiter", o.limiter},
-          {"limits",
-           {{"warps", o.by_warps},
-            {"blocks", o.by_blocks},
-            {"registers", o.by_registers},
-            {"shared_memory", o.by_smem}}},
-          {"warps_per_block", o.warps_per_block},
-          {"warps_per_sm", o.warps_per_sm},
-          {"occupancy", o.occupancy},
-          {"registers_per_warp", o.registers_per_warp},
-          {"smem_per_block_allocated", o.smem_per_block_allocated},
-          {"smem_per_sm", o.smem_per_sm}};
-}
-
 void print_occupancy(const predict::Machine& m, const predict::KernelResources& r,
                      const predict::Occupancy& o) {
   std::printf("%s: a block of %lld threads (%lld warps), %lld registers per thread, %lld B of "
@@ -180,7 +164,7 @@ int run_occupancy(const OccupancyFlags& f) {
     return 1;
   }
   if (f.json) {
-    nlohmann::json j = occupancy_json(o);
+    nlohmann::json j = predict::occupancy_json(o);
     j["machine"] = m.name;
     if (grid > 0) {
       const predict::Waves w = predict::waves(m, o, grid);

@@ -142,15 +142,7 @@ nlohmann::json occupancy_state_json(const AppState& state) {
   } else if (!o.occupancy.error.empty()) {
     j["error"] = o.occupancy.error;
   } else {
-    const predict::Occupancy& c = o.occupancy;
-    j["blocks_per_sm"] = c.blocks_per_sm;
-    j["limiter"] = c.limiter;
-    j["limits"] = {{"warps", c.by_warps},
-                   {"blocks", c.by_blocks},
-                   {"registers", c.by_registers},
-                   {"shared_memory", c.by_smem}};
-    j["warps_per_sm"] = c.warps_per_sm;
-    j["occupancy"] = c.occupancy;
+    j.update(predict::occupancy_json(o.occupancy));
   }
   return j;
 }

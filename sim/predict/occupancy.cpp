@@ -1,6 +1,8 @@
 // Occupancy from a kernel's resources and the machine's per-SM limits (occupancy.h).
 #include "sim/predict/occupancy.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -88,6 +90,22 @@ Occupancy occupancy(const Machine& m, const KernelResources& r, int64_t carveout
   o.warps_per_sm = o.blocks_per_sm * o.warps_per_block;
   o.occupancy = double(o.warps_per_sm) / double(sm.warps);
   return o;
+}
+
+nlohmann::json occupancy_json(const Occupancy& o) {
+  return {{"blocks_per_sm", o.blocks_per_sm},
+          {"limiter", o.limiter},
+          {"limits",
+           {{"warps", o.by_warps},
+            {"blocks", o.by_blocks},
+            {"registers", o.by_registers},
+            {"shared_memory", o.by_smem}}},
+          {"warps_per_block", o.warps_per_block},
+          {"warps_per_sm", o.warps_per_sm},
+          {"occupancy", o.occupancy},
+          {"registers_per_warp", o.registers_per_warp},
+          {"smem_per_block_allocated", o.smem_per_block_allocated},
+          {"smem_per_sm", o.smem_per_sm}};
 }
 
 Waves waves(const Machine& m, const Occupancy& o, int64_t blocks) {

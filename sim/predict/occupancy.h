@@ -14,6 +14,8 @@
 
 #include "sim/predict/machine.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,6 +48,10 @@ struct Occupancy {
 // instead of the SM's largest (the scratchpad's size). Throws std::invalid_argument when `m` does
 // not state its per-SM limits (Machine::sm) or is not a GPU.
 Occupancy occupancy(const Machine& m, const KernelResources& r, int64_t carveout_bytes = 0);
+// The result as JSON (`tilescope-cli occupancy --json`, the app's state JSON): blocks_per_sm,
+// limiter, limits {warps, blocks, registers, shared_memory}, warps per block and per SM,
+// occupancy, registers per warp, shared memory per block allocated and per SM.
+nlohmann::json occupancy_json(const Occupancy& o);
 
 // A grid of `blocks` on `m` at occupancy `o`: every SM holds o.blocks_per_sm of them at once.
 struct Waves {
