@@ -2,6 +2,7 @@
 #include "kernels/counters_predict.h"
 
 #include "sim/predict/gpu_kernels.h"
+#include "sim/predict/time_model.h"
 
 #include <cmath>
 #include <cstdio>
@@ -55,6 +56,8 @@ void add(std::map<std::string, double>& v, const predict::GpuKernelPrediction& p
   v["l1_store_sectors"] += p.l1_store_sectors;
   v["l1_load_requests"] += p.l1_load_requests;
   if (!shared_known) return;
+  v["lsu_wavefronts"] += p.l1_load_wavefronts + p.l1_store_wavefronts + p.shared_ld_wavefronts +
+                         p.shared_st_wavefronts;
   v["shared_ld_wavefronts"] += p.shared_ld_wavefronts;
   v["shared_st_wavefronts"] += p.shared_st_wavefronts;
   v["shared_ld_conflicts"] += p.shared_ld_conflicts;
@@ -144,6 +147,30 @@ void explain_differences(CounterRun& run) {
   }
 }
 
+// What the time model needs of one launch, from its trace description's counts.
+predict::KernelWork kernel_work(const predict::GpuKernelPrediction& p, bool shared_known) {
+  predict::KernelWork w;
+  w.name = p.twin;
+  w.fp32_fmas = p.fp32_fmas;
+  w.tensor_flops = p.tensor_flops;
+  w.tensor_dtype = "fp16";
+  // Global loads (one instruction a request) and stores (one a 128-byte line: the kernels store
+  // whole rows), shared loads and stores.
+  w.memory_instructions = p.l1_load_requests + p.l1_store_wavefronts;
+  w.data_stage_wavefronts = p.l1_load_wavefronts + p.l1_store_wavefronts;
+  if (shared_known) {
+    w.memory_instructions += p.shared_ld_instructions + p.shared_st_instructions;
+    w.data_stage_wavefronts += p.shared_ld_wavefronts + p.shared_st_wavefronts;
+  }
+  w.l2_bytes = 32.0 * (p.l2_read_sectors + p.l2_write_sectors);
+  w.dram_bytes = p.dram_read_bytes + p.dram_write_bytes;
+  w.blocks = p.blocks;
+  w.resources = {p.threads, p.registers, p.smem_bytes};
+  w.loads_in_flight_per_warp = p.loads_per_warp_per_step;
+  w.bytes_per_load = p.bytes_per_load;
+  return w;
+}
+
 }  // namespace
 
 void predict_counters(CounterReport& report, const predict::Machine& machine) {
@@ -154,6 +181,7 @@ void predict_counters(CounterReport& report, const predict::Machine& machine) {
     bool shared_known = true;
     bool several_per_sm = false;
     std::map<std::string, double> out_of_step;
+    std::vector<predict::KernelWork> work;
     for (const TwinLaunch& l : launches) {
       const bool elementwise = l.kernel == "bias_add" || l.kernel == "relu";
       // hgemm 2 reads its tiles with ldmatrix from swizzled rows, which the description leaves out.
@@ -163,6 +191,7 @@ void predict_counters(CounterReport& report, const predict::Machine& machine) {
       const predict::GpuKernelPrediction p = predict::predict_gpu_kernel(
           l.kernel, run.m, run.n, elementwise ? run.n : run.k, machine, o);
       add(cp.values, p, true);
+      work.push_back(kernel_work(p, l.kernel.rfind("hgemm", 0) != 0));
       // The same launch with each SM's blocks out of step (one block per SM shares a wave).
       predict::GpuKernelPrediction q = p;
       if (p.blocks_per_sm > 1) {
@@ -185,10 +214,21 @@ void predict_counters(CounterReport& report, const predict::Machine& machine) {
     if (!shared_known) {
       for (const char* k :
            {"shared_ld_wavefronts", "shared_st_wavefronts", "shared_ld_conflicts",
-            "shared_st_conflicts", "shared_ld_instructions", "shared_st_instructions"})
+            "shared_st_conflicts", "shared_ld_instructions", "shared_st_instructions",
+            "lsu_wavefronts"})
         cp.values.erase(k);
     }
     if (several_per_sm) cp.out_of_step = std::move(out_of_step);
+    if (!work.empty()) {
+      const predict::TimePrediction t = predict::predict_time(machine, work);
+      if (t.error.empty()) {
+        cp.values["time_ns"] = t.seconds * 1e9;
+        cp.time_limiter = t.limiter;
+        cp.time_summary = t.summary;
+      } else {
+        cp.time_summary = t.error;
+      }
+    }
     run.predicted = std::move(cp);
     explain_differences(run);
   }

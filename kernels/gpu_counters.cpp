@@ -50,7 +50,22 @@ const std::vector<CounterMetric>& counter_metrics() {
       {"shared_st_instructions", "smsp__sass_inst_executed_op_shared_st.sum",
        "shared-memory store instructions executed (warp level)"},
       {"time_ns", "gpu__time_duration.sum", "kernel duration under the profiler, ns"},
-      {"waves", "launch__waves_per_multiprocessor", "waves of resident blocks per SM"},
+      {"waves", "launch__waves_per_multiprocessor", "waves of resident blocks per SM",
+       Rollup::Max},
+      // For the time model (sim/predict/time_model.h): the clock the SMs ran at, how full they
+      // were, and how busy their schedulers and their L1/shared data stage were.
+      {"sm_clock_hz", "sm__cycles_elapsed.avg.per_second", "SM clock during the kernel, Hz",
+       Rollup::TimeWeighted},
+      {"achieved_occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active",
+       "achieved occupancy: warps resident per active cycle, % of the SM's maximum",
+       Rollup::TimeWeighted},
+      {"instructions", "smsp__inst_executed.sum", "warp instructions executed"},
+      {"issue_active_pct", "smsp__issue_active.avg.pct_of_peak_sustained_active",
+       "cycles in which a warp scheduler issued an instruction, % of active cycles",
+       Rollup::TimeWeighted},
+      {"lsu_wavefronts", "l1tex__data_pipe_lsu_wavefronts.sum",
+       "wavefronts through the L1/shared data stage (global and shared accesses)"},
+      {"sm_active_cycles", "sm__cycles_active.avg", "cycles an SM had a block resident, mean"},
   };
   return table;
 }
@@ -62,13 +77,8 @@ const CounterMetric* counter_metric(const std::string& key) {
 }
 
 std::string ncu_base_name(const std::string& ncu_metric) {
-  for (const char* suffix : {".sum", ".avg", ".max", ".min", ".pct", ".ratio"}) {
-    const std::string s = suffix;
-    if (ncu_metric.size() > s.size() &&
-        ncu_metric.compare(ncu_metric.size() - s.size(), s.size(), s) == 0)
-      return ncu_metric.substr(0, ncu_metric.size() - s.size());
-  }
-  return ncu_metric;
+  // Base names have no dot; everything after the first is a roll-up or a sub-metric.
+  return ncu_metric.substr(0, ncu_metric.find('.'));
 }
 
 std::vector<std::string> parse_ncu_metric_list(const std::string& text) {
@@ -201,17 +211,27 @@ std::vector<NcuKernel> parse_ncu_csv(const std::string& text, const std::string&
 
 void sum_kernel_metrics(CounterRun& run, const std::vector<CounterMetric>& metrics) {
   run.measured.clear();
+  const CounterMetric* time = counter_metric("time_ns");
   for (const CounterMetric& m : metrics) {
     bool any = false;
-    double total = 0;
+    double total = 0, weight = 0;
     for (const NcuKernel& k : run.kernels) {
       const auto it = k.metrics.find(m.ncu);
       if (it == k.metrics.end()) continue;
-      // Waves describe one launch; summing them over a chain would mean nothing: keep the largest.
-      total = m.key == "waves" ? std::max(total, it->second) : total + it->second;
       any = true;
+      switch (m.rollup) {
+        case Rollup::Sum: total += it->second; break;
+        case Rollup::Max: total = std::max(total, it->second); break;
+        case Rollup::TimeWeighted: {
+          const auto t = k.metrics.find(time->ncu);
+          const double w = t == k.metrics.end() ? 1.0 : t->second;
+          total += w * it->second;
+          weight += w;
+          break;
+        }
+      }
     }
-    if (any) run.measured[m.key] = total;
+    if (any) run.measured[m.key] = m.rollup == Rollup::TimeWeighted && weight > 0 ? total / weight : total;
   }
 }
 
@@ -266,6 +286,8 @@ void to_json(json& j, const CounterReport& r) {
           {"values", p.values}, {"twin", p.twin}, {"method", p.method}, {"causes", p.causes}};
       if (!p.no_twin_reason.empty()) o["predicted"]["no_twin_reason"] = p.no_twin_reason;
       if (!p.out_of_step.empty()) o["predicted"]["out_of_step"] = p.out_of_step;
+      if (!p.time_limiter.empty()) o["predicted"]["time_limiter"] = p.time_limiter;
+      if (!p.time_summary.empty()) o["predicted"]["time_summary"] = p.time_summary;
     }
     j["runs"].push_back(std::move(o));
   }
@@ -326,6 +348,8 @@ void from_json(const json& j, CounterReport& r) {
       cp.causes = p.value("causes", std::map<std::string, std::string>{});
       cp.out_of_step =
           number_map(p.value("out_of_step", json::object()), where + ".predicted.out_of_step");
+      cp.time_limiter = p.value("time_limiter", "");
+      cp.time_summary = p.value("time_summary", "");
       run.predicted = std::move(cp);
     }
     r.runs.push_back(std::move(run));
@@ -374,6 +398,69 @@ std::string human(double v) {
     os << std::fixed << std::setprecision(1) << v / 1e3 << "k";
   } else {
     os << std::fixed << std::setprecision(0) << v;
+  }
+  return os.str();
+}
+
+// `text` padded with spaces to `width` columns, counting code points ("µ" and "³" are two bytes,
+// one column).
+std::string pad(const std::string& text, size_t width) {
+  size_t cols = 0;
+  for (const unsigned char c : text) cols += (c & 0xC0) != 0x80;
+  return cols >= width ? text + " " : text + std::string(width - cols, ' ');
+}
+
+std::string ms(double ns) {
+  std::ostringstream o;
+  if (ns >= 1e6)
+    o << std::fixed << std::setprecision(ns >= 1e8 ? 0 : 2) << ns / 1e6 << " ms";
+  else
+    o << std::fixed << std::setprecision(1) << ns / 1e3 << " µs";
+  return o.str();
+}
+
+// Measured time under ncu beside the time model's (sim/predict/time_model.h), its limiter, and
+// what ncu saw of the SMs: theoretical and achieved occupancy, the clock.
+std::string format_time_rows(const CounterReport& r) {
+  std::ostringstream os;
+  os << "\nTime (measured under ncu / predicted by the time model, error) and limiter; "
+        "occupancy and SM clock as ncu measured them:\n";
+  for (const CounterRun& run : r.runs) {
+    if (run.error) continue;
+    const auto t = run.measured.find("time_ns");
+    if (t == run.measured.end()) continue;
+    std::string cell = ms(t->second) + " / ";
+    std::string limiter = "—";
+    if (run.predicted && run.predicted->values.count("time_ns")) {
+      const double pv = run.predicted->values.at("time_ns");
+      std::ostringstream e;
+      e << ms(pv) << " (" << std::showpos << std::fixed << std::setprecision(1)
+        << 100.0 * (pv - t->second) / t->second << "%)";
+      cell += e.str();
+      limiter = run.predicted->time_limiter;
+    } else {
+      cell += "—";
+    }
+    os << "  " << pad(run.suite, 14) << pad(std::to_string(run.m) + "³", 6)
+       << pad("v" + std::to_string(run.version) + " " + run.name, 26) << pad(cell, 32)
+       << pad(limiter, 12);
+    // Theoretical occupancy is a launch property: the longest kernel's.
+    const NcuKernel* longest = nullptr;
+    for (const NcuKernel& k : run.kernels) {
+      const auto d = k.metrics.find("gpu__time_duration.sum");
+      if (d == k.metrics.end()) continue;
+      if (!longest || d->second > longest->metrics.at("gpu__time_duration.sum")) longest = &k;
+    }
+    std::ostringstream occ;
+    occ << std::fixed << std::setprecision(1);
+    if (longest && longest->metrics.count("sm__maximum_warps_per_active_cycle_pct"))
+      occ << "occupancy " << longest->metrics.at("sm__maximum_warps_per_active_cycle_pct")
+          << " % theoretical";
+    if (run.measured.count("achieved_occupancy_pct"))
+      occ << ", " << run.measured.at("achieved_occupancy_pct") << " % achieved";
+    if (run.measured.count("sm_clock_hz"))
+      occ << std::setprecision(3) << "; " << run.measured.at("sm_clock_hz") / 1e9 << " GHz";
+    os << occ.str() << "\n";
   }
   return os.str();
 }
@@ -492,11 +579,11 @@ std::string format_counters_table(const CounterReport& r) {
       o << std::fixed << std::setprecision(1) << 100.0 * h->second / a->second << "%";
       return o.str();
     };
-    os << "  " << std::left << std::setw(14) << run.suite << " " << std::setw(6)
-       << (std::to_string(run.m) + "³").substr(0, 6) << std::setw(26)
-       << ("v" + std::to_string(run.version) + " " + run.name) << rate(run.measured) << " / "
+    os << "  " << pad(run.suite, 14) << pad(std::to_string(run.m) + "³", 6)
+       << pad("v" + std::to_string(run.version) + " " + run.name, 26) << rate(run.measured) << " / "
        << rate(run.predicted->values) << "\n";
   }
+  os << format_time_rows(r);
   return os.str();
 }
 

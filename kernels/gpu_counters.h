@@ -23,18 +23,25 @@ inline constexpr const char* kCountersSchema = "tilescope-counters/1";
 
 // One counter as tilescope names it (`key`, what predictions and tables use), the ncu metric that
 // measures it on Hopper, and what it counts.
+// How a version that launches several kernels combines them: counts add up; a launch's shape
+// (waves) keeps the largest; a rate or a share (clock, occupancy, issue activity) is the mean
+// weighted by each kernel's time.
+enum class Rollup { Sum, Max, TimeWeighted };
+
 struct CounterMetric {
   std::string key;
   std::string ncu;
   std::string meaning;
+  Rollup rollup = Rollup::Sum;
 };
 
 // Every counter the GPU bench asks ncu for, in table order. The only place ncu names are spelt.
 const std::vector<CounterMetric>& counter_metrics();
 // The metric whose key is `key`, or nullptr.
 const CounterMetric* counter_metric(const std::string& key);
-// An ncu metric name without its roll-up suffix ("dram__bytes_read.sum" → "dram__bytes_read"),
-// the form `ncu --query-metrics` lists.
+// An ncu metric name without its roll-up and sub-metric suffixes ("dram__bytes_read.sum" →
+// "dram__bytes_read", "sm__cycles_elapsed.avg.per_second" → "sm__cycles_elapsed"), the form
+// `ncu --query-metrics` lists.
 std::string ncu_base_name(const std::string& ncu_metric);
 // The base names `ncu --query-metrics` printed (its first column, header lines skipped).
 std::vector<std::string> parse_ncu_metric_list(const std::string& text);
@@ -73,6 +80,10 @@ struct CounterPrediction {
   // slots never share what they read. Only DRAM and L2 keys; empty when every kernel of the run
   // has one block per SM already (the two models agree).
   std::map<std::string, double> out_of_step;
+  // The time model's (sim/predict/time_model.h) limiter for values["time_ns"] and its reasoning,
+  // or why there is no predicted time.
+  std::string time_limiter;
+  std::string time_summary;
 };
 
 // One version of one suite at one size, profiled once.
@@ -102,7 +113,8 @@ struct CounterReport {
   nlohmann::json details = nlohmann::json::object();
 };
 
-// Sums each counter key over the kernels of `run` (a version may launch several kernels).
+// Each counter key over the kernels of `run` (a version may launch several kernels), combined
+// by the metric's rollup.
 void sum_kernel_metrics(CounterRun& run, const std::vector<CounterMetric>& metrics);
 
 // [SECTION] JSON

@@ -65,6 +65,7 @@ namespace {
 enum Tensor : int16_t { kA = 0, kB = 1, kC = 2, kBias = 3 };
 
 constexpr uint32_t kSector = 32;
+constexpr uint32_t kLine = 128;  // an L1 line: what one data-stage pass moves
 
 // One warp instruction's lanes.
 struct Warp {
@@ -664,6 +665,7 @@ struct BlockTrace {
   };
   std::vector<std::vector<Req>> steps;  // [step] → L2 requests (bias loads kept for the SM filter)
   double load_sectors = 0, load_hits = 0, store_sectors = 0, load_requests = 0;
+  double load_lines = 0, store_lines = 0;  // distinct 128-byte lines per instruction
   double sh_ld_wave = 0, sh_st_wave = 0, sh_ld_ideal = 0, sh_st_ideal = 0, sh_ld = 0, sh_st = 0;
 };
 
@@ -683,13 +685,19 @@ class BlockRecorder final : public Emit {
     if (sectors.empty()) return;
     std::sort(sectors.begin(), sectors.end());
     sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
+    // The data stage moves one 128-byte line a pass (a wavefront): sorted sectors, new line count.
+    double lines = 0;
+    for (size_t i = 0; i < sectors.size(); ++i)
+      lines += (i == 0 || sectors[i] / kLine != sectors[i - 1] / kLine) ? 1 : 0;
     auto& out = m_t.steps.back();
     if (write) {
+      m_t.store_lines += lines;
       m_t.store_sectors += static_cast<double>(sectors.size());
       for (uint64_t s : sectors) out.push_back({s, t, true});
       return;
     }
     m_t.load_requests += 1;
+    m_t.load_lines += lines;
     m_t.load_sectors += static_cast<double>(sectors.size());
     for (uint64_t s : sectors) {
       if (t == kBias) {  // read-only and shared by every block of an SM: filtered per SM later
@@ -801,6 +809,8 @@ int choose_k_slice(const std::string& kernel, const Desc& d, const GpuKernelOpti
 void add_block_counts(GpuKernelPrediction& p, const BlockTrace& full, double nb) {
   p.l1_load_sectors = full.load_sectors * nb;
   p.l1_load_requests = full.load_requests * nb;
+  p.l1_load_wavefronts = full.load_lines * nb;
+  p.l1_store_wavefronts = full.store_lines * nb;
   p.l1_store_sectors = full.store_sectors * nb;
   p.l2_write_sectors = p.l1_store_sectors;
   p.shared_ld_wavefronts = full.sh_ld_wave * nb;
@@ -956,6 +966,16 @@ GpuKernelPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, 
 
   const double nb = static_cast<double>(blocks);
   add_block_counts(p, full, nb);
+  p.threads = d.threads, p.registers = d.registers, p.smem_bytes = d.smem_bytes;
+  p.blocks = blocks;
+  const bool tensor = kernel.rfind("hgemm", 0) == 0;
+  if (!d.elementwise)
+    (tensor ? p.tensor_flops : p.fp32_fmas) = (tensor ? 2.0 : 1.0) * double(M) * N * K;
+  const double warps = double((d.threads + 31) / 32);
+  if (full.load_requests > 0) {
+    p.loads_per_warp_per_step = full.load_requests / (double(d.steps) * warps);
+    p.bytes_per_load = full.load_sectors * kSector / full.load_requests;
+  }
 
   // The L2 replay of the slice.
   const BlockTrace sliced =
@@ -968,9 +988,8 @@ GpuKernelPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, 
   l2only.levels = {l2};
   l2only.memory = hc.memory;
   memory::Hierarchy h(l2only);
-  const bool hgemm = kernel.rfind("hgemm", 0) == 0;
   const double bias_hits =
-      replay_l2(h, ReplayLaunch{d, bt, N, K, hgemm, blocks, p.resident_blocks}, m, o);
+      replay_l2(h, ReplayLaunch{d, bt, N, K, tensor, blocks, p.resident_blocks}, m, o);
   h.finish();
   const memory::Counters c2 = h.counters(0), mem = h.counters(1);
   (void)c2.writes;

@@ -66,12 +66,22 @@ struct GpuKernelPrediction {
   double dram_read_bytes = 0, dram_write_bytes = 0;
   double l2_read_sectors = 0, l2_write_sectors = 0, l2_read_hit_sectors = 0;
   double l1_load_sectors = 0, l1_load_hit_sectors = 0, l1_store_sectors = 0, l1_load_requests = 0;
+  // Passes of the L1's data stage for global accesses: one per distinct 128-byte line a warp
+  // instruction touches (what limits an uncoalesced load: 32 lanes on 32 lines take 32 passes).
+  double l1_load_wavefronts = 0, l1_store_wavefronts = 0;
   double shared_ld_wavefronts = 0, shared_st_wavefronts = 0;
   double shared_ld_conflicts = 0, shared_st_conflicts = 0;
   double shared_ld_instructions = 0, shared_st_instructions = 0;
   int blocks_per_sm = 0;
   int64_t resident_blocks = 0;
   double l1_bytes_per_block = 0;
+  // For the time model (time_model.h): the launch and the work of the whole grid.
+  int threads = 0, registers = 0, smem_bytes = 0;  // one block (registers as ptxas allocates them)
+  int64_t blocks = 0;                              // the grid
+  double fp32_fmas = 0, tensor_flops = 0;          // M·N·K on CUDA cores, or 2·M·N·K on tensor cores
+  // Global loads one warp issues in a serial step before it waits (they stage one tile), and the
+  // bytes one of them brings (its sectors × 32).
+  double loads_per_warp_per_step = 0, bytes_per_load = 0;
 };
 
 // The kernels with a trace description: "sgemm_01" … "sgemm_08", "bias_add", "relu",

@@ -8,12 +8,29 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <string>
 
 using namespace tilescope::kernels;
 
 namespace {
 const char* kRecording = "assets/recorded/gpu-h200-counters-2026-12-02.json";
+// Recorded on an H100 SXM (ncu's clock, occupancy, instructions and data-stage wavefronts too).
+const char* kH100Recording = "assets/recorded/gpu-h100-counters-2026-12-05.json";
+
+// A recording with its predictions made again for `machine` (once per process: each takes seconds).
+const CounterReport& recomputed(const std::string& path, const std::string& machine) {
+  static std::map<std::string, CounterReport> done;
+  auto it = done.find(path + "@" + machine);
+  if (it == done.end()) {
+    CounterReport r = load_counters_report(path);
+    for (CounterRun& run : r.runs) run.predicted.reset();
+    predict_counters(r, tilescope::predict::load_machine(machine));
+    it = done.emplace(path + "@" + machine, std::move(r)).first;
+  }
+  return it->second;
 }
+}  // namespace
 
 TEST_CASE("ncu CSV: chatter and the units row skipped, thousands separators read, n/a left out") {
   const std::string csv =
@@ -38,6 +55,23 @@ TEST_CASE("ncu CSV: chatter and the units row skipped, thousands separators read
   sum_kernel_metrics(run, counter_metrics());
   CHECK(run.measured.at("dram_read_bytes") == 33562368.0 + 1024.0);
   CHECK(run.measured.at("l2_read_sectors") == 17.0);
+}
+
+TEST_CASE("a chain of kernels: counts add, waves keep the largest, a clock is time-weighted") {
+  // Two launches: 300 ns at 1.5 GHz and 100 ns at 1.9 GHz. Clock = (300·1.5 + 100·1.9) / 400 GHz.
+  CounterRun run;
+  run.kernels = {
+      {"gemm", {{"gpu__time_duration.sum", 300}, {"sm__cycles_elapsed.avg.per_second", 1.5e9},
+                {"launch__waves_per_multiprocessor", 3}, {"smsp__inst_executed.sum", 1000}}},
+      {"relu", {{"gpu__time_duration.sum", 100}, {"sm__cycles_elapsed.avg.per_second", 1.9e9},
+                {"launch__waves_per_multiprocessor", 1}, {"smsp__inst_executed.sum", 24}}}};
+  sum_kernel_metrics(run, counter_metrics());
+  CHECK(run.measured.at("time_ns") == 400.0);
+  CHECK(run.measured.at("instructions") == 1024.0);
+  CHECK(run.measured.at("waves") == 3.0);
+  CHECK(run.measured.at("sm_clock_hz") == doctest::Approx(1.6e9));
+  CHECK(ncu_base_name("sm__cycles_elapsed.avg.per_second") == "sm__cycles_elapsed");
+  CHECK(ncu_base_name("sm__warps_active.avg.pct_of_peak_sustained_active") == "sm__warps_active");
 }
 
 TEST_CASE("ncu CSV: a short row and a missing table are errors that say where") {
@@ -79,9 +113,7 @@ TEST_CASE(
   CHECK(!stored.ncu_version.empty());
   REQUIRE(!stored.metrics.empty());
   CHECK(stored.metrics[0].ncu == "dram__bytes_read.sum");
-  CounterReport again = stored;
-  for (CounterRun& r : again.runs) r.predicted.reset();
-  predict_counters(again, tilescope::predict::load_machine("h200"));
+  const CounterReport& again = recomputed(kRecording, "h200");
   REQUIRE(again.runs.size() == stored.runs.size());
   int with_twin = 0;
   for (size_t i = 0; i < stored.runs.size(); ++i) {
@@ -93,7 +125,8 @@ TEST_CASE(
     REQUIRE(a.predicted);
     REQUIRE(b.predicted);
     CHECK(a.predicted->twin == b.predicted->twin);
-    CHECK(a.predicted->values.size() == b.predicted->values.size());
+    // Every stored prediction is made again (keys added since, such as the time model's, come
+    // on top).
     for (const auto& [key, value] : a.predicted->values) {
       CAPTURE(key);
       REQUIRE(b.predicted->values.count(key));
@@ -175,4 +208,54 @@ TEST_CASE("the CPU recording (cachegrind) prints in the same table with D1 and L
     CHECK(run.measured.at("d1_misses") == k.at("D1mr") + k.at("D1mw"));
     CHECK(run.measured.at("ll_misses") == k.at("DLmr") + k.at("DLmw"));
   }
+}
+
+TEST_CASE("the time model against both recordings: 24 of 28 within 25 %, every SGEMM within 20 %") {
+  // docs/time-model.md's table. The overlap of issue and data stage (kPipeOverlap) was fitted on
+  // the H100 recording; the H200's, made three days earlier, checks it. Measured: ncu's
+  // gpu__time_duration of the profiled launch (cold caches). The misses are hgemm 2 (mma.sync),
+  // 2.2-2.8x slower than the tensor peak the model uses.
+  for (const auto& [path, machine] :
+       {std::pair{kRecording, "h200"}, std::pair{kH100Recording, "h100"}}) {
+    CAPTURE(path);
+    const CounterReport& r = recomputed(path, machine);
+    int timed = 0, within = 0;
+    for (const CounterRun& run : r.runs) {
+      if (!run.predicted || !run.predicted->values.count("time_ns")) continue;
+      CAPTURE(run.suite);
+      CAPTURE(run.version);
+      CAPTURE(run.m);
+      const double meas = run.measured.at("time_ns");
+      const double pred = run.predicted->values.at("time_ns");
+      const double err = std::fabs(pred - meas) / meas;
+      ++timed;
+      within += err <= 0.25;
+      CHECK(!run.predicted->time_limiter.empty());
+      if (run.name.find("hgemm") == std::string::npos) {
+        CHECK(err <= 0.20);
+      } else {
+        CHECK(pred < meas);  // an under-prediction: the tensor peak is not mma.sync's rate
+      }
+    }
+    CHECK(timed == 28);
+    CHECK(within >= 24);
+  }
+}
+
+TEST_CASE("the H100 recording: data-stage wavefronts predicted within 2 % of ncu's (SGEMM 1-8)") {
+  // l1tex__data_pipe_lsu_wavefronts: one per shared-memory bank pass and one per 128-byte line a
+  // global access touches. SGEMM 1's uncoalesced loads touch 16.5 lines a request on average.
+  const CounterReport& r = recomputed(kH100Recording, "h100");
+  int checked = 0;
+  for (const CounterRun& run : r.runs) {
+    if (!run.predicted || !run.predicted->values.count("lsu_wavefronts")) continue;
+    if (run.suite == "grid_order" && run.version == 2) continue;  // grouped: + 13 % measured
+    CAPTURE(run.suite);
+    CAPTURE(run.version);
+    CAPTURE(run.m);
+    const double meas = run.measured.at("lsu_wavefronts");
+    CHECK(std::fabs(run.predicted->values.at("lsu_wavefronts") - meas) / meas <= 0.02);
+    ++checked;
+  }
+  CHECK(checked == 22);
 }
