@@ -6,6 +6,8 @@
 // (25 %).
 #include "app/core/counters_compare.h"
 
+#include <cctype>
+
 #include <cmath>
 
 namespace tilescope::core {
@@ -133,12 +135,21 @@ std::string counter_run_label(const kernels::CounterRun& run) {
 }
 
 const std::pair<std::string, kernels::CounterReport>* counters_for_machine_kind(
-    const CountersRecordings& recordings, const std::string& kind) {
+    const CountersRecordings& recordings, const std::string& kind, const std::string& machine) {
+  auto names_machine = [&](const kernels::CounterReport& r) {
+    if (machine.empty() || !r.device.is_object()) return false;
+    std::string device = r.device.value("name", "");
+    for (char& ch : device) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return device.find(machine) != std::string::npos;
+  };
   const std::pair<std::string, kernels::CounterReport>* best = nullptr;
   for (const auto& rec : recordings) {
     const bool gpu_tool = rec.second.tool != "cachegrind";
     if (gpu_tool != (kind == "gpu")) continue;
-    if (!best || rec.second.date > best->second.date) best = &rec;
+    const bool better = !best || names_machine(rec.second) > names_machine(best->second) ||
+                        (names_machine(rec.second) == names_machine(best->second) &&
+                         rec.second.date > best->second.date);
+    if (better) best = &rec;
   }
   return best;
 }

@@ -36,10 +36,12 @@ std::vector<CounterLevelRow> counter_level_rows(const kernels::CounterReport& re
 // "sgemm 3 · smem_tiled · 2048×2048×2048" — how the view's list names a run.
 std::string counter_run_label(const kernels::CounterRun& run);
 
-// The committed counters recordings (file, report) that measure a machine of `kind` ("gpu":
-// ncu's; "cpu": cachegrind's), newest first; the Memory view shows the first.
+// The committed counters recording (file, report) the Memory view shows for a machine of `kind`
+// ("gpu": ncu's; "cpu": cachegrind's) named `machine`: the newest whose device names the machine
+// ("h200" in "NVIDIA H200"), else the newest of that kind.
 using CountersRecordings = std::vector<std::pair<std::string, kernels::CounterReport>>;
 const std::pair<std::string, kernels::CounterReport>* counters_for_machine_kind(
-    const CountersRecordings& recordings, const std::string& kind);
+    const CountersRecordings& recordings, const std::string& kind,
+    const std::string& machine = "");
 
 }  // namespace tilescope::core

@@ -215,7 +215,8 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   }
   // The Memory view's predicted-vs-measured table as it is drawn for this machine.
   if (const auto* rec = counters_for_machine_kind(wb.counters_recorded,
-                                                  wb.machine ? wb.machine->kind : "cpu");
+                                                  wb.machine ? wb.machine->kind : "cpu",
+                                                  wb.machine ? wb.machine->name : "");
       rec && !rec->second.runs.empty()) {
     const auto& runs = rec->second.runs;
     const size_t i = size_t(std::clamp(state.controls.views.measured_run, 0, int(runs.size()) - 1));
@@ -245,6 +246,14 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   if (!wb.gpu_tiles_error.empty()) j["tiles"]["gpu_error"] = wb.gpu_tiles_error;
   j["status"] = {{"message", state.status_message}, {"is_error", state.status_is_error}};
   j["occupancy"] = occupancy_state_json(state);
+  const PredictedTimeShown predicted = predicted_time_shown(state);
+  j["predicted_time"] = predicted.none.empty()
+                            ? predict::time_prediction_json(predicted.time)
+                            : nlohmann::json{{"none", predicted.none}};
+  if (predicted.none.empty()) {
+    j["predicted_time"]["flops"] = predicted.flops;
+    j["predicted_time"]["intensity"] = predicted.intensity;
+  }
   j["controls"] = nlohmann::json::object();
   for (const auto& [name, value] : panel_control_values(state.controls))
     j["controls"][name] = value;

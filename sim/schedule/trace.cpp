@@ -2,6 +2,7 @@
 // (GPU) accesses.
 #include "sim/schedule/trace.h"
 
+#include "sim/memory/scratchpad.h"
 #include "sim/schedule/affine_eval.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/loop_tree.h"
@@ -33,6 +34,9 @@ TraceLayout trace_layout(const Kernel& k, const TraceOptions& o) {
 }
 
 namespace {
+
+// An L1 line: one pass of the data stage moves one (a warp instruction's lines, TraceSummary).
+constexpr uint64_t kLineBytes = 128;
 
 std::vector<StageArea> stage_areas(const LoweredKernel& lk, const TraceLayout& layout) {
   const Kernel& k = lk.kernel;
@@ -384,17 +388,29 @@ class Tracer {
   // One warp instruction: lanes' targets → coalesced sectors (global) or lane accesses (shared).
   void warp_access(const std::vector<Target>& lanes, AccessKind kind, int32_t warp) {
     if (m_o.lane_detail) lane_detail(lanes, kind, warp);
-    std::vector<uint64_t> sectors;
+    std::vector<uint64_t> sectors, lines;
+    m_shared_lanes.clear();
     for (const Target& t : lanes) {
       if (!t.valid) continue;
       if (t.space == AddressSpace::Shared) {
         emit(t.addr, 4, kind, t.tensor, t.space, warp);
+        m_shared_lanes.push_back({t.addr, 4});
         continue;
       }
+      const uint64_t line = t.addr / kLineBytes;
+      if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
       const uint64_t s = t.addr / m_o.sector_bytes;
       if (std::find(sectors.begin(), sectors.end(), s) != sectors.end()) continue;
       sectors.push_back(s);
       emit(s * m_o.sector_bytes, m_o.sector_bytes, kind, t.tensor, t.space, warp);
+    }
+    if (!lines.empty()) {
+      ++m_sum.global_instructions;
+      m_sum.global_lines += lines.size();
+    }
+    if (!m_shared_lanes.empty()) {
+      ++m_sum.shared_instructions;
+      m_sum.shared_wavefronts += memory::bank_conflict_degree(m_shared_lanes);
     }
   }
 
@@ -600,6 +616,7 @@ class Tracer {
   bool m_acc_traced = false;
   Affine m_acc_index;
   std::vector<Access> m_buf;
+  std::vector<memory::LaneAccess> m_shared_lanes;  // warp_access's scratch
   TraceSummary m_sum;
   int m_step_loop = -1;
   int m_gpu_step_loop = -1;  // GPU mode: a loop inside the block body stepped at (TraceOptions)

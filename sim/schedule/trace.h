@@ -89,6 +89,11 @@ struct TraceSummary {
   uint64_t shared_reads = 0, shared_writes = 0;  // lane accesses
   uint64_t acc_reads = 0, acc_writes = 0;        // of the accumulator buffer (in global_*)
   uint64_t steps = 0;
+  // GPU trace only, per warp instruction: how many touched global memory and the 128-byte lines
+  // they touched (one L1 data-stage pass each), how many touched shared memory and the bank
+  // passes they took (memory::bank_conflict_degree). The time model's inputs (predict/time_model.h).
+  uint64_t global_instructions = 0, global_lines = 0;
+  uint64_t shared_instructions = 0, shared_wavefronts = 0;
 };
 
 TraceSummary trace_kernel(const Kernel& k, memory::AccessSink& sink, const TraceOptions& o = {});

@@ -147,6 +147,11 @@ TEST_CASE("the committed recordings load into the workbench, one per machine kin
   REQUIRE(cpu);
   CHECK(gpu->second.tool == "ncu");
   CHECK(cpu->second.tool == "cachegrind");
+  // A machine's own recording first: the H200's for h200, the H100's for h100, whatever the date.
+  CHECK(counters_for_machine_kind(wb.counters_recorded, "gpu", "h200")->second.device["name"] ==
+        "NVIDIA H200");
+  CHECK(counters_for_machine_kind(wb.counters_recorded, "gpu", "h100")->second.device["name"] ==
+        "NVIDIA H100 80GB HBM3");
   // Counters recordings are not timing reports.
   for (const auto& [file, report] : wb.recorded) CHECK_FALSE(kernels::is_counters_document(report));
   // Every completed run's DRAM row is the recording's own read + write sums.

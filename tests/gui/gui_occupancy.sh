@@ -4,7 +4,8 @@
 # block) counts the kernel's launch; the registers field is clicked and 128 typed, then 64, each
 # checked against a hand count in the state JSON; 2048 threads show the error line; a click on
 # the registers curve picks a value; on the tiny CPU machine the panel says occupancy is a GPU's
-# idea. Screenshots at 100 % and 200 % are checked by gui_png_check.
+# idea; the Roofline tab clicked shows the time model's predicted point, its data-stage term
+# equal to a hand count. Screenshots at 100 % and 200 % are checked by gui_png_check.
 # usage: gui_occupancy.sh TILESCOPE GUI_PNG_CHECK GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped)
 set -euo pipefail
 with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
@@ -161,4 +162,35 @@ grep -q "Occupancy is a GPU's idea" "$out/tiny-text.txt" ||
   fail "the panel does not show the CPU line"
 if grep -q "blocks per SM, limited by" "$out/tiny-text.txt"; then fail "tiny shows an occupancy"; fi
 "$check" "$out/occupancy-cpu.png" "$out/c1.layout.json" --expect-parsed true --min-ops 3
+# [6] The Roofline tab clicked: the time model's predicted point for the same launch. By hand: 64 ×
+# 512 outputs, 16 × 16 threads a block, so 1024 warps each two rows of x by 16 columns of y; per k
+# a warp loads x[i, k] (2 rows: 2 lines of 128 B) and W[j, k] (16 rows of W: 16 lines), 18
+# data-stage passes, × 1024 k × 1024 warps = 18.87 M; one pass a cycle on 132 SMs at 1.98 GHz,
+# × 1.03125 for the tail (128 blocks on 132 SMs: the busiest runs 1 where the mean is 128/132).
+# The issue term is far smaller, so the data stage binds.
+run_app p2 "$setup"
+roofline=$(at p2 tab.roofline)
+run_app r1 "$setup
+click $roofline
+wait-jobs
+$settle
+write-frame-text OUT/roofline-text.txt
+$settle
+screenshot OUT/roofline-predicted.png
+wait-frames 1"
+expect r1 /view roofline
+expect r1 /predicted_time/limiter "data stage"
+data=$("$query" "$out/r1.state.json" /predicted_time/terms/1/seconds) || fail "r1: no data stage term"
+awk -v a="$data" 'BEGIN{b = 18 * 1024 * 1024 / (132 * 1.98e9) * 1.03125; d = (a - b) / b;
+  exit !(d < 0.002 && d > -0.002)}' || fail "the data stage term is $data s, not the hand count"
+grep -q "predicted: .*FLOP/s, data stage-bound" "$out/roofline-text.txt" ||
+  fail "the Roofline view shows no predicted point label"
+"$check" "$out/roofline-predicted.png" "$out/r1.layout.json" --expect-parsed true --min-ops 3
+run_app r2 "$setup
+machine tiny
+click $roofline
+wait-jobs
+$settle"
+none=$("$query" "$out/r2.state.json" /predicted_time/none) || fail "tiny predicts a GPU time"
+[[ $none == *"choose a GPU machine"* ]] || fail "tiny: '$none'"
 echo "gui occupancy: all checks passed"

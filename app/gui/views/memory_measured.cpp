@@ -54,7 +54,8 @@ void draw_measured_section(ViewContext& ctx) {
   const Workbench& wb = ctx.state.workbench;
   section_heading(ctx, "Predicted vs measured");
   const std::string kind = wb.machine ? wb.machine->kind : "cpu";
-  const auto* rec = counters_for_machine_kind(wb.counters_recorded, kind);
+  const auto* rec =
+      counters_for_machine_kind(wb.counters_recorded, kind, wb.machine ? wb.machine->name : "");
   if (!rec || rec->second.runs.empty()) {
     text_wrapped("No %s counters recording in assets/recorded/ (%s makes one).",
                        kind == "gpu" ? "Nsight Compute" : "cachegrind",

@@ -4,7 +4,8 @@
 // schedule steps that were simulated on the same machine. The current kernel also gets one
 // point per level with a roof (a hierarchical roofline: FLOPs over the bytes that level served,
 // on that level's roof): the lowest of them is the binding level. When the kernel has been run on
-// this CPU, its measured FLOP/s is a diamond at the same DRAM intensity.
+// this CPU, its measured FLOP/s is a diamond at the same DRAM intensity; on a GPU machine the time
+// model's predicted FLOP/s is a triangle under the roofs, its limiter named.
 #include "app/gui/views/views.h"
 #include "app/gui/widgets/text_wrap.h"
 
@@ -292,7 +293,65 @@ void draw_measured_point(const Chart& c, const Palette& p, const Workbench& wb,
   }
 }
 
+// Draws the time model's predicted FLOP/s as a triangle, with its label; returns the line under
+// the chart that says what limits it (or "").
+std::string draw_predicted_point(const Chart& c, const Palette& p, const PredictedTimeShown& s) {
+  if (!s.none.empty() || s.time.seconds <= 0 || s.flops <= 0) return "";
+  const double achieved = s.flops / s.time.seconds;
+  const double i = std::clamp(s.intensity, std::pow(10.0, c.xmin), std::pow(10.0, c.xmax));
+  const ImVec2 pt(c.px(i), c.py(std::max(achieved, std::pow(10.0, c.ymin))));
+  const float r = c.em * 0.5f;
+  c.dl->AddTriangleFilled(ImVec2(pt.x, pt.y - r), ImVec2(pt.x + r, pt.y + r * 0.8f),
+                          ImVec2(pt.x - r, pt.y + r * 0.8f), p.category[3]);
+  c.dl->AddTriangle(ImVec2(pt.x, pt.y - r), ImVec2(pt.x + r, pt.y + r * 0.8f),
+                    ImVec2(pt.x - r, pt.y + r * 0.8f), p.text);
+  const std::string label = "predicted: " + format_si(achieved) + "FLOP/s, " +
+                            s.time.limiter + "-bound";
+  // Right of the triangle, or left of it where the chart's edge would cut the label.
+  const float w = ImGui::CalcTextSize(label.c_str()).x;
+  const float x = pt.x + c.em * 0.7f + w <= c.right ? pt.x + c.em * 0.7f : pt.x - c.em * 0.7f - w;
+  c.dl->AddText(ImVec2(x, pt.y + c.em * 0.1f), p.text, label.c_str());
+  return "triangle: the time model's prediction, " + s.time.summary + " (registers " +
+         std::to_string(s.registers) + " a thread, as the Occupancy section says)";
+}
+
 }  // namespace
+
+PredictedTimeShown predicted_time_shown(const AppState& state) {
+  PredictedTimeShown s;
+  const Workbench& wb = state.workbench;
+  const MemoryResult* cur = wb.memory_result_shown();
+  if (!wb.machine || wb.machine->kind != "gpu") {
+    s.none = "the time model predicts GPU kernels: choose a GPU machine";
+    return s;
+  }
+  if (!cur || !cur->gpu) {
+    s.none = "no simulation of this kernel on " + wb.machine->name + " yet";
+    return s;
+  }
+  const OccupancyShown occ = occupancy_shown(state);
+  if (!occ.none.empty()) {
+    s.none = occ.none;
+    return s;
+  }
+  predict::KernelWork w;
+  w.name = cur->kernel;
+  w.fp32_fmas = double(cur->flops) / 2;
+  const schedule::TraceSummary& t = cur->summary;
+  w.memory_instructions = double(t.global_instructions + t.shared_instructions);
+  w.data_stage_wavefronts = double(t.global_lines + t.shared_wavefronts);
+  for (size_t l = 0; l < cur->bytes.names.size(); ++l)
+    if (cur->bytes.names[l] == "L2") w.l2_bytes = cur->bytes.bytes[l];
+  w.dram_bytes = double(cur->dram_bytes());
+  w.blocks = occ.grid_blocks;
+  w.resources = occ.resources;
+  s.registers = occ.resources.registers_per_thread;
+  s.time = predict::predict_time(*wb.machine, w);
+  if (!s.time.error.empty()) s.none = s.time.error;
+  s.flops = double(cur->flops);
+  s.intensity = cur->intensity();
+  return s;
+}
 
 void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   const Workbench& wb = ctx.state.workbench;
@@ -321,8 +380,11 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
 
   // [SECTION] Axes: intensity 1/16 .. 1024 FLOP/B; FLOP/s four decades below the peak to 2x.
   const ImVec2 o = ImGui::GetCursorScreenPos();
+  // On a GPU the time model's line under the chart takes two more lines.
+  const PredictedTimeShown predicted_time = predicted_time_shown(ctx.state);
+  const float below = predicted_time.none.empty() ? em * 8.0f : em * 5.4f;
   const float left = o.x + em * 4.5f, top = o.y + em, right = rect.x + rect.w - em * 1.5f,
-              bottom = rect.y + rect.h - em * 5.4f;
+              bottom = rect.y + rect.h - below;
   if (right - left < em * 8 || bottom - top < em * 6 || peak <= 0 || roofs.empty()) {
     end_panel();
     return;
@@ -345,12 +407,14 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   draw_trail_labels(c, p, trail, cur, pts, placed_text);
   const std::string binding = draw_level_points(c, p, roofs, cur, peak);
   draw_measured_point(c, p, wb, m, cur, dram_bw);
+  const std::string predicted = draw_predicted_point(c, p, predicted_time);
   ImGui::Dummy(ImVec2(right - o.x, bottom + em * 2.0f - o.y));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   text_wrapped(
       "circles: main-memory intensity per simulated step · squares: this step's intensity "
       "against each level (FLOPs / bytes that level served), on its roof%s",
       binding.empty() ? "" : ("; lowest = binding: " + binding).c_str());
+  if (!predicted.empty()) text_wrapped("%s", predicted.c_str());
   ImGui::PopStyleColor();
   end_panel();
 }

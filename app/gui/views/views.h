@@ -8,6 +8,7 @@
 #include "app/gui/views/view_caches.h"
 #include "app/gui/widgets/gui_store.h"
 #include "sim/predict/occupancy.h"
+#include "sim/predict/time_model.h"
 
 #include <string>
 #include <vector>
@@ -69,6 +70,18 @@ OccupancyShown occupancy_shown(const core::AppState& state);
 // Its section: the three fields, the blocks per SM each resource allows, the limiter, the waves
 // and three curves (or the line saying why there is no occupancy to count).
 void draw_occupancy_section(ViewContext& ctx);
+// The Roofline view's predicted point on a GPU machine: the time model (predict/time_model.h) on
+// the current kernel's simulated counts (FMAs, warp instructions, data-stage passes, L2 and DRAM
+// bytes) and the Occupancy section's resources (registers as typed there: a schedule not compiled
+// yet has no ptxas count). `none` says why there is no point (a CPU, no simulation yet, ...).
+struct PredictedTimeShown {
+  std::string none;
+  predict::TimePrediction time;
+  double flops = 0;
+  double intensity = 0;  // FLOP per DRAM byte, where the point sits
+  int64_t registers = 0;
+};
+PredictedTimeShown predicted_time_shown(const core::AppState& state);
 void draw_memory_view(ViewContext& ctx, const core::Rect& rect);
 void draw_memory_inspector(ViewContext& ctx, const core::Rect& rect);
 void draw_timings_view(ViewContext& ctx, const core::Rect& rect);
