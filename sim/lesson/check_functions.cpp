@@ -109,6 +109,14 @@ const std::vector<FunctionSpec>& functions() {
        "[rows, columns] of output tiles the first wave covers"},
       {"cores", eval_grid, {kMachine}, 1, false, false, "GPU grid", "cores(h200)",
        "a machine's cores (SMs on a GPU)"},
+      {"occupancy", eval_occupancy, {kSubject, kMachine}, 2, false, false, "GPU grid",
+       "occupancy(plan, h200)",
+       "theoretical occupancy of the current kernel's block, 0 to 1: warps one SM holds over its "
+       "maximum (its threads and shared memory, 32 registers a thread)"},
+      {"warps_per_sm", eval_occupancy, {kSubject, kMachine}, 2, false, false, "GPU grid",
+       "warps_per_sm(plan, h200)",
+       "warps resident on an SM that has work: the blocks one SM holds (occupancy) or the grid's "
+       "share of blocks per SM, whichever is fewer, times the warps of a block"},
       {"dtype", eval_dtype, {kTensor}, 1, true, false, "dtypes", "dtype(W)", "a tensor's dtype (\"fp16\")"},
       {"dtype_bytes", eval_format, {kString}, 1, false, false, "dtypes", "dtype_bytes(\"fp16\")",
        "bytes per element"},

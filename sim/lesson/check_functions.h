@@ -73,6 +73,7 @@ Value eval_contains(CheckCall&);      // contains
 Value eval_count(CheckCall&);         // count
 Value eval_strides(CheckCall&);       // strides
 Value eval_grid(CheckCall&);          // waves, first_wave, cores
+Value eval_occupancy(CheckCall&);     // occupancy, warps_per_sm
 Value eval_clock(CheckCall&);         // clock
 Value eval_dtype(CheckCall&);         // dtype
 Value eval_stored(CheckCall&);        // to_dtype, quantize, overflows

@@ -6,6 +6,7 @@
 #include "sim/lesson/checker.h"
 #include "sim/lesson/check_call.h"
 
+#include "sim/predict/occupancy.h"
 #include "sim/predict/simulate.h"
 #include "sim/schedule/codegen.h"
 
@@ -167,6 +168,25 @@ Value eval_grid(CheckCall& call) {
     rows.insert(at[1]);
   }
   return Value::list({Value::of(double(rows.size())), Value::of(double(cols.size()))});
+}
+
+// The current kernel's block on an SM (predict::occupancy): its threads and dynamic shared memory
+// from the launch, 32 registers a thread (a schedule not compiled yet has no ptxas count; the
+// lesson says so where it uses it).
+Value eval_occupancy(CheckCall& call) {
+  const std::string& f = call.name();
+  const predict::Machine& m = call.machine(call.e.args[1].text);
+  if (m.kind != "gpu" || !m.sm.known())
+    throw EvalError{f + "() needs a GPU machine with per-SM limits; " + m.name + " has none"};
+  const schedule::Kernel& k = current_kernel(*call.program(call.arg0()));
+  const schedule::LaunchConfig lc = schedule::launch_config(k);
+  const predict::Occupancy o =
+      predict::occupancy(m, {lc.threads(), 32, int64_t(lc.dynamic_smem_bytes)});
+  if (!o.error.empty()) throw EvalError{f + "(): " + o.error};
+  if (f == "occupancy") return Value::of(o.occupancy);
+  const int64_t blocks = lc.blocks();
+  const int64_t share = (blocks + m.cores - 1) / m.cores;  // blocks the busiest SM is given
+  return Value::of(double(std::min(o.blocks_per_sm, share) * o.warps_per_block));
 }
 
 Value eval_clock(CheckCall& call) {

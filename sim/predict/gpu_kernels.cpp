@@ -1,10 +1,11 @@
-// Trace descriptions of the hand-written CUDA kernels and the counters they predict (gpu_twin.h).
+// Trace descriptions of the hand-written CUDA kernels and the counters they predict (gpu_kernels.h).
 //
 // Index: [SECTION] Shared-memory phases · [SECTION] Kernel descriptions · [SECTION] L1 ·
 //        [SECTION] L2 replay · [SECTION] Prediction
 #include "sim/predict/gpu_kernels.h"
 
 #include "sim/memory/hierarchy.h"
+#include "sim/predict/occupancy.h"
 
 #include <algorithm>
 #include <array>
@@ -592,18 +593,6 @@ uint64_t hashed_addr(uint64_t addr) {
   return (hashed_line(addr / 128) << 7) | (addr & 127);
 }
 
-// Blocks resident on one SM: threads, registers (allocated per warp in units of 256), shared
-// memory (plus 1 KiB the system reserves per block) and the 32-block limit of compute
-// capability 9.0.
-int blocks_per_sm(const Desc& d, uint64_t smem_per_sm) {
-  const int warps = (d.threads + 31) / 32;
-  const int regs_per_warp = ((d.registers * 32 + 255) / 256) * 256;
-  int by_regs = 65536 / std::max(1, regs_per_warp * warps);
-  int by_threads = 2048 / d.threads;
-  int by_smem = d.smem_bytes == 0 ? 32 : static_cast<int>(smem_per_sm / (d.smem_bytes + 1024));
-  return std::max(1, std::min({by_regs, by_threads, by_smem, 32}));
-}
-
 // The unified L1/shared array is 256 KiB; the carve-out is the smallest of the sm_90 choices that
 // holds the resident blocks' shared memory.
 uint64_t l1_bytes_per_sm(const Desc& d, int resident_per_sm) {
@@ -945,8 +934,10 @@ GpuKernelPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, 
 
   GpuKernelPrediction p;
   p.twin = d.name;
-  const uint64_t smem_per_sm = m.scratchpad ? m.scratchpad->size_bytes : 228 * 1024;
-  p.blocks_per_sm = blocks_per_sm(d, smem_per_sm);
+  // Blocks resident on one SM, by the occupancy calculator's rules (equal to ncu's: occupancy.h).
+  const Occupancy occ = occupancy(m, {d.threads, d.registers, d.smem_bytes});
+  if (!occ.error.empty()) throw std::invalid_argument(kernel + ": " + occ.error);
+  p.blocks_per_sm = static_cast<int>(occ.blocks_per_sm);
   if (o.max_blocks_per_sm > 0) p.blocks_per_sm = std::min(p.blocks_per_sm, o.max_blocks_per_sm);
   p.resident_blocks = int64_t(p.blocks_per_sm) * m.cores;
   const uint64_t l1_sm = l1_bytes_per_sm(d, p.blocks_per_sm);
@@ -992,7 +983,6 @@ GpuKernelPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, 
       replay_l2(h, ReplayLaunch{d, bt, N, K, tensor, blocks, p.resident_blocks}, m, o);
   h.finish();
   const memory::Counters c2 = h.counters(0), mem = h.counters(1);
-  (void)c2.writes;
   const double scale = static_cast<double>(s);
   p.l2_read_sectors = static_cast<double>(c2.reads) * scale;
   // A, B and the bias are only read, C only written: read hits are the hits of the first three.
