@@ -154,4 +154,27 @@ const std::pair<std::string, kernels::CounterReport>* counters_for_machine_kind(
   return best;
 }
 
+std::optional<TimedPrediction> predicted_time_for(const CountersRecordings& recordings,
+                                                  const std::string& device,
+                                                  const std::string& suite, int version, int m,
+                                                  int n, int k) {
+  // "sgemm_2048" times the sgemm family at another size: the family is the name before "_<digits>".
+  std::string family = suite;
+  const size_t us = suite.rfind('_');
+  if (us != std::string::npos && us + 1 < suite.size() &&
+      suite.find_first_not_of("0123456789", us + 1) == std::string::npos)
+    family = suite.substr(0, us);
+  for (const auto& [file, report] : recordings) {
+    if (!report.device.is_object() || report.device.value("name", "") != device) continue;
+    for (const kernels::CounterRun& run : report.runs) {
+      if (run.suite != family || run.version != version || run.m != m || run.n != n ||
+          run.k != k || !run.predicted || !run.predicted->values.count("time_ns"))
+        continue;
+      return TimedPrediction{run.predicted->values.at("time_ns") * 1e-9,
+                             run.predicted->time_limiter, run.predicted->time_summary, file};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace tilescope::core

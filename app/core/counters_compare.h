@@ -44,4 +44,20 @@ const std::pair<std::string, kernels::CounterReport>* counters_for_machine_kind(
     const CountersRecordings& recordings, const std::string& kind,
     const std::string& machine = "");
 
+// The time model's prediction (sim/predict/time_model.h) for a timed version, from the counters
+// recording made on the same device (`device`: the timing report's device name): the run of the
+// same suite family ("sgemm_2048" is "sgemm"), version and sizes whose prediction holds a time.
+// nullopt when no recording of that device has one (cuBLAS, versions without a trace
+// description, sizes never profiled).
+struct TimedPrediction {
+  double seconds = 0;
+  std::string limiter;
+  std::string summary;
+  std::string recording;  // its file
+};
+std::optional<TimedPrediction> predicted_time_for(const CountersRecordings& recordings,
+                                                  const std::string& device,
+                                                  const std::string& suite, int version, int m,
+                                                  int n, int k);
+
 }  // namespace tilescope::core

@@ -9,6 +9,7 @@
 
 #include "app/core/autotune_jobs.h"
 #include "app/core/commands.h"
+#include "app/core/counters_compare.h"
 #include "app/core/lesson_commands.h"
 #include "app/core/script_runner.h"
 #include "app/core/session.h"
@@ -127,6 +128,33 @@ std::string write_layout_json(const std::string& path, const AppState& state, in
   return out ? std::string() : "cannot write layout JSON '" + path + "'";
 }
 
+// The Timings view's "predicted" column for one timing report, as it draws it: every result the
+// time model predicts, with the measured median beside it.
+nlohmann::json timings_predicted_json(const Workbench& wb, const nlohmann::json& report) {
+  nlohmann::json rows = nlohmann::json::array();
+  if (!report.contains("suites") || !report["suites"].is_array()) return rows;
+  const std::string device =
+      report.contains("device") && report["device"].is_object()
+          ? report["device"].value("name", "")
+          : "";
+  for (const auto& suite : report["suites"]) {
+    int m = 0, n = 0, k = 0;
+    if (std::sscanf(suite.value("problem", "").c_str(), "M=%d N=%d K=%d", &m, &n, &k) != 3)
+      continue;
+    for (const auto& res : suite.value("results", nlohmann::json::array())) {
+      const auto p = predicted_time_for(wb.counters_recorded, device, suite.value("name", ""),
+                                        res.value("version", 0), m, n, k);
+      if (!p) continue;
+      rows.push_back({{"suite", suite.value("name", "")},
+                      {"version", res.value("version", 0)},
+                      {"measured_s", res.value("median_ms", 0.0) * 1e-3},
+                      {"predicted_s", p->seconds},
+                      {"limiter", p->limiter}});
+    }
+  }
+  return rows;
+}
+
 // The Schedule panel's occupancy calculator as drawn: the resources it counts and their result.
 nlohmann::json occupancy_state_json(const AppState& state) {
   const OccupancyShown o = occupancy_shown(state);
@@ -212,6 +240,11 @@ std::string write_state_json(const std::string& path, const AppState& state) {
         size_t(std::clamp(state.controls.views.timings_report, 0, int(wb.recorded.size()) - 1));
     j["timings_report"] = {{"index", i},
                            {"file", std::filesystem::path(wb.recorded[i].first).filename().string()}};
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& [file, report] : wb.recorded)
+      files.push_back(std::filesystem::path(file).filename().string());
+    j["timings_report"]["files"] = files;
+    j["timings_report"]["predicted"] = timings_predicted_json(wb, wb.recorded[i].second);
   }
   // The Memory view's predicted-vs-measured table as it is drawn for this machine.
   if (const auto* rec = counters_for_machine_kind(wb.counters_recorded,

@@ -5,7 +5,8 @@
 # the JSON file, not from the app); on the tiny CPU machine the cachegrind recording is shown.
 # Then "Run on this GPU" in the Timings view, clicked.
 # Then an autotune sweep that comes out flat, and the pair its hint offers, clicked.
-# Then the Timings view's recording picked by two clicks (the control timings.report).
+# Then the Timings view's recording picked by two clicks (the control timings.report), and the
+# H200's, whose predicted column must be the counters recording's time model.
 # usage: gui_measured.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped: no Xvfb)
 set -euo pipefail
 with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
@@ -135,3 +136,34 @@ run_app t2 "$small"$'\nview timings\nwait-frames 3\n'"click $list"$'\nwait-frame
 [[ $(get t2 /timings_report/index) == 1 ]] || fail "the click did not pick the second recording"
 [[ $(get t2 /timings_report/file) != "$first" ]] || fail "the second recording is the first one's file"
 echo "Timings recordings: $first, then by clicks $(get t2 /timings_report/file)"
+
+# [7] The H200's timed recording picked by clicks: its "predicted" column is the time model's,
+# read from the counters recording of the same device. SGEMM 8 at 4096³ (run 24 of that file)
+# must show the recording's own predicted time and limiter, and the screen its text.
+index=-1
+for i in $(seq 0 20); do
+  f=$("$query" "$out/t0.state.json" "/timings_report/files/$i" 2>/dev/null) || break
+  [[ $f == gpu-h200-2026-12-02.json ]] && index=$i
+done
+[[ $index -ge 0 ]] || fail "no gpu-h200-2026-12-02.json among the Timings view's recordings"
+run_app t3 "$small"$'\nview timings\nwait-frames 3\n'"click $list"$'\nwait-frames 3\nquit'
+item=$(at t3 "timings.report.$index")
+run_app t4 "$small"$'\nview timings\nwait-frames 3\n'"click $list"$'\nwait-frames 3\n'"click $item"$'\nwait-frames 3\nwrite-frame-text OUT/timings-predicted.txt\nwait-frames 1\nscreenshot OUT/timings-predicted.png\nwait-frames 1\nquit'
+[[ $(get t4 /timings_report/file) == gpu-h200-2026-12-02.json ]] || fail "the clicks did not pick the H200 recording"
+[[ $("$query" "$recording" /runs/24/suite) == sgemm && $("$query" "$recording" /runs/24/version) == 8 &&
+   $("$query" "$recording" /runs/24/M) == 4096 ]] || fail "run 24 of $recording is not SGEMM 8 at 4096³"
+row=-1
+for i in $(seq 0 20); do
+  s=$("$query" "$out/t4.state.json" "/timings_report/predicted/$i/suite" 2>/dev/null) || break
+  v=$(get t4 "/timings_report/predicted/$i/version")
+  [[ $s == sgemm && $v == 8 ]] && row=$i
+done
+[[ $row -ge 0 ]] || fail "the Timings view predicts no time for SGEMM 8"
+want=$("$query" "$recording" /runs/24/predicted/values/time_ns)
+got=$(get t4 "/timings_report/predicted/$row/predicted_s")
+awk -v a="$got" -v b="$want" 'BEGIN{d = a * 1e9 - b; exit !(d < 1 && d > -1)}' ||
+  fail "SGEMM 8's predicted time is $got s, the recording says $want ns"
+[[ $(get t4 "/timings_report/predicted/$row/limiter") == $("$query" "$recording" /runs/24/predicted/time_limiter) ]] ||
+  fail "SGEMM 8's limiter is not the recording's"
+grep -q "3.31 ms (+5%)" "$out/timings-predicted.txt" || fail "the Timings view does not show SGEMM 8's prediction"
+echo "Timings predicted: SGEMM 8 at 4096³ $got s ($(get t4 "/timings_report/predicted/$row/limiter"))"

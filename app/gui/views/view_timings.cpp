@@ -6,6 +6,7 @@
 #include "app/gui/views/autotune_panel.h"
 #include "app/gui/views/views.h"
 
+#include "app/core/counters_compare.h"
 #include "app/core/format.h"
 #include "app/gui/widgets/bars.h"
 #include "app/gui/widgets/text_wrap.h"
@@ -16,7 +17,9 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace tilescope::gui {
@@ -124,10 +127,16 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
     const bool has_flops = best > 1e-6;
     if (!has_flops)
       for (const auto& res : suite["results"]) best = std::max(best, json_num(res, "gbps"));
-    if (ImGui::BeginTable(json_str(suite, "name").c_str(), 6,
+    // The time model's prediction where the same device's counters recording has one.
+    int m = 0, n = 0, k = 0;
+    const bool sized =
+        std::sscanf(json_str(suite, "problem").c_str(), "M=%d N=%d K=%d", &m, &n, &k) == 3;
+    const std::string device = r.contains("device") ? json_str(r["device"], "name") : "";
+    if (ImGui::BeginTable(json_str(suite, "name").c_str(), 7,
                           ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
       ImGui::TableSetupColumn("version");
       ImGui::TableSetupColumn("median");
+      ImGui::TableSetupColumn("predicted");
       ImGui::TableSetupColumn(has_flops ? "GFLOP/s" : "GB/s");
       ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
       ImGui::TableSetupColumn("% of ref");
@@ -141,6 +150,22 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
           ImGui::SetTooltip("%s", json_str(res, "changed").c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(ms_text(json_num(res, "median_ms")).c_str());
+        ImGui::TableNextColumn();
+        const std::optional<TimedPrediction> pred =
+            sized ? predicted_time_for(wb.counters_recorded, device, json_str(suite, "name"),
+                                       res.value("version", 0), m, n, k)
+                  : std::nullopt;
+        if (pred) {
+          const double measured = json_num(res, "median_ms");
+          ImGui::Text("%s (%+.0f%%)", ms_text(pred->seconds * 1e3).c_str(),
+                      measured > 0 ? 100 * (pred->seconds * 1e3 - measured) / measured : 0.0);
+          if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("time model, %s-bound: %s\n(predictions of %s)",
+                              pred->limiter.c_str(), pred->summary.c_str(),
+                              std::filesystem::path(pred->recording).filename().c_str());
+        } else {
+          ImGui::TextDisabled("—");
+        }
         ImGui::TableNextColumn();
         const double v = has_flops ? json_num(res, "gflops") : json_num(res, "gbps");
         ImGui::Text("%.1f", v);
