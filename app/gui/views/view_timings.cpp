@@ -132,11 +132,19 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
     const bool sized =
         std::sscanf(json_str(suite, "problem").c_str(), "M=%d N=%d K=%d", &m, &n, &k) == 3;
     const std::string device = r.contains("device") ? json_str(r["device"], "name") : "";
-    if (ImGui::BeginTable(json_str(suite, "name").c_str(), 7,
+    auto predicted = [&](const nlohmann::json& res) -> std::optional<TimedPrediction> {
+      if (!sized) return std::nullopt;
+      return predicted_time_for(wb.counters_recorded, device, json_str(suite, "name"),
+                                res.value("version", 0), m, n, k);
+    };
+    // The column only where the suite has a prediction: narrow windows keep their room.
+    bool any_predicted = false;
+    for (const auto& res : suite["results"]) any_predicted = any_predicted || predicted(res);
+    if (ImGui::BeginTable(json_str(suite, "name").c_str(), any_predicted ? 7 : 6,
                           ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
       ImGui::TableSetupColumn("version");
       ImGui::TableSetupColumn("median");
-      ImGui::TableSetupColumn("predicted");
+      if (any_predicted) ImGui::TableSetupColumn("predicted");
       ImGui::TableSetupColumn(has_flops ? "GFLOP/s" : "GB/s");
       ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
       ImGui::TableSetupColumn("% of ref");
@@ -150,11 +158,8 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
           ImGui::SetTooltip("%s", json_str(res, "changed").c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(ms_text(json_num(res, "median_ms")).c_str());
-        ImGui::TableNextColumn();
-        const std::optional<TimedPrediction> pred =
-            sized ? predicted_time_for(wb.counters_recorded, device, json_str(suite, "name"),
-                                       res.value("version", 0), m, n, k)
-                  : std::nullopt;
+        const std::optional<TimedPrediction> pred = predicted(res);
+        if (any_predicted) ImGui::TableNextColumn();
         if (pred) {
           const double measured = json_num(res, "median_ms");
           ImGui::Text("%s (%+.0f%%)", ms_text(pred->seconds * 1e3).c_str(),
@@ -163,7 +168,7 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
             ImGui::SetTooltip("time model, %s-bound: %s\n(predictions of %s)",
                               pred->limiter.c_str(), pred->summary.c_str(),
                               std::filesystem::path(pred->recording).filename().c_str());
-        } else {
+        } else if (any_predicted) {
           ImGui::TextDisabled("—");
         }
         ImGui::TableNextColumn();
