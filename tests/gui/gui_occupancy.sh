@@ -147,13 +147,14 @@ for layout in s2-top s2; do
 done
 
 # [5] A CPU machine: no crash, no numbers, the line that says why.
+# look TEXT PNG: the frame's text and a screenshot, each after the frame has settled.
+look() {
+  printf '%s\nwrite-frame-text OUT/%s\n%s\nscreenshot OUT/%s\nwait-frames 1\n' \
+    "$settle" "$1" "$settle" "$2"
+}
 run_app c1 "$setup
 machine tiny
-$settle
-write-frame-text OUT/tiny-text.txt
-$settle
-screenshot OUT/occupancy-cpu.png
-wait-frames 1"
+$(look tiny-text.txt occupancy-cpu.png)"
 expect c1 /machine tiny
 none=$("$query" "$out/c1.state.json" /occupancy/none) ||
   fail "tiny shows no reason for no occupancy"
@@ -173,11 +174,7 @@ roofline=$(at p2 tab.roofline)
 run_app r1 "$setup
 click $roofline
 wait-jobs
-$settle
-write-frame-text OUT/roofline-text.txt
-$settle
-screenshot OUT/roofline-predicted.png
-wait-frames 1"
+$(look roofline-text.txt roofline-predicted.png)"
 expect r1 /view roofline
 expect r1 /predicted_time/limiter "data stage"
 data=$("$query" "$out/r1.state.json" /predicted_time/terms/1/seconds) || fail "r1: no data stage term"
