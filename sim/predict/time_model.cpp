@@ -27,7 +27,9 @@ std::string count(double n) {
   return fmt("%.3g", n);
 }
 
-std::string ghz(double hz) { return fmt("%.3g GHz", hz / 1e9); }
+std::string ghz(double hz) {
+  return fmt("%.3g GHz", hz / 1e9);
+}
 
 std::string duration(double s) {
   if (s >= 1e-3) return fmt("%.3g ms", s * 1e3);
@@ -65,11 +67,11 @@ TimePrediction predict_time(const Machine& m, const KernelWork& w) {
   const double instructions = w.fp32_fmas / 32 + w.memory_instructions;
   if (instructions > 0) {
     const double per_cycle = double(std::max<int64_t>(m.sm.sub_partitions, 1));
-    p.terms.push_back(
-        {"issue", instructions / (sm_cycles * per_cycle),
-         count(instructions) + " warp instructions (" + count(w.fp32_fmas / 32) + " FFMA + " +
-             count(w.memory_instructions) + " memory) / (" + std::to_string(m.cores) + " SMs × " +
-             fmt("%.0f", per_cycle) + " a cycle × " + clock + ")" + tail});
+    p.terms.push_back({"issue", instructions / (sm_cycles * per_cycle),
+                       count(instructions) + " warp instructions (" + count(w.fp32_fmas / 32) +
+                           " FFMA + " + count(w.memory_instructions) + " memory) / (" +
+                           std::to_string(m.cores) + " SMs × " + fmt("%.0f", per_cycle) +
+                           " a cycle × " + clock + ")" + tail});
   }
   if (w.tensor_flops > 0) {
     const double peak = m.peak(w.tensor_dtype, "tensor");
@@ -85,9 +87,9 @@ TimePrediction predict_time(const Machine& m, const KernelWork& w) {
   }
   for (const memory::CacheConfig& level : m.levels) {
     if (level.name != "L2" || level.bandwidth_bytes_per_s <= 0 || w.l2_bytes <= 0) continue;
-    p.terms.push_back({"L2", w.l2_bytes / level.bandwidth_bytes_per_s,
-                       count(w.l2_bytes) + "B / " +
-                           fmt("%.3g TB/s", level.bandwidth_bytes_per_s / 1e12)});
+    p.terms.push_back(
+        {"L2", w.l2_bytes / level.bandwidth_bytes_per_s,
+         count(w.l2_bytes) + "B / " + fmt("%.3g TB/s", level.bandwidth_bytes_per_s / 1e12)});
   }
   if (w.dram_bytes > 0 && m.memory.bandwidth_bytes_per_s > 0) {
     double bw = m.memory.bandwidth_bytes_per_s;
@@ -160,8 +162,8 @@ TimePrediction predict_time(const Machine& m, const std::vector<KernelWork>& lau
     total.bound_seconds += one.bound_seconds;
   }
   if (launches.size() > 1)
-    total.summary += " (the longest of " + std::to_string(launches.size()) +
-                     " launches; total " + duration(total.seconds) + ")";
+    total.summary += " (the longest of " + std::to_string(launches.size()) + " launches; total " +
+                     duration(total.seconds) + ")";
   return total;
 }
 

@@ -64,16 +64,16 @@ struct TimeTerm {
 };
 
 struct TimePrediction {
-  std::string error;           // why no prediction ("" when there is one)
-  double seconds = 0;          // the largest term
-  std::string limiter;         // its name
-  std::string summary;         // "issue-bound: 2.15 G warp instructions …"
+  std::string error;            // why no prediction ("" when there is one)
+  double seconds = 0;           // the largest term
+  std::string limiter;          // its name
+  std::string summary;          // "issue-bound: 2.15 G warp instructions …"
   std::vector<TimeTerm> terms;  // every unit the kernel uses, in the order above
-  double bound_seconds = 0;    // the roofline: max(FLOPs / peak, DRAM bytes / bandwidth)
-  double clock_hz = 0;         // the clock the SM terms used
+  double bound_seconds = 0;     // the roofline: max(FLOPs / peak, DRAM bytes / bandwidth)
+  double clock_hz = 0;          // the clock the SM terms used
   Occupancy occupancy;
   Waves waves;
-  double tail_factor = 1;      // busiest SM's blocks / mean blocks per SM
+  double tail_factor = 1;  // busiest SM's blocks / mean blocks per SM
 };
 
 // The prediction for `w` on GPU machine `m`. Never throws: a machine without per-SM limits or a

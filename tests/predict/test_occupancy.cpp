@@ -99,42 +99,46 @@ TEST_CASE("occupancy curves: the register curve steps down at each allocation bo
   CHECK(smem.back().blocks_per_sm == 1);
 }
 
-TEST_CASE("occupancy equals Nsight Compute's for every kernel of the H200 counters recording") {
-  std::ifstream in(std::string(TILESCOPE_SOURCE_DIR) +
-                   "/assets/recorded/gpu-h200-counters-2026-12-02.json");
-  REQUIRE(in);
-  const nlohmann::json rec = nlohmann::json::parse(in);
-  const Machine h200 = load_machine("h200");
-  int kernels = 0;
-  std::set<std::string> names;
-  for (const auto& run : rec.at("runs"))
-    for (const auto& k : run.at("kernels")) {
-      const auto& m = k.at("metrics");
-      auto get = [&](const char* key) { return int64_t(m.at(key).get<double>()); };
-      CAPTURE(k.at("name").get<std::string>());
-      CAPTURE(run.at("M").get<int>());
-      const KernelResources r{get("launch__block_size"), get("launch__registers_per_thread"),
-                              get("launch__shared_mem_per_block_static") +
-                                  get("launch__shared_mem_per_block_dynamic")};
-      // ncu's block limits at the carve-out the driver chose for the launch.
-      const Occupancy at_launch = occupancy(h200, r, get("launch__shared_mem_config_size"));
-      REQUIRE(at_launch.error.empty());
-      CHECK(at_launch.by_registers == get("launch__occupancy_limit_registers"));
-      CHECK(at_launch.by_warps == get("launch__occupancy_limit_warps"));
-      CHECK(at_launch.by_blocks == get("launch__occupancy_limit_blocks"));
-      CHECK(at_launch.by_smem == get("launch__occupancy_limit_shared_mem"));
-      CHECK(at_launch.smem_per_block_allocated == get("launch__shared_mem_per_block_allocated"));
-      // Theoretical occupancy, exact — and the same at the SM's largest carve-out, which is what
-      // tilescope predicts with before a launch (the driver's choice never lowers it).
-      const double ncu = m.at("sm__maximum_warps_per_active_cycle_pct").get<double>();
-      CHECK(100 * at_launch.occupancy == doctest::Approx(ncu).epsilon(1e-9));
-      const Occupancy predicted = occupancy(h200, r);
-      CHECK(100 * predicted.occupancy == doctest::Approx(ncu).epsilon(1e-9));
-      CHECK(waves(h200, predicted, get("launch__grid_size")).waves ==
+TEST_CASE("occupancy equals Nsight Compute's for every kernel of the H200 and H100 recordings") {
+  for (const auto& [file, machine] : {std::pair{"gpu-h200-counters-2026-12-02.json", "h200"},
+                                      std::pair{"gpu-h100-counters-2026-12-05.json", "h100"}}) {
+    CAPTURE(file);
+    std::ifstream in(std::string(TILESCOPE_SOURCE_DIR) + "/assets/recorded/" + file);
+    REQUIRE(in);
+    const nlohmann::json rec = nlohmann::json::parse(in);
+    const Machine h200 = load_machine(machine);  // the machine the recording was made on
+    int kernels = 0;
+    std::set<std::string> names;
+    for (const auto& run : rec.at("runs"))
+      for (const auto& k : run.at("kernels")) {
+        const auto& m = k.at("metrics");
+        auto get = [&](const char* key) { return int64_t(m.at(key).get<double>()); };
+        CAPTURE(k.at("name").get<std::string>());
+        CAPTURE(run.at("M").get<int>());
+        const KernelResources r{get("launch__block_size"), get("launch__registers_per_thread"),
+                                get("launch__shared_mem_per_block_static") +
+                                    get("launch__shared_mem_per_block_dynamic")};
+        // ncu's block limits at the carve-out the driver chose for the launch.
+        const Occupancy at_launch = occupancy(h200, r, get("launch__shared_mem_config_size"));
+        REQUIRE(at_launch.error.empty());
+        CHECK(at_launch.by_registers == get("launch__occupancy_limit_registers"));
+        CHECK(at_launch.by_warps == get("launch__occupancy_limit_warps"));
+        CHECK(at_launch.by_blocks == get("launch__occupancy_limit_blocks"));
+        CHECK(at_launch.by_smem == get("launch__occupancy_limit_shared_mem"));
+        CHECK(at_launch.smem_per_block_allocated == get("launch__shared_mem_per_block_allocated"));
+        // Theoretical occupancy, exact — and the same at the SM's largest carve-out, which is what
+        // tilescope predicts with before a launch (the driver's choice never lowers it).
+        const double ncu = m.at("sm__maximum_warps_per_active_cycle_pct").get<double>();
+        CHECK(100 * at_launch.occupancy == doctest::Approx(ncu).epsilon(1e-9));
+        const Occupancy predicted = occupancy(h200, r);
+        CHECK(100 * predicted.occupancy == doctest::Approx(ncu).epsilon(1e-9));
+        CHECK(
+            waves(h200, predicted, get("launch__grid_size")).waves ==
             doctest::Approx(m.at("launch__waves_per_multiprocessor").get<double>()).epsilon(0.01));
-      names.insert(k.at("name").get<std::string>());
-      ++kernels;
-    }
-  CHECK(kernels >= 40);        // 32 runs, the unfused epilogues three kernels each
-  CHECK(names.size() >= 12);   // cuBLAS's two, SGEMM 1–8, HGEMM 2 twice, bias_add, relu
+        names.insert(k.at("name").get<std::string>());
+        ++kernels;
+      }
+    CHECK(kernels >= 40);       // 32 runs, the unfused epilogues three kernels each
+    CHECK(names.size() >= 12);  // cuBLAS's two, SGEMM 1–8, HGEMM 2 twice, bias_add, relu
+  }
 }

@@ -50,7 +50,7 @@ TEST_CASE("issue: FMAs / 32 plus memory instructions, 4 a cycle per SM, over the
 TEST_CASE("data stage and issue overlap by half: the longer plus half the shorter") {
   const Machine m = h200_at_2ghz();
   KernelWork w = work(132 * 4);
-  w.fp32_fmas = 32.0 * 528e6;         // issue: 1e6 cycles
+  w.fp32_fmas = 32.0 * 528e6;           // issue: 1e6 cycles
   w.data_stage_wavefronts = 132 * 3e6;  // data stage: 3e6 cycles, one a cycle per SM
   const TimePrediction p = predict_time(m, w);
   CHECK(p.limiter == "data stage");
@@ -122,8 +122,7 @@ TEST_CASE("a chain of launches adds; the limiter is the longest launch's") {
 TEST_CASE("refusals: a CPU machine, a block too large, an empty grid") {
   KernelWork w = work(10);
   w.fp32_fmas = 1e6;
-  CHECK(predict_time(load_machine("tiny"), w).error.find("no GPU time model") !=
-        std::string::npos);
+  CHECK(predict_time(load_machine("tiny"), w).error.find("no GPU time model") != std::string::npos);
   KernelWork big = w;
   big.resources.threads_per_block = 4096;
   CHECK_FALSE(predict_time(h200_at_2ghz(), big).error.empty());
