@@ -31,6 +31,11 @@ std::string ghz(double hz) {
   return fmt("%.3g GHz", hz / 1e9);
 }
 
+std::string rate(double bytes_per_s) {
+  return bytes_per_s >= 1e12 ? fmt("%.3g TB/s", bytes_per_s / 1e12)
+                             : fmt("%.3g GB/s", bytes_per_s / 1e9);
+}
+
 std::string duration(double s) {
   if (s >= 1e-3) return fmt("%.3g ms", s * 1e3);
   return fmt("%.3g µs", s * 1e6);
@@ -89,18 +94,21 @@ TimePrediction predict_time(const Machine& m, const KernelWork& w) {
     if (level.name != "L2" || level.bandwidth_bytes_per_s <= 0 || w.l2_bytes <= 0) continue;
     p.terms.push_back(
         {"L2", w.l2_bytes / level.bandwidth_bytes_per_s,
-         count(w.l2_bytes) + "B / " + fmt("%.3g TB/s", level.bandwidth_bytes_per_s / 1e12)});
+         count(w.l2_bytes) + "B / " + rate(level.bandwidth_bytes_per_s)});
   }
   if (w.dram_bytes > 0 && m.memory.bandwidth_bytes_per_s > 0) {
     double bw = m.memory.bandwidth_bytes_per_s;
-    std::string why = count(w.dram_bytes) + "B / " + fmt("%.3g TB/s", bw / 1e12);
+    std::string why = count(w.dram_bytes) + "B / " + rate(bw);
     if (m.memory.latency_ns > 0 && w.loads_in_flight_per_warp > 0 && w.bytes_per_load > 0) {
+      // The warps an SM with work holds: its occupancy, or the grid's share, whichever is fewer.
+      const int64_t share = (w.blocks + m.cores - 1) / m.cores;
+      const int64_t warps = std::min(p.occupancy.blocks_per_sm, share) * p.occupancy.warps_per_block;
       const ParallelismBound b = memory_parallelism(
           m, busy_sms,
-          {p.occupancy.warps_per_sm, std::max<int64_t>(1, std::llround(w.loads_in_flight_per_warp)),
+          {warps, std::max<int64_t>(1, std::llround(w.loads_in_flight_per_warp)),
            std::llround(w.bytes_per_load)});
       bw = b.bandwidth;
-      why = count(w.dram_bytes) + "B / " + fmt("%.3g TB/s", bw / 1e12) + " (" + b.summary + ")";
+      why = count(w.dram_bytes) + "B / " + rate(bw) + " (" + b.summary + ")";
     }
     p.terms.push_back({"DRAM", w.dram_bytes / bw, why});
   }
@@ -165,6 +173,19 @@ TimePrediction predict_time(const Machine& m, const std::vector<KernelWork>& lau
     total.summary += " (the longest of " + std::to_string(launches.size()) + " launches; total " +
                      duration(total.seconds) + ")";
   return total;
+}
+
+ScheduleLoads schedule_loads(const schedule::Kernel& k, const schedule::TraceSummary& t,
+                             int64_t warps, uint32_t sector_bytes) {
+  ScheduleLoads l;
+  if (t.global_load_instructions == 0 || warps <= 0) return l;
+  double serial = 1;
+  for (const schedule::Loop& loop : k.loops)
+    if (loop.kind == schedule::LoopKind::Serial) serial *= double(loop.extent);
+  l.per_warp = std::max(1.0, double(t.global_load_instructions) / (double(warps) * serial));
+  l.bytes_per_load =
+      double(t.global_reads) * sector_bytes / double(t.global_load_instructions);
+  return l;
 }
 
 nlohmann::json time_prediction_json(const TimePrediction& p) {

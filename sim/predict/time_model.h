@@ -30,6 +30,8 @@
 
 #include "sim/predict/machine.h"
 #include "sim/predict/occupancy.h"
+#include "sim/schedule/kernel.h"
+#include "sim/schedule/trace.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -82,6 +84,18 @@ TimePrediction predict_time(const Machine& m, const KernelWork& w);
 // Several launches one after another (a GEMM, then bias, then ReLU): times add; the limiter is the
 // longest launch's.
 TimePrediction predict_time(const Machine& m, const std::vector<KernelWork>& launches);
+
+// A schedule's loads in flight per warp, for the DRAM term's Little's law: the global loads a warp
+// issues in one iteration of its serial loops (unrolled and vectorized loops count as one
+// iteration: their loads go out together), at least 1, from the kernel's GPU trace. A loop the
+// schedule leaves serial is counted as written, one iteration's loads at a time — the pessimistic
+// end, since a compiler often unrolls a short loop by 4 on its own.
+struct ScheduleLoads {
+  double per_warp = 0;        // loads in flight per warp
+  double bytes_per_load = 0;  // sectors a load instruction touches × 32
+};
+ScheduleLoads schedule_loads(const schedule::Kernel& k, const schedule::TraceSummary& t,
+                             int64_t warps, uint32_t sector_bytes = 32);
 
 // {seconds, limiter, summary, bound_seconds, clock_hz, tail_factor, terms: [{name, seconds,
 // why}], occupancy}.

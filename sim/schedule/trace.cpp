@@ -406,6 +406,7 @@ class Tracer {
     }
     if (!lines.empty()) {
       ++m_sum.global_instructions;
+      if (kind != AccessKind::Write) ++m_sum.global_load_instructions;
       m_sum.global_lines += lines.size();
     }
     if (!m_shared_lanes.empty()) {

@@ -93,6 +93,7 @@ struct TraceSummary {
   // they touched (one L1 data-stage pass each), how many touched shared memory and the bank
   // passes they took (memory::bank_conflict_degree). The time model's inputs (predict/time_model.h).
   uint64_t global_instructions = 0, global_lines = 0;
+  uint64_t global_load_instructions = 0;  // of global_instructions, the loads
   uint64_t shared_instructions = 0, shared_wavefronts = 0;
 };
 

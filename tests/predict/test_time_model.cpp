@@ -90,6 +90,34 @@ TEST_CASE("DRAM: bytes over the bandwidth, or over what the warps keep in flight
   CHECK(p.summary.find("latency-bound: 32 warps × 1 load × 128 B") != std::string::npos);
   // The roofline ignores the latency: 1 ms.
   CHECK(p.bound_seconds == doctest::Approx(1e-3));
+  // A grid of 132 blocks gives each SM one block, 8 warps, whatever the occupancy allows (4).
+  KernelWork one = w;
+  one.blocks = 132;
+  CHECK(predict_time(m, one).seconds == doctest::Approx(4.8e9 / (8 * 128 * 132 / 500e-9)));
+  CHECK(predict_time(m, one).summary.find("1.08 TB/s") == std::string::npos);
+  CHECK(predict_time(m, one).summary.find("270 GB/s") != std::string::npos);
+}
+
+TEST_CASE("a schedule's loads in flight: one serial iteration's global loads per warp") {
+  // A GEMV as lesson 15 plans it: 128 blocks of 32 threads (one warp), k serial over 1024; each
+  // warp loads x[0, k] (one 32-byte sector) and W[j, k] (four) per k.
+  tilescope::schedule::Kernel k;
+  k.loops = {{"i", 1, tilescope::schedule::LoopKind::BlockY},
+             {"j.o", 128, tilescope::schedule::LoopKind::BlockX},
+             {"j.i", 32, tilescope::schedule::LoopKind::ThreadX},
+             {"k", 1024, tilescope::schedule::LoopKind::Serial}};
+  tilescope::schedule::TraceSummary t;
+  t.global_load_instructions = 2 * 1024 * 128;
+  t.global_reads = 5 * 1024 * 128;  // sectors
+  const ScheduleLoads l = schedule_loads(k, t, 128);
+  CHECK(l.per_warp == 2);
+  CHECK(l.bytes_per_load == 80);
+  // k split 128 × 8 with the inner 8 unrolled: 16 loads go out together.
+  k.loops[3] = {"k.o", 128, tilescope::schedule::LoopKind::Serial};
+  k.loops.push_back({"k.i", 8, tilescope::schedule::LoopKind::Unrolled});
+  CHECK(schedule_loads(k, t, 128).per_warp == 16);
+  // No global loads: nothing in flight.
+  CHECK(schedule_loads(k, {}, 128).per_warp == 0);
 }
 
 TEST_CASE("tensor cores at the machine's peak for the dtype") {

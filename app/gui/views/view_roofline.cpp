@@ -345,6 +345,12 @@ PredictedTimeShown predicted_time_shown(const AppState& state) {
   w.dram_bytes = double(cur->dram_bytes());
   w.blocks = occ.grid_blocks;
   w.resources = occ.resources;
+  if (const schedule::Kernel* k = wb.kernel()) {
+    const int64_t warps = occ.grid_blocks * ((occ.resources.threads_per_block + 31) / 32);
+    const predict::ScheduleLoads loads = predict::schedule_loads(*k, t, warps);
+    w.loads_in_flight_per_warp = loads.per_warp;
+    w.bytes_per_load = loads.bytes_per_load;
+  }
   s.registers = occ.resources.registers_per_thread;
   s.time = predict::predict_time(*wb.machine, w);
   if (!s.time.error.empty()) s.none = s.time.error;
