@@ -1,5 +1,6 @@
 // The ncu metric table, ncu's CSV parser, the counters report's JSON and its comparison table.
 #include "kernels/gpu_counters.h"
+#include "sim/io/format.h"
 #include "sim/io/json.h"
 
 #include <cmath>
@@ -410,15 +411,6 @@ std::string pad(const std::string& text, size_t width) {
   return cols >= width ? text + " " : text + std::string(width - cols, ' ');
 }
 
-std::string ms(double ns) {
-  std::ostringstream o;
-  if (ns >= 1e6)
-    o << std::fixed << std::setprecision(ns >= 1e8 ? 0 : 2) << ns / 1e6 << " ms";
-  else
-    o << std::fixed << std::setprecision(1) << ns / 1e3 << " µs";
-  return o.str();
-}
-
 // Measured time under ncu beside the time model's (sim/predict/time_model.h), its limiter, and
 // what ncu saw of the SMs: theoretical and achieved occupancy, the clock.
 std::string format_time_rows(const CounterReport& r) {
@@ -429,12 +421,12 @@ std::string format_time_rows(const CounterReport& r) {
     if (run.error) continue;
     const auto t = run.measured.find("time_ns");
     if (t == run.measured.end()) continue;
-    std::string cell = ms(t->second) + " / ";
+    std::string cell = io::format_ms(t->second * 1e-6) + " / ";
     std::string limiter = "—";
     if (run.predicted && run.predicted->values.count("time_ns")) {
       const double pv = run.predicted->values.at("time_ns");
       std::ostringstream e;
-      e << ms(pv) << " (" << std::showpos << std::fixed << std::setprecision(1)
+      e << io::format_ms(pv * 1e-6) << " (" << std::showpos << std::fixed << std::setprecision(1)
         << 100.0 * (pv - t->second) / t->second << "%)";
       cell += e.str();
       limiter = run.predicted->time_limiter;
@@ -445,17 +437,17 @@ std::string format_time_rows(const CounterReport& r) {
        << pad("v" + std::to_string(run.version) + " " + run.name, 26) << pad(cell, 32)
        << pad(limiter, 12);
     // Theoretical occupancy is a launch property: the longest kernel's.
+    const std::string& duration = counter_metric("time_ns")->ncu;
     const NcuKernel* longest = nullptr;
     for (const NcuKernel& k : run.kernels) {
-      const auto d = k.metrics.find("gpu__time_duration.sum");
+      const auto d = k.metrics.find(duration);
       if (d == k.metrics.end()) continue;
-      if (!longest || d->second > longest->metrics.at("gpu__time_duration.sum")) longest = &k;
+      if (!longest || d->second > longest->metrics.at(duration)) longest = &k;
     }
     std::ostringstream occ;
     occ << std::fixed << std::setprecision(1);
-    if (longest && longest->metrics.count("sm__maximum_warps_per_active_cycle_pct"))
-      occ << "occupancy " << longest->metrics.at("sm__maximum_warps_per_active_cycle_pct")
-          << " % theoretical";
+    if (longest && longest->metrics.count(kTheoreticalOccupancyMetric))
+      occ << "occupancy " << longest->metrics.at(kTheoreticalOccupancyMetric) << " % theoretical";
     if (run.measured.count("achieved_occupancy_pct"))
       occ << ", " << run.measured.at("achieved_occupancy_pct") << " % achieved";
     if (run.measured.count("sm_clock_hz"))

@@ -21,13 +21,13 @@ inline constexpr const char* kCountersSchema = "tilescope-counters/1";
 
 // [SECTION] Metrics
 
-// One counter as tilescope names it (`key`, what predictions and tables use), the ncu metric that
-// measures it on Hopper, and what it counts.
 // How a version that launches several kernels combines them: counts add up; a launch's shape
 // (waves) keeps the largest; a rate or a share (clock, occupancy, issue activity) is the mean
 // weighted by each kernel's time.
 enum class Rollup { Sum, Max, TimeWeighted };
 
+// One counter as tilescope names it (`key`, what predictions and tables use), the ncu metric that
+// measures it on Hopper, what it counts, and how a chain of kernels combines it.
 struct CounterMetric {
   std::string key;
   std::string ncu;
@@ -37,6 +37,9 @@ struct CounterMetric {
 
 // Every counter the GPU bench asks ncu for, in table order. The only place ncu names are spelt.
 const std::vector<CounterMetric>& counter_metrics();
+// Theoretical occupancy, %: ncu reports it with every launch's raw metrics, but `--query-metrics`
+// does not list it, so it cannot be asked for in the table above.
+inline constexpr const char* kTheoreticalOccupancyMetric = "sm__maximum_warps_per_active_cycle_pct";
 // The metric whose key is `key`, or nullptr.
 const CounterMetric* counter_metric(const std::string& key);
 // An ncu metric name without its roll-up and sub-metric suffixes ("dram__bytes_read.sum" →

@@ -7,8 +7,8 @@
 #include "app/core/counters_compare.h"
 
 #include <cctype>
-
 #include <cmath>
+#include <cstdio>
 
 namespace tilescope::core {
 
@@ -155,15 +155,24 @@ const std::pair<std::string, kernels::CounterReport>* counters_for_machine_kind(
 }
 
 std::optional<TimedPrediction> predicted_time_for(const CountersRecordings& recordings,
-                                                  const std::string& device,
-                                                  const std::string& suite, int version, int m,
-                                                  int n, int k) {
+                                                  const nlohmann::json& report,
+                                                  const nlohmann::json& suite,
+                                                  const nlohmann::json& result) {
+  int m = 0, n = 0, k = 0;
+  if (!suite.is_object() || !result.is_object() ||
+      std::sscanf(suite.value("problem", "").c_str(), "M=%d N=%d K=%d", &m, &n, &k) != 3)
+    return std::nullopt;
+  const std::string device = report.contains("device") && report["device"].is_object()
+                                 ? report["device"].value("name", "")
+                                 : "";
+  const std::string name = suite.value("name", "");
+  const int version = result.value("version", 0);
   // "sgemm_2048" times the sgemm family at another size: the family is the name before "_<digits>".
-  std::string family = suite;
-  const size_t us = suite.rfind('_');
-  if (us != std::string::npos && us + 1 < suite.size() &&
-      suite.find_first_not_of("0123456789", us + 1) == std::string::npos)
-    family = suite.substr(0, us);
+  std::string family = name;
+  const size_t us = name.rfind('_');
+  if (us != std::string::npos && us + 1 < name.size() &&
+      name.find_first_not_of("0123456789", us + 1) == std::string::npos)
+    family = name.substr(0, us);
   for (const auto& [file, report] : recordings) {
     if (!report.device.is_object() || report.device.value("name", "") != device) continue;
     for (const kernels::CounterRun& run : report.runs) {

@@ -44,11 +44,11 @@ const std::pair<std::string, kernels::CounterReport>* counters_for_machine_kind(
     const CountersRecordings& recordings, const std::string& kind,
     const std::string& machine = "");
 
-// The time model's prediction (sim/predict/time_model.h) for a timed version, from the counters
-// recording made on the same device (`device`: the timing report's device name): the run of the
-// same suite family ("sgemm_2048" is "sgemm"), version and sizes whose prediction holds a time.
-// nullopt when no recording of that device has one (cuBLAS, versions without a trace
-// description, sizes never profiled).
+// The time model's prediction (sim/predict/time_model.h) for one result of a suite of a timing
+// report (tilescope-bench/1), from the counters recording made on the report's device: the run of
+// the same suite family ("sgemm_2048" is "sgemm"), version and sizes (the suite's "M=… N=… K=…")
+// whose prediction holds a time. nullopt when no recording of that device has one (cuBLAS,
+// versions without a trace description, sizes never profiled).
 struct TimedPrediction {
   double seconds = 0;
   std::string limiter;
@@ -56,8 +56,8 @@ struct TimedPrediction {
   std::string recording;  // its file
 };
 std::optional<TimedPrediction> predicted_time_for(const CountersRecordings& recordings,
-                                                  const std::string& device,
-                                                  const std::string& suite, int version, int m,
-                                                  int n, int k);
+                                                  const nlohmann::json& report,
+                                                  const nlohmann::json& suite,
+                                                  const nlohmann::json& result);
 
 }  // namespace tilescope::core

@@ -65,15 +65,4 @@ std::string format_percent(double fraction) {
   return buf;
 }
 
-std::string format_ms(double ms) {
-  char buf[32];
-  if (ms >= 100)
-    std::snprintf(buf, sizeof buf, "%.0f ms", ms);
-  else if (ms >= 1)
-    std::snprintf(buf, sizeof buf, "%.2f ms", ms);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f µs", ms * 1000);
-  return buf;
-}
-
 }  // namespace tilescope::core

@@ -29,7 +29,5 @@ std::string format_int_list(const std::vector<int64_t>& values);
 // A percentage with one decimal place: 0.4213 → "42.1%". A share that is not zero but rounds to
 // 0.0% prints as "<0.1%", so a learner does not read it as nothing.
 std::string format_percent(double fraction);
-// A duration in milliseconds: "120 ms", "1.94 ms", "310.5 µs".
-std::string format_ms(double ms);
 
 }  // namespace tilescope::core

@@ -133,17 +133,9 @@ std::string write_layout_json(const std::string& path, const AppState& state, in
 nlohmann::json timings_predicted_json(const Workbench& wb, const nlohmann::json& report) {
   nlohmann::json rows = nlohmann::json::array();
   if (!report.contains("suites") || !report["suites"].is_array()) return rows;
-  const std::string device =
-      report.contains("device") && report["device"].is_object()
-          ? report["device"].value("name", "")
-          : "";
   for (const auto& suite : report["suites"]) {
-    int m = 0, n = 0, k = 0;
-    if (std::sscanf(suite.value("problem", "").c_str(), "M=%d N=%d K=%d", &m, &n, &k) != 3)
-      continue;
     for (const auto& res : suite.value("results", nlohmann::json::array())) {
-      const auto p = predicted_time_for(wb.counters_recorded, device, suite.value("name", ""),
-                                        res.value("version", 0), m, n, k);
+      const auto p = predicted_time_for(wb.counters_recorded, report, suite, res);
       if (!p) continue;
       rows.push_back({{"suite", suite.value("name", "")},
                       {"version", res.value("version", 0)},

@@ -1,10 +1,30 @@
-// format_bytes: binary units, three significant digits.
+// format_bytes: binary units, three significant digits; format_rate; format_ms.
 #include "sim/io/format.h"
 
 #include <cmath>
 #include <cstdio>
 
 namespace tilescope::io {
+
+std::string format_rate(double bytes_per_s) {
+  char buf[32];
+  if (bytes_per_s >= 1e12)
+    std::snprintf(buf, sizeof buf, "%.3g TB/s", bytes_per_s / 1e12);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g GB/s", bytes_per_s / 1e9);
+  return buf;
+}
+
+std::string format_ms(double ms) {
+  char buf[32];
+  if (ms >= 100)
+    std::snprintf(buf, sizeof buf, "%.0f ms", ms);
+  else if (ms >= 1)
+    std::snprintf(buf, sizeof buf, "%.2f ms", ms);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f µs", ms * 1000);
+  return buf;
+}
 
 std::string format_bytes(double bytes) {
   if (!std::isfinite(bytes)) return std::isnan(bytes) ? "NaN B" : (bytes > 0 ? "inf B" : "-inf B");

@@ -12,4 +12,12 @@ namespace tilescope::io {
 // uses it, so the same size reads the same everywhere.
 std::string format_bytes(double bytes);
 
+// A bandwidth in decimal units, as machine files and datasheets give them, three significant
+// digits: "4.8 TB/s", "270 GB/s".
+std::string format_rate(double bytes_per_s);
+
+// A duration in milliseconds: "120 ms", "1.94 ms", "310.5 µs" (the Timings view, the counters
+// table's times).
+std::string format_ms(double ms);
+
 }  // namespace tilescope::io

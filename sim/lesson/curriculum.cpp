@@ -184,9 +184,7 @@ Value eval_occupancy(CheckCall& call) {
       predict::occupancy(m, {lc.threads(), 32, int64_t(lc.dynamic_smem_bytes)});
   if (!o.error.empty()) throw EvalError{f + "(): " + o.error};
   if (f == "occupancy") return Value::of(o.occupancy);
-  const int64_t blocks = lc.blocks();
-  const int64_t share = (blocks + m.cores - 1) / m.cores;  // blocks the busiest SM is given
-  return Value::of(double(std::min(o.blocks_per_sm, share) * o.warps_per_block));
+  return Value::of(double(predict::resident_warps(m, o, lc.blocks())));
 }
 
 Value eval_clock(CheckCall& call) {

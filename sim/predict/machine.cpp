@@ -446,9 +446,8 @@ class Parser {
         m.vector_registers = whole<int64_t>(e, Quantity::Count, 1, 1 << 12);
       } else {
         fail(e, "unknown key '" + e.key +
-                    "' (expected name, kind, description, cores, sms, clock, caches, "
-                    "fma_units, dependent_fma, 'peak <dtype> <unit>', smem_per_block, "
-                    "registers_per_thread, "
+                    "' (expected name, kind, description, cores, sms, clock, caches, fma_units, "
+                    "dependent_fma, 'peak <dtype> <unit>', smem_per_block, registers_per_thread, "
                     "threads_per_block, warps_per_sm, blocks_per_sm, registers_per_sm, "
                     "register_unit, sub_partitions, smem_reserved_per_block, smem_unit, vector or "
                     "vector_registers)");

@@ -108,6 +108,12 @@ nlohmann::json occupancy_json(const Occupancy& o) {
           {"smem_per_sm", o.smem_per_sm}};
 }
 
+int64_t resident_warps(const Machine& m, const Occupancy& o, int64_t blocks) {
+  if (m.cores <= 0 || blocks <= 0) return 0;
+  const int64_t share = (blocks + m.cores - 1) / m.cores;
+  return std::min(o.blocks_per_sm, share) * o.warps_per_block;
+}
+
 Waves waves(const Machine& m, const Occupancy& o, int64_t blocks) {
   Waves w;
   w.blocks = blocks;

@@ -64,6 +64,10 @@ struct Waves {
   double tail_fill() const { return tail_blocks == 0 ? 1.0 : double(tail_blocks) / per_wave; }
 };
 Waves waves(const Machine& m, const Occupancy& o, int64_t blocks);
+// The warps an SM that has work holds at once: the blocks occupancy allows, or the grid's share of
+// blocks per SM (ceil(blocks / SMs)) when that is fewer, times the warps of a block. A grid of 128
+// one-warp blocks on 132 SMs gives each busy SM 1 warp, whatever its occupancy.
+int64_t resident_warps(const Machine& m, const Occupancy& o, int64_t blocks);
 
 // Occupancy as one resource varies with the others fixed, in the manner of Nsight's occupancy
 // calculator: (value, occupancy 0..1, blocks per SM) for block sizes 32..max threads (step 32),

@@ -4,7 +4,6 @@
 #include "sim/io/format.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 
 namespace tilescope::predict {
@@ -18,23 +17,14 @@ ParallelismBound memory_parallelism(const Machine& m, int64_t busy_sms, const Lo
   ParallelismBound b;
   b.latency_s = m.memory.latency_ns * 1e-9;
   b.memory_bandwidth = m.memory.bandwidth_bytes_per_s;
-  b.bytes_in_flight_per_sm = double(f.warps_per_sm) * double(f.loads_per_warp) *
-                             double(f.bytes_per_load);
+  b.bytes_in_flight_per_sm =
+      double(f.warps_per_sm) * double(f.loads_per_warp) * double(f.bytes_per_load);
   b.bytes_in_flight = b.bytes_in_flight_per_sm * double(std::max<int64_t>(busy_sms, 0));
   b.latency_bandwidth = b.bytes_in_flight / b.latency_s;
   b.bandwidth = std::min(b.latency_bandwidth, b.memory_bandwidth);
   b.latency_bound = b.latency_bandwidth < b.memory_bandwidth;
   b.needed_bytes_in_flight_per_sm =
       busy_sms > 0 ? b.memory_bandwidth * b.latency_s / double(busy_sms) : 0;
-  // Bandwidths in decimal units, as the machine files and datasheets give them.
-  auto rate = [](double bytes_per_s) {
-    char buf[32];
-    if (bytes_per_s >= 1e12)
-      std::snprintf(buf, sizeof buf, "%.3g TB/s", bytes_per_s / 1e12);
-    else
-      std::snprintf(buf, sizeof buf, "%.3g GB/s", bytes_per_s / 1e9);
-    return std::string(buf);
-  };
   auto plural = [](int64_t n, const char* word) {
     return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
   };
@@ -43,7 +33,7 @@ ParallelismBound memory_parallelism(const Machine& m, int64_t busy_sms, const Lo
               std::to_string(f.bytes_per_load) + " B in flight per SM (" +
               io::format_bytes(uint64_t(b.bytes_in_flight_per_sm)) + "; " +
               io::format_bytes(uint64_t(b.needed_bytes_in_flight_per_sm)) + " needed for " +
-              rate(b.memory_bandwidth) + ")";
+              io::format_rate(b.memory_bandwidth) + ")";
   return b;
 }
 

@@ -1,6 +1,7 @@
 // The time model (time_model.h): one term per unit a kernel keeps busy, the largest is the time.
 #include "sim/predict/time_model.h"
 
+#include "sim/io/format.h"
 #include "sim/predict/parallelism.h"
 
 #include <nlohmann/json.hpp>
@@ -29,11 +30,6 @@ std::string count(double n) {
 
 std::string ghz(double hz) {
   return fmt("%.3g GHz", hz / 1e9);
-}
-
-std::string rate(double bytes_per_s) {
-  return bytes_per_s >= 1e12 ? fmt("%.3g TB/s", bytes_per_s / 1e12)
-                             : fmt("%.3g GB/s", bytes_per_s / 1e9);
 }
 
 std::string duration(double s) {
@@ -92,23 +88,20 @@ TimePrediction predict_time(const Machine& m, const KernelWork& w) {
   }
   for (const memory::CacheConfig& level : m.levels) {
     if (level.name != "L2" || level.bandwidth_bytes_per_s <= 0 || w.l2_bytes <= 0) continue;
-    p.terms.push_back(
-        {"L2", w.l2_bytes / level.bandwidth_bytes_per_s,
-         count(w.l2_bytes) + "B / " + rate(level.bandwidth_bytes_per_s)});
+    p.terms.push_back({"L2", w.l2_bytes / level.bandwidth_bytes_per_s,
+                       count(w.l2_bytes) + "B / " + io::format_rate(level.bandwidth_bytes_per_s)});
   }
   if (w.dram_bytes > 0 && m.memory.bandwidth_bytes_per_s > 0) {
     double bw = m.memory.bandwidth_bytes_per_s;
-    std::string why = count(w.dram_bytes) + "B / " + rate(bw);
+    std::string why = count(w.dram_bytes) + "B / " + io::format_rate(bw);
     if (m.memory.latency_ns > 0 && w.loads_in_flight_per_warp > 0 && w.bytes_per_load > 0) {
-      // The warps an SM with work holds: its occupancy, or the grid's share, whichever is fewer.
-      const int64_t share = (w.blocks + m.cores - 1) / m.cores;
-      const int64_t warps = std::min(p.occupancy.blocks_per_sm, share) * p.occupancy.warps_per_block;
-      const ParallelismBound b = memory_parallelism(
-          m, busy_sms,
-          {warps, std::max<int64_t>(1, std::llround(w.loads_in_flight_per_warp)),
-           std::llround(w.bytes_per_load)});
+      const ParallelismBound b =
+          memory_parallelism(m, busy_sms,
+                             {resident_warps(m, p.occupancy, w.blocks),
+                              std::max<int64_t>(1, std::llround(w.loads_in_flight_per_warp)),
+                              std::llround(w.bytes_per_load)});
       bw = b.bandwidth;
-      why = count(w.dram_bytes) + "B / " + rate(bw) + " (" + b.summary + ")";
+      why = count(w.dram_bytes) + "B / " + io::format_rate(bw) + " (" + b.summary + ")";
     }
     p.terms.push_back({"DRAM", w.dram_bytes / bw, why});
   }
@@ -183,8 +176,7 @@ ScheduleLoads schedule_loads(const schedule::Kernel& k, const schedule::TraceSum
   for (const schedule::Loop& loop : k.loops)
     if (loop.kind == schedule::LoopKind::Serial) serial *= double(loop.extent);
   l.per_warp = std::max(1.0, double(t.global_load_instructions) / (double(warps) * serial));
-  l.bytes_per_load =
-      double(t.global_reads) * sector_bytes / double(t.global_load_instructions);
+  l.bytes_per_load = double(t.global_reads) * sector_bytes / double(t.global_load_instructions);
   return l;
 }
 

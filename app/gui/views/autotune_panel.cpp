@@ -7,6 +7,7 @@
 #include "app/core/format.h"
 
 #include "app/core/autotune_jobs.h"
+#include "sim/io/format.h"
 #include "sim/predict/machine.h"
 
 #include <imgui.h>
@@ -23,7 +24,7 @@ using namespace tilescope::core;
 namespace {
 
 std::string time_text(double s) {
-  return format_ms(s * 1000);
+  return io::format_ms(s * 1000);
 }
 
 // Short form for a cell: "1.9", "120", "0.31" (the scale names the unit).

@@ -11,13 +11,13 @@
 #include "app/gui/widgets/bars.h"
 #include "app/gui/widgets/text_wrap.h"
 
+#include "sim/io/format.h"
 #include "sim/predict/roofline.h"
 #include "sim/predict/simulate.h"
 
 #include <imgui.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -49,7 +49,7 @@ std::string report_label(const nlohmann::json& r) {
 }
 
 std::string ms_text(double ms) {
-  return format_ms(ms);
+  return io::format_ms(ms);
 }
 
 }  // namespace
@@ -128,14 +128,8 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
     if (!has_flops)
       for (const auto& res : suite["results"]) best = std::max(best, json_num(res, "gbps"));
     // The time model's prediction where the same device's counters recording has one.
-    int m = 0, n = 0, k = 0;
-    const bool sized =
-        std::sscanf(json_str(suite, "problem").c_str(), "M=%d N=%d K=%d", &m, &n, &k) == 3;
-    const std::string device = r.contains("device") ? json_str(r["device"], "name") : "";
-    auto predicted = [&](const nlohmann::json& res) -> std::optional<TimedPrediction> {
-      if (!sized) return std::nullopt;
-      return predicted_time_for(wb.counters_recorded, device, json_str(suite, "name"),
-                                res.value("version", 0), m, n, k);
+    auto predicted = [&](const nlohmann::json& res) {
+      return predicted_time_for(wb.counters_recorded, r, suite, res);
     };
     // The column only where the suite has a prediction: narrow windows keep their room.
     bool any_predicted = false;
