@@ -396,12 +396,16 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
     return;
   }
   const double xmin = std::log10(1.0 / 16), xmax = std::log10(1024.0);
-  // Three decades under the peak, more only when a point of the trail would fall below.
+  // Three decades under the peak, more only when a point of the trail (or the predicted one) would
+  // fall below.
   double lowest = peak;
   for (const MemoryResult* r : trail) {
     const double i = std::clamp(r->intensity(), std::pow(10.0, xmin), std::pow(10.0, xmax));
     lowest = std::min(lowest, dram_bw > 0 ? std::min(peak, i * dram_bw) : peak);
   }
+  // The predicted point too: a latency-bound kernel sits far under every roof.
+  if (predicted_time.none.empty() && predicted_time.time.seconds > 0 && predicted_time.flops > 0)
+    lowest = std::min(lowest, predicted_time.flops / predicted_time.time.seconds);
   const double ymax = std::log10(peak * 2);
   const double ymin = std::min(ymax - 3, std::floor(std::log10(lowest)) - 0.3);
   const Chart c{ImGui::GetWindowDrawList(), o, em, left, top, right, bottom,
