@@ -42,6 +42,21 @@ if(MD4C_INCLUDE_DIR AND MD4C_LIBRARY)
   target_compile_definitions(tilescope_dep_md4c INTERFACE TILESCOPE_HAVE_MD4C=1)
 endif()
 
+# ONNX (Debian's libonnx-dev and protobuf): `tilescope-cli import` and opening a .onnx model. Only
+# the protobuf messages (onnx_proto) are used. Optional like md4c: the GPU machine has neither, and
+# there a .onnx model is refused with what to install.
+set(TILESCOPE_HAVE_ONNX OFF)
+find_package(Protobuf QUIET)
+if(Protobuf_FOUND)
+  find_package(ONNX CONFIG QUIET)
+endif()
+if(TARGET onnx_proto)
+  set(TILESCOPE_HAVE_ONNX ON)
+  add_library(tilescope_dep_onnx INTERFACE)
+  target_link_libraries(tilescope_dep_onnx INTERFACE onnx_proto)
+  target_compile_definitions(tilescope_dep_onnx INTERFACE TILESCOPE_HAVE_ONNX=1)
+endif()
+
 # GUI: GLFW + OpenGL + Dear ImGui (Debian's libimgui-dev ships the GLFW/OpenGL3 backends).
 set(TILESCOPE_HAVE_GUI OFF)
 if(NOT TILESCOPE_GUI STREQUAL "OFF")

@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config git
           libimgui-dev libglfw3-dev libgl-dev libstb-dev libeigen3-dev doctest-dev
-          nlohmann-json3-dev libcli11-dev libmd4c-dev fonts-inter fonts-jetbrains-mono fonts-dejavu-core
+          nlohmann-json3-dev libcli11-dev libmd4c-dev libonnx-dev libprotobuf-dev fonts-inter fonts-jetbrains-mono fonts-dejavu-core
           xvfb xauth xdotool wmctrl openbox libgl1-mesa-dri clang libclang-rt-14-dev valgrind)
 missing=()
 for p in "${packages[@]}"; do

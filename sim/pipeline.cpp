@@ -1,8 +1,9 @@
 // The pipeline's front door (pipeline.h): each stage is one call into the room that owns it.
 #include "sim/pipeline.h"
 
-#include "sim/lang/parser.h"
+#include "sim/import/onnx.h"
 #include "sim/io/input.h"
+#include "sim/lang/parser.h"
 #include "sim/schedule/lower.h"
 #include "sim/schedule/trace_size.h"
 
@@ -37,6 +38,8 @@ ModelText read_model(const std::string& spec, std::istream& stdin_stream) {
 ModelText read_model(const std::string& spec) { return read_model(spec, std::cin); }
 
 ModelText read_model_file(const std::string& path) {
+  // An ONNX file is imported into model text (sim/import/onnx.h): from here on it is text.
+  if (import::is_onnx_path(path)) return {import::import_onnx_file(path).text, path};
   // Capped: /dev/zero, a FIFO or a 4 GB log named as a model is refused after 8 MiB, not read
   // until memory runs out.
   io::TextInput in = io::read_text_input(path, io::kMaxModelBytes, "a model file");

@@ -44,10 +44,11 @@ struct ModelText {
 ModelText read_model(const std::string& spec, std::istream& stdin_stream);
 // What read_model accepts, for a front end's help ("Model file ('-' for stdin, …)").
 inline constexpr const char* kModelSpecHelp =
-    "Model file ('-' for stdin, 'default' for the built-in y = relu(x @ W.T + b))";
+    "Model file or ONNX file ('-' for stdin, 'default' for the built-in y = relu(x @ W.T + b))";
 ModelText read_model(const std::string& spec);  // stdin is std::cin
 // A file only ("default" and "-" are file names here): for front ends that never read stdin (the
-// app, a lesson's file= model, the GPU bench).
+// app, a lesson's file= model, the GPU bench). A ".onnx" file is imported (sim/import/onnx.h) and
+// its model text returned; its errors are GraphErrors located at the file too.
 ModelText read_model_file(const std::string& path);
 
 // Parses the model language (both forms); graph::GraphError at source:line:col.
