@@ -132,9 +132,10 @@ const CommandRegistrar kRegistrar{
                    "print what became of each ONNX node, the outputs' shapes and the FLOPs");
       sub.footer(
           "Operators read: Conv, Gemm, MatMul, Add, Sub, Mul, Div (by a constant), Relu, Clip(0, "
-          "inf), Sigmoid, Tanh, Gelu and its Erf pattern, Softmax, LayerNormalization and its "
+          "inf) and Clip(0, 6) (ReLU6), Sigmoid, Tanh, Gelu and its Erf pattern, Softmax, "
+          "LayerNormalization and its "
           "ReduceMean pattern, BatchNormalization, MaxPool, AveragePool, GlobalAveragePool, "
-          "Flatten, Reshape, Transpose, Concat, ReduceMean, ReduceSum, Identity, Dropout, "
+          "Flatten, Reshape, Transpose, Concat, Split, ReduceMean, ReduceSum, Identity, Dropout, "
           "Constant. A node with no tilescope op stops the import and is listed with what to do.");
       sub.callback([flags, &exit_code] { exit_code = run_import(*flags); });
     }};

@@ -4,6 +4,7 @@
 
 #include "app/core/lesson_grade.h"
 #include "app/core/session.h"
+#include "sim/import/onnx.h"
 #include "sim/io/input.h"
 #include "sim/io/json.h"
 #include "sim/pipeline.h"
@@ -66,6 +67,7 @@ std::vector<FolderEntry> list_folder(const std::string& dir,
 std::vector<std::string> browser_extensions(FileBrowser::Mode mode) {
   switch (mode) {
     case FileBrowser::Mode::OpenModel:
+      return {".model", ".txt", ".onnx"};  // an ONNX file opens as its imported model text
     case FileBrowser::Mode::SaveModel:
       return {".model", ".txt"};
     case FileBrowser::Mode::OpenSession:
@@ -100,7 +102,9 @@ std::string save_model_file(AppState& state, const std::string& path) {
     // The path came with a session, hand-out or lesson: the learner picks it (or another).
     file_browser_command(state, "save-model");
     return "save-model: '" + io::printable(target) +
-           "' came from a session or lesson, not from you; choose where to save the model "
+           "' came from a session, a lesson or an ONNX import, not from you; choose where to save "
+           "the "
+           "model "
            "(Save as… is open)";
   }
   std::string text = state.model.text;
@@ -138,20 +142,23 @@ void install_model(AppState& state, const std::string& path, std::string text, b
   if (!keep_steps) workbench_clear_schedule(wb);
   state.model.text = std::move(text);
   state.model.loaded_text = state.model.text;
-  state.model.path = path;
-  state.model.path_chosen = true;
+  // An ONNX file is imported: its model text is saved beside it as NAME.model, never over it,
+  // and the learner confirms where (Save opens Save as…).
+  const bool imported = import::is_onnx_path(path);
+  state.model.path = imported ? path.substr(0, path.size() - 5) + ".model" : path;
+  state.model.path_chosen = !imported;
   state.model.reparse_pending = false;
   state.view.fit_pending = true;
   reparse_model(state);
   update_state(state);  // lowers the new graph now (and replays the kept steps on it)
   note_recent_file(state, path);
-  std::string said = "opened " + path;
+  std::string said = (imported ? "imported " : "opened ") + path;
   if (keep_steps && applied > 0) {
     const size_t now = wb.history ? wb.history->size() : 0;
     said += "; replayed " + std::to_string(now) + " of " + plural(applied, "step", "steps");
     if (now < applied && wb.last && !wb.last->ok)
-      said += " (step " + std::to_string(now + 1) + " '" + wb.last->step + "' did not apply: " +
-              wb.last->explanation + ")";
+      said += " (step " + std::to_string(now + 1) + " '" + wb.last->step +
+              "' did not apply: " + wb.last->explanation + ")";
   }
   if (worth_keeping) said += "; what it replaced is kept (File menu: Restore the previous model)";
   state.notice = said;

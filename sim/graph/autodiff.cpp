@@ -22,6 +22,13 @@ const char* loss_kind_name(LossKind k) {
 
 namespace {
 
+// The backward helper of an activation whose gradient reads (dy, x).
+OpKind gradient_of_activation(OpKind k) {
+  return k == OpKind::ReLU    ? OpKind::ReLUGrad
+         : k == OpKind::ReLU6 ? OpKind::ReLU6Grad
+                              : OpKind::GELUGrad;
+}
+
 // [SECTION] Which inputs carry gradients
 
 // Input positions of `op` that a gradient flows into. Loss targets, BatchNorm statistics and every
@@ -35,6 +42,7 @@ std::vector<size_t> differentiable_inputs(const Op& op) {
     case OpKind::Mul:
       return {0, 1};
     case OpKind::ReLU:
+    case OpKind::ReLU6:
     case OpKind::GELU:
     case OpKind::Sigmoid:
     case OpKind::Tanh:
@@ -301,11 +309,10 @@ void Builder::backward_op(OpId id) {
         contribute(in(i), reduce_to(g, shape(in(i)), name(i), fwd));
       }
       break;
-    case OpKind::ReLU:
-      contribute(in(0), emit(OpKind::ReLUGrad, {dy, in(0)}, {}, name(0), fwd));
-      break;
+    case OpKind::ReLU:  // the activations whose gradient reads (dy, x)
+    case OpKind::ReLU6:
     case OpKind::GELU:
-      contribute(in(0), emit(OpKind::GELUGrad, {dy, in(0)}, {}, name(0), fwd));
+      contribute(in(0), emit(gradient_of_activation(fwd.kind), {dy, in(0)}, {}, name(0), fwd));
       break;
     case OpKind::Sigmoid:
       contribute(in(0), emit(OpKind::SigmoidGrad, {dy, y}, {}, name(0), fwd));

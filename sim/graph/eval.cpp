@@ -267,6 +267,8 @@ TensorData run_elementwise_op(const OpContext& c) {
       return binary(c, [](double x, double y) { return x * y; });
     case OpKind::ReLU:
       return unary(c, [](double x) { return x > 0 ? x : 0.0; });
+    case OpKind::ReLU6:
+      return unary(c, [](double x) { return std::min(std::max(x, 0.0), 6.0); });
     case OpKind::GELU:
       return unary(c, gelu);
     case OpKind::Sigmoid:
@@ -281,6 +283,14 @@ TensorData run_elementwise_op(const OpContext& c) {
     case OpKind::ReLUGrad: {  // (dy, x)
       TensorData g(n_out);
       for (size_t i = 0; i < n_out; ++i) g[i] = c.val(1)[i] > 0 ? c.val(0)[i] : 0.0;
+      return g;
+    }
+    case OpKind::ReLU6Grad: {  // (dy, x)
+      TensorData g(n_out);
+      for (size_t i = 0; i < n_out; ++i) {
+        const double x = c.val(1)[i];
+        g[i] = x > 0 && x < 6 ? c.val(0)[i] : 0.0;
+      }
       return g;
     }
     case OpKind::GELUGrad: {  // (dy, x)

@@ -148,6 +148,10 @@ const char* op_kind_name(OpKind k) {
       return "CrossEntropyLoss";
     case OpKind::ReLUGrad:
       return "ReLUGrad";
+    case OpKind::ReLU6Grad:
+      return "ReLU6Grad";
+    case OpKind::ReLU6:
+      return "ReLU6";
     case OpKind::GELUGrad:
       return "GELUGrad";
     case OpKind::SigmoidGrad:
@@ -210,7 +214,9 @@ OpFamily op_family(OpKind k) {
     case OpKind::GELU:
     case OpKind::Sigmoid:
     case OpKind::Tanh:
+    case OpKind::ReLU6:
     case OpKind::ReLUGrad:
+    case OpKind::ReLU6Grad:
     case OpKind::GELUGrad:
     case OpKind::SigmoidGrad:
     case OpKind::TanhGrad:

@@ -89,6 +89,7 @@ enum class OpKind {
   GELU,        // tanh approximation
   Sigmoid,
   Tanh,
+  ReLU6,       // min(max(x, 0), 6): MobileNet's activation (ONNX Clip(0, 6))
   MaxPool2D,
   AvgPool2D,
   BatchNorm,   // inference form: inputs x [N,C,H,W], scale [C], shift [C], mean [C], var [C]
@@ -107,6 +108,7 @@ enum class OpKind {
   GELUGrad,     // (dy, x) → dy * gelu'(x)
   SigmoidGrad,  // (dy, y) → dy * y * (1 - y)
   TanhGrad,     // (dy, y) → dy * (1 - y^2)
+  ReLU6Grad,    // (dy, x) → dy * (0 < x < 6)
   MaxPool2DGrad,  // (dy, x) → dx
   AvgPool2DGrad,  // (dy) with attrs + input shape → dx
   Conv2DGradInput,   // (dy, w) → dx   attrs as the forward conv, attrs.shape = dx shape

@@ -21,6 +21,7 @@ namespace tilescope::graph {
 //   Add, Sub, Mul, ReLU, Scale       1 per element (ReLU: one max)
 //   Sigmoid 1/(1+exp(-x))            4 per element (negate, exp, add, divide)
 //   Tanh                             1 per element (one tanh)
+//   ReLU6 min(max(x, 0), 6)          2 per element (a max and a min)
 //   GELU (tanh approximation)        9 per element: x², x³, ·0.044715, +x, ·sqrt(2/π), tanh, +1,
 //                                    ·x, ·0.5
 //   MaxPool2D                        R*S per output (one compare per window element)
@@ -40,6 +41,7 @@ namespace tilescope::graph {
 //   CrossEntropyLoss [N, C]          4 per logit (max, subtract, exp, sum) + 4 per row (log,
 //                                    subtract the target logit, negate, accumulate) + 1 (÷ N)
 //   ReLUGrad                         1 per element (select)
+//   ReLU6Grad                        2 per element (two compares)
 //   GELUGrad                         18 per element: tanh argument 6, 0.5(1+t) 2,
 //                                    0.5x(1-t²)·sqrt(2/π)(1+3·0.044715x²) 8, sum of both 1, ·dy 1
 //   SigmoidGrad dy*y*(1-y)           3 per element
@@ -127,6 +129,10 @@ OpCost Graph::op_cost(OpId id) const {
     case OpKind::ReLUGrad:
     case OpKind::BatchNormGrad:
       f = n;
+      break;
+    case OpKind::ReLU6:      // a max and a min
+    case OpKind::ReLU6Grad:  // two compares
+      f = m.mul(2, n);
       break;
     case OpKind::Sigmoid:
       f = m.mul(4, n);

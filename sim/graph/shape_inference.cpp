@@ -315,10 +315,12 @@ Shape infer_elementwise_shape(const Op& op, const std::vector<const Tensor*>& in
     case OpKind::GELU:
     case OpKind::Sigmoid:
     case OpKind::Tanh:
+    case OpKind::ReLU6:
     case OpKind::Scale:
       c.arity(1);
       return c.shape(0);
     case OpKind::ReLUGrad:
+    case OpKind::ReLU6Grad:
     case OpKind::GELUGrad:
     case OpKind::SigmoidGrad:
     case OpKind::TanhGrad:

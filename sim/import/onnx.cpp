@@ -195,14 +195,14 @@ std::string identifier(std::string_view name, std::string_view fallback) {
   if (out.empty()) out = std::string(fallback);
   if (std::isdigit(static_cast<unsigned char>(out[0]))) out = "layer" + out;
   static const std::set<std::string> kReserved = {
-      "torch",      "nn",         "f",       "true",    "false",      "none",       "relu",
-      "gelu",       "sigmoid",    "tanh",    "softmax", "layer_norm", "batch_norm", "conv2d",
-      "max_pool2d", "avg_pool2d", "flatten", "reshape", "view",       "transpose",  "permute",
-      "concat",     "cat",        "sum",     "mean",    "matmul",     "mm",         "add",
-      "sub",        "mul",        "input",   "and",     "or",         "not",        "in",
-      "is",         "if",         "else",    "for",     "while",      "def",        "class",
-      "return",     "lambda",     "weight",  "fp32",    "fp16",       "bf16",       "int8",
-      "nchw",       "nhwc",       "rowmajor"};
+      "torch",      "nn",      "f",          "true",       "false",   "none",    "relu",
+      "relu6",      "narrow",  "gelu",       "sigmoid",    "tanh",    "softmax", "layer_norm",
+      "batch_norm", "conv2d",  "max_pool2d", "avg_pool2d", "flatten", "reshape", "view",
+      "transpose",  "permute", "concat",     "cat",        "sum",     "mean",    "matmul",
+      "mm",         "add",     "sub",        "mul",        "input",   "and",     "or",
+      "not",        "in",      "is",         "if",         "else",    "for",     "while",
+      "def",        "class",   "return",     "lambda",     "weight",  "fp32",    "fp16",
+      "bf16",       "int8",    "nchw",       "nhwc",       "rowmajor"};
   if (kReserved.count(out)) out = "t_" + out;
   return out;
 }
@@ -304,20 +304,33 @@ Val& Importer::value(const std::string& name) {
 }
 
 std::string Importer::operand(const onnx::NodeProto& n, int i) {
-  return operand(input(n, i));
+  Val& v = input(n, i);
+  // An exporter's generated name ("onnx::MatMul_105", a Linear's weight transposed) says nothing
+  // to a learner: such a weight is named after the layer that reads it ("/attn/q/MatMul" →
+  // attn_q_weight; a Conv's input 2 → its bias).
+  if (v.is_const && v.ident.empty() && v.onnx_name.rfind("onnx::", 0) == 0 && !n.name().empty()) {
+    const std::string layer = n.name().substr(0, n.name().rfind('/'));
+    const char* role = i == 1 ? "weight" : i == 2 && n.op_type() == "Conv" ? "bias" : "const";
+    v.ident = fresh(layer + "/" + role, role);
+    declare_weight(v);
+  }
+  return operand(v);
 }
 
 std::string Importer::operand(Val& v) {
   if (v.is_const && v.ident.empty()) {
-    // A constant used as a tensor: declared as a weight (its shape; a scalar is [1]).
     v.ident = fresh(v.onnx_name, "const");
-    Shape s = v.shape.empty() ? Shape{1} : v.shape;
-    std::string decl = v.ident + ": " + graph::shape_to_string(s) + " weight";
-    if (!v.dtype_word.empty() && v.dtype_word != "int8") decl += " " + v.dtype_word;
-    m_decls.push_back(decl +
-                      (v.onnx_name.empty() ? "" : "    # initializer '" + v.onnx_name + "'"));
+    declare_weight(v);
   }
   return v.ident;
+}
+
+// A constant used as a tensor: declared as a weight (its shape; a scalar is [1]).
+void Importer::declare_weight(const Val& v) {
+  const Shape s = v.shape.empty() ? Shape{1} : v.shape;
+  std::string decl = v.ident + ": " + graph::shape_to_string(s) + " weight";
+  if (!v.dtype_word.empty() && v.dtype_word != "int8") decl += " " + v.dtype_word;
+  m_decls.push_back(decl + (v.onnx_name.empty() ? "" : "    # initializer '" + v.onnx_name + "'"));
 }
 
 std::optional<double> Importer::scalar(const onnx::NodeProto& n, int i) {
@@ -387,7 +400,8 @@ void Importer::emit(const onnx::NodeProto& n, const std::string& expr,
            node(first).op_type() + " … " + n.op_type() + ")";
   }
   m_stmts.push_back(line + "    " + note);
-  m_out.nodes[size_t(m_node)].tensor = ident;
+  std::string& tensor = m_out.nodes[size_t(m_node)].tensor;
+  tensor = tensor.empty() ? ident : tensor + ", " + ident;  // Split makes one per output
 }
 
 void Importer::alias(const std::string& out_value, const std::string& in_value,
@@ -509,6 +523,14 @@ void Importer::find_patterns() {
     for (const auto& out : node(i).output())
       if (!out.empty()) m_producer[out] = i;
   }
+  // Constant nodes' values first: the patterns test them (√2, 1, 0.5, ε) before translation.
+  for (int i = 0; i < m_graph.node_size(); ++i) {
+    if (node(i).op_type() != "Constant" || node(i).output_size() != 1) continue;
+    m_node = i;
+    op_constant(node(i), node(i).output(0));
+  }
+  m_unsupported.clear();  // translation reports them again, in node order
+  m_after_unsupported.clear();
   for (int i = 0; i < m_graph.node_size(); ++i) {
     if (m_folded_into.count(i)) continue;
     if (node(i).op_type() == "Erf") match_gelu(i);

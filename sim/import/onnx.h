@@ -45,7 +45,7 @@ struct OnnxNode {
   int index = 0;        // position in the file's node list
   std::string name;     // the node's name ("" when the file gives none)
   std::string op_type;  // "Conv"
-  std::string tensor;   // the model-text tensor it computes; "" when it computes none itself
+  std::string tensor;   // the tensor it computes ("a, b" for Split's parts); "" for none
   std::string note;     // why no tensor: "folded into gelu 'h'", "constant", "same tensor as 'x'"
 };
 

@@ -113,6 +113,7 @@ class Importer {
   Val& value(const std::string& name);                   // any value, by ONNX name
   std::string operand(Val& v);                           // a tensor operand's identifier
   std::string operand(const onnx::NodeProto& n, int i);  // input i's
+  void declare_weight(const Val& v);
   std::optional<double> scalar(const onnx::NodeProto& n, int i);
   std::vector<int64_t> const_ints(const onnx::NodeProto& n, int i, const char* what);
   const Shape& shape_of(Val& v);
@@ -157,6 +158,7 @@ class Importer {
   void op_transpose(const onnx::NodeProto& n, const std::string& out);
   void op_concat(const onnx::NodeProto& n, const std::string& out);
   void op_erf(const onnx::NodeProto& n, const std::string& out);
+  void op_split(const onnx::NodeProto& n, const std::string& out);
 };
 
 }  // namespace tilescope::import::detail

@@ -75,6 +75,7 @@ const std::unordered_map<std::string, Importer::OpFn>& Importer::op_table() {
       {"Transpose", &Importer::op_transpose},
       {"Concat", &Importer::op_concat},
       {"Erf", &Importer::op_erf},
+      {"Split", &Importer::op_split},
   };
   return table;
 }
@@ -89,9 +90,6 @@ void Importer::op_pattern(const onnx::NodeProto& n, const std::string& out,
 void Importer::op_unknown(const onnx::NodeProto& n) {
   const std::string& op = n.op_type();
   static const std::map<std::string, std::string> kAdvice = {
-      {"Split",
-       "tilescope's graph has no op with several outputs yet; write the parts as separate "
-       "layers (three nn.Linear instead of one split into q, k, v)"},
       {"Pow", "element-wise powers outside LayerNorm's pattern have no tilescope op"},
       {"Sqrt", "element-wise square roots outside LayerNorm's pattern have no tilescope op"},
       {"Shape",
@@ -164,10 +162,13 @@ void Importer::op_clip(const onnx::NodeProto& n, const std::string& out) {
     emit(n, "relu(" + operand(n, 0) + ")", out);
     return;
   }
+  if (lo && hi && *lo == 0.0 && *hi == 6.0) {
+    emit(n, "relu6(" + operand(n, 0) + ")", out);
+    return;
+  }
   unsupported("Clip(" + (lo ? fmt_number(*lo) : std::string("-inf")) + ", " +
               (hi ? fmt_number(*hi) : std::string("inf")) +
-              ") has no tilescope op (Clip(0, inf) is ReLU); replace it by nn.ReLU to study the "
-              "model's layers (ReLU and ReLU6 cost the same traffic)");
+              ") has no tilescope op (Clip(0, inf) is ReLU, Clip(0, 6) is ReLU6)");
 }
 
 void Importer::op_arith(const onnx::NodeProto& n, const std::string& out) {
@@ -257,7 +258,9 @@ void Importer::op_window(const onnx::NodeProto& n, const std::string& out) {
   } else {
     args += ", kernel_size=" + fmt_ints(kernel, '(', ')');
   }
-  args += ", stride=" + fmt_ints(strides, '(', ')');
+  // A pool's stride is always written: PyTorch's default for pools is the kernel, ONNX's is 1.
+  if (op != "Conv" || strides[0] != 1 || strides[1] != 1)
+    args += ", stride=" + fmt_ints(strides, '(', ')');
   if (pads[0] || pads[1]) args += ", padding=" + fmt_ints({pads[0], pads[1]}, '(', ')');
   if (dil[0] != 1 || dil[1] != 1) {
     if (op == "AveragePool") {
@@ -391,6 +394,39 @@ void Importer::op_concat(const onnx::NodeProto& n, const std::string& out) {
   std::string list;
   for (int k = 0; k < n.input_size(); ++k) list += (k ? ", " : "") + operand(n, k);
   emit(n, "concat([" + list + "], dim=" + std::to_string(attr_int(n, "axis", 0)) + ")", out);
+}
+
+// Split into parts along an axis: one narrow() (a Slice op) per output.
+void Importer::op_split(const onnx::NodeProto& n, const std::string&) {
+  const Shape& xs = shape_of(input(n, 0));
+  int64_t axis = attr_int(n, "axis", 0);
+  if (axis < 0) axis += int64_t(xs.size());
+  if (axis < 0 || axis >= int64_t(xs.size())) fail(node_desc(m_node) + ": axis out of range");
+  const int64_t size = xs[size_t(axis)];
+  std::vector<int64_t> parts = attr_ints(n, "split");  // before opset 13
+  if (parts.empty() && has_input(n, 1)) parts = const_ints(n, 1, "split sizes");
+  const int64_t count = n.output_size();
+  if (parts.empty()) {  // equal parts (opset 18: num_outputs; the last may be smaller)
+    const int64_t each = (size + count - 1) / count;
+    for (int64_t k = 0, left = size; k < count; ++k, left -= each)
+      parts.push_back(std::min(each, left));
+  }
+  int64_t sum = 0;
+  for (int64_t p : parts) sum += p;
+  if (int64_t(parts.size()) != count || sum != size) {
+    fail(node_desc(m_node) + ": split sizes " + fmt_ints(parts) + " do not cover the " +
+         std::to_string(size) + " elements of axis " + std::to_string(axis) + " in " +
+         std::to_string(count) + " outputs");
+  }
+  int64_t start = 0;
+  for (int k = 0; k < n.output_size(); ++k) {
+    if (parts[size_t(k)] < 1) fail(node_desc(m_node) + ": an empty part");
+    emit(n,
+         "narrow(" + operand(n, 0) + ", " + std::to_string(axis) + ", " + std::to_string(start) +
+             ", " + std::to_string(parts[size_t(k)]) + ")",
+         n.output(k));
+    start += parts[size_t(k)];
+  }
 }
 
 void Importer::op_erf(const onnx::NodeProto&, const std::string&) {

@@ -192,11 +192,13 @@ class Builder {
   Value fn_transpose(const Call& c, const CallArgs& args);
   Value fn_permute(const Call& c, const CallArgs& args);
   Value fn_concat(const Call& c, const CallArgs& args);
+  Value fn_narrow(const Call& c, const CallArgs& args);
   Value fn_reduce(const Call& c, const CallArgs& args);
   Value fn_binary(const Call& c, const CallArgs& args);
 
   const std::map<std::string, Function> m_functions = {
       {"relu", &Builder::fn_activation},
+      {"relu6", &Builder::fn_activation},
       {"gelu", &Builder::fn_activation},
       {"sigmoid", &Builder::fn_activation},
       {"tanh", &Builder::fn_activation},
@@ -213,6 +215,7 @@ class Builder {
       {"permute", &Builder::fn_permute},
       {"concat", &Builder::fn_concat},
       {"cat", &Builder::fn_concat},
+      {"narrow", &Builder::fn_narrow},
       {"sum", &Builder::fn_reduce},
       {"mean", &Builder::fn_reduce},
       {"matmul", &Builder::fn_binary},
@@ -267,6 +270,7 @@ class Builder {
         &Builder::lower_conv}},
       {"Linear", {{{"in_features", "out_features", "bias"}, 2}, &Builder::lower_linear}},
       {"ReLU", {{{"inplace"}, 0}, &Builder::lower_activation}},
+      {"ReLU6", {{{"inplace"}, 0}, &Builder::lower_activation}},
       {"GELU", {{{"approximate"}, 0}, &Builder::lower_activation}},
       {"Sigmoid", {{{}, 0}, &Builder::lower_activation}},
       {"Tanh", {{{}, 0}, &Builder::lower_activation}},

@@ -237,6 +237,7 @@ Value Builder::fn_activation(const Call& c, const CallArgs& args) {
     }
   }
   OpKind kind = c.name == "relu"      ? OpKind::ReLU
+                : c.name == "relu6"   ? OpKind::ReLU6
                 : c.name == "gelu"    ? OpKind::GELU
                 : c.name == "sigmoid" ? OpKind::Sigmoid
                                       : OpKind::Tanh;
@@ -485,6 +486,23 @@ Value Builder::fn_concat(const Call& c, const CallArgs& args) {
   OpAttrs attrs;
   attrs.axis = a.has(1) ? to_dim(a.at(1), "dim", m_graph.tensor(in[0]).shape) : 0;
   return result(emit(OpKind::Concat, "concat", in, attrs, c.at, c.out_name), c);
+}
+
+// narrow(x, dim, start, length), as torch.narrow: a slice along one dimension (a Slice op).
+Value Builder::fn_narrow(const Call& c, const CallArgs& args) {
+  BoundArgs a = bind(c.name, {{"input", "dim", "start", "length"}, 4}, args, c.span);
+  TensorId x = tensor_arg(a, 0, "input");
+  const Shape& shape = m_graph.tensor(x).shape;
+  const int dim = to_dim(a.at(1), "dim", shape);
+  const int64_t size = shape[size_t(dim)];
+  const int64_t start = to_int(a.at(2), "start", 0, size - 1);
+  const int64_t length = to_int(a.at(3), "length", 1, size - start);
+  OpAttrs attrs;
+  attrs.shape = shape;
+  attrs.shape[size_t(dim)] = length;
+  attrs.starts.assign(shape.size(), 0);
+  attrs.starts[size_t(dim)] = start;
+  return result(emit(OpKind::Slice, "narrow", {x}, attrs, c.at, c.out_name), c);
 }
 
 Value Builder::fn_reduce(const Call& c, const CallArgs& args) {

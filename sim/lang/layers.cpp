@@ -121,14 +121,16 @@ void Builder::lower_activation(const LayerCtx& l, const BoundArgs& a) {
         fail(a.at(0).span, "approximate must be 'none' or 'tanh', got '" + approx + "'");
       }
     }
-  } else if (l.name == "ReLU" && a.has(0)) {
+  } else if ((l.name == "ReLU" || l.name == "ReLU6") && a.has(0)) {
     to_bool(a.at(0), "inplace");
   }
   OpKind kind = l.name == "ReLU"      ? OpKind::ReLU
+                : l.name == "ReLU6"   ? OpKind::ReLU6
                 : l.name == "GELU"    ? OpKind::GELU
                 : l.name == "Sigmoid" ? OpKind::Sigmoid
                                       : OpKind::Tanh;
   std::string stem = l.name == "ReLU"      ? "relu"
+                     : l.name == "ReLU6"   ? "relu6"
                      : l.name == "GELU"    ? "gelu"
                      : l.name == "Sigmoid" ? "sigmoid"
                                            : "tanh";

@@ -400,6 +400,9 @@ class OpLowering {
       case OpKind::ReLU:
         v = VExpr::unary(U::ReLU, ld(0));
         break;
+      case OpKind::ReLU6:  // min(relu(x), 6)
+        v = VExpr::binary(B::Min, VExpr::unary(U::ReLU, ld(0)), k(6));
+        break;
       case OpKind::GELU:
         v = VExpr::unary(U::GELU, ld(0));
         break;
@@ -414,6 +417,10 @@ class OpLowering {
         break;
       case OpKind::ReLUGrad:
         v = VExpr::binary(B::ReluMask, ld(0), ld(1));
+        break;
+      case OpKind::ReLU6Grad:  // (0 < x < 6) ? dy : 0, as two masks: x > 0, then 6 - x > 0
+        v = VExpr::binary(B::ReluMask, VExpr::binary(B::ReluMask, ld(0), ld(1)),
+                          VExpr::binary(B::Sub, k(6), ld(1)));
         break;
       case OpKind::SigmoidGrad:  // dy * y * (1 - y)
         v = VExpr::binary(B::Mul, VExpr::binary(B::Mul, ld(0), ld(1)),
@@ -633,6 +640,18 @@ class OpLowering {
     map_phase(VExpr::load(input(0), in_idx), vars(ax));
   }
 
+  // A slice (torch.narrow, ONNX Split's parts) copies a box of the input: out[i] = in[i + start].
+  void slice() {
+    const graph::Shape& out = out_tensor().shape;
+    std::vector<std::string> ax = dim_names(out.size());
+    std::vector<Affine> in_idx;
+    for (size_t d = 0; d < out.size(); ++d) {
+      axis(ax[d], out[d], false);
+      in_idx.push_back(Affine::var(ax[d]) + Affine::lit(m_op.attrs.starts.at(d)));
+    }
+    map_phase(VExpr::load(input(0), in_idx), vars(ax));
+  }
+
   // A reshape of dense row-major tensors is a copy of the flat element sequence.
   void reshape() {
     const auto& in = in_tensor(0);
@@ -675,6 +694,8 @@ class OpLowering {
         return transpose();
       case OpKind::Reshape:
         return reshape();
+      case OpKind::Slice:
+        return slice();
       case OpKind::Sum:
       case OpKind::Mean: {
         const graph::Shape& in = in_tensor(0).shape;
@@ -713,9 +734,10 @@ class OpLowering {
       }
       default:
         if (graph::is_elementwise(m_op.kind) || m_op.kind == OpKind::BatchNorm ||
-            m_op.kind == OpKind::ReLUGrad || m_op.kind == OpKind::SigmoidGrad ||
-            m_op.kind == OpKind::TanhGrad || m_op.kind == OpKind::SGDUpdate ||
-            m_op.kind == OpKind::MSELossGrad || m_op.kind == OpKind::Scale)
+            m_op.kind == OpKind::ReLUGrad || m_op.kind == OpKind::ReLU6Grad ||
+            m_op.kind == OpKind::SigmoidGrad || m_op.kind == OpKind::TanhGrad ||
+            m_op.kind == OpKind::SGDUpdate || m_op.kind == OpKind::MSELossGrad ||
+            m_op.kind == OpKind::Scale)
           return elementwise();
         unsupported();
     }

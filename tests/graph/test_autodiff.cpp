@@ -36,6 +36,12 @@ struct Model {
   }
 };
 
+OpAttrs scale_by(double alpha) {
+  OpAttrs a;
+  a.alpha = alpha;
+  return a;
+}
+
 OpAttrs window(int64_t k, int64_t stride, int64_t pad, int64_t dil = 1, int64_t groups = 1) {
   OpAttrs a;
   a.kernel[0] = a.kernel[1] = k;
@@ -246,7 +252,9 @@ TEST_CASE("dilated conv, batch norm, sigmoid, padded avg pool and mean") {
   const TensorId mu = m.w("mean", {4}), var = m.w("var", {4});
   const TensorId bn = m.op(OpKind::BatchNorm, {c, sc, sh, mu, var});
   const TensorId s = m.op(OpKind::Sigmoid, {bn});
-  const TensorId p = m.op(OpKind::AvgPool2D, {s}, window(3, 2, 1));  // [2, 4, 3, 3]
+  const TensorId s6 =
+      m.op(OpKind::ReLU6, {m.op(OpKind::Scale, {s}, scale_by(8.0))});  // 0..8 → 0..6
+  const TensorId p = m.op(OpKind::AvgPool2D, {s6}, window(3, 2, 1));   // [2, 4, 3, 3]
   OpAttrs mean;
   mean.axes = {2, 3};
   m.op(OpKind::Mean, {p}, mean);  // [2, 4]

@@ -176,6 +176,8 @@ TEST_CASE("activations at known points") {
   Net n;
   const TensorId x = n.in("x", {4}, {-2, -0.5, 1, 3});
   check_close(n.run(n.op(OpKind::ReLU, {x})), {0, 0, 1, 3});
+  const TensorId wide = n.in("wide", {4}, {-1, 2, 6, 7.5});
+  check_close(n.run(n.op(OpKind::ReLU6, {wide})), {0, 2, 6, 6});  // min(max(x, 0), 6)
   const TensorData s = n.run(n.op(OpKind::Sigmoid, {x}));
   CHECK(s[2] == doctest::Approx(1.0 / (1.0 + std::exp(-1.0))));
   const TensorData t = n.run(n.op(OpKind::Tanh, {x}));
@@ -274,6 +276,8 @@ TEST_CASE("backward helpers for activations and SGD by hand") {
   const TensorId dy = n.in("dy", {3}, {1, 2, 3});
   const TensorId x = n.in("x", {3}, {-1, 0.5, 2});
   check_close(n.run(n.op(OpKind::ReLUGrad, {dy, x})), {0, 2, 3});
+  const TensorId x6 = n.in("x6", {3}, {-1, 5.5, 7});
+  check_close(n.run(n.op(OpKind::ReLU6Grad, {dy, x6})), {0, 2, 0});  // only 0 < x < 6 passes
   check_close(n.run(n.op(OpKind::SigmoidGrad, {dy, x})), {1 * -1 * 2, 2 * 0.5 * 0.5, 3 * 2 * -1});
   check_close(n.run(n.op(OpKind::TanhGrad, {dy, x})), {0, 2 * 0.75, 3 * -3});
   OpAttrs s;

@@ -295,7 +295,7 @@ TEST_CASE("pooling, normalization, losses and activations infer shapes and rejec
   CHECK(g.tensor(op(g, OpKind::LayerNorm, {x, gm, gm})).shape == Shape{1, 3, 8, 7});
   CHECK(error_of([&] { op(g, OpKind::LayerNorm, {x, s, s}); }).find("gamma") != std::string::npos);
 
-  for (OpKind k : {OpKind::ReLU, OpKind::GELU, OpKind::Sigmoid, OpKind::Tanh})
+  for (OpKind k : {OpKind::ReLU, OpKind::ReLU6, OpKind::GELU, OpKind::Sigmoid, OpKind::Tanh})
     CHECK(g.tensor(op(g, k, {x})).shape == Shape{1, 3, 8, 7});
 
   const TensorId logits = input(g, "logits", {5, 10});
@@ -419,6 +419,7 @@ TEST_CASE("cost table: per-element counts, reads of a repeated input counted onc
   CHECK(g.op_cost(g.tensor(op(g, OpKind::Sigmoid, {x})).producer).flops == 4 * n);
   CHECK(g.op_cost(g.tensor(op(g, OpKind::GELU, {x})).producer).flops == 9 * n);
   CHECK(g.op_cost(g.tensor(op(g, OpKind::Tanh, {x})).producer).flops == n);
+  CHECK(g.op_cost(g.tensor(op(g, OpKind::ReLU6, {x})).producer).flops == 2 * n);  // max, min
   OpAttrs sm;
   CHECK(g.op_cost(g.tensor(op(g, OpKind::Softmax, {x}, sm)).producer).flops == 5 * n);
   const TensorId gm = weight(g, "gm", {10});

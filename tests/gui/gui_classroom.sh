@@ -6,7 +6,8 @@
 #   [2] the small CNN in presentation at 1920x1080, projector theme: node text at least 20 px,
 #       every node above the status bar (nothing under the legend);
 #   [3] theme and UI scale switched with clicks in the status bar, and remembered by the session;
-#   [4] Open of a model file through File ▸ Open model… and the file browser;
+#   [4] Open of a model file through File ▸ Open model… and the file browser; [4b] of an ONNX
+#       file the same way (imported, saved beside it, never over it) and dropped on the window;
 #   [5] Save session as… a hand-out, then Open session… of it in a fresh app;
 #   [6] --model leaves the saved session alone;
 #   [7] Open model over a schedule asks (replay / without steps / cancel) and keeps what it
@@ -130,6 +131,29 @@ expect "$out/f2.state.json" /file_browser/open false
 recent=$(value "$out/f2.state.json" /recent_files/0)
 [[ "$recent" == */assets/models/cnn.model ]] || fail "f2: recent files start with '$recent'"
 echo "ok: File > Open model... opened $path"
+
+# [4b] The same path with the learner's ONNX file: imported into model text, and Save model as…
+# offers NAME.model beside it (never the .onnx); a dropped .onnx is imported too.
+onnx_before=$(md5sum assets/models/quiz_cnn.onnx)
+# Open the .onnx through the menu and the browser, then open the File menu: o0 stops there (a
+# probe: with a model file open the menu has more items), o1 goes on to Save model as….
+open_onnx=$'wait-frames 3\nclick '"$(at t0 status.file)"$'\nwait-frames 3\nclick '"$(at f0 file.open-model)"$'\nwait-frames 3\nclick '"$(at f1 files.path)"$'\ntype assets/models/quiz_cnn.onnx\nwait-frames 2\nclick '"$(at f1 files.ok)"$'\nwait-frames 4\nclick '"$(at t0 status.file)"$'\nwait-frames 3'
+run_app o0 "$open_onnx"$'\nquit' --no-session --size 1280x800
+run_app o1 "$open_onnx"$'\nclick '"$(at o0 file.save-model-as)"$'\nwait-frames 3\nquit' --no-session --size 1280x800
+path=$(value "$out/o1.state.json" /model_path)
+[[ "$path" == */assets/models/quiz_cnn.model ]] || fail "o1: the imported model's path is '$path'"
+expect "$out/o1.layout.json" /model/ops 8  # conv, its bias (reshape, add), relu, pool, flatten, matmul, add
+expect "$out/o1.state.json" /file_browser/open true
+offered=$(value "$out/o1.state.json" /file_browser/name)
+[[ "$offered" == quiz_cnn.model ]] || fail "o1: Save model as... offers '$offered'"
+[[ "$(md5sum assets/models/quiz_cnn.onnx)" == "$onnx_before" ]] || fail "o1: the .onnx file changed"
+run_app o2 $'wait-frames 3\ndrop assets/models/transformer_block.onnx\nwait-frames 4\nscreenshot OUT/onnx-transformer.png\nwait-frames 1\nquit' \
+  --no-session --size 1280x800
+path=$(value "$out/o2.state.json" /model_path)
+[[ "$path" == *transformer_block.model ]] || fail "o2: the dropped model's path is '$path'"
+ops=$(value "$out/o2.layout.json" /model/ops)
+[[ "$ops" -ge 20 ]] || fail "o2: the dropped transformer block has $ops ops"
+echo "ok: an ONNX file opened by File > Open and by a drop is imported ($ops ops), the .onnx untouched"
 
 # [5] Save session as… a hand-out with 3 steps on tiny, then Open session… in a fresh app.
 handout="$out/handout.json"

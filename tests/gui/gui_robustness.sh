@@ -211,7 +211,7 @@ printf 'save-model\nwait-frames 2\nwrite-state %s\nquit\n' "$dir/state.json" > "
 timeout 120 "$with_xvfb" "$app" --session "$dir/session.json" --script "$dir/save.script" \
   > "$dir/save.log" 2>&1 || true
 [ "$(cat "$dir/victim.txt")" = precious ] || fail "Save model overwrote the session's model_path"
-grep -q 'came from a session or lesson, not from you' "$dir/save.log" || fail "no message about the path"
+grep -q 'came from a session, a lesson or an ONNX import, not from you' "$dir/save.log" || fail "no message about the path"
 
 echo "== a model file with NUL bytes and invalid UTF-8: shown escaped, typed into, no assertion"
 dir="$out/nul-model"

@@ -7,6 +7,10 @@
 #include "tests/support/run_command.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
 
 #include <string>
 #include <vector>
@@ -291,7 +295,9 @@ TEST_CASE("import: a residual block with BatchNorm, depthwise conv and global po
   m.node("Conv", {"x", "w1"}, {"c1"}, "conv1", {ints("pads", {1, 1, 1, 1})});
   m.node("BatchNormalization", {"c1", "s", "t", "mu", "var"}, {"b1"}, "bn1",
          {flt("epsilon", 1e-3)});
-  m.node("Relu", {"b1"}, {"r1"}, "relu1");
+  m.scalar("zero", 0.f);
+  m.scalar("six", 6.f);
+  m.node("Clip", {"b1", "zero", "six"}, {"r1"}, "relu6");  // nn.ReLU6 as exporters write it
   // depthwise with SAME_UPPER padding (1 on each side), then a 2x2 average pool: 16 → 8
   m.node("Conv", {"r1", "dw"}, {"c2a"}, "dwconv",
          {one("group", 32), str("auto_pad", "SAME_UPPER"), ints("kernel_shape", {3, 3})});
@@ -312,6 +318,7 @@ TEST_CASE("import: a residual block with BatchNorm, depthwise conv and global po
         2LL * 32 * 32 * 9 * 8 * 16 * 16 + 2LL * 9 * 8 * 32 * 16 * 16);
   CHECK(flops_of(g, OpKind::MatMul) == 2LL * 8 * 32 * 10);
   CHECK(count_ops(g, OpKind::BatchNorm) == 1);
+  CHECK(count_ops(g, OpKind::ReLU6) == 1);
   CHECK(count_ops(g, OpKind::AvgPool2D) == 2);
   CHECK(g.tensor(*g.find_tensor("gap")).shape == graph::Shape{8, 32, 1, 1});
 }
@@ -338,6 +345,32 @@ TEST_CASE("import: reshape, transpose, concat, scales, identity and constants") 
   CHECK(imported.nodes[2].tensor.empty());
   CHECK(imported.nodes[2].note.find("same tensor") == 0);
   CHECK(imported.nodes[3].note.find("dropout") != std::string::npos);
+}
+
+TEST_CASE("import: Split becomes one narrow() per part (sizes given, or equal parts)") {
+  Model m;
+  m.input("x", {1, 16, 96});
+  m.weight("w", {96, 96});
+  m.int64s("sizes", {32, 32, 32});
+  m.node("MatMul", {"x", "w"}, {"qkv"}, "qkv");
+  m.node("Split", {"qkv", "sizes"}, {"q", "k", "v"}, "split", {one("axis", -1)});
+  m.node("Add", {"q", "k"}, {"qk"}, "add");
+  m.node("Add", {"qk", "v"}, {"y"}, "add2");
+  m.output("y", {1, 16, 32});
+  const import::OnnxImport imported = import_model(m);
+  const graph::Graph g = parse(imported);
+  CHECK(count_ops(g, OpKind::Slice) == 3);
+  CHECK(imported.nodes[1].tensor == "split, split_2, split_3");
+  const auto& third = g.op(g.tensor(*g.find_tensor("split_3")).producer);
+  CHECK(third.attrs.starts == std::vector<int64_t>{0, 0, 64});
+
+  Model equal(18);  // opset 18: num_outputs, no sizes; 10 = 4 + 4 + 2
+  equal.input("x", {2, 10});
+  equal.node("Split", {"x"}, {"a", "b", "c"}, "split", {one("axis", 1), one("num_outputs", 3)});
+  equal.node("Relu", {"c"}, {"y"}, "relu");
+  equal.output("y", {2, 2});
+  CHECK(parse(import_model(equal)).tensor(*parse(import_model(equal)).find_tensor("y")).shape ==
+        graph::Shape{2, 2});
 }
 
 TEST_CASE("import: dynamic dimensions are 1 unless given, and the text says so") {
@@ -435,6 +468,31 @@ TEST_CASE("import: a .onnx path is a model everywhere (the pipeline's loader and
   const auto bad = test::run_cli("import " + path.string() + " --dim batch");
   CHECK(bad.code == 1);
   CHECK(bad.out.find("--dim batch: write NAME=N") != std::string::npos);
+}
+
+TEST_CASE("import: every assets/models/*.onnx has PyTorch's output shape and GEMM/conv FLOPs") {
+  // NAME.pytorch.json beside each file is what PyTorch said when scripts/onnx/make_models.py
+  // exported it: the module's output shape, and the FLOPs of its convolutions and matrix products.
+  const std::filesystem::path dir = std::filesystem::path(TILESCOPE_SOURCE_DIR) / "assets/models";
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".onnx") continue;
+    CAPTURE(entry.path().string());
+    std::filesystem::path facts_path = entry.path();
+    facts_path.replace_extension(".pytorch.json");
+    std::ifstream facts_in(facts_path);
+    REQUIRE(facts_in.good());
+    const nlohmann::json facts = nlohmann::json::parse(facts_in);
+    const import::OnnxImport imported = import::import_onnx_file(entry.path().string());
+    const graph::Graph g = lang::parse_model(imported.text, entry.path().string());
+    REQUIRE(imported.outputs.size() == 1);
+    CHECK(g.tensor(*g.find_tensor(imported.outputs[0])).shape ==
+          facts.at("output_shape").get<graph::Shape>());
+    CHECK(flops_of(g, OpKind::MatMul) + flops_of(g, OpKind::Conv2D) ==
+          facts.at("flops").at("total").get<int64_t>());
+    ++count;
+  }
+  CHECK(count == 4);
 }
 
 #else  // built without libonnx

@@ -144,6 +144,30 @@ TEST_CASE("form 2: nn.Sequential with nn. prefixes, trailing commas, comments an
   CHECK(op_named(g, "conv0").origin == "nn.Conv2d(1, 6, kernel_size=(5, 5), padding=2)");
 }
 
+TEST_CASE("ReLU6: nn.ReLU6 and relu6 / F.relu6 lower to one ReLU6 op each") {
+  Graph layers = parse_model("input [2, 8]\nLinear(8, 4)\nReLU6(inplace=True)\n");
+  CHECK(layers.ops().back().kind == OpKind::ReLU6);
+  CHECK(layers.ops().back().origin == "ReLU6(inplace=True)");
+  Graph calls = parse_model("x: [2, 8]\nh = relu6(x)\ny = F.relu6(h)\n");
+  REQUIRE(calls.ops().size() == 2);
+  CHECK(calls.ops()[0].kind == OpKind::ReLU6);
+  CHECK(calls.ops()[1].kind == OpKind::ReLU6);
+}
+
+TEST_CASE("narrow(x, dim, start, length): a slice along one dimension, checked") {
+  Graph g = parse_model("x: [2, 12]\nq = narrow(x, -1, 4, 4)\n");
+  const Op& s = g.ops().at(0);
+  CHECK(s.kind == OpKind::Slice);
+  CHECK(s.attrs.starts == std::vector<int64_t>{0, 4});
+  CHECK(output_of(g, s).shape == Shape{2, 4});
+  try {
+    parse_model("x: [2, 12]\nq = narrow(x, 1, 10, 4)\n");
+    FAIL("a slice past the end parsed");
+  } catch (const GraphError& e) {
+    CHECK(std::string(e.what()).find("2:22: error: length must be at most 2, got 4") != std::string::npos);
+  }
+}
+
 TEST_CASE("form 2: layers outside Sequential may end with commas, and every layer kind lowers") {
   const char* text =
       "input [2, 4, 16, 16] fp16\n"

@@ -52,6 +52,12 @@ double lowered_error(std::shared_ptr<graph::Graph> g) {
   return tsfix::program_error(lower_graph(g));
 }
 
+graph::OpAttrs scaled(double alpha) {
+  graph::OpAttrs a;
+  a.alpha = alpha;
+  return a;
+}
+
 }  // namespace
 
 TEST_CASE("lowering: every supported op kind matches the reference evaluator") {
@@ -117,6 +123,11 @@ TEST_CASE("lowering: every supported op kind matches the reference evaluator") {
     graph::OpAttrs rs;
     rs.shape = {3, 8};
     op(*g, OpKind::Reshape, "rs0", {a}, rs);
+    graph::OpAttrs sl;  // a[1:3, 2:6]
+    sl.shape = {2, 4};
+    sl.starts = {1, 2};
+    op(*g, OpKind::Slice, "slice0", {a}, sl);
+    op(*g, OpKind::ReLU6, "relu6_0", {op(*g, OpKind::Scale, "x8", {a}, scaled(8.0))});
     CHECK(lowered_error(g) < 1e-5);
   }
   SUBCASE("batched matmul broadcasting a shared matrix") {
