@@ -7,7 +7,7 @@
 // one component, and closed a cycle no include line showed).
 // Folders:
 //   - sim/ includes neither kernels/ nor app/, and its rooms are ordered:
-//     io < graph, memory < lang, schedule < predict, import < pipeline (sim/pipeline.h) < lesson;
+//     io < graph, memory < lang, schedule < predict < import < pipeline (sim/pipeline.h) < lesson;
 //     a room includes only rooms before it;
 //   - kernels/ never includes app/;
 //   - app/gui and app/cli may include app/core; app/core includes neither, and the two front ends
@@ -260,8 +260,8 @@ std::string layer_of(const std::string& file) {
 // "sim/pipeline.h" is the room "pipeline".
 int sim_rank(const std::string& room) {
   static const std::map<std::string, int> ranks = {
-      {"io", 0},       {"graph", 1},   {"memory", 1}, {"lang", 2},    {"schedule", 2},
-      {"predict", 3},  {"import", 3},  {"pipeline", 4}, {"lesson", 5}};
+      {"io", 0},      {"graph", 1},  {"memory", 1},   {"lang", 2},  {"schedule", 2},
+      {"predict", 3}, {"import", 4}, {"pipeline", 5}, {"lesson", 6}};
   const auto it = ranks.find(room);
   return it == ranks.end() ? -1 : it->second;
 }
@@ -294,7 +294,7 @@ std::vector<std::string> find_layer_violations(const IncludeGraph& g) {
                       " is not a room of sim/ (io, graph, memory, lang, schedule, predict, "
                       "pipeline, lesson): add it to the order");
       else if (a != b && rb >= ra)
-        out.push_back(where + ": sim's rooms go io < graph, memory < lang, schedule < predict, import < "
+        out.push_back(where + ": sim's rooms go io < graph, memory < lang, schedule < predict < import < "
                               "pipeline < lesson, and " + a + " includes only rooms before it");
       continue;
     }
@@ -535,11 +535,11 @@ TEST_CASE("include graph: sim's rooms in order, sim apart from kernels and app, 
   CHECK(v[1] == "kernels/cpu/jit.cpp:2: includes app/core/jobs.h: kernels/ never includes app/");
   CHECK(v[2] ==
         "sim/graph/graph.h:2: includes sim/predict/machine.h: sim's rooms go io < graph, memory < "
-        "lang, schedule < predict, import < pipeline < lesson, and graph includes only rooms before it");
+        "lang, schedule < predict < import < pipeline < lesson, and graph includes only rooms before it");
   CHECK(v[3].find("sim/lesson/checker.cpp:2: includes sim/extra/x.h: sim/extra is not a room") == 0);
   CHECK(v[4] ==
         "sim/memory/cache.h:2: includes sim/graph/graph.h: sim's rooms go io < graph, memory < "
-        "lang, schedule < predict, import < pipeline < lesson, and memory includes only rooms before it");
+        "lang, schedule < predict < import < pipeline < lesson, and memory includes only rooms before it");
   CHECK(v[5] ==
         "sim/schedule/lower.cpp:1: includes kernels/cpu/jit.h: sim/ includes neither kernels/ nor "
         "app/");
