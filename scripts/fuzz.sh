@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-600}"
 shift || true
 all_targets=(fuzz_model_parser fuzz_machine fuzz_din fuzz_session fuzz_lesson fuzz_script
-             fuzz_steps)
+             fuzz_steps fuzz_onnx fuzz_trace)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all_targets[@]}")
 jobs="${FUZZ_JOBS:-1}"
@@ -31,10 +31,11 @@ rss_mb="${FUZZ_RSS_MB:-4096}"
 declare -A corpus=([fuzz_model_parser]=fuzz/corpus [fuzz_machine]=fuzz/corpus-machine
                    [fuzz_din]=fuzz/corpus-din [fuzz_session]=fuzz/corpus-session
                    [fuzz_lesson]=fuzz/corpus-lesson [fuzz_script]=fuzz/corpus-script
-                   [fuzz_steps]=fuzz/corpus-steps)
+                   [fuzz_steps]=fuzz/corpus-steps [fuzz_onnx]=fuzz/corpus-onnx
+                   [fuzz_trace]=fuzz/corpus-trace)
 declare -A reader=([fuzz_model_parser]=model [fuzz_machine]=machine [fuzz_din]=din
                    [fuzz_session]=session [fuzz_lesson]=lesson [fuzz_script]=script
-                   [fuzz_steps]=steps)
+                   [fuzz_steps]=steps [fuzz_onnx]=onnx [fuzz_trace]=trace)
 
 for t in "${targets[@]}"; do
   if [[ -z "${reader[$t]:-}" ]]; then
@@ -56,7 +57,7 @@ for t in "${targets[@]}"; do
   work="fuzz/corpus-run/$r"
   findings="fuzz/corpus-run/findings/$t"
   log="fuzz/corpus-run/logs/$t.log"
-  mkdir -p "$work" "$findings" "$(dirname "$log")"
+  mkdir -p "$work" "$findings" "$(dirname "$log")" "fuzz/corpus-run/seeds/$r"
   before=$(find "$findings" -type f | wc -l)
   echo "fuzz.sh: $t for ${seconds}s (log: $log)"
   start=$(date +%s)

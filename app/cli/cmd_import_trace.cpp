@@ -88,6 +88,7 @@ nlohmann::json to_json(const import::ProfilerTrace& t, const import::TraceMappin
                        {"round_trip_bytes", f.round_trip_bytes},
                        {"text", f.text}});
   j["fusions"] = fusions;
+  j["notes"] = t.notes;
   return j;
 }
 
@@ -131,6 +132,7 @@ void print(const import::ProfilerTrace& t, const import::TraceMapping& m) {
     std::cout << "\n";
   }
   for (const auto& f : m.fusions) std::cout << "fusion: " << f.text << "\n";
+  for (const auto& n : t.notes) std::cout << "note: " << n << "\n";
 }
 
 int run_import_trace(const TraceFlags& flags) {

@@ -297,8 +297,8 @@ Val& Importer::value(const std::string& name) {
   Val* v = val(name);
   if (!v) {
     fail(node_desc(m_node) + ": input '" + name +
-         "' is not produced by an earlier node, an initializer or a graph input (the nodes must be "
-         "in topological order, as the ONNX standard requires)");
+         "' is not produced by an earlier node, an initializer or a graph input (a cycle, or nodes "
+         "out of the topological order the ONNX standard requires)");
   }
   return *v;
 }
@@ -326,7 +326,28 @@ std::string Importer::operand(Val& v) {
 }
 
 // A constant used as a tensor: declared as a weight (its shape; a scalar is [1]).
+// A constant's dims against what tilescope holds and what the file holds: a tensor of 2^40
+// elements or more, or dims the stored values do not fill, is a damaged or hostile file.
+void Importer::check_constant(const Val& v, const onnx::TensorProto& t) const {
+  int64_t n = 1;
+  for (int64_t d : v.shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n) || n > (int64_t{1} << 40))
+      fail("initializer '" + t.name() + "' claims dims " + graph::shape_to_string(v.shape) +
+           ": more than 2^40 elements, or a negative size (the file is damaged)");
+  }
+  if (t.data_location() != onnx::TensorProto::EXTERNAL && v.has_data &&
+      int64_t(v.data.size()) != n) {
+    fail("initializer '" + t.name() + "' claims dims " + graph::shape_to_string(v.shape) + " (" +
+         std::to_string(n) + " values) but holds " + std::to_string(v.data.size()) +
+         " (the file is damaged or truncated)");
+  }
+}
+
 void Importer::declare_weight(const Val& v) {
+  for (int64_t d : v.shape)
+    if (d < 1)
+      fail(node_desc(m_node) + ": reads '" + v.onnx_name + "' of shape " +
+           graph::shape_to_string(v.shape) + ", an empty tensor (tilescope's have an element)");
   const Shape s = v.shape.empty() ? Shape{1} : v.shape;
   std::string decl = v.ident + ": " + graph::shape_to_string(s) + " weight";
   if (!v.dtype_word.empty() && v.dtype_word != "int8") decl += " " + v.dtype_word;
@@ -616,7 +637,11 @@ OnnxImport Importer::run() {
                      ") by tilescope-cli import.");
   m_header.push_back("# Each line names the ONNX node it comes from; weights keep their shapes.");
 
-  for (const auto& init : m_graph.initializer()) m_vals[init.name()] = const_from_tensor(init);
+  for (const auto& init : m_graph.initializer()) {
+    Val v = const_from_tensor(init);
+    check_constant(v, init);
+    m_vals[init.name()] = std::move(v);
+  }
   input_declarations();
   m_out.nodes.resize(size_t(m_graph.node_size()));
   for (int i = 0; i < m_graph.node_size(); ++i) {
@@ -658,7 +683,8 @@ OnnxImport import_onnx(std::string_view bytes, const std::string& source,
   onnx::ModelProto model;
   if (bytes.size() > kMaxOnnxBytes || !model.ParseFromArray(bytes.data(), int(bytes.size()))) {
     throw graph::GraphError(graph::SourceLoc{source, 0, 0},
-                            "not an ONNX model (the file does not decode as an ONNX ModelProto)");
+                            "not an ONNX model: the file does not decode as an ONNX ModelProto "
+                            "(truncated, or not protobuf)");
   }
   if (!model.has_graph() || model.graph().node_size() == 0) {
     throw graph::GraphError(graph::SourceLoc{source, 0, 0}, "the ONNX model has no graph nodes");

@@ -114,6 +114,7 @@ class Importer {
   std::string operand(Val& v);                           // a tensor operand's identifier
   std::string operand(const onnx::NodeProto& n, int i);  // input i's
   void declare_weight(const Val& v);
+  void check_constant(const Val& v, const onnx::TensorProto& t) const;
   std::optional<double> scalar(const onnx::NodeProto& n, int i);
   std::vector<int64_t> const_ints(const onnx::NodeProto& n, int i, const char* what);
   const Shape& shape_of(Val& v);

@@ -112,6 +112,7 @@ void Importer::op_constant(const onnx::NodeProto& n, const std::string& out) {
   Val v;
   if (const auto* t = attr(n, "value"); t && t->has_t()) {
     v = const_from_tensor(t->t());
+    check_constant(v, t->t());
   } else if (const auto* f = attr(n, "value_float")) {
     v.data = {f->f()};
   } else if (const auto* i = attr(n, "value_int")) {

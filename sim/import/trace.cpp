@@ -156,6 +156,24 @@ ProfilerTrace read_profiler_trace(std::string_view json_text, const std::string&
     t.kernels.push_back(std::move(tk));
   }
   t.gpu = !t.kernels.empty();
+  if (!t.gpu) {
+    t.notes.push_back(
+        "no GPU kernels in the trace: the shares are of CPU operator time (record "
+        "with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] on a GPU to "
+        "see the kernels)");
+  }
+  int orphans = 0;
+  double orphan_us = 0;
+  for (const TraceKernel& k : t.kernels) {
+    if (k.op >= 0) continue;
+    ++orphans;
+    orphan_us += k.dur_us;
+  }
+  if (orphans > 0) {
+    t.notes.push_back(std::to_string(orphans) + " kernel" + (orphans > 1 ? "s" : "") + " (" +
+                      std::to_string(int64_t(orphan_us)) +
+                      " µs) launched by no operator in the trace: not mapped");
+  }
   return t;
 }
 

@@ -51,6 +51,9 @@ struct ProfilerTrace {
   bool gpu = false;          // has GPU kernels
   std::vector<TraceOp> ops;  // top-level operators, in time order
   std::vector<TraceKernel> kernels;
+  // What the reader could not do, for the learner: no GPU kernels (a CPU-only recording), kernels
+  // no operator in the trace launched.
+  std::vector<std::string> notes;
 };
 
 // Reads a Chrome trace; graph::GraphError located at `source` for JSON that is not a profiler

@@ -99,12 +99,16 @@ struct Model {
       for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
     }
   }
-  // A weight: its shape only (no values), as a large initializer may be stored elsewhere.
+  // A weight: its shape only, its values in an external file (as exporters store large ones).
   void weight(const std::string& name, std::vector<int64_t> dims) {
     auto* t = g().add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::FLOAT);
     for (int64_t d : dims) t->add_dims(d);
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* where = t->add_external_data();
+    where->set_key("location");
+    where->set_value("weights.bin");
   }
   void scalar(const std::string& name, float v) {
     auto* t = g().add_initializer();
@@ -429,6 +433,14 @@ TEST_CASE("import: refusals say what and where") {
   order.output("y");
   CHECK(import_error(order).find("node 0 'r' (Relu): input 'later' is not produced by an earlier "
                                  "node") != std::string::npos);
+  Model cycle;  // two nodes that read each other's output
+  cycle.input("x", {2, 2});
+  cycle.node("Add", {"x", "b"}, {"a"}, "first");
+  cycle.node("Relu", {"a"}, {"b"}, "second");
+  cycle.output("b");
+  CHECK(import_error(cycle).find("node 0 'first' (Add): input 'b' is not produced by an earlier "
+                                 "node, an initializer or a graph input (a cycle") !=
+        std::string::npos);
 
   Model wrong = quiz_cnn();
   wrong.g()
@@ -440,6 +452,44 @@ TEST_CASE("import: refusals say what and where") {
       ->set_dim_value(11);
   CHECK(import_error(wrong).find("output 'y': tilescope computes [1, 10] where the file declares "
                                  "[1, 11]") != std::string::npos);
+
+  // A truncated file: the first half of a good one.
+  const std::string good = quiz_cnn().bytes();
+  try {
+    import::import_onnx(std::string_view(good).substr(0, good.size() / 2), "half.onnx");
+    FAIL("a truncated file imported");
+  } catch (const graph::GraphError& e) {
+    CHECK(std::string(e.what()).find("(truncated, or not protobuf)") != std::string::npos);
+  }
+  // An initializer whose dims claim 2^50 elements (4 PiB of fp32) and holds three values.
+  Model huge;
+  huge.input("x", {2, 2});
+  {
+    auto* t = huge.g().add_initializer();
+    t->set_name("W");
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(int64_t{1} << 25);
+    t->add_dims(int64_t{1} << 25);
+    for (int k = 0; k < 3; ++k) t->add_float_data(1.f);
+  }
+  huge.node("MatMul", {"x", "W"}, {"y"}, "mm");
+  huge.output("y");
+  CHECK(import_error(huge).find("initializer 'W' claims dims [33554432, 33554432]: more than "
+                                "2^40 elements") != std::string::npos);
+  Model lying;  // dims [2, 3] but four values stored
+  lying.input("x", {2, 2});
+  {
+    auto* t = lying.g().add_initializer();
+    t->set_name("W");
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(2);
+    t->add_dims(3);
+    for (int k = 0; k < 4; ++k) t->add_float_data(1.f);
+  }
+  lying.node("MatMul", {"x", "W"}, {"y"}, "mm");
+  lying.output("y");
+  CHECK(import_error(lying).find("initializer 'W' claims dims [2, 3] (6 values) but holds 4") !=
+        std::string::npos);
 
   Model dynamic;
   dynamic.input("x", {1, 4});

@@ -102,6 +102,8 @@ TEST_CASE("trace: a Kineto GPU trace's kernels belong to the operators that laun
   CHECK(t.kernels[0].grid == std::array<int64_t, 3>{56, 1, 1});
   CHECK(t.ops[4].kernels == std::vector<int>{3, 4});
   CHECK(t.kernels[5].op == -1);  // correlation 99: no launch in the trace
+  CHECK(t.notes == std::vector<std::string>{
+                       "1 kernel (3 µs) launched by no operator in the trace: not mapped"});
 
   const graph::Graph g = lang::parse_model(kQuizModel);
   const import::TraceMapping m = import::map_trace(g, kQuizModel, t, predict::load_machine("h200"));
@@ -151,6 +153,8 @@ TEST_CASE("trace: the CPU traces recorded with Debian's torch map onto the impor
   const import::ProfilerTrace t = import::read_profiler_trace_file(
       dir + "recorded/traces/quiz_cnn-cpu-xeon2-2026-12-05.trace.json");
   CHECK_FALSE(t.gpu);
+  REQUIRE(t.notes.size() == 1);
+  CHECK(t.notes[0].find("no GPU kernels in the trace") == 0);
   const import::TraceMapping m =
       import::map_trace(*g, model.text, t, predict::load_machine("host"));
   CHECK(m.mapped_time_share == doctest::Approx(1.0));
