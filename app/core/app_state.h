@@ -10,6 +10,7 @@
 #include "app/core/lesson_player.h"
 #include "app/core/panel_controls.h"
 #include "app/core/panel_layout.h"
+#include "app/core/trace_doc.h"
 #include "app/core/workbench.h"
 #include "sim/graph/graph.h"
 
@@ -128,7 +129,7 @@ struct PlatformRequests {
 // ImGui 1.86 has no file dialog and no Debian package offers one: the browser is a list of a
 // folder's entries, "up", and a path field (views/view_files.cpp draws it; files.h lists folders).
 struct FileBrowser {
-  enum class Mode { Closed, OpenModel, SaveModel, OpenSession, SaveSession, SaveGrade };
+  enum class Mode { Closed, OpenModel, SaveModel, OpenSession, SaveSession, SaveGrade, OpenTrace };
   Mode mode = Mode::Closed;
   std::string dir;   // the folder listed
   std::string name;  // the path field: a file name in `dir`, or a path
@@ -191,6 +192,7 @@ struct AppState {
   LessonPlayer lessons;       // the lesson catalogue, the open lesson and the learner's progress
   bool start_here = false;    // a first start (no session): the window points at the lessons
   FileBrowser files;          // Open / Save dialogs (files.h)
+  TraceDoc trace;             // the profiler trace opened, mapped onto the model (trace_doc.h)
   std::optional<PendingOpen> pending_open;     // an open waiting for the learner's choice
   std::optional<ReplacedModel> replaced_model;  // what the last open replaced
   std::vector<std::string> recent_files;  // opened or saved, newest first, kMaxRecentFiles at most

@@ -435,6 +435,11 @@ constexpr VerbRow kVerbRows[] = {
                             fmt(kMaxUiScale) + ", got " + fmt(c.a));
        expect_end(rest, verb);
      }},
+    {{"open-trace", "trace"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = verb == "open-trace" ? CommandKind::OpenTrace : CommandKind::Trace;
+       c.text = require_rest(rest, verb, verb == "open-trace" ? "a file path" : "select N or clear");
+     }},
     {{"files"},
      [](Command& c, std::string_view verb, std::string_view& rest) {
        c.kind = CommandKind::Files;
@@ -612,8 +617,12 @@ constexpr HelpRow kHelpRows[] = {
      "save the session to FILE (a hand-out); bare: keep this work as the autosaved session (after --model, which leaves it alone)"},
     {"drop FILE",
      "a file dropped on the window: .json opens as a session, else a model"},
-    {"files open-model|save-model|open-session|save-session [DIR] | cd DIR | name TEXT | ok | close",
+    {"files open-model|save-model|open-session|save-session|open-trace [DIR] | cd DIR | name TEXT | ok | close",
      "the in-app file browser (files.h)"},
+    {"open-trace FILE",
+     "open a PyTorch profiler trace of the model; the Trace view shows what ran for each node"},
+    {"trace select N | trace clear",
+     "pick node N (a row of the Trace view) to see its operators and kernels"},
 };
 
 }  // namespace
@@ -772,6 +781,10 @@ std::string command_to_string(const Command& c) {
       return "drop " + c.text;
     case CommandKind::Files:
       return "files " + c.text;
+    case CommandKind::OpenTrace:
+      return "open-trace " + c.text;
+    case CommandKind::Trace:
+      return "trace " + c.text;
   }
   return "quit";
 }

@@ -73,6 +73,8 @@ enum class CommandKind {
   SaveSession,
   Drop,
   Files,
+  OpenTrace,
+  Trace,
 };
 
 struct Command {

@@ -52,8 +52,8 @@ std::string apply_model_command(AppState& state, const Command& c) {
       }
       state.model.text = std::move(text);
       state.model.loaded_text = state.model.text;
-      state.model.path = c.text;
-      state.model.path_chosen = true;
+      state.model.path = model_path_of(c.text);  // an .onnx is saved beside it, never over it
+      state.model.path_chosen = state.model.path == c.text;
       state.view.fit_pending = true;
       reparse_model(state);
       return {};
@@ -141,6 +141,10 @@ std::string apply_model_command(AppState& state, const Command& c) {
       return open_dropped_file(state, c.text);
     case CommandKind::Files:
       return file_browser_command(state, c.text);
+    case CommandKind::OpenTrace:
+      return open_trace_file(state, c.text);
+    case CommandKind::Trace:
+      return trace_command(state, c.text);
     default:
       break;
   }
@@ -391,6 +395,8 @@ std::string apply_command(AppState& state, const Command& c) {
     case CommandKind::SaveModel:
     case CommandKind::Drop:
     case CommandKind::Files:
+    case CommandKind::OpenTrace:
+    case CommandKind::Trace:
       return apply_model_command(state, c);
     case CommandKind::SelectOp:
     case CommandKind::SelectTensor:

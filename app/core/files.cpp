@@ -75,6 +75,8 @@ std::vector<std::string> browser_extensions(FileBrowser::Mode mode) {
       return {".json"};
     case FileBrowser::Mode::SaveGrade:
       return {".csv", ".json"};
+    case FileBrowser::Mode::OpenTrace:
+      return {".json"};
     case FileBrowser::Mode::Closed:
       break;
   }
@@ -145,7 +147,7 @@ void install_model(AppState& state, const std::string& path, std::string text, b
   // An ONNX file is imported: its model text is saved beside it as NAME.model, never over it,
   // and the learner confirms where (Save opens Save as…).
   const bool imported = import::is_onnx_path(path);
-  state.model.path = imported ? path.substr(0, path.size() - 5) + ".model" : path;
+  state.model.path = model_path_of(path);
   state.model.path_chosen = !imported;
   state.model.reparse_pending = false;
   state.view.fit_pending = true;
@@ -165,6 +167,10 @@ void install_model(AppState& state, const std::string& path, std::string text, b
 }
 
 }  // namespace
+
+std::string model_path_of(const std::string& opened) {
+  return import::is_onnx_path(opened) ? opened.substr(0, opened.size() - 5) + ".model" : opened;
+}
 
 std::string open_model_file(AppState& state, const std::string& path) {
   // As set-model-file does (commands.h includes this file, so it is not called from here).
@@ -317,6 +323,7 @@ std::string save_grade_file(AppState& state, const std::string& path) {
 }
 
 std::string open_dropped_file(AppState& state, const std::string& path) {
+  if (ends_with(path, ".json") && looks_like_trace(path)) return open_trace_file(state, path);
   return ends_with(path, ".json") ? open_session_file(state, path) : open_model_file(state, path);
 }
 
@@ -357,6 +364,7 @@ std::string file_browser_command(AppState& state, std::string_view args) {
   if (verb == "open-session") return show(Mode::OpenSession);
   if (verb == "save-session") return show(Mode::SaveSession);
   if (verb == "save-grade") return show(Mode::SaveGrade);
+  if (verb == "open-trace") return show(Mode::OpenTrace);
   if (verb == "close") {
     b.mode = Mode::Closed;
     return {};
@@ -402,6 +410,9 @@ std::string file_browser_command(AppState& state, std::string_view args) {
       case Mode::SaveGrade:
         e = save_grade_file(state, target);
         break;
+      case Mode::OpenTrace:
+        e = open_trace_file(state, target);
+        break;
       case Mode::Closed:
         return "files ok: the file browser is not open";
     }
@@ -410,8 +421,8 @@ std::string file_browser_command(AppState& state, std::string_view args) {
     return e;
   }
   return "files: unknown verb '" + verb +
-         "' (open-model, save-model, open-session, save-session, save-grade, cd, name, ok, close, "
-         "open-choice, restore-model)";
+         "' (open-model, save-model, open-session, save-session, save-grade, open-trace, cd, name, "
+         "ok, close, open-choice, restore-model)";
 }
 
 }  // namespace tilescope::core

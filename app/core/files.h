@@ -43,6 +43,10 @@ std::string save_model_file(AppState& state, const std::string& path);
 // Opens a model file into the editor (parsed at once). When that would replace a schedule's steps
 // or text the learner edited, the file waits in state.pending_open for choose_open_model instead.
 // Returns "" or why not (state unchanged).
+// The model file an opened file's text is saved to: the file itself, or for an imported ONNX
+// file NAME.model beside it (never the .onnx; the learner confirms where: path_chosen false).
+std::string model_path_of(const std::string& opened);
+
 std::string open_model_file(AppState& state, const std::string& path);
 
 // The learner's answer to a waiting open: "replay" (the schedule's steps on the new model, as far

@@ -37,6 +37,8 @@ const char* view_tab_name(ViewTab t) {
       return "timings";
     case ViewTab::Lessons:
       return "lessons";
+    case ViewTab::Trace:
+      return "trace";
   }
   return "graph";
 }
@@ -57,6 +59,8 @@ const char* view_tab_title(ViewTab t) {
       return "Timings";
     case ViewTab::Lessons:
       return "Lessons";
+    case ViewTab::Trace:
+      return "Trace";
   }
   return "Graph";
 }

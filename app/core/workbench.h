@@ -39,10 +39,10 @@ namespace tilescope::core {
 // [SECTION] Centre views
 
 // Lessons (key 7) is the lesson catalogue; the six before it are the workbench's views.
-enum class ViewTab { Graph, Schedule, Tiles, Memory, Roofline, Timings, Lessons };
-inline constexpr ViewTab kAllViewTabs[] = {ViewTab::Graph,  ViewTab::Schedule, ViewTab::Tiles,
-                                           ViewTab::Memory, ViewTab::Roofline, ViewTab::Timings,
-                                           ViewTab::Lessons};
+enum class ViewTab { Graph, Schedule, Tiles, Memory, Roofline, Timings, Lessons, Trace };
+inline constexpr ViewTab kAllViewTabs[] = {
+    ViewTab::Graph,    ViewTab::Schedule, ViewTab::Tiles,   ViewTab::Memory,
+    ViewTab::Roofline, ViewTab::Timings,  ViewTab::Lessons, ViewTab::Trace};
 const char* view_tab_name(ViewTab);   // "graph", "schedule", ...
 const char* view_tab_title(ViewTab);  // "Graph", "Schedule", ...
 std::optional<ViewTab> view_tab_from_name(std::string_view);

@@ -173,6 +173,7 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   nlohmann::json j;
   j["view"] = view_tab_name(wb.tab);
   j["machine"] = wb.machine_name;
+  j["trace"] = trace_state_json(state);
   j["history"] = {{"cursor", wb.history ? wb.history->size() : 0},
                   {"entries", wb.step_texts.size()},
                   {"steps", wb.steps_text()}};
@@ -828,6 +829,10 @@ int run_app(const AppOptions& options) {
         case ViewTab::Lessons:
           draw_lessons_view(ctx, panels.graph);
           if (sides) draw_inspector_view(ctx, panels.inspector);
+          break;
+        case ViewTab::Trace:
+          draw_trace_view(ctx, panels.graph);
+          if (sides) draw_trace_inspector(ctx, panels.inspector);
           break;
       }
       if (state.start_here && sides && state.workbench.tab != ViewTab::Lessons)

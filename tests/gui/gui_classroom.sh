@@ -8,6 +8,7 @@
 #   [3] theme and UI scale switched with clicks in the status bar, and remembered by the session;
 #   [4] Open of a model file through File ▸ Open model… and the file browser; [4b] of an ONNX
 #       file the same way (imported, saved beside it, never over it) and dropped on the window;
+#       [4c] a fusion clicked on it, its profiler trace opened and a node picked in the Trace view;
 #   [5] Save session as… a hand-out, then Open session… of it in a fresh app;
 #   [6] --model leaves the saved session alone;
 #   [7] Open model over a schedule asks (replay / without steps / cancel) and keeps what it
@@ -154,6 +155,23 @@ path=$(value "$out/o2.state.json" /model_path)
 ops=$(value "$out/o2.layout.json" /model/ops)
 [[ "$ops" -ge 20 ]] || fail "o2: the dropped transformer block has $ops ops"
 echo "ok: an ONNX file opened by File > Open and by a drop is imported ($ops ops), the .onnx untouched"
+
+# [4c] The learner's ONNX model, a fusion, and what PyTorch ran for it: open the .onnx through the
+# browser, fuse in the Schedule view with its button, File ▸ Open trace… the recorded trace, and
+# click a node in the Trace view to see its operators.
+trace_file=assets/recorded/traces/quiz_cnn-cpu-xeon2-2026-12-05.trace.json
+run_app q0 "$open_onnx"$'\nkey Escape\nwait-frames 2\nkey 2\nwait-frames 4\nclick '"$(at t0 status.file)"$'\nwait-frames 3\nquit' \
+  --no-session --size 1280x800  # a probe: the File menu lists the .onnx under Recent files now
+run_app q1 $'wait-frames 3\nset-model-file assets/models/quiz_cnn.onnx\nopen-trace '"$trace_file"$'\nwait-frames 4\nquit' \
+  --no-session --size 1280x800
+run_app q2 "$open_onnx"$'\nkey Escape\nwait-frames 2\nkey 2\nwait-frames 4\nclick '"$(at q0 schedule.fuse-chain)"$'\nwait-frames 4\nclick '"$(at t0 status.file)"$'\nwait-frames 3\nclick '"$(at q0 file.open-trace)"$'\nwait-frames 3\nclick '"$(at f1 files.path)"$'\ntype '"$PWD/$trace_file"$'\nwait-frames 2\nclick '"$(at f1 files.ok)"$'\nwait-frames 4\nclick '"$(at q1 trace.node.0)"$'\nwait-frames 4\nscreenshot OUT/trace-view.png\nwait-frames 1\nquit' \
+  --no-session --size 1280x800
+expect "$out/q2.state.json" /history/entries 1  # the fusion
+expect "$out/q2.state.json" /view trace
+expect "$out/q2.state.json" /trace/selected 0
+expect "$out/q2.state.json" /trace/selected_node/framework_ops/0 aten::conv2d
+expect "$out/q2.state.json" /trace/mapped_time_share 1.0
+echo "ok: ONNX model opened, fused by a click, its trace opened and node 0 picked: aten::conv2d"
 
 # [5] Save session as… a hand-out with 3 steps on tiny, then Open session… in a fresh app.
 handout="$out/handout.json"

@@ -29,6 +29,8 @@ const char* browser_title(FileBrowser::Mode mode) {
       return "Save the session as (a file to hand out)";
     case FileBrowser::Mode::SaveGrade:
       return "Save your grade as (.csv, or .json)";
+    case FileBrowser::Mode::OpenTrace:
+      return "Open a PyTorch profiler trace (.json)";
     case FileBrowser::Mode::Closed:
       break;
   }

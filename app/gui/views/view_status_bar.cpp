@@ -51,6 +51,11 @@ void draw_file_menu(ViewContext& ctx) {
             "Save this model, its steps, machine, view and lesson position to a file to hand "
             "out; Open session… on another computer brings it back.",
             "file.save-session");
+  ImGui::Separator();
+  menu_item(ctx, "Open trace…", "files open-trace",
+            "Open a PyTorch profiler trace (torch.profiler … export_chrome_trace) of this model: "
+            "the Trace view shows what ran for each node.",
+            "file.open-trace");
   if (state.autosave_paused && !state.session_path.empty())
     menu_item(ctx, "Keep this as my session", "save-session",
               "Started with --model: your saved session was left as it was. This makes the "

@@ -48,7 +48,7 @@ void draw_open_choice(ViewContext& ctx, const core::Rect& window);
 
 // The centre's tab strip and the workbench views (one file each), with their side panels.
 void draw_tabs_view(ViewContext& ctx, const core::Rect& rect);
-// Keys that work in every view and in presentation mode: 1-7, Ctrl+Z/Y, F5, F11, F12, and in
+// Keys that work in every view and in presentation mode: 1-8, Ctrl+Z/Y, F5, F11, F12, and in
 // presentation mode the arrows (history, or the lesson's steps while a lesson is open) and space
 // (tile animation). With a lesson open: Alt+Right / Alt+Left and N / P step through it, and R in
 // presentation mode reveals the current prediction to the class.
@@ -86,6 +86,9 @@ void draw_memory_view(ViewContext& ctx, const core::Rect& rect);
 void draw_memory_inspector(ViewContext& ctx, const core::Rect& rect);
 void draw_timings_view(ViewContext& ctx, const core::Rect& rect);
 void draw_timings_inspector(ViewContext& ctx, const core::Rect& rect);
+// What the framework ran for each node, from a profiler trace (app/core/trace_doc.h).
+void draw_trace_view(ViewContext& ctx, const core::Rect& rect);
+void draw_trace_inspector(ViewContext& ctx, const core::Rect& rect);
 void draw_roofline_view(ViewContext& ctx, const core::Rect& rect);
 void draw_tiles_view(ViewContext& ctx, const core::Rect& rect);
 // The lesson catalogue (centre, key 7), the open lesson's text (left panel), and the first
