@@ -97,7 +97,9 @@ void update_state(AppState& state) {
   workbench_poll(state.workbench);
   workbench_tick(state.workbench, state.now);
   lesson_poll(state.lessons, state.workbench, state.model.graph, state.model.graph_text);
-  refresh_trace_mapping(state);
+  refresh_trace_mapping(state.trace, state.graph(), state.model.graph_text,
+                        state.workbench.machine ? &*state.workbench.machine : nullptr,
+                        state.workbench.machine_name);
   if (!state.outline_text || *state.outline_text != state.model.text) {
     state.outline = outline_model(state.model.text);
     state.outline_text = state.model.text;

@@ -143,8 +143,12 @@ std::string apply_model_command(AppState& state, const Command& c) {
       return file_browser_command(state, c.text);
     case CommandKind::OpenTrace:
       return open_trace_file(state, c.text);
-    case CommandKind::Trace:
-      return trace_command(state, c.text);
+    case CommandKind::Trace: {
+      std::string op;  // the picked node's op is selected in the graph too
+      std::string e = trace_command(state.trace, state.graph(), c.text, op);
+      if (!op.empty()) state.selection = {Selection::Kind::Op, op};
+      return e;
+    }
     default:
       break;
   }

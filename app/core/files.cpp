@@ -168,6 +168,16 @@ void install_model(AppState& state, const std::string& path, std::string text, b
 
 }  // namespace
 
+std::string open_trace_file(AppState& state, const std::string& path) {
+  if (std::string e = open_trace(state.trace, path); !e.empty()) return e;
+  refresh_trace_mapping(state.trace, state.graph(), state.model.graph_text,
+                        state.workbench.machine ? &*state.workbench.machine : nullptr,
+                        state.workbench.machine_name);
+  state.workbench.tab = ViewTab::Trace;
+  state.notice = "opened the trace " + path;
+  return {};
+}
+
 std::string model_path_of(const std::string& opened) {
   return import::is_onnx_path(opened) ? opened.substr(0, opened.size() - 5) + ".model" : opened;
 }

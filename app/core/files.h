@@ -47,6 +47,10 @@ std::string save_model_file(AppState& state, const std::string& path);
 // file NAME.model beside it (never the .onnx; the learner confirms where: path_chosen false).
 std::string model_path_of(const std::string& opened);
 
+// Opens a profiler trace (trace_doc.h), maps it onto the model and shows the Trace view; "" or
+// the message.
+std::string open_trace_file(AppState& state, const std::string& path);
+
 std::string open_model_file(AppState& state, const std::string& path);
 
 // The learner's answer to a waiting open: "replay" (the schedule's steps on the new model, as far

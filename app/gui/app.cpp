@@ -168,12 +168,40 @@ nlohmann::json occupancy_state_json(const AppState& state) {
 }
 
 // The workbench's state for tests and tools: what a learner would read off the screen.
+// The centre view of a tab and the side panel that goes with it.
+void draw_centre_view(ViewContext& ctx, ViewTab tab, const PanelLayout& panels, bool sides) {
+  using Draw = void (*)(ViewContext&, const Rect&);
+  const auto [view, inspector] = [&]() -> std::pair<Draw, Draw> {
+    switch (tab) {
+      case ViewTab::Graph:
+        return {draw_graph_view, draw_inspector_view};
+      case ViewTab::Schedule:
+        return {draw_schedule_view, draw_schedule_inspector};
+      case ViewTab::Tiles:
+        return {draw_tiles_view, draw_schedule_inspector};
+      case ViewTab::Memory:
+        return {draw_memory_view, draw_memory_inspector};
+      case ViewTab::Roofline:
+        return {draw_roofline_view, draw_memory_inspector};
+      case ViewTab::Timings:
+        return {draw_timings_view, draw_timings_inspector};
+      case ViewTab::Lessons:
+        return {draw_lessons_view, draw_inspector_view};
+      case ViewTab::Trace:
+        return {draw_trace_view, draw_trace_inspector};
+    }
+    return {draw_graph_view, draw_inspector_view};
+  }();
+  view(ctx, panels.graph);
+  if (sides) inspector(ctx, panels.inspector);
+}
+
 std::string write_state_json(const std::string& path, const AppState& state) {
   const Workbench& wb = state.workbench;
   nlohmann::json j;
   j["view"] = view_tab_name(wb.tab);
   j["machine"] = wb.machine_name;
-  j["trace"] = trace_state_json(state);
+  j["trace"] = trace_state_json(state.trace);
   j["history"] = {{"cursor", wb.history ? wb.history->size() : 0},
                   {"entries", wb.step_texts.size()},
                   {"steps", wb.steps_text()}};
@@ -800,41 +828,7 @@ int run_app(const AppOptions& options) {
       else if (sides)
         draw_model_text_view(ctx, panels.model_text);
       if (sides) draw_tabs_view(ctx, panels.tabs);
-      // One dispatch line per centre view; the side panel follows the view.
-      switch (state.workbench.tab) {
-        case ViewTab::Graph:
-          draw_graph_view(ctx, panels.graph);
-          if (sides) draw_inspector_view(ctx, panels.inspector);
-          break;
-        case ViewTab::Schedule:
-          draw_schedule_view(ctx, panels.graph);
-          if (sides) draw_schedule_inspector(ctx, panels.inspector);
-          break;
-        case ViewTab::Tiles:
-          draw_tiles_view(ctx, panels.graph);
-          if (sides) draw_schedule_inspector(ctx, panels.inspector);
-          break;
-        case ViewTab::Memory:
-          draw_memory_view(ctx, panels.graph);
-          if (sides) draw_memory_inspector(ctx, panels.inspector);
-          break;
-        case ViewTab::Roofline:
-          draw_roofline_view(ctx, panels.graph);
-          if (sides) draw_memory_inspector(ctx, panels.inspector);
-          break;
-        case ViewTab::Timings:
-          draw_timings_view(ctx, panels.graph);
-          if (sides) draw_timings_inspector(ctx, panels.inspector);
-          break;
-        case ViewTab::Lessons:
-          draw_lessons_view(ctx, panels.graph);
-          if (sides) draw_inspector_view(ctx, panels.inspector);
-          break;
-        case ViewTab::Trace:
-          draw_trace_view(ctx, panels.graph);
-          if (sides) draw_trace_inspector(ctx, panels.inspector);
-          break;
-      }
+      draw_centre_view(ctx, state.workbench.tab, panels, sides);
       if (state.start_here && sides && state.workbench.tab != ViewTab::Lessons)
         draw_start_here(ctx, panels.graph);
       draw_status_bar_view(ctx, panels.status_bar);

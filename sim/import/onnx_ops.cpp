@@ -228,6 +228,11 @@ void Importer::op_window(const onnx::NodeProto& n, const std::string& out) {
                        pads = attr_ints(n, "pads");
   if (strides.empty()) strides = {1, 1};
   if (dil.empty()) dil = {1, 1};
+  if (kernel.size() != 2 || strides.size() != 2 || dil.size() != 2 ||
+      std::min({kernel[0], kernel[1], strides[0], strides[1], dil[0], dil[1]}) < 1)
+    fail(node_desc(m_node) + ": kernel_shape " + fmt_ints(kernel) + ", strides " +
+         fmt_ints(strides) + " and dilations " + fmt_ints(dil) +
+         " must be two whole numbers of at least 1 each for a 2-D " + op);
   const std::string auto_pad = attr_string(n, "auto_pad", "NOTSET");
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     pads.assign(4, 0);
@@ -240,7 +245,21 @@ void Importer::op_window(const onnx::NodeProto& n, const std::string& out) {
     }
   }
   if (pads.empty()) pads.assign(4, 0);
-  if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3]) {
+  // Each window attribute has one entry per spatial dim (pads two), in the ranges the model
+  // language takes: anything else is a damaged file, not a model.
+  auto check = [&](const char* what, const std::vector<int64_t>& v, size_t count, int64_t lo) {
+    bool ok = v.size() == count;
+    for (int64_t x : v) ok = ok && x >= lo && x <= (int64_t{1} << 31) - 1;
+    if (!ok)
+      fail(node_desc(m_node) + ": " + what + " " + fmt_ints(v) + " must be " +
+           std::to_string(count) + " whole numbers of at least " + std::to_string(lo) +
+           " for a 2-D " + op);
+  };
+  check("kernel_shape", kernel, 2, 1);
+  check("strides", strides, 2, 1);
+  check("dilations", dil, 2, 1);
+  check("pads", pads, 4, 0);
+  if (pads[0] != pads[2] || pads[1] != pads[3]) {
     unsupported("padding " + fmt_ints(pads) +
                 " is not the same on both sides; tilescope pads "
                 "symmetrically (as PyTorch's padding=)");
