@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -537,6 +538,36 @@ bool Importer::match_layer_norm(int r1) {
   return true;
 }
 
+// Every node has an output and the inputs its operator takes, before anything reads them (the
+// patterns look at inputs 0 and 1 of the nodes they test).
+void Importer::check_arity() const {
+  static const std::map<std::string, int> kInputs = {{"Add", 2},
+                                                     {"Sub", 2},
+                                                     {"Mul", 2},
+                                                     {"Div", 2},
+                                                     {"Pow", 2},
+                                                     {"MatMul", 2},
+                                                     {"Gemm", 2},
+                                                     {"Conv", 2},
+                                                     {"Reshape", 2},
+                                                     {"BatchNormalization", 5},
+                                                     {"LayerNormalization", 2}};
+  for (int i = 0; i < m_graph.node_size(); ++i) {
+    const auto& n = node(i);
+    if (n.output_size() < 1 || n.output(0).empty()) fail(node_desc(i) + ": has no output");
+    if (n.op_type() == "Constant") continue;
+    auto it = kInputs.find(n.op_type());
+    // The operators read take at least one input; others are listed as unsupported later.
+    const bool read = op_table().count(n.op_type()) || n.op_type() == "Sqrt";
+    const int need = it != kInputs.end() ? it->second : read ? 1 : 0;
+    int have = 0;
+    while (have < n.input_size() && !n.input(have).empty()) ++have;
+    if (have < need)
+      fail(node_desc(i) + ": has " + std::to_string(have) + " input" + (have == 1 ? "" : "s") +
+           "; " + n.op_type() + " takes " + std::to_string(need));
+  }
+}
+
 void Importer::find_patterns() {
   for (int i = 0; i < m_graph.node_size(); ++i) {
     for (const auto& in : node(i).input())
@@ -649,6 +680,7 @@ OnnxImport Importer::run() {
     m_out.nodes[size_t(i)].name = node(i).name();
     m_out.nodes[size_t(i)].op_type = node(i).op_type();
   }
+  check_arity();
   find_patterns();
   for (int i = 0; i < m_graph.node_size(); ++i) translate(i);
 

@@ -130,6 +130,7 @@ class Importer {
   // Patterns (onnx.cpp)
   int single_consumer(const std::string& value) const;
   bool is_const_near(const std::string& value, double target);
+  void check_arity() const;
   void find_patterns();
   bool match_gelu(int erf);
   bool match_layer_norm(int reduce);

@@ -426,6 +426,28 @@ TEST_CASE("import: refusals say what and where") {
   CHECK(import_error(pads).find("node 0 'c' (Conv): padding [0, 0, 1, 1] is not the same on both "
                                 "sides") != std::string::npos);
 
+  // Found by fuzz_onnx: a window attribute with one entry where a 2-D op needs two.
+  Model short_strides;
+  short_strides.input("x", {1, 1, 8, 8});
+  short_strides.weight("w", {1, 1, 3, 3});
+  short_strides.node("Conv", {"x", "w"}, {"y"}, "c", {ints("strides", {2})});
+  short_strides.output("y");
+  CHECK(import_error(short_strides)
+            .find("node 0 'c' (Conv): kernel_shape [3, 3], strides [2] and "
+                  "dilations [1, 1] must be two whole numbers") != std::string::npos);
+  Model no_window;  // a pool must say its window
+  no_window.input("x", {1, 1, 8, 8});
+  no_window.node("MaxPool", {"x"}, {"y"}, "p");
+  no_window.output("y");
+  CHECK(import_error(no_window).find("node 0 'p' (MaxPool): kernel_shape []") != std::string::npos);
+
+  Model lonely;  // found by fuzz_onnx: an Identity with no input, an Add with one
+  lonely.input("x", {2, 2});
+  lonely.node("Add", {"x"}, {"y"}, "add");
+  lonely.output("y");
+  CHECK(import_error(lonely).find("node 0 'add' (Add): has 1 input; Add takes 2") !=
+        std::string::npos);
+
   Model order;
   order.input("x", {2, 2});
   order.node("Relu", {"later"}, {"y"}, "r");
