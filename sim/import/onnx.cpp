@@ -371,7 +371,12 @@ std::vector<int64_t> Importer::const_ints(const onnx::NodeProto& n, int i, const
          "do_constant_folding=True) without dynamic_axes)");
   }
   std::vector<int64_t> out;
-  for (double d : v.data) out.push_back(static_cast<int64_t>(d));
+  for (double d : v.data) {
+    if (!(std::fabs(d) <= 9007199254740992.0) || d != std::floor(d))  // 2^53: exact in a double
+      fail(node_desc(m_node) + ": its " + what + " holds " + fmt_number(d) +
+           ", not a whole number tilescope can use");
+    out.push_back(static_cast<int64_t>(d));
+  }
   return out;
 }
 
@@ -385,8 +390,9 @@ const Shape& Importer::shape_of(Val& v) {
     g = lang::parse_model(text, m_source + " (imported)");
   } catch (const graph::GraphError& e) {
     fail(node_desc(m_node) +
-         ": the model text made so far does not parse (a tilescope bug: "
-         "please report it with the file):\n" +
+         ": the model made so far does not hold together (a shape the file gets wrong, which "
+         "python3 -m onnx.checker would say too, or a tilescope bug to report with the "
+         "file):\n" +
          e.what());
   }
   for (auto& [name, other] : m_vals) {
@@ -699,8 +705,9 @@ OnnxImport Importer::run() {
   try {
     g = lang::parse_model(text, m_source + " (imported)");
   } catch (const graph::GraphError& e) {
-    fail(std::string("the imported model does not parse (a tilescope bug: please report it with "
-                     "the file):\n") +
+    fail(std::string("the imported model does not hold together (a shape the file gets wrong, "
+                     "which python3 -m onnx.checker would say too, or a tilescope bug to report "
+                     "with the file):\n") +
          e.what());
   }
   check_outputs(g);

@@ -448,6 +448,27 @@ TEST_CASE("import: refusals say what and where") {
   CHECK(import_error(lonely).find("node 0 'add' (Add): has 1 input; Add takes 2") !=
         std::string::npos);
 
+  Model nan_shape;  // found by fuzz_onnx: a reshape target that is no whole number
+  nan_shape.input("x", {2, 3});
+  {
+    auto* t = nan_shape.g().add_initializer();
+    t->set_name("shape");
+    t->set_data_type(onnx::TensorProto::DOUBLE);
+    t->add_dims(1);
+    t->add_double_data(1e300);
+  }
+  nan_shape.node("Reshape", {"x", "shape"}, {"y"}, "r");
+  nan_shape.output("y");
+  CHECK(import_error(nan_shape).find("node 0 'r' (Reshape): its target shape holds 1e+300, not a "
+                                     "whole number") != std::string::npos);
+  Model bad_shape;  // a target that does not hold the elements: the language's message, located
+  bad_shape.input("x", {2, 3});
+  bad_shape.int64s("shape", {5});
+  bad_shape.node("Reshape", {"x", "shape"}, {"y"}, "r");
+  bad_shape.output("y");
+  CHECK(import_error(bad_shape).find("the imported model does not hold together") !=
+        std::string::npos);
+
   Model order;
   order.input("x", {2, 2});
   order.node("Relu", {"later"}, {"y"}, "r");
