@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <regex>
 
@@ -23,6 +24,12 @@ struct Event {
 
 std::string id_text(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.is_number() ? v.dump() : "";
+}
+
+// A field that is a string, else "" (a trace from another tool may use other types).
+std::string text_field(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 int64_t arg_int(const nlohmann::json* args, const char* key) {
@@ -66,7 +73,7 @@ ProfilerTrace read_profiler_trace(std::string_view json_text, const std::string&
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range
     return fail(std::string("not a profiler trace: the JSON does not parse (") + e.what() + ")");
   }
   ProfilerTrace t;
@@ -86,14 +93,15 @@ ProfilerTrace read_profiler_trace(std::string_view json_text, const std::string&
   const bool legacy = t.format == "legacy";
   std::vector<Event> cpu, runtime, kernels;
   for (const auto& j : *list) {
-    if (!j.is_object() || j.value("ph", "") != "X" || !j.contains("ts")) continue;
+    if (!j.is_object() || text_field(j, "ph") != "X" || !j.contains("ts")) continue;
     Event e;
-    e.name = j.value("name", "");
-    e.cat = j.value("cat", "");
-    e.thread =
-        id_text(j.value("pid", nlohmann::json())) + "/" + id_text(j.value("tid", nlohmann::json()));
+    e.name = text_field(j, "name");
+    e.cat = text_field(j, "cat");
+    e.thread = id_text(j.contains("pid") ? j["pid"] : nlohmann::json()) + "/" +
+               id_text(j.contains("tid") ? j["tid"] : nlohmann::json());
     e.ts = j["ts"].is_number() ? j["ts"].get<double>() : 0;
     e.dur = j.contains("dur") && j["dur"].is_number() ? j["dur"].get<double>() : 0;
+    if (!std::isfinite(e.ts) || !std::isfinite(e.dur) || e.dur < 0) continue;  // not a real event
     if (j.contains("args")) e.args = &j["args"];
     if (e.cat == "kernel" || e.cat == "Kernel") {
       kernels.push_back(e);

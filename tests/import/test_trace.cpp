@@ -213,6 +213,14 @@ TEST_CASE("trace: what is not a profiler trace says so") {
   CHECK(error("{\"a\": 1}").find("expected a list of events or {\"traceEvents\"") !=
         std::string::npos);
   CHECK(error("{\"traceEvents\": []}").find("no framework operators") != std::string::npos);
+  // Found by fuzz_trace: a number past int64 in the JSON, fields of other types, a negative
+  // duration: messages or skipped events, never an escaped exception.
+  CHECK(error("[-65e995e9]").find("not a profiler trace: the JSON does not parse") !=
+        std::string::npos);
+  CHECK(error("[{\"ph\": 1, \"name\": 2, \"ts\": 0}]").find("no framework operators") !=
+        std::string::npos);
+  CHECK(error("[{\"ph\": \"X\", \"name\": \"aten::relu\", \"ts\": 0, \"dur\": -5}]")
+            .find("no framework operators") != std::string::npos);
   const auto r = test::run_cli("import-trace /nonexistent.json --model default");
   CHECK(r.code == 1);
   CHECK(r.out.find("/nonexistent.json") != std::string::npos);
