@@ -26,7 +26,7 @@ constexpr const char* kModel =
 const tilescope::predict::Machine& machine() {
   static const tilescope::predict::Machine m = tilescope::predict::parse_machine(
       "name = fuzz\nkind = gpu\ncores = 2\npeak fp32 simt = 1 TFLOP/s\n"
-      "[memory HBM]\nbandwidth = 1 TB/s\n",
+      "[level L2]\nsize = 1 MiB\nline = 128 B\nways = 16\n[memory HBM]\nbandwidth = 1 TB/s\n",
       "fuzz.machine");
   return m;
 }
