@@ -10,7 +10,6 @@
 #include <cctype>
 #include <cmath>
 #include <map>
-#include <regex>
 
 namespace tilescope::import {
 
@@ -200,6 +199,44 @@ ProfilerTrace read_profiler_trace_file(const std::string& path) {
 
 // [SECTION] Kernel names
 
+namespace {
+
+// The digits at `i`, or "" (and `i` unmoved).
+std::string digits_at(const std::string& s, size_t& i) {
+  size_t j = i;
+  while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+  std::string d = s.substr(i, j - i);
+  if (!d.empty()) i = j;
+  return d;
+}
+
+// A tile size as cuBLAS and CUTLASS names carry it: "tilesize128x128x32", or "_128x64_" /
+// "_128x64x32_" between underscores. ", tiles 128 × 128 × 32", or "".
+std::string tile_text(const std::string& name) {
+  auto dims_at = [&](size_t i, bool between_underscores) -> std::string {
+    std::vector<std::string> dims;
+    for (std::string d = digits_at(name, i); !d.empty(); d = digits_at(name, i)) {
+      dims.push_back(d);
+      if (i >= name.size() || name[i] != 'x') break;
+      ++i;
+    }
+    const bool closed = !between_underscores || (i < name.size() && name[i] == '_');
+    if (dims.size() < 2 || dims.size() > 3 || !closed) return {};
+    std::string out = ", tiles " + dims[0];
+    for (size_t k = 1; k < dims.size(); ++k) out += " × " + dims[k];
+    return out;
+  };
+  if (const size_t at = name.find("tilesize"); at != std::string::npos) {
+    if (std::string t = dims_at(at + 8, false); !t.empty()) return t;
+  }
+  for (size_t at = name.find('_'); at != std::string::npos; at = name.find('_', at + 1)) {
+    if (std::string t = dims_at(at + 1, true); !t.empty()) return t;
+  }
+  return {};
+}
+
+}  // namespace
+
 KernelName explain_kernel(std::string_view name_view) {
   const std::string name(name_view);
   std::string lower = name;
@@ -208,16 +245,7 @@ KernelName explain_kernel(std::string_view name_view) {
   auto has = [&](const char* s) {
     return name.find(s) != std::string::npos || lower.find(s) != std::string::npos;
   };
-  std::smatch m;
-  // A tile size as cuBLAS and CUTLASS names carry it: "tilesize128x128x32", "_128x64_".
-  std::string tile;
-  static const std::regex kTileSize(R"(tilesize(\d+)x(\d+)x(\d+))");
-  static const std::regex kTile2(R"(_(\d+)x(\d+)(?:x(\d+))?_)");
-  if (std::regex_search(name, m, kTileSize)) {
-    tile = ", tiles " + m[1].str() + " × " + m[2].str() + " × " + m[3].str();
-  } else if (std::regex_search(name, m, kTile2)) {
-    tile = ", tiles " + m[1].str() + " × " + m[2].str() + (m[3].matched ? " × " + m[3].str() : "");
-  }
+  const std::string tile = tile_text(name);
   const bool conv = has("conv") || has("fprop") || has("dgrad") || has("wgrad");
   if (has("cudnn") || (conv && (has("xmma") || has("cutlass") || has("sm90") || has("sm80")))) {
     return {"cuDNN", conv || has("cudnn") ? std::string("convolution as an implicit GEMM") + tile
