@@ -3,18 +3,13 @@
 // reports what became of each ONNX node and the imported graph's shapes and FLOPs.
 #include "commands.h"
 
+#include "app/core/session.h"
 #include "sim/graph/graph.h"
 #include "sim/import/onnx.h"
-#include "sim/io/input.h"
 #include "sim/lang/parser.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -70,13 +65,11 @@ nlohmann::json report(const import::OnnxImport& imported, const graph::Graph& g)
   j["outputs"] = outputs;
   // FLOPs as tilescope counts them (graph.h: a multiply-add is 2), the GEMM-like ops apart: those
   // are what PyTorch's FlopCounterMode counts.
-  int64_t total = 0, gemm = 0;
-  for (size_t i = 0; i < g.ops().size(); ++i) {
-    const int64_t f = g.op_cost(static_cast<graph::OpId>(i)).flops;
-    total += f;
-    if (graph::op_family(g.ops()[i].kind) == graph::OpFamily::Gemm) gemm += f;
-  }
-  j["flops"] = total;
+  int64_t gemm = 0;
+  for (size_t i = 0; i < g.ops().size(); ++i)
+    if (graph::op_family(g.ops()[i].kind) == graph::OpFamily::Gemm)
+      gemm += g.op_cost(static_cast<graph::OpId>(i)).flops;
+  j["flops"] = g.total_cost().flops;
   j["gemm_conv_flops"] = gemm;
   j["ops"] = g.ops().size();
   return j;
@@ -94,15 +87,13 @@ int run_import(const ImportFlags& flags) {
   try {
     const import::OnnxImport imported = import::import_onnx_file(flags.file, options);
     const graph::Graph g = lang::parse_model(imported.text, flags.file);
+    // The app's Save model writes the same way: atomically, never a half-written file.
     if (!flags.out.empty()) {
-      const int fd = ::open(flags.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      if (fd < 0 || !io::write_all(fd, imported.text)) {
-        std::cerr << flags.out << ": error: cannot write the model text: " << std::strerror(errno)
-                  << "\n";
-        if (fd >= 0) ::close(fd);
+      if (std::string e = core::write_file_atomically(imported.text, flags.out, "model");
+          !e.empty()) {
+        std::cerr << "error: " << e << "\n";
         return 1;
       }
-      ::close(fd);
     }
     if (flags.json) {
       std::cout << report(imported, g).dump(2) << "\n";

@@ -33,10 +33,8 @@ std::string pct(double share) {
 }
 
 std::string us(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f µs", v);
-  return buf;
-}
+  return io::format_ms(v / 1000);
+}  // v in microseconds
 
 nlohmann::json to_json(const import::ProfilerTrace& t, const import::TraceMapping& m) {
   nlohmann::json j;

@@ -97,9 +97,7 @@ void update_state(AppState& state) {
   workbench_poll(state.workbench);
   workbench_tick(state.workbench, state.now);
   lesson_poll(state.lessons, state.workbench, state.model.graph, state.model.graph_text);
-  refresh_trace_mapping(state.trace, state.graph(), state.model.graph_text,
-                        state.workbench.machine ? &*state.workbench.machine : nullptr,
-                        state.workbench.machine_name);
+  refresh_trace(state);
   if (!state.outline_text || *state.outline_text != state.model.text) {
     state.outline = outline_model(state.model.text);
     state.outline_text = state.model.text;
@@ -113,6 +111,12 @@ void update_state(AppState& state) {
       (!g || !g->find_tensor(state.selection.name))) {
     state.selection = {};
   }
+}
+
+void refresh_trace(AppState& state) {
+  const Workbench& wb = state.workbench;
+  refresh_trace_mapping(state.trace, state.graph(), state.model.graph_text,
+                        wb.machine ? &*wb.machine : nullptr, wb.machine_name);
 }
 
 std::string presentation_indicator(const AppState& state) {

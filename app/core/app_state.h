@@ -228,6 +228,9 @@ bool reparse_model(AppState& state);
 // Called once per frame before the views: runs a due debounced parse, brings the workbench and
 // the outline up to date with the model, takes finished jobs' results.
 void update_state(AppState& state);
+// The opened trace mapped onto the current model and machine (when either changed): update_state
+// does it every frame, opening a trace at once.
+void refresh_trace(AppState& state);
 
 // [SECTION] Render on demand
 

@@ -170,9 +170,7 @@ void install_model(AppState& state, const std::string& path, std::string text, b
 
 std::string open_trace_file(AppState& state, const std::string& path) {
   if (std::string e = open_trace(state.trace, path); !e.empty()) return e;
-  refresh_trace_mapping(state.trace, state.graph(), state.model.graph_text,
-                        state.workbench.machine ? &*state.workbench.machine : nullptr,
-                        state.workbench.machine_name);
+  refresh_trace(state);  // the Trace view has its rows in the same frame
   state.workbench.tab = ViewTab::Trace;
   state.notice = "opened the trace " + path;
   return {};

@@ -380,21 +380,24 @@ std::vector<int64_t> Importer::const_ints(const onnx::NodeProto& n, int i, const
   return out;
 }
 
+// The model text parsed, or a GraphError that says `what` does not hold together and why.
+graph::Graph Importer::parse_text(const std::string& text, const std::string& what) const {
+  try {
+    return lang::parse_model(text, m_source + " (imported)");
+  } catch (const graph::GraphError& e) {
+    fail(what +
+         " does not hold together (a shape the file gets wrong, which python3 -m "
+         "onnx.checker would say too, or a tilescope bug to report with the file):\n" +
+         e.what());
+  }
+}
+
 // Shapes of tensors come from tilescope's own inference: the text so far is parsed and every
 // tensor's shape read back (once per node that needs one: Flatten, Reshape, pooling …).
 const Shape& Importer::shape_of(Val& v) {
   if (v.shape_known) return v.shape;
   const std::string text = text_so_far();
-  graph::Graph g;
-  try {
-    g = lang::parse_model(text, m_source + " (imported)");
-  } catch (const graph::GraphError& e) {
-    fail(node_desc(m_node) +
-         ": the model made so far does not hold together (a shape the file gets wrong, which "
-         "python3 -m onnx.checker would say too, or a tilescope bug to report with the "
-         "file):\n" +
-         e.what());
-  }
+  const graph::Graph g = parse_text(text, node_desc(m_node) + ": the model made so far");
   for (auto& [name, other] : m_vals) {
     if (other.is_const || other.shape_known || other.ident.empty()) continue;
     if (auto id = g.find_tensor(other.ident)) {
@@ -701,15 +704,7 @@ OnnxImport Importer::run() {
 
   std::string text = text_so_far();
   // The whole text must parse, and the outputs must have the shapes the file declares.
-  graph::Graph g;
-  try {
-    g = lang::parse_model(text, m_source + " (imported)");
-  } catch (const graph::GraphError& e) {
-    fail(std::string("the imported model does not hold together (a shape the file gets wrong, "
-                     "which python3 -m onnx.checker would say too, or a tilescope bug to report "
-                     "with the file):\n") +
-         e.what());
-  }
+  const graph::Graph g = parse_text(text, "the imported model");
   check_outputs(g);
   m_out.text = std::move(text);
   return m_out;

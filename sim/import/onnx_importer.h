@@ -96,6 +96,7 @@ class Importer {
   std::string node_desc(int i) const;
   std::string fresh(std::string_view name, std::string_view fallback);
   std::string text_so_far() const;
+  graph::Graph parse_text(const std::string& text, const std::string& what) const;
 
   // Attributes
   const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name) const;

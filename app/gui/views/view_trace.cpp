@@ -5,6 +5,7 @@
 #include "app/gui/views/views.h"
 #include "app/gui/widgets/bars.h"
 #include "app/gui/widgets/text_wrap.h"
+#include "sim/io/format.h"
 
 #include <imgui.h>
 
@@ -18,13 +19,9 @@ using namespace tilescope::core;
 
 namespace {
 
+// Microseconds in the project's one duration format (io::format_ms).
 std::string time_text(double us) {
-  char buf[32];
-  if (us >= 1000)
-    std::snprintf(buf, sizeof buf, "%.2f ms", us / 1000);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f µs", us);
-  return buf;
+  return io::format_ms(us / 1000);
 }
 
 Command cmd(const std::string& line) {
