@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -25,6 +26,13 @@ struct TraceFlags {
   std::string machine;
   bool json = false;
 };
+
+// `s` padded with spaces to `width` columns: UTF-8 continuation bytes ("µs") take none.
+std::string padded(const std::string& s, size_t width) {
+  size_t cols = 0;
+  for (unsigned char c : s) cols += (c & 0xC0) != 0x80;
+  return cols < width ? s + std::string(width - cols, ' ') : s;
+}
 
 std::string pct(double share) {
   char buf[32];
@@ -63,6 +71,7 @@ nlohmann::json to_json(const import::ProfilerTrace& t, const import::TraceMappin
       ops.push_back({{"name", op.name},
                      {"dur_us", op.dur_us},
                      {"worker", op.worker()},
+                     {"folded", std::count(n.folded_ops.begin(), n.folded_ops.end(), ti) > 0},
                      {"kernels", kernels}});
     }
     nodes.push_back({{"line", n.line},
@@ -82,6 +91,7 @@ nlohmann::json to_json(const import::ProfilerTrace& t, const import::TraceMappin
   for (const auto& f : m.fusions)
     fusions.push_back({{"after", f.after},
                        {"chain", f.chain},
+                       {"steps", f.steps},
                        {"launches", f.launches},
                        {"round_trip_bytes", f.round_trip_bytes},
                        {"text", f.text}});
@@ -102,6 +112,8 @@ void print(const import::ProfilerTrace& t, const import::TraceMapping& m) {
     for (int ti : n.trace_ops) {
       const auto& op = t.ops[size_t(ti)];
       ran += (ran.empty() ? "" : "; ") + op.name;
+      if (std::count(n.folded_ops.begin(), n.folded_ops.end(), ti))
+        ran += " (folded into this node by the exporter, run on its own)";
       if (!t.gpu && !op.worker().empty()) {
         const import::KernelName e = import::explain_kernel(op.worker());
         ran +=
@@ -116,10 +128,10 @@ void print(const import::ProfilerTrace& t, const import::TraceMapping& m) {
       }
     }
     if (!n.shared_with.empty()) ran = "(in " + n.shared_with + "'s operator)";
-    std::printf("%-28s %-10s %-10s %-10s  %s\n", n.tensor.c_str(),
-                n.trace_ops.empty() ? "-" : us(n.measured_us).c_str(),
-                n.trace_ops.empty() ? "-" : pct(n.measured_share).c_str(),
-                pct(n.predicted_share).c_str(), ran.c_str());
+    std::cout << padded(n.tensor, 28) << " "
+              << padded(n.trace_ops.empty() ? "-" : us(n.measured_us), 10) << " "
+              << padded(n.trace_ops.empty() ? "-" : pct(n.measured_share), 10) << " "
+              << padded(pct(n.predicted_share), 10) << "  " << ran << "\n";
   }
   std::cout << "\nmapped to the model's nodes: " << pct(m.mapped_time_share) << " of "
             << m.time_basis << "; predicted shares: roofline time per node on " << m.machine

@@ -9,9 +9,10 @@
 #include "app/core/lesson_commands.h"
 
 #include "app/core/app_state.h"
-#include "sim/lang/parser.h"
 #include "sim/io/input.h"
+#include "sim/lang/parser.h"
 #include "sim/lesson/quantity.h"
+#include "sim/lesson/recorded.h"
 
 #include <algorithm>
 #include <cmath>
@@ -58,6 +59,22 @@ void load_model(AppState& s, const std::string& text, const std::string& name) {
   p.model_offer.clear();
 }
 
+// A step's trace= opened in the Trace view, mapped onto the model the step just loaded: what the
+// player's notice says.
+std::string open_step_trace(AppState& s, const lesson::Lesson& l, const lesson::LessonStep& step) {
+  std::string path;
+  try {
+    path = lesson::resolve_lesson_path(step.trace, l.file);
+  } catch (const lesson::RecordedError& e) {
+    return e.what();
+  }
+  if (path != s.trace.path || !s.trace.trace) {
+    if (std::string e = open_trace(s.trace, path); !e.empty()) return e;
+  }
+  refresh_trace(s);  // mapped onto this step's model in the frame the step opens
+  return "trace " + step.trace;
+}
+
 // Enters step `index`. With `drive`, sets the workbench up as the step says: its model (unless
 // the learner's edited text would be replaced: then it is offered), its machine, its view.
 void enter_step(AppState& s, int index, bool drive) {
@@ -100,6 +117,7 @@ void enter_step(AppState& s, int index, bool drive) {
       notice += (notice.empty() ? "" : "; ") + std::string("machine ") + machine;
   }
   const lesson::LessonStep& step = l.steps[static_cast<size_t>(p.step)];
+  if (!step.trace.empty()) notice += (notice.empty() ? "" : "; ") + open_step_trace(s, l, step);
   if (!step.view.empty()) {
     if (const auto v = view_tab_from_name(step.view)) s.workbench.tab = *v;
   } else if (s.workbench.tab == ViewTab::Lessons) {
@@ -752,10 +770,10 @@ nlohmann::json lesson_state_json(const AppState& state) {
     j["predictions"].push_back(pj);
   }
   const lesson::LessonGrade g = p.progress->grade();
-  j["grade"] = {{"first_try", g.first_try},   {"after_retries", g.after_retries},
-                {"revealed", g.revealed},     {"open", g.open},
-                {"reached", g.reached},       {"shown", g.shown},
-                {"not_yet", g.not_yet},       {"steps_done", g.steps_done},
+  j["grade"] = {{"first_try", g.first_try}, {"after_retries", g.after_retries},
+                {"revealed", g.revealed},   {"open", g.open},
+                {"reached", g.reached},     {"shown", g.shown},
+                {"not_yet", g.not_yet},     {"steps_done", g.steps_done},
                 {"steps", g.steps}};
   j["checkpoints"] = nlohmann::json::array();
   for (const lesson::Block& b : l.blocks) {

@@ -77,7 +77,10 @@ struct NodeTime {
   std::string text;              // the line, comment included
   std::vector<graph::OpId> ops;  // tilescope's ops of the line
   std::vector<int> trace_ops;    // framework operators mapped to it
-  std::string shared_with;       // "" or the tensor of the node whose operator also ran this one
+  // Those of trace_ops that the exporter folded into this node and the framework ran on their own
+  // (an eval-mode aten::batch_norm after a convolution).
+  std::vector<int> folded_ops;
+  std::string shared_with;  // "" or the tensor of the node whose operator also ran this one
   double measured_us = 0, measured_share = 0;
   double predicted_s = 0, predicted_share = 0;  // roofline time on the machine, and its share
 };
@@ -85,9 +88,12 @@ struct NodeTime {
 struct FusionHint {
   std::string after;               // the GEMM/conv node's tensor
   std::vector<std::string> chain;  // the element-wise nodes run as separate operators after it
-  int launches = 0;                // their separate kernels (GPU) or operators (CPU)
-  double round_trip_bytes = 0;     // written by one, read back by the next: 2 × each output
-  std::string text;  // "bias + ReLU after conv: 2 kernels, 2 extra round trips of …"
+  // Every separate element-wise step, in order: the GEMM operator's own bias kernel ("bias"), a
+  // folded BatchNorm run on its own ("BatchNorm"), then the chain's op kinds ("ReLU").
+  std::vector<std::string> steps;
+  int launches = 0;             // their separate kernels (GPU) or operators (CPU)
+  double round_trip_bytes = 0;  // written by one, read back by the next: 2 × each output
+  std::string text;  // "bias + ReLU after 'c' ran separately: 2 kernels, 2 extra round trips of …"
 };
 
 struct TraceMapping {

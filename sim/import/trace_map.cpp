@@ -128,6 +128,7 @@ TraceMapping map_trace(const graph::Graph& g, std::string_view model_text,
     const graph::Op& op = main_op(g, n);
     return !op.inputs.empty() && g.tensor(op.inputs[0]).shape == t.inputs[0];
   };
+  size_t last = out.nodes.size();  // the node the previous mapped operator went to
   for (size_t ti = 0; ti < trace.ops.size(); ++ti) {
     const TraceOp& t = trace.ops[ti];
     const OpMeaning* m = meaning(t.name);
@@ -139,9 +140,20 @@ TraceMapping map_trace(const graph::Graph& g, std::string_view model_text,
         pick = ni;
     }
     if (pick == out.nodes.size()) {
+      // Eager PyTorch runs a BatchNorm that the exporter folded into the convolution before it
+      // (eval mode): the convolution's node, whose output it reads, owns its time.
+      if (m && m->kinds.front() == OpKind::BatchNorm && last < out.nodes.size() &&
+          main_op(g, out.nodes[last]).kind == OpKind::Conv2D &&
+          (t.inputs.empty() || t.inputs[0].empty() ||
+           g.tensor(g.op(out.nodes[last].ops.back()).outputs[0]).shape == t.inputs[0])) {
+        out.nodes[last].trace_ops.push_back(int(ti));
+        out.nodes[last].folded_ops.push_back(int(ti));
+        continue;
+      }
       out.unmapped_ops.push_back(int(ti));
       continue;
     }
+    last = pick;
     taken[pick] = true;
     out.nodes[pick].trace_ops.push_back(int(ti));
     // aten::linear runs the bias add the ONNX graph writes as the next node.
@@ -180,14 +192,39 @@ TraceMapping map_trace(const graph::Graph& g, std::string_view model_text,
   }
   out.mapped_time_share = out.total_us > 0 ? out.mapped_us / out.total_us : 0;
 
-  // Element-wise nodes run as their own operators right after a GEMM or convolution: each one
-  // writes its tensor and the next reads it back, a round trip a fused epilogue does not make.
+  // Element-wise work run as its own kernel after a GEMM or convolution: a bias or BatchNorm
+  // kernel its own operator launched (or a BatchNorm the exporter folded into it, run
+  // separately), then the element-wise nodes that follow it. Each writes the tensor and the next
+  // step reads it back: a round trip a fused epilogue does not make.
   for (size_t ni = 0; ni < out.nodes.size(); ++ni) {
-    const OpKind k = main_op(g, out.nodes[ni]).kind;
-    if ((k != OpKind::MatMul && k != OpKind::Conv2D) || out.nodes[ni].trace_ops.empty()) continue;
+    const NodeTime& gemm = out.nodes[ni];
+    const OpKind k = main_op(g, gemm).kind;
+    if ((k != OpKind::MatMul && k != OpKind::Conv2D) || gemm.trace_ops.empty()) continue;
     FusionHint h;
-    h.after = out.nodes[ni].tensor;
-    graph::TensorId prev = g.op(out.nodes[ni].ops.back()).outputs[0];
+    h.after = gemm.tensor;
+    graph::TensorId prev = g.op(gemm.ops.back()).outputs[0];
+    const double out_bytes = double(g.tensor(prev).bytes());
+    auto add_step = [&](const std::string& what, int launches) {
+      h.steps.push_back(what);
+      h.launches += launches;
+      h.round_trip_bytes += 2.0 * out_bytes;
+    };
+    for (int ti : gemm.trace_ops) {
+      const bool folded = std::count(gemm.folded_ops.begin(), gemm.folded_ops.end(), ti) > 0;
+      const TraceOp& op = trace.ops[size_t(ti)];
+      if (folded) {
+        add_step("BatchNorm", trace.gpu ? int(op.kernels.size()) : 1);
+        continue;
+      }
+      for (int kk : op.kernels) {  // GPU: the element-wise kernels of the GEMM's own operator
+        const KernelName e = explain_kernel(trace.kernels[size_t(kk)].name);
+        if (e.what.rfind("element-wise", 0) == 0)
+          add_step(e.what.find("add") != std::string::npos ? "bias"
+                   : e.what.size() > 14 ? e.what.substr(14)  // after "element-wise: "
+                                        : e.what,
+                   1);
+      }
+    }
     for (size_t nj = ni + 1; nj < out.nodes.size(); ++nj) {
       const NodeTime& n = out.nodes[nj];
       const graph::Op& op = main_op(g, n);
@@ -199,18 +236,22 @@ TraceMapping map_trace(const graph::Graph& g, std::string_view model_text,
       }
       if (n.trace_ops.empty()) break;
       h.chain.push_back(n.tensor);
+      int launches = 0;
       for (int ti : n.trace_ops)
-        h.launches += trace.gpu ? int(trace.ops[size_t(ti)].kernels.size()) : 1;
+        launches += trace.gpu ? int(trace.ops[size_t(ti)].kernels.size()) : 1;
+      h.launches += launches;
+      h.steps.push_back(graph::op_kind_name(op.kind));
       h.round_trip_bytes += 2.0 * double(g.tensor(prev).bytes());
       prev = g.op(n.ops.back()).outputs[0];
     }
-    if (h.chain.empty()) continue;
-    h.text = std::to_string(h.chain.size()) + " element-wise node" +
-             (h.chain.size() > 1 ? "s" : "") + " after '" + h.after + "' ran separately (" +
-             std::to_string(h.launches) + (trace.gpu ? " kernel" : " operator") +
-             (h.launches == 1 ? "" : "s") + "): " + std::to_string(h.chain.size()) +
-             " extra round trip" + (h.chain.size() > 1 ? "s" : "") + " of " +
-             io::format_bytes(h.round_trip_bytes / double(h.chain.size())) +
+    if (h.steps.empty()) continue;
+    std::string steps;
+    for (const std::string& st : h.steps) steps += (steps.empty() ? "" : " + ") + st;
+    const size_t trips = h.steps.size();
+    h.text = steps + " after '" + h.after + "' ran separately: " + std::to_string(h.launches) +
+             (trace.gpu ? " kernel" : " operator") + (h.launches == 1 ? "" : "s") + ", " +
+             std::to_string(trips) + " extra round trip" + (trips > 1 ? "s" : "") + " of " +
+             io::format_bytes(h.round_trip_bytes / double(trips)) +
              " that a fused epilogue would not make";
     out.fusions.push_back(h);
   }

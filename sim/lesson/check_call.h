@@ -15,6 +15,8 @@ namespace tilescope::lesson::detail {
 // One call of a check function being evaluated: the call, its block's context and what a row's
 // function may ask of the session (its models, programs, simulations and machines). The names
 // in the call were validated when the lesson loaded.
+struct MappedTrace;
+
 struct CheckCall {
   LessonSession& session;
   const Expr& e;
@@ -41,6 +43,9 @@ struct CheckCall {
   const SimResult& simulate(const std::string& program_id, const std::string& machine);
   const predict::Machine& machine(const std::string& name) const;
   const std::string& lesson_file() const;
+  // A profiler trace (a lesson-relative path) read and mapped onto model_for() on machine_for()
+  // (h200 when none is given), cached in the session (check_trace.cpp).
+  const MappedTrace& trace(const std::string& file);
 };
 
 }  // namespace tilescope::lesson::detail

@@ -83,6 +83,10 @@ Value eval_fastest(CheckCall&);       // fastest
 Value eval_source(CheckCall&);        // source
 Value eval_dependencies(CheckCall&);  // depends, critical_flops
 Value eval_passes(CheckCall&);        // passes
+// check_trace.cpp: a profiler trace mapped onto the model.
+Value eval_trace(CheckCall&);  // trace_time, trace_share, trace_predicted_share, trace_launches,
+                               // trace_kernel, trace_library, trace_heaviest, trace_mapped,
+                               // trace_gpu, trace_fusions, trace_extra_launches
 
 // A row of the check language's table (check_functions.cpp).
 struct FunctionSpec {

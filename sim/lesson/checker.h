@@ -37,7 +37,8 @@ namespace tilescope::lesson {
 
 namespace detail {
 struct CheckCall;
-}
+struct MappedTrace;
+}  // namespace detail
 
 struct CheckResult {
   Check check;
@@ -72,7 +73,6 @@ struct SimResult {
 // "scheduling" (kernel, split, tile, reorder, unroll, vectorize, parallel, bind, stage,
 // block_order, split_k: Halide's rfactor is a schedule directive too); "" for an unknown name.
 std::string compiler_pass(std::string_view step_name);
-
 
 // The learner's own state, as a checkpoint sees it: the model in their editor and its schedule at
 // the history cursor (in the app, the workbench's; headless, a solution or a starting model).
@@ -184,6 +184,8 @@ class LessonSession {
   std::vector<std::string> m_model_order;  // model ids in file order
   mutable std::map<std::string, predict::Machine> m_machines;
   std::map<std::string, SimResult> m_sims;  // "program@machine"
+  // Profiler traces mapped onto a model (check_trace.cpp), by "file|model|machine".
+  std::map<std::string, std::shared_ptr<const detail::MappedTrace>> m_traces;
   const std::atomic<bool>* m_cancel = nullptr;
 };
 

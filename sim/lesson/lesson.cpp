@@ -4,11 +4,13 @@
 
 #include "sim/io/input.h"
 #include "sim/lesson/quantity.h"
+#include "sim/lesson/recorded.h"
 #include "sim/predict/machine.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <set>
 
 namespace tilescope::lesson {
@@ -52,8 +54,8 @@ int step_index(const Lesson& lesson, const std::string& step_id) {
 }
 
 const std::vector<std::string>& step_view_names() {
-  static const std::vector<std::string> kViews = {"graph",  "schedule", "tiles",
-                                                  "memory", "roofline", "timings"};
+  static const std::vector<std::string> kViews = {"graph",    "schedule", "tiles", "memory",
+                                                  "roofline", "timings",  "trace"};
   return kViews;
 }
 
@@ -280,21 +282,34 @@ class LessonParser {
       } else if (key == "teaches") {
         if (!keys.teaches.empty()) fail(line, col, "teaches= is given twice");
         size_t at = 0;
-        for (size_t comma = value.find(','); at <= value.size();
-             comma = value.find(',', at)) {
-          const std::string item = value.substr(at, comma == std::string::npos ? std::string::npos
-                                                                              : comma - at);
+        for (size_t comma = value.find(','); at <= value.size(); comma = value.find(',', at)) {
+          const std::string item =
+              value.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
           if (!is_id(item))
             throw LessonError(loc(line, col + static_cast<int>(eq + 1 + at)),
                               "teaches= lists concept keys separated by commas "
-                              "(letters, digits, '-' or '_'), not '" + item + "'");
+                              "(letters, digits, '-' or '_'), not '" +
+                                  item + "'");
           keys.teaches.push_back(item);
           if (comma == std::string::npos) break;
           at = comma + 1;
         }
         keys.teaches_loc = value_loc;
+      } else if (key == "trace") {
+        if (!keys.trace.empty()) fail(line, col, "trace= is given twice");
+        std::string path;
+        try {
+          path = resolve_lesson_path(value, m_lesson.file);
+        } catch (const RecordedError& e) {
+          throw LessonError(value_loc, e.what());
+        }
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(path, ec))
+          throw LessonError(value_loc, "no trace file '" + value + "' (looked for " + path + ")");
+        keys.trace = value;
+        keys.trace_loc = value_loc;
       } else {
-        fail(line, col, "unknown step key '" + key + "' (known: view, machine, teaches)");
+        fail(line, col, "unknown step key '" + key + "' (known: view, machine, teaches, trace)");
       }
     }
   }

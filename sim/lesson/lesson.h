@@ -140,21 +140,24 @@ struct Block {
 };
 
 // A step of the lesson. A marker may carry what the player sets up when the learner enters it:
-// `<!-- step: id view=memory machine=tiny -->` brings the Memory view forward on `tiny`; and
-// `teaches=KEY,KEY` names the concepts of lessons/concepts.txt the step lets a learner do and
-// measure (the concept table of lessons/README.md is made from them: concepts.h).
+// `<!-- step: id view=memory machine=tiny -->` brings the Memory view forward on `tiny`;
+// `trace=assets/recorded/traces/F.json` opens a profiler trace in the Trace view (the file must
+// exist, a lesson-relative path as recorded() reads); and `teaches=KEY,KEY` names the concepts of
+// lessons/concepts.txt the step lets a learner do and measure (the concept table of
+// lessons/README.md is made from them: concepts.h).
 struct LessonStep {
   std::string id;
   std::string title;
   graph::SourceLoc loc;
   std::string view;     // "" or one of step_view_names()
   std::string machine;  // "" or a machine preset (predict::preset_names())
+  std::string trace;    // "" or the path of a profiler trace, as the marker writes it
   std::vector<std::string> teaches;
-  graph::SourceLoc view_loc, machine_loc, teaches_loc;
+  graph::SourceLoc view_loc, machine_loc, teaches_loc, trace_loc;
 };
 
 // The workbench views a step marker's view= may name: graph, schedule, tiles, memory, roofline,
-// timings.
+// timings, trace.
 const std::vector<std::string>& step_view_names();
 
 struct Lesson {

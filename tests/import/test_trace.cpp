@@ -6,89 +6,22 @@
 #include "sim/lang/parser.h"
 #include "sim/pipeline.h"
 #include "sim/predict/machine.h"
+#include "tests/support/quiz_trace.h"
 #include "tests/support/run_command.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <string>
 
 namespace {
 
 using namespace tilescope;
 using nlohmann::json;
-
-// The seed's quiz CNN as model text, one line per node (lines 5-9).
-constexpr const char* kQuizModel =
-    "x: [1, 3, 224, 224]\n"
-    "w: [16, 3, 3, 3] weight\n"
-    "W: [10, 200704] weight\n"
-    "b: [10] weight\n"
-    "c = conv2d(x, w, padding=1)\n"
-    "r = relu(c)\n"
-    "p = max_pool2d(r, kernel_size=2, stride=2)\n"
-    "f = flatten(p, 1)\n"
-    "y = f @ W.T + b\n";
-
-json cpu_op(const std::string& name, double ts, double dur, json dims = json::array()) {
-  return {{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"pid", 1},
-          {"tid", 7},  {"ts", ts},        {"dur", dur},   {"args", {{"Input Dims", dims}}}};
-}
-json launch(double ts, int correlation) {
-  return {{"ph", "X"},
-          {"cat", "cuda_runtime"},
-          {"name", "cudaLaunchKernel"},
-          {"pid", 1},
-          {"tid", 7},
-          {"ts", ts},
-          {"dur", 2},
-          {"args", {{"correlation", correlation}}}};
-}
-json kernel(const std::string& name, double ts, double dur, int correlation) {
-  return {{"ph", "X"},
-          {"cat", "kernel"},
-          {"name", name},
-          {"pid", 0},
-          {"tid", 7},
-          {"ts", ts},
-          {"dur", dur},
-          {"args", {{"correlation", correlation}, {"grid", {56, 1, 1}}, {"block", {128, 1, 1}}}}};
-}
-
-// A forward pass of the quiz CNN on a GPU as Kineto writes it: conv (cuDNN, then a separate
-// ReLU kernel), pooling, a flatten with no kernel, Linear as cuBLAS GEMV plus a bias kernel; and
-// one kernel that no operator launched (a memset, say).
-std::string quiz_gpu_trace() {
-  json events = json::array();
-  events.push_back(cpu_op("aten::conv2d", 100, 50, {{1, 3, 224, 224}, {16, 3, 3, 3}, {}}));
-  events.push_back(cpu_op("aten::convolution", 101, 48, {{1, 3, 224, 224}, {16, 3, 3, 3}}));
-  events.push_back(launch(110, 1));
-  events.push_back(cpu_op("aten::relu", 160, 10, {{1, 16, 224, 224}}));
-  events.push_back(launch(162, 2));
-  events.push_back(cpu_op("aten::max_pool2d", 180, 10, {{1, 16, 224, 224}}));
-  events.push_back(launch(182, 3));
-  events.push_back(cpu_op("aten::flatten", 200, 5, {{1, 16, 112, 112}}));
-  events.push_back(cpu_op("aten::linear", 210, 20, {{1, 200704}, {10, 200704}, {10}}));
-  events.push_back(launch(212, 4));
-  events.push_back(launch(220, 5));
-  events.push_back(kernel(
-      "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nchwkcrs_nchw_tilesize128x64x32_stage4",
-      300, 40, 1));
-  events.push_back(
-      kernel("void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
-             "namespace)::launch_clamp_scalar(at::TensorIteratorBase&)>",
-             341, 10, 2));
-  events.push_back(
-      kernel("void at::native::(anonymous namespace)::max_pool_forward_nchw<float>", 352, 20, 3));
-  events.push_back(
-      kernel("void gemv2T_kernel_val<int, int, float, float, float, 128, 16, 4>", 373, 5, 4));
-  events.push_back(
-      kernel("void at::native::vectorized_elementwise_kernel<4, "
-             "at::native::CUDAFunctor_add<float>>",
-             379, 2, 5));
-  events.push_back(kernel("void at::native::memset_kernel", 400, 3, 99));
-  return json{{"traceEvents", events}}.dump();
-}
+using test::cpu_op;
+using test::kQuizModel;
+using test::quiz_gpu_trace;
 
 TEST_CASE("trace: a Kineto GPU trace's kernels belong to the operators that launched them") {
   const import::ProfilerTrace t = import::read_profiler_trace(quiz_gpu_trace(), "quiz.json");
@@ -119,17 +52,64 @@ TEST_CASE("trace: a Kineto GPU trace's kernels belong to the operators that laun
   CHECK(m.nodes[4].measured_us == doctest::Approx(7));
   CHECK(m.nodes[3].trace_ops == std::vector<int>{3});  // flatten: an operator, no kernel
   CHECK(m.nodes[3].measured_us == 0);
-  // ReLU ran as its own kernel after the convolution: one round trip of c (16·224·224 floats).
-  REQUIRE(m.fusions.size() == 1);
+  // ReLU ran as its own kernel after the convolution: one round trip of c (16·224·224 floats);
+  // and the Linear's bias as its own kernel after the GEMV: one round trip of y (10 floats).
+  REQUIRE(m.fusions.size() == 2);
   CHECK(m.fusions[0].after == "c");
   CHECK(m.fusions[0].chain == std::vector<std::string>{"r"});
+  CHECK(m.fusions[0].steps == std::vector<std::string>{"ReLU"});
   CHECK(m.fusions[0].launches == 1);
   CHECK(m.fusions[0].round_trip_bytes == doctest::Approx(2.0 * 16 * 224 * 224 * 4));
+  CHECK(m.fusions[1].after == "y");
+  CHECK(m.fusions[1].chain.empty());
+  CHECK(m.fusions[1].steps == std::vector<std::string>{"bias"});
+  CHECK(m.fusions[1].round_trip_bytes == doctest::Approx(2.0 * 10 * 4));
   // Predicted shares add up to one; the convolution dominates them as it dominates the kernels.
   double predicted = 0;
   for (const auto& n : m.nodes) predicted += n.predicted_share;
   CHECK(predicted == doctest::Approx(1.0));
   CHECK(m.nodes[0].predicted_share > 0.5);
+}
+
+TEST_CASE("trace: a BatchNorm the exporter folded into the convolution belongs to its node") {
+  // Eval-mode ONNX has conv → ReLU (the BatchNorm folded into the conv's weights and bias);
+  // eager PyTorch runs conv, batch_norm, relu: three kernels of 30, 6 and 4 µs.
+  const std::string model =
+      "x: [1, 8, 16, 16]\nw: [8, 8, 3, 3] weight\n"
+      "c = conv2d(x, w, padding=1)\nr = relu(c)\n";
+  json events = json::array(
+      {test::cpu_op("aten::conv2d", 0, 10, {{1, 8, 16, 16}, {8, 8, 3, 3}}), test::launch(2, 1),
+       test::cpu_op("aten::batch_norm", 20, 10, {{1, 8, 16, 16}}), test::launch(22, 2),
+       test::cpu_op("aten::relu", 40, 10, {{1, 8, 16, 16}}), test::launch(42, 3),
+       test::kernel("sm90_xmma_fprop_implicit_gemm_f32f32", 100, 30, 1),
+       test::kernel("void cudnn::bn_fw_inf_1C11_kernel_NCHW<float>", 131, 6, 2),
+       test::kernel("void at::native::vectorized_elementwise_kernel<4, "
+                    "at::native::launch_clamp_scalar>",
+                    138, 4, 3)});
+  const import::ProfilerTrace t =
+      import::read_profiler_trace(json{{"traceEvents", events}}.dump(), "bn.json");
+  const graph::Graph g = lang::parse_model(model);
+  const import::TraceMapping m = import::map_trace(g, model, t, predict::load_machine("h200"));
+  CHECK(m.unmapped_ops.empty());
+  CHECK(m.mapped_time_share == doctest::Approx(1.0));
+  REQUIRE(m.nodes.size() == 2);
+  CHECK(m.nodes[0].trace_ops == std::vector<int>{0, 1});
+  CHECK(m.nodes[0].folded_ops == std::vector<int>{1});
+  CHECK(m.nodes[0].measured_us == doctest::Approx(36));
+  // BatchNorm and ReLU: two separate kernels after the conv, two round trips of c (8·16·16 floats).
+  REQUIRE(m.fusions.size() == 1);
+  CHECK(m.fusions[0].steps == std::vector<std::string>{"BatchNorm", "ReLU"});
+  CHECK(m.fusions[0].launches == 2);
+  CHECK(m.fusions[0].round_trip_bytes == doctest::Approx(2 * 2.0 * 8 * 16 * 16 * 4));
+  CHECK(m.fusions[0].text.find("BatchNorm + ReLU after 'c' ran separately: 2 kernels") == 0);
+
+  // A batch_norm that follows no convolution stays unmapped, and is listed.
+  json lone = json::array({test::cpu_op("aten::relu", 0, 10, {{1, 8, 16, 16}}),
+                           test::cpu_op("aten::batch_norm", 20, 10, {{1, 8, 16, 16}})});
+  const import::TraceMapping m2 =
+      import::map_trace(g, model, import::read_profiler_trace(lone.dump(), "lone.json"),
+                        predict::load_machine("host"));
+  CHECK(m2.unmapped_ops == std::vector<int>{1});
 }
 
 TEST_CASE("trace: an operator matches a node by its input shape, not only its kind") {
@@ -176,6 +156,66 @@ TEST_CASE("trace: the CPU traces recorded with Debian's torch map onto the impor
   CHECK(j["mapped_time_share"].get<double>() > 0.9999);
   CHECK(j["unmapped_ops"] == json::array({"aten::as_strided", "aten::transpose"}));
   CHECK(j["fusions"].size() == 4);  // the attention scale, the residual, GELU, the residual
+}
+
+TEST_CASE("trace: every H200 trace maps >= 95 % of its GPU kernel time onto the imported model") {
+  // assets/recorded/traces/NAME-h200-{fp32,fp16}-2026-12-06.trace.json: torch 2.11 on an H200,
+  // eval forward passes of assets/models/NAME (scripts/onnx/make_models.py --traces). Their kernel
+  // counts and summed durations are recorded beside the model in NAME.pytorch.json, written by
+  // the script from the trace with its own reader: the two readers agree.
+  const std::string dir = std::string(TILESCOPE_SOURCE_DIR) + "/assets/";
+  for (const char* name :
+       {"quiz_cnn", "resnet_blocks", "depthwise_separable", "transformer_block"}) {
+    const auto model = pipeline::read_model_file(dir + "models/" + name + ".onnx");
+    const auto g = pipeline::parse(model);
+    std::ifstream facts_file(dir + "models/" + name + ".pytorch.json");
+    const json facts = json::parse(facts_file);
+    REQUIRE(facts["traces"]["device_name"] == "NVIDIA H200");
+    for (const char* dtype : {"fp32", "fp16"}) {
+      CAPTURE(name);
+      CAPTURE(dtype);
+      const import::ProfilerTrace t = import::read_profiler_trace_file(
+          dir + "recorded/traces/" + name + "-h200-" + dtype + "-2026-12-06.trace.json");
+      CHECK(t.gpu);
+      const json& run = facts["traces"]["runs"][dtype];
+      CHECK(t.kernels.size() == run["kernels"].get<size_t>());
+      const import::TraceMapping m =
+          import::map_trace(*g, model.text, t, predict::load_machine("h200"));
+      CHECK(m.total_us == doctest::Approx(run["kernel_time_us"].get<double>()).epsilon(1e-6));
+      CHECK(m.mapped_time_share >= 0.95);
+      // What is not mapped is listed, and holds no kernel time.
+      double unmapped_us = 0;
+      for (int ti : m.unmapped_ops)
+        for (int k : t.ops[size_t(ti)].kernels) unmapped_us += t.kernels[size_t(k)].dur_us;
+      CHECK(unmapped_us == doctest::Approx(m.total_us - m.mapped_us));
+    }
+  }
+}
+
+TEST_CASE("trace: the quiz CNN on the H200: cuDNN, its bias kernel, ReLU, pooling, cuBLAS GEMV") {
+  const std::string dir = std::string(TILESCOPE_SOURCE_DIR) + "/assets/";
+  const auto model = pipeline::read_model_file(dir + "models/quiz_cnn.onnx");
+  const auto g = pipeline::parse(model);
+  const import::ProfilerTrace t = import::read_profiler_trace_file(
+      dir + "recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json");
+  const import::TraceMapping m =
+      import::map_trace(*g, model.text, t, predict::load_machine("h200"));
+  REQUIRE(m.nodes.size() == 5);
+  auto libraries = [&](const import::NodeTime& n) {
+    std::vector<std::string> out;
+    for (int ti : n.trace_ops)
+      for (int k : t.ops[size_t(ti)].kernels)
+        out.push_back(import::explain_kernel(t.kernels[size_t(k)].name).library);
+    return out;
+  };
+  CHECK(libraries(m.nodes[0]) == std::vector<std::string>{"cuDNN", "PyTorch"});  // conv, then bias
+  CHECK(libraries(m.nodes[1]) == std::vector<std::string>{"PyTorch"});           // ReLU
+  CHECK(libraries(m.nodes[2]) == std::vector<std::string>{"PyTorch"});           // max pooling
+  CHECK(libraries(m.nodes[3]).empty());                                          // flatten: a view
+  CHECK(libraries(m.nodes[4]) == std::vector<std::string>{"cuBLAS", "cuBLAS"});  // GEMV, 2 kernels
+  REQUIRE(m.fusions.size() == 1);
+  CHECK(m.fusions[0].steps == std::vector<std::string>{"bias", "ReLU"});
+  CHECK(m.fusions[0].round_trip_bytes == doctest::Approx(2 * 2.0 * 16 * 224 * 224 * 4));
 }
 
 TEST_CASE("trace: kernel names explained") {

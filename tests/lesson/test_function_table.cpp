@@ -1,8 +1,8 @@
 // The check language's function table (issue #27: tables instead of chains): every row carries a
-// group, an example, a help line and the function that evaluates it; the example is a call of that function with an accepted
-// number of arguments, and it evaluates in a lesson that defines the names the examples use (so
-// the reference `tilescope-cli lesson functions` prints shows calls that work); the reference
-// names every function.
+// group, an example, a help line and the function that evaluates it; the example is a call of that
+// function with an accepted number of arguments, and it evaluates in a lesson that defines the
+// names the examples use (so the reference `tilescope-cli lesson functions` prints shows calls that
+// work); the reference names every function.
 #include "sim/lesson/check_functions.h"
 #include "sim/lesson/check_language.h"
 #include "sim/lesson/checker.h"
@@ -19,7 +19,9 @@ namespace {
 
 // The names the table's examples use: model m (ops matmul0, add0, relu0; tensors x, W, b), steps
 // plan (split K, mapped to the GPU, x staged in shared memory), plan_t (mapped without the
-// split), bad (a refused split); machines by preset name.
+// split), bad (a refused split); model quiz (the seed's quiz CNN, assets/models/cnn.model: conv0,
+// relu1, maxpool2, flatten3, linear4), onto which the trace functions map a recorded H200 trace of
+// the same network; machines by preset name.
 const char* kLesson = R"(---
 title: functions
 level: beginner
@@ -62,6 +64,9 @@ bind(j.i, thread.x)
 
 ```steps id=bad model=m expect=refused
 split_k(i, 2)
+```
+
+```model id=quiz file=assets/models/cnn.model
 ```
 )";
 

@@ -214,11 +214,27 @@ TEST_CASE("step markers: view= and machine= for the player, located errors") {
 
   CHECK(starts_with(load_error(kHead + "<!-- step: a view=memroy -->\n"),
                     "bad.md:6:19: error: unknown view 'memroy' (known: graph, schedule, tiles, "
-                    "memory, roofline, timings)"));
+                    "memory, roofline, timings, trace)"));
   CHECK(starts_with(load_error(kHead + "<!-- step: a machine=nosuch -->\n"),
                     "bad.md:6:22: error: unknown machine 'nosuch' (presets: "));
   CHECK(starts_with(load_error(kHead + "<!-- step: a colour=red -->\n"),
-                    "bad.md:6:14: error: unknown step key 'colour' (known: view, machine, teaches)"));
+                    "bad.md:6:14: error: unknown step key 'colour' (known: view, machine, teaches, "
+                    "trace)"));
+  // trace=: a recorded profiler trace that exists, found as recorded() finds files.
+  const Lesson traced =
+      parse_lesson(kHead +
+                       "<!-- step: t view=trace "
+                       "trace=assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json -->\n"
+                       "### Trace\n",
+                   "x.md");
+  REQUIRE(traced.steps.size() == 1);
+  CHECK(traced.steps[0].view == "trace");
+  CHECK(traced.steps[0].trace == "assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json");
+  CHECK(traced.steps[0].trace_loc.col == 31);  // "<!-- step: t view=trace trace=" is 30
+  CHECK(starts_with(load_error(kHead + "<!-- step: a trace=assets/recorded/traces/none.json -->\n"),
+                    "bad.md:6:20: error: no trace file 'assets/recorded/traces/none.json'"));
+  CHECK(starts_with(load_error(kHead + "<!-- step: a trace=/etc/passwd -->\n"),
+                    "bad.md:6:20: error: "));
   CHECK(starts_with(load_error(kHead + "<!-- step: a view=tiles view=graph -->\n"),
                     "bad.md:6:25: error: view= is given twice"));
   CHECK(starts_with(load_error(kHead + "<!-- step: a view= -->\n"),

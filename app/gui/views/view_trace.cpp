@@ -9,6 +9,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -139,9 +140,12 @@ void draw_trace_view(ViewContext& ctx, const Rect& rect) {
     text_wrapped("Fusion: %s.", f.text.c_str());
   }
   for (const std::string& note : trace.notes) text_wrapped("Note: %s.", note.c_str());
-  if (!m.unmapped_ops.empty())
-    text_wrapped("%zu operators matched no node (they are listed in `tilescope-cli import-trace`).",
-                 m.unmapped_ops.size());
+  if (!m.unmapped_ops.empty()) {
+    std::string names;
+    for (int ti : m.unmapped_ops) names += (names.empty() ? "" : ", ") + trace.ops[size_t(ti)].name;
+    text_wrapped("%zu operator%s matched no node of the model: %s.", m.unmapped_ops.size(),
+                 m.unmapped_ops.size() == 1 ? "" : "s", names.c_str());
+  }
   end_panel();
 }
 
@@ -176,6 +180,10 @@ void draw_trace_inspector(ViewContext& ctx, const Rect& rect) {
     const import::TraceOp& op = trace.ops[size_t(ti)];
     section_heading(ctx, op.name.c_str());
     ImGui::Text("%s on the CPU", time_text(op.dur_us).c_str());
+    if (std::count(n.folded_ops.begin(), n.folded_ops.end(), ti))
+      text_wrapped(
+          "The exporter folded this operator into the node; the framework ran it on its "
+          "own, after it.");
     if (!op.worker().empty()) {
       const import::KernelName e = import::explain_kernel(op.worker());
       text_wrapped("calls %s%s", op.worker().c_str(),
