@@ -97,6 +97,75 @@ double roofline_seconds(const graph::Graph& g, graph::OpId id, const predict::Ma
   return predict::roofline(m, double(c.flops), bytes).seconds;
 }
 
+// Element-wise work run as its own kernel after a GEMM or convolution: a bias or BatchNorm
+// kernel its own operator launched (or a BatchNorm the exporter folded into it, run
+// separately), then the element-wise nodes that follow it. Each writes the tensor and the next
+// step reads it back: a round trip a fused epilogue does not make.
+std::vector<FusionHint> fusion_hints(const graph::Graph& g, const ProfilerTrace& trace,
+                                     const std::vector<NodeTime>& nodes) {
+  std::vector<FusionHint> hints;
+  for (size_t ni = 0; ni < nodes.size(); ++ni) {
+    const NodeTime& gemm = nodes[ni];
+    const OpKind k = main_op(g, gemm).kind;
+    if ((k != OpKind::MatMul && k != OpKind::Conv2D) || gemm.trace_ops.empty()) continue;
+    FusionHint h;
+    h.after = gemm.tensor;
+    graph::TensorId prev = g.op(gemm.ops.back()).outputs[0];
+    const double out_bytes = double(g.tensor(prev).bytes());
+    auto add_step = [&](const std::string& what, int launches) {
+      h.steps.push_back(what);
+      h.launches += launches;
+      h.round_trip_bytes += 2.0 * out_bytes;
+    };
+    for (int ti : gemm.trace_ops) {
+      const bool folded = std::count(gemm.folded_ops.begin(), gemm.folded_ops.end(), ti) > 0;
+      const TraceOp& op = trace.ops[size_t(ti)];
+      if (folded) {
+        add_step("BatchNorm", trace.gpu ? int(op.kernels.size()) : 1);
+        continue;
+      }
+      for (int kk : op.kernels) {  // GPU: the element-wise kernels of the GEMM's own operator
+        const KernelName e = explain_kernel(trace.kernels[size_t(kk)].name);
+        if (e.what.rfind("element-wise", 0) == 0)
+          add_step(e.what.find("add") != std::string::npos ? "bias"
+                   : e.what.size() > 14 ? e.what.substr(14)  // after "element-wise: "
+                                        : e.what,
+                   1);
+      }
+    }
+    for (size_t nj = ni + 1; nj < nodes.size(); ++nj) {
+      const NodeTime& n = nodes[nj];
+      const graph::Op& op = main_op(g, n);
+      const bool reads_prev = std::count(op.inputs.begin(), op.inputs.end(), prev) > 0;
+      if (!reads_prev || !elementwise_after_gemm(op.kind) || g.consumers(prev).size() != 1) break;
+      if (!n.shared_with.empty()) {  // run inside the GEMM's own operator: no extra trip
+        prev = g.op(n.ops.back()).outputs[0];
+        continue;
+      }
+      if (n.trace_ops.empty()) break;
+      h.chain.push_back(n.tensor);
+      int launches = 0;
+      for (int ti : n.trace_ops)
+        launches += trace.gpu ? int(trace.ops[size_t(ti)].kernels.size()) : 1;
+      h.launches += launches;
+      h.steps.push_back(graph::op_kind_name(op.kind));
+      h.round_trip_bytes += 2.0 * double(g.tensor(prev).bytes());
+      prev = g.op(n.ops.back()).outputs[0];
+    }
+    if (h.steps.empty()) continue;
+    std::string steps;
+    for (const std::string& st : h.steps) steps += (steps.empty() ? "" : " + ") + st;
+    const size_t trips = h.steps.size();
+    h.text = steps + " after '" + h.after + "' ran separately: " + std::to_string(h.launches) +
+             (trace.gpu ? " kernel" : " operator") + (h.launches == 1 ? "" : "s") + ", " +
+             std::to_string(trips) + " extra round trip" + (trips > 1 ? "s" : "") + " of " +
+             io::format_bytes(h.round_trip_bytes / double(trips)) +
+             " that a fused epilogue would not make";
+    hints.push_back(h);
+  }
+  return hints;
+}
+
 }  // namespace
 
 TraceMapping map_trace(const graph::Graph& g, std::string_view model_text,
@@ -192,69 +261,7 @@ TraceMapping map_trace(const graph::Graph& g, std::string_view model_text,
   }
   out.mapped_time_share = out.total_us > 0 ? out.mapped_us / out.total_us : 0;
 
-  // Element-wise work run as its own kernel after a GEMM or convolution: a bias or BatchNorm
-  // kernel its own operator launched (or a BatchNorm the exporter folded into it, run
-  // separately), then the element-wise nodes that follow it. Each writes the tensor and the next
-  // step reads it back: a round trip a fused epilogue does not make.
-  for (size_t ni = 0; ni < out.nodes.size(); ++ni) {
-    const NodeTime& gemm = out.nodes[ni];
-    const OpKind k = main_op(g, gemm).kind;
-    if ((k != OpKind::MatMul && k != OpKind::Conv2D) || gemm.trace_ops.empty()) continue;
-    FusionHint h;
-    h.after = gemm.tensor;
-    graph::TensorId prev = g.op(gemm.ops.back()).outputs[0];
-    const double out_bytes = double(g.tensor(prev).bytes());
-    auto add_step = [&](const std::string& what, int launches) {
-      h.steps.push_back(what);
-      h.launches += launches;
-      h.round_trip_bytes += 2.0 * out_bytes;
-    };
-    for (int ti : gemm.trace_ops) {
-      const bool folded = std::count(gemm.folded_ops.begin(), gemm.folded_ops.end(), ti) > 0;
-      const TraceOp& op = trace.ops[size_t(ti)];
-      if (folded) {
-        add_step("BatchNorm", trace.gpu ? int(op.kernels.size()) : 1);
-        continue;
-      }
-      for (int kk : op.kernels) {  // GPU: the element-wise kernels of the GEMM's own operator
-        const KernelName e = explain_kernel(trace.kernels[size_t(kk)].name);
-        if (e.what.rfind("element-wise", 0) == 0)
-          add_step(e.what.find("add") != std::string::npos ? "bias"
-                   : e.what.size() > 14 ? e.what.substr(14)  // after "element-wise: "
-                                        : e.what,
-                   1);
-      }
-    }
-    for (size_t nj = ni + 1; nj < out.nodes.size(); ++nj) {
-      const NodeTime& n = out.nodes[nj];
-      const graph::Op& op = main_op(g, n);
-      const bool reads_prev = std::count(op.inputs.begin(), op.inputs.end(), prev) > 0;
-      if (!reads_prev || !elementwise_after_gemm(op.kind) || g.consumers(prev).size() != 1) break;
-      if (!n.shared_with.empty()) {  // run inside the GEMM's own operator: no extra trip
-        prev = g.op(n.ops.back()).outputs[0];
-        continue;
-      }
-      if (n.trace_ops.empty()) break;
-      h.chain.push_back(n.tensor);
-      int launches = 0;
-      for (int ti : n.trace_ops)
-        launches += trace.gpu ? int(trace.ops[size_t(ti)].kernels.size()) : 1;
-      h.launches += launches;
-      h.steps.push_back(graph::op_kind_name(op.kind));
-      h.round_trip_bytes += 2.0 * double(g.tensor(prev).bytes());
-      prev = g.op(n.ops.back()).outputs[0];
-    }
-    if (h.steps.empty()) continue;
-    std::string steps;
-    for (const std::string& st : h.steps) steps += (steps.empty() ? "" : " + ") + st;
-    const size_t trips = h.steps.size();
-    h.text = steps + " after '" + h.after + "' ran separately: " + std::to_string(h.launches) +
-             (trace.gpu ? " kernel" : " operator") + (h.launches == 1 ? "" : "s") + ", " +
-             std::to_string(trips) + " extra round trip" + (trips > 1 ? "s" : "") + " of " +
-             io::format_bytes(h.round_trip_bytes / double(trips)) +
-             " that a fused epilogue would not make";
-    out.fusions.push_back(h);
-  }
+  out.fusions = fusion_hints(g, trace, out.nodes);
   return out;
 }
 

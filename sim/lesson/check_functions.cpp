@@ -13,11 +13,54 @@ namespace detail {
 
 using namespace kinds;
 
-// The check language's functions, one row each: its evaluation (check_eval.cpp, curriculum.cpp),
+// A profiler trace (torch.profiler's Chrome trace) mapped onto the block's model: each line of the
+// model text is a node; the time is GPU kernel time, or CPU operator time in a trace with no GPU
+// kernels (check_trace.cpp).
+std::vector<FunctionSpec> trace_rows() {
+  return {
+      {"trace_time", eval_trace, {kString, kOp}, 1, true, false, "traces",
+       "trace_time(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", conv0, model=quiz)",
+       "seconds a trace measured for the model line holding the op; without an op, the whole trace's (mapped or not)"},
+      {"trace_share", eval_trace, {kString, kOp}, 2, true, false, "traces",
+       "trace_share(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", conv0, model=quiz)",
+       "that line's share of the trace's time, 0 to 1"},
+      {"trace_predicted_share", eval_trace, {kString, kOp}, 2, true, true, "traces",
+       "trace_predicted_share(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", conv0, model=quiz)",
+       "that line's share of the model's roofline time on the machine, 0 to 1"},
+      {"trace_launches", eval_trace, {kString, kOp}, 1, true, false, "traces",
+       "trace_launches(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", conv0, model=quiz)",
+       "kernels the framework launched for the line (operators, in a CPU trace); without an op, for the whole trace"},
+      {"trace_kernel", eval_trace, {kString, kOp}, 2, true, false, "traces",
+       "trace_kernel(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", conv0, model=quiz)",
+       "the name of the line's longest kernel (its working operator's, in a CPU trace)"},
+      {"trace_library", eval_trace, {kString, kOp}, 2, true, false, "traces",
+       "trace_library(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", conv0, model=quiz)",
+       "the library that kernel comes from (\"cuDNN\", \"cuBLAS\", \"PyTorch\"; \"\" when not recognised)"},
+      {"trace_heaviest", eval_trace, {kString}, 1, true, false, "traces",
+       "trace_heaviest(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", model=quiz)",
+       "the first op of the line that took the most measured time"},
+      {"trace_mapped", eval_trace, {kString}, 1, true, false, "traces",
+       "trace_mapped(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", model=quiz)",
+       "the share of the trace's time mapped to lines of the model, 0 to 1"},
+      {"trace_gpu", eval_trace, {kString}, 1, false, false, "traces",
+       "trace_gpu(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\")",
+       "1 when the trace holds GPU kernels, 0 for a CPU-only recording"},
+      {"trace_fusions", eval_trace, {kString}, 1, true, false, "traces",
+       "trace_fusions(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", model=quiz)",
+       "GEMMs and convolutions followed by element-wise kernels run separately (a bias, a BatchNorm, an activation)"},
+      {"trace_extra_launches", eval_trace, {kString}, 1, true, false, "traces",
+       "trace_extra_launches(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", model=quiz)",
+       "the separate launches after them (what fusing each into its GEMM's or convolution's epilogue removes)"},
+  };
+}
+
+// The check language's functions, one row each: its evaluation (check_eval.cpp, curriculum.cpp,
+// check_trace.cpp),
 // the argument kinds the validator reads, and the group, example and help of the reference
 // (check_function_reference, `tilescope-cli lesson functions`).
 const std::vector<FunctionSpec>& functions() {
-  static const std::vector<FunctionSpec> kFunctions = {
+  static const std::vector<FunctionSpec> kFunctions = [] {
+    std::vector<FunctionSpec> rows = {
       {"flops", eval_cost, {kOpOrSubject}, 1, true, false, "graph", "flops(matmul0)",
        "FLOPs of an op, of a model (the sum over its ops) or of a steps id"},
       {"bytes", eval_cost, {kOpOrSubject}, 1, true, false, "graph", "bytes(plan)",
@@ -152,43 +195,10 @@ const std::vector<FunctionSpec>& functions() {
        "FLOPs on the heaviest dependency chain of a model"},
       {"passes", eval_passes, {kSubject}, 1, false, false, "compilers", "passes(plan)",
        "the compiler pass of each applied step, runs of one pass merged"},
-      // A profiler trace (torch.profiler's Chrome trace) mapped onto the block's model: each line
-      // of the model text is a node; the time is GPU kernel time, or CPU operator time in a
-      // trace with no GPU kernels (check_trace.cpp).
-      {"trace_time", eval_trace, {kString, kOp}, 1, true, true, "traces",
-       "trace_time(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", conv0, model=quiz)",
-       "seconds a trace measured for the model line holding the op; without an op, the whole trace's (mapped or not)"},
-      {"trace_share", eval_trace, {kString, kOp}, 2, true, true, "traces",
-       "trace_share(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", conv0, model=quiz)",
-       "that line's share of the trace's time, 0 to 1"},
-      {"trace_predicted_share", eval_trace, {kString, kOp}, 2, true, true, "traces",
-       "trace_predicted_share(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", conv0, model=quiz)",
-       "that line's share of the model's roofline time on the machine, 0 to 1"},
-      {"trace_launches", eval_trace, {kString, kOp}, 1, true, true, "traces",
-       "trace_launches(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", conv0, model=quiz)",
-       "kernels the framework launched for the line (operators, in a CPU trace); without an op, for the whole trace"},
-      {"trace_kernel", eval_trace, {kString, kOp}, 2, true, true, "traces",
-       "trace_kernel(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", conv0, model=quiz)",
-       "the name of the line's longest kernel (its working operator's, in a CPU trace)"},
-      {"trace_library", eval_trace, {kString, kOp}, 2, true, true, "traces",
-       "trace_library(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", conv0, model=quiz)",
-       "the library that kernel comes from (\"cuDNN\", \"cuBLAS\", \"PyTorch\"; \"\" when not recognised)"},
-      {"trace_heaviest", eval_trace, {kString}, 1, true, true, "traces",
-       "trace_heaviest(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", model=quiz)",
-       "the first op of the line that took the most measured time"},
-      {"trace_mapped", eval_trace, {kString}, 1, true, true, "traces",
-       "trace_mapped(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", model=quiz)",
-       "the share of the trace's time mapped to lines of the model, 0 to 1"},
-      {"trace_gpu", eval_trace, {kString}, 1, false, false, "traces",
-       "trace_gpu(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\")",
-       "1 when the trace holds GPU kernels, 0 for a CPU-only recording"},
-      {"trace_fusions", eval_trace, {kString}, 1, true, true, "traces",
-       "trace_fusions(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", model=quiz)",
-       "GEMMs and convolutions followed by element-wise kernels run separately (a bias, a BatchNorm, an activation)"},
-      {"trace_extra_launches", eval_trace, {kString}, 1, true, true, "traces",
-       "trace_extra_launches(\"assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json\", model=quiz)",
-       "the separate launches after them (what fusing each into its GEMM's or convolution's epilogue removes)"},
-  };
+    };
+    for (FunctionSpec& f : trace_rows()) rows.push_back(std::move(f));
+    return rows;
+  }();
   return kFunctions;
 }
 
