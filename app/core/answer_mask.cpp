@@ -26,11 +26,21 @@ double prefix_scale(std::string_view s) {
     std::string_view text;
     double scale;
   };
-  static const Prefix kPrefixes[] = {
-      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
-      {"k", 1e3},      {"K", 1e3},         {"M", 1e6},            {"G", 1e9},
-      {"T", 1e12},     {"P", 1e15},        {"m", 1e-3},           {"\xC2\xB5", 1e-6},  // µ
-      {"u", 1e-6},     {"n", 1e-9},            {"%", 0.01}};
+  static const Prefix kPrefixes[] = {{"KiB", 1024.0},
+                                     {"MiB", 1048576.0},
+                                     {"GiB", 1073741824.0},
+                                     {"TiB", 1099511627776.0},
+                                     {"k", 1e3},
+                                     {"K", 1e3},
+                                     {"M", 1e6},
+                                     {"G", 1e9},
+                                     {"T", 1e12},
+                                     {"P", 1e15},
+                                     {"m", 1e-3},
+                                     {"\xC2\xB5", 1e-6},  // µ
+                                     {"u", 1e-6},
+                                     {"n", 1e-9},
+                                     {"%", 0.01}};
   for (const Prefix& p : kPrefixes) {
     if (!starts(p.text)) continue;
     // A prefix only when a unit letter or the end follows ("M", "MFLOP", "ms"), not a word
@@ -40,6 +50,13 @@ double prefix_scale(std::string_view s) {
     if (!whole_unit && after < s.size() && std::islower(static_cast<unsigned char>(s[after])) &&
         s[after] != 's')
       continue;
+    // Nor an acronym ("6 GPU kernels", "4 SMs"): a capital after the prefix starts a unit.
+    if (!whole_unit && after < s.size() && std::isupper(static_cast<unsigned char>(s[after]))) {
+      size_t end = after;
+      while (end < s.size() && std::isalpha(static_cast<unsigned char>(s[end]))) ++end;
+      const std::string_view unit = s.substr(after, end - after);
+      if (unit != "B" && unit != "FLOP" && unit != "FLOPS" && unit != "W") continue;
+    }
     return p.scale;
   }
   return 1;
@@ -53,8 +70,8 @@ std::string AnswerMask::apply(std::string_view text) const {
   size_t i = 0;
   while (i < text.size()) {
     // A number starts with a digit that does not continue a word ("L2", "x2").
-    if (!digit(text[i]) || (i > 0 && (std::isalpha(static_cast<unsigned char>(text[i - 1])) ||
-                                      text[i - 1] == '_'))) {
+    if (!digit(text[i]) ||
+        (i > 0 && (std::isalpha(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_'))) {
       ++i;
       continue;
     }
@@ -87,8 +104,8 @@ std::string AnswerMask::apply(std::string_view text) const {
     const size_t mantissa_end = i;
     int exponent = 0;
     if (i + 1 < text.size() && (text[i] == 'e' || text[i] == 'E') &&
-        (digit(text[i + 1]) ||
-         ((text[i + 1] == '-' || text[i + 1] == '+') && i + 2 < text.size() && digit(text[i + 2])))) {
+        (digit(text[i + 1]) || ((text[i + 1] == '-' || text[i + 1] == '+') && i + 2 < text.size() &&
+                                digit(text[i + 2])))) {
       size_t j = i + 1;
       const bool negative = text[j] == '-';
       if (text[j] == '-' || text[j] == '+') ++j;

@@ -253,7 +253,7 @@ std::vector<AnswerMask::Hidden> hidden_answers(const LessonPlayer& p, bool prese
             {"conflicts", {"wavefront", "way"}}, {"kernels", {"kernel"}}, {"ops", {"op"}},
             {"blocks", {"block"}},   {"threads", {"thread"}},  {"waves", {"wave"}},
             {"sectors", {"sector"}}, {"cores", {"core", "SM"}}, {"misses", {"miss"}},
-            {"applied", {"step"}}};
+            {"applied", {"step"}},   {"trace_launches", {"GPU kernel", "kernel", "operator"}}};
         const auto words = kCountWords.find(o.function);
         if (words == kCountWords.end()) continue;
         h.context = words->second;

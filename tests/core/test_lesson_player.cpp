@@ -335,8 +335,7 @@ TEST_CASE("a prediction is revealed only after input; a wrong one shows its erro
   // A wrong try with a try left (2 by default): the answer stays hidden, the note says which way
   // and roughly how far (2000 / 1024 = 1.95: "less than 2.5×"), and how many tries remain.
   CHECK_FALSE(answer_visible(s.lessons, false, "flops"));
-  CHECK(s.lessons.notes.at("flops") ==
-        "Not yet — off by less than 2.5×: too high. 1 try left.");
+  CHECK(s.lessons.notes.at("flops") == "Not yet — off by less than 2.5×: too high. 1 try left.");
   CHECK_FALSE(s.lessons.progress->is_done("guess"));
   // The second try is wrong too (3000): settled, the answer revealed with its explanation.
   REQUIRE(run(s, "lesson predict flops 3000") == "");
@@ -668,4 +667,33 @@ TEST_CASE("a hand-out carries the task, never the answers: no progress, reveal, 
   wait_lesson(other);
   CHECK_FALSE(other.lessons.teacher);
   CHECK(other.lessons.progress->prediction("flops") == nullptr);
+}
+
+TEST_CASE(
+    "lesson 16: a step's trace= opens in the Trace view; the kernel count is masked until "
+    "predicted") {
+  AppState s;
+  s.model.text = std::string(tilescope::lang::default_model_text());
+  REQUIRE(reparse_model(s));
+  update_state(s);
+  s.lessons.dir = "lessons";  // the shipped lessons (tests run in the source tree)
+  REQUIRE(run(s, "lesson open 16") == "");
+  wait_lesson(s);
+  CHECK(s.trace.path.empty());  // step 1 asks first: no trace yet
+  REQUIRE(run(s, "lesson next") == "");
+  CHECK(s.workbench.tab == ViewTab::Trace);
+  CHECK(s.trace.path.find("quiz_cnn-h200-fp32-2026-12-06.trace.json") != std::string::npos);
+  REQUIRE(s.trace.mapping);
+  CHECK(s.trace.mapping->mapped_time_share == doctest::Approx(1.0));
+  CHECK(s.trace.mapping->nodes.size() == 5);  // the quiz model's five lines
+  // The Trace view's header counts the kernels: "6 GPU kernels" gives away the open prediction
+  // (its choices are 4, 5, 6 and 8), so it is masked; the operator count and the time are not.
+  AnswerMask mask;
+  mask.set(hidden_answers(s.lessons, false));
+  CHECK(mask.apply("5 framework operators, 6 GPU kernels; GPU kernel time 25.0 µs") ==
+        "5 framework operators, ? GPU kernels; GPU kernel time 25.0 µs");
+  REQUIRE(run(s, "lesson predict launches C") == "");
+  CHECK(answer_visible(s.lessons, false, "launches"));
+  mask.set(hidden_answers(s.lessons, false));
+  CHECK(mask.apply("6 GPU kernels") == "6 GPU kernels");
 }
