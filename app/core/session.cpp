@@ -73,6 +73,7 @@ nlohmann::json session_to_json(const AppState& state) {
           {"recent", state.recent_files},
           {"machine", state.workbench.machine_name},
           {"view", view_tab_name(state.workbench.tab)},
+          {"trace_path", state.trace.path},
           {"theme", theme_name(state.theme)},
           {"controls", controls_json(state.controls)},
           {"lesson", lesson_session_json(state.lessons)},
@@ -129,6 +130,7 @@ SessionFields check_session_fields(const nlohmann::json& j) {
   string_field(j, "steps", f.steps, f.skipped);
   string_field(j, "machine", f.machine, f.skipped);
   string_field(j, "view", f.view, f.skipped);
+  string_field(j, "trace_path", f.trace_path, f.skipped);
   string_field(j, "theme", f.theme, f.skipped);
   string_field(j, "redo", f.redo, f.skipped);
   if (const auto it = j.find("ui_scale"); it != j.end()) {
@@ -263,6 +265,13 @@ std::string session_from_json(AppState& state, const nlohmann::json& j) {
     while (state.workbench.history->size() > cursor && workbench_undo(state.workbench)) {
     }
     state.workbench.last.reset();
+  }
+  // The profiler trace the learner had open, mapped onto the restored model again.
+  if (f.trace_path && !f.trace_path->empty()) {
+    if (std::string e = open_trace(state.trace, *f.trace_path); !e.empty())
+      problems.add("the trace was not reopened: " + io::printable(e, 200));
+    else
+      refresh_trace(state);
   }
   if (f.view) {
     if (auto v = view_tab_from_name(*f.view))

@@ -40,6 +40,7 @@ struct SessionFields {
   std::string unreadable;            // why nothing can be restored; "" for a session to restore
   std::vector<std::string> skipped;  // fields of the wrong type, by name ("steps is an array, …")
   std::optional<std::string> model_text, model_path, steps, machine, view, theme;
+  std::optional<std::string> trace_path;  // the profiler trace open in the Trace view ("" none)
   std::optional<std::string> redo;  // undone steps past the cursor, "; "-separated
   std::optional<double> ui_scale;   // checked against kMinUiScale … kMaxUiScale when applied
   std::vector<std::string> recent;  // recent files, newest first (strings only, capped)

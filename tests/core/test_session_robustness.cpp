@@ -268,6 +268,30 @@ TEST_CASE("a view name with a right-to-left override is echoed escaped") {
   CHECK(message == "skipped view 'gra\\u202Ehp' (not a view)");
 }
 
+TEST_CASE("the open profiler trace comes back with the session; one that is gone is named") {
+  // Tests run in the source tree: the recorded quiz CNN trace, mapped onto the quiz model.
+  const std::string trace = "assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json";
+  AppState state = start_state();
+  state.model.text = io::read_text_input("assets/models/cnn.model", 1 << 20, "a model file").text;
+  REQUIRE(reparse_model(state));
+  update_state(state);
+  REQUIRE(apply_command(state, parse_command("open-trace " + trace)) == "");
+  const nlohmann::json saved = session_to_json(state);
+  CHECK(saved["trace_path"] == trace);
+  AppState back = start_state();
+  CHECK(session_from_json(back, saved) == "");
+  CHECK(back.trace.path == trace);
+  REQUIRE(back.trace.mapping);
+  CHECK(back.trace.mapping->nodes.size() == 5);
+  nlohmann::json gone = saved;
+  gone["trace_path"] = "no/such/trace.json";
+  AppState lost = start_state();
+  const std::string message = session_from_json(lost, gone);
+  CHECK(message.find("the trace was not reopened") != std::string::npos);
+  CHECK(message.find("no/such/trace.json") != std::string::npos);
+  CHECK(lost.model.text == state.model.text);  // the rest came back
+}
+
 TEST_CASE("a start that died while restoring a session does not try that session again") {
   // The marker names a process that is gone (pids never reach INT_MAX): the last start crashed
   // there (a stack overflow cannot be caught), and would crash again on every start.

@@ -8,7 +8,8 @@
 #   FLOPs, in any form; lesson 5: the 16-way conflict as the Tiles view's "16 wavefronts");
 # - a wrong then a right prediction is graded "after 1 retry", its answer shown only then;
 # - "Show me" and "Apply these steps" mark the checkpoint "shown", never "reached by you";
-# - the last step counts: 5 of 5 steps done.
+# - the last step counts: 5 of 5 steps done;
+# - lesson 16's trace, opened by its step, says "? GPU kernels" until the count is predicted.
 # (gui_lesson_player plays lesson 2, where the learner's own clicks reach each checkpoint.)
 # usage: gui_honest_player.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped: no Xvfb)
 set -euo pipefail
@@ -191,4 +192,35 @@ done
   fail "grade.csv: header is '$(head -1 "$out/grade.csv")'"
 [[ "$(wc -l < "$out/grade.csv")" -eq $((lessons + 1)) ]] || fail "grade.csv: not one line per lesson"
 echo "ok: Export my grade wrote $lessons rows (JSON and CSV) as played: lesson 1 after 1 retry, lesson 5 first try"
+# [SECTION] Lesson 16: its first step asks how many GPU kernels PyTorch launched (6) before the
+# trace opens; Next without answering opens the trace in the Trace view (trace= of step 2), whose
+# header counts the kernels: masked, "? GPU kernels", until the prediction is settled. A click on
+# the convolution's row shows its kernels (cuDNN's convolution, PyTorch's bias add).
+lesson=16-what-your-framework-launches
+# The catalogue's last row is below the fold: the wheel brings it up.
+down=$'scroll 800 600 -30\nwait-frames 3'
+probe r1 $'key 7\n'"$settle"$'\n'"$down"
+run_app c1 "$settle"$'\nkey 7\n'"$settle"$'\n'"$down"$'\n'"click $(at r1 lessons.open.$lesson)"$'\n'"$settle"$'\nquit' "$session"
+expect c1 /lesson/open $lesson
+expect c1 /lesson/step_id predict
+probe r2
+run_app c2 "$settle"$'\n'"click $(at r2 lesson.next)"$'\n'"$settle"$'
+write-frame-text OUT/l16-trace.txt
+wait-frames 1
+quit' "$session"
+expect c2 /lesson/step_id kernels
+expect c2 /view trace
+grep -q '5 framework operators, ? GPU kernels; GPU kernel time 25.0 µs, 100.0 % of it' "$out/l16-trace.txt" ||
+  fail "c2: the Trace view's header is not there, masked, with all the kernel time mapped"
+absent l16-trace '6 GPU kernels'
+probe r3
+run_app c3 "$settle"$'\n'"click $(at r3 trace.node.0)"$'\n'"$settle"$'
+screenshot OUT/l16-trace.png
+write-frame-text OUT/l16-node.txt
+wait-frames 1
+quit' "$session"
+expect c3 /trace/selected 0
+expect c3 /trace/selected_node/framework_ops/0 aten::conv2d
+grep -q 'cuDNN' "$out/l16-node.txt" || fail "c3: the convolution's kernels are not explained"
+echo "ok: lesson 16's trace opened by its step, the kernel count masked until predicted, a node's kernels"
 echo "gui honest player: all checks passed"
