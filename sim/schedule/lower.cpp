@@ -652,6 +652,29 @@ class OpLowering {
     map_phase(VExpr::load(input(0), in_idx), vars(ax));
   }
 
+  // A concatenation copies each input into its part of the output along the axis. The value is
+  // a sum of one load per input, each shifted by the input's offset along the axis and checked
+  // against its bounds: out of range a load reads 0 and makes no access, so exactly one input is
+  // read for each output element — each input once, the output written once.
+  void concat() {
+    const graph::Shape& out = out_tensor().shape;
+    const int rank = int(out.size());
+    const size_t ax = size_t((m_op.attrs.axis % rank + rank) % rank);
+    std::vector<std::string> names = dim_names(out.size());
+    for (size_t d = 0; d < out.size(); ++d) axis(names[d], out[d], false);
+    VExpr value;
+    int64_t offset = 0;
+    for (size_t i = 0; i < m_op.inputs.size(); ++i) {
+      std::vector<Affine> idx = vars(names);
+      idx[ax] = idx[ax] + Affine::lit(-offset);
+      VExpr load = VExpr::load(input(i), idx);
+      load.checked = true;
+      value = i == 0 ? load : VExpr::binary(BinaryOp::Add, value, load);
+      offset += in_tensor(i).shape[ax];
+    }
+    map_phase(value, vars(names));
+  }
+
   // A reshape of dense row-major tensors is a copy of the flat element sequence.
   void reshape() {
     const auto& in = in_tensor(0);
@@ -696,6 +719,8 @@ class OpLowering {
         return reshape();
       case OpKind::Slice:
         return slice();
+      case OpKind::Concat:
+        return concat();
       case OpKind::Sum:
       case OpKind::Mean: {
         const graph::Shape& in = in_tensor(0).shape;

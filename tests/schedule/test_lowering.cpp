@@ -130,6 +130,20 @@ TEST_CASE("lowering: every supported op kind matches the reference evaluator") {
     op(*g, OpKind::ReLU6, "relu6_0", {op(*g, OpKind::Scale, "x8", {a}, scaled(8.0))});
     CHECK(lowered_error(g) < 1e-5);
   }
+  SUBCASE("concatenation along the last axis (three inputs) and along the first") {
+    auto g = std::make_shared<graph::Graph>();
+    auto a = tensor(*g, "a", {4, 6});
+    auto b = tensor(*g, "b", {4, 2});
+    auto c = tensor(*g, "c", {4, 5});
+    graph::OpAttrs last;
+    last.axis = -1;
+    const auto abc = op(*g, OpKind::Concat, "cat0", {a, b, c}, last);
+    CHECK(g->tensor(abc).shape == graph::Shape{4, 13});
+    graph::OpAttrs first;
+    first.axis = 0;
+    op(*g, OpKind::Concat, "cat1", {a, a}, first);  // one tensor twice
+    CHECK(lowered_error(g) < 1e-5);
+  }
   SUBCASE("batched matmul broadcasting a shared matrix") {
     auto g = std::make_shared<graph::Graph>();
     auto a = tensor(*g, "a", {3, 4, 5});
@@ -141,15 +155,13 @@ TEST_CASE("lowering: every supported op kind matches the reference evaluator") {
 
 TEST_CASE("lowering: an op with no loop nest yet is a clear error naming it") {
   auto g = std::make_shared<graph::Graph>();
-  auto a = tsfix::tensor(*g, "a", {2, 3});
-  auto b = tsfix::tensor(*g, "b", {2, 3});
-  graph::OpAttrs c;
-  c.axis = 0;
-  tsfix::op(*g, OpKind::Concat, "cat0", {a, b}, c);
+  auto logits = tsfix::tensor(*g, "logits", {2, 3});
+  auto target = tsfix::tensor(*g, "target", {2});
+  tsfix::op(*g, OpKind::CrossEntropyLoss, "ce0", {logits, target});
   try {
     lower_graph(g);
     FAIL("expected an error");
   } catch (const ScheduleError& e) {
-    CHECK(std::string(e.what()) == "op 'cat0' (Concat) has no loop-nest lowering yet");
+    CHECK(std::string(e.what()) == "op 'ce0' (CrossEntropyLoss) has no loop-nest lowering yet");
   }
 }

@@ -53,6 +53,23 @@ TEST_CASE("trace: the default MatMul reads x and W once per multiply-add, writes
   for (size_t t = 0; t < l.tensor_base.size(); ++t) CHECK(l.tensor_base[t] % 4096 == 0);
 }
 
+TEST_CASE("trace: a concatenation reads each input element once and writes each output once") {
+  // cat([a (3×4), b (3×2)], axis 1): the loads out of an input's range make no access.
+  auto g = std::make_shared<graph::Graph>();
+  auto a = tsfix::tensor(*g, "a", {3, 4});
+  auto b = tsfix::tensor(*g, "b", {3, 2});
+  graph::OpAttrs attrs;
+  attrs.axis = 1;
+  tsfix::op(*g, graph::OpKind::Concat, "cat0", {a, b}, attrs);
+  const Program p = lower_graph(g);
+  Counter c;
+  const TraceSummary s = trace_kernel(p.kernels[0], c, TraceOptions{});
+  CHECK(c.count(AccessKind::Read, AddressSpace::Global, id(p, "a")) == 3 * 4);
+  CHECK(c.count(AccessKind::Read, AddressSpace::Global, id(p, "b")) == 3 * 2);
+  CHECK(c.count(AccessKind::Write, AddressSpace::Global, id(p, "cat0")) == 3 * 6);
+  CHECK(s.global_reads == 3 * 6);
+}
+
 TEST_CASE("trace: a scratchpad tile moves the repeated reads to the tile's own buffer") {
   const int64_t M = 4, N = 6, K = 5;
   Program p = tsfix::apply_all(lower_graph(tsfix::linear_relu(M, N, K)),
