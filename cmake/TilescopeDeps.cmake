@@ -42,18 +42,19 @@ if(MD4C_INCLUDE_DIR AND MD4C_LIBRARY)
   target_compile_definitions(tilescope_dep_md4c INTERFACE TILESCOPE_HAVE_MD4C=1)
 endif()
 
-# ONNX (Debian's libonnx-dev and protobuf): `tilescope-cli import` and opening a .onnx model. Only
-# the protobuf messages (onnx_proto) are used. Optional like md4c: the GPU machine has neither, and
-# there a .onnx model is refused with what to install.
+# ONNX (Debian's libonnx-dev and protobuf): `tilescope-cli import` and opening a .onnx model. The
+# protobuf messages (onnx_proto) are read, and ONNX's own shape inference (onnx) cross-checks the
+# shapes tilescope infers. Optional like md4c: the GPU machine has neither, and there a .onnx model
+# is refused with what to install.
 set(TILESCOPE_HAVE_ONNX OFF)
 find_package(Protobuf QUIET)
 if(Protobuf_FOUND)
   find_package(ONNX CONFIG QUIET)
 endif()
-if(TARGET onnx_proto)
+if(TARGET onnx_proto AND TARGET onnx)
   set(TILESCOPE_HAVE_ONNX ON)
   add_library(tilescope_dep_onnx INTERFACE)
-  target_link_libraries(tilescope_dep_onnx INTERFACE onnx_proto)
+  target_link_libraries(tilescope_dep_onnx INTERFACE onnx onnx_proto)
   target_compile_definitions(tilescope_dep_onnx INTERFACE TILESCOPE_HAVE_ONNX=1)
 endif()
 

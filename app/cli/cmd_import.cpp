@@ -63,6 +63,8 @@ nlohmann::json report(const import::OnnxImport& imported, const graph::Graph& g)
     outputs.push_back({{"name", name}, {"shape", id ? g.tensor(*id).shape : graph::Shape{}}});
   }
   j["outputs"] = outputs;
+  j["shapes_checked"] = imported.shapes_checked;  // against ONNX's own shape inference
+  j["shape_check"] = imported.shape_check;
   // FLOPs as tilescope counts them (graph.h: a multiply-add is 2), the GEMM-like ops apart: those
   // are what PyTorch's FlopCounterMode counts.
   int64_t gemm = 0;
@@ -101,7 +103,8 @@ int run_import(const ImportFlags& flags) {
       std::cout << imported.text;
     } else {
       std::cerr << "wrote " << flags.out << ": " << g.ops().size() << " ops from "
-                << imported.nodes.size() << " ONNX nodes (opset " << imported.opset << ")\n";
+                << imported.nodes.size() << " ONNX nodes (opset " << imported.opset << "); "
+                << imported.shape_check << "\n";
     }
     return 0;
   } catch (const graph::GraphError& e) {

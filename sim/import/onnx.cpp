@@ -23,6 +23,9 @@
 
 #ifdef TILESCOPE_HAVE_ONNX
 #include "sim/import/onnx_importer.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
 #endif
 
 namespace tilescope::import {
@@ -659,6 +662,79 @@ void Importer::check_outputs(const graph::Graph& g) {
   }
 }
 
+// ONNX's shape inference on a copy of the file whose inputs have the shapes the import gave them
+// (a dynamic dimension as chosen): every value it gives a static shape that tilescope computes as
+// an op's output must have that shape. Weights and constants are not compared (a scalar is [1]
+// in the model language, [] in ONNX).
+void Importer::check_with_onnx_inference(const graph::Graph& g) {
+  onnx::ModelProto copy = m_model;
+  onnx::GraphProto* cg = copy.mutable_graph();
+  cg->clear_value_info();
+  for (auto& in : *cg->mutable_input()) {
+    const Val* v = val(in.name());
+    if (!v || v->is_const || !in.type().has_tensor_type()) continue;
+    onnx::TensorShapeProto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+    shape->clear_dim();
+    for (int64_t d : v->shape) shape->add_dim()->set_dim_value(d);
+  }
+  try {
+    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(false, 0, true));
+  } catch (const std::exception& e) {
+    m_out.shape_check =
+        "ONNX's shape inference could not run on the file: " + io::printable(e.what(), 200);
+    return;
+  }
+  std::vector<std::string> disagree;
+  std::set<std::string> compared;
+  auto compare = [&](const onnx::ValueInfoProto& info) {
+    const Val* v = val(info.name());
+    if (!v || v->ident.empty() || !info.type().has_tensor_type() ||
+        !info.type().tensor_type().has_shape())
+      return;
+    const auto id = g.find_tensor(v->ident);
+    if (!id || g.tensor(*id).producer < 0) return;
+    Shape inferred;
+    for (const auto& d : info.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value()) return;  // symbolic: nothing to compare
+      inferred.push_back(d.dim_value());
+    }
+    if (!compared.insert(info.name()).second) return;
+    ++m_out.shapes_checked;
+    if (inferred != g.tensor(*id).shape)
+      disagree.push_back("'" + info.name() + "' (" + v->ident + "): ONNX infers " +
+                         graph::shape_to_string(inferred) + ", tilescope computes " +
+                         graph::shape_to_string(g.tensor(*id).shape));
+  };
+  for (const auto& info : copy.graph().value_info()) compare(info);
+  for (const auto& info : copy.graph().output()) compare(info);
+  if (!disagree.empty()) {
+    std::string msg = "tilescope's shapes disagree with ONNX's shape inference for " +
+                      std::to_string(disagree.size()) + " value" +
+                      (disagree.size() == 1 ? "" : "s") + ":";
+    for (size_t i = 0; i < disagree.size() && i < 12; ++i) msg += "\n  " + disagree[i];
+    fail(msg);
+  }
+  // Values tilescope computes that ONNX gave no static shape (an operator newer than the ONNX
+  // library's opsets, a symbolic dimension): said, not hidden.
+  int unknown = 0;
+  for (const auto& n : m_graph.node())
+    for (const auto& out : n.output()) {
+      const Val* v = val(out);
+      const auto id = v && !v->ident.empty() ? g.find_tensor(v->ident) : std::nullopt;
+      if (id && g.tensor(*id).producer >= 0 && !compared.count(out)) ++unknown;
+    }
+  m_out.shape_check = "the shapes of " + std::to_string(m_out.shapes_checked) +
+                      " values agree with ONNX's shape inference";
+  if (unknown > 0)
+    m_out.shape_check +=
+        " (" + std::to_string(unknown) + " more it gave no static shape" +
+        (m_out.opset > onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("").second
+             ? ": opset " + std::to_string(m_out.opset) + " is newer than this ONNX library's"
+             : std::string()) +
+        ")";
+}
+
 OnnxImport Importer::run() {
   // The opset of the default domain.
   for (const auto& o : m_model.opset_import())
@@ -706,6 +782,7 @@ OnnxImport Importer::run() {
   // The whole text must parse, and the outputs must have the shapes the file declares.
   const graph::Graph g = parse_text(text, "the imported model");
   check_outputs(g);
+  check_with_onnx_inference(g);
   m_out.text = std::move(text);
   return m_out;
 }

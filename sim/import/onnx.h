@@ -6,7 +6,8 @@
 // with a comment naming the ONNX node it came from, which the inspector shows as the op's source
 // line. Initializers become weights (their shapes; their values only where the import needs one:
 // a scale, an epsilon, a reshape's target). Shapes are tilescope's own inference, checked against
-// the shapes the file declares for its outputs.
+// the shapes the file declares for its outputs and against ONNX's shape inference for every value
+// both know.
 //
 // A node with no tilescope op is never dropped: the import fails and lists every such node by
 // index, name and op type with what to do. Built without libonnx (the GPU machine), every call
@@ -55,6 +56,11 @@ struct OnnxImport {
   std::string producer;              // "pytorch 2.11.0" ("" when the file does not say)
   std::vector<OnnxNode> nodes;       // every node of the file, in its order
   std::vector<std::string> outputs;  // the model-text names of the graph's outputs
+  // ONNX's own shape inference (onnx::shape_inference) run on the file with the same input
+  // shapes: the values whose static shape it infers and tilescope computes too, all equal (a
+  // disagreement fails the import); `shape_check` says so, or why ONNX's inference could not run.
+  int shapes_checked = 0;
+  std::string shape_check;
 };
 
 // Imports an ONNX model held in `bytes`; `source` names it in messages. Throws graph::GraphError

@@ -127,6 +127,7 @@ class Importer {
   void unsupported(const std::string& what);
   void input_declarations();
   void check_outputs(const graph::Graph& g);
+  void check_with_onnx_inference(const graph::Graph& g);
 
   // Patterns (onnx.cpp)
   int single_consumer(const std::string& value) const;
