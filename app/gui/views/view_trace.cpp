@@ -89,7 +89,8 @@ void draw_trace_view(ViewContext& ctx, const Rect& rect) {
       "Click a node to see what ran for it. Predicted: each node's roofline time on %s "
       "(FLOPs at peak, minimum bytes at the memory's bandwidth) as a share of all.",
       m.machine.c_str());
-  const float bar_w = em * 6;
+  // Narrow windows (1280 wide and less) keep room for the "what ran" column, which wraps.
+  const float bar_w = std::clamp(rect.w * 0.09f, em * 3, em * 6);
   const float table_h = std::max(em * 8, rect.h - em * (m.fusions.empty() ? 7 : 12));
   if (ImGui::BeginTable(
           "trace", 5,
@@ -131,7 +132,7 @@ void draw_trace_view(ViewContext& ctx, const Rect& rect) {
       }
       if (!n.shared_with.empty()) ran = "inside " + n.shared_with + "'s operator";
       if (ran.empty()) ran = "nothing mapped";
-      ImGui::TextDisabled("%s", ran.c_str());
+      disabled_wrapped("%s", ran.c_str());
     }
     ImGui::EndTable();
   }
