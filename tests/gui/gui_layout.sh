@@ -28,7 +28,11 @@ for theme in light dark projector; do
         "theme $theme" "ui-scale $scale" 'machine tiny' 'select-op matmul0' 'wait-frames 4' \
         "write-layout $out/$name-graph.json" 'wait-frames 1' 'view memory' 'wait-jobs' 'wait-frames 4' \
         "write-layout $out/$name-memory.json" 'wait-frames 1' 'view timings' 'wait-frames 4' \
-        "write-layout $out/$name-timings.json" 'wait-frames 1' 'view lessons' 'wait-frames 4' 'quit' \
+        "write-layout $out/$name-timings.json" 'wait-frames 1' \
+        'set-model-file assets/models/cnn.model' \
+        'open-trace assets/recorded/traces/quiz_cnn-h200-fp32-2026-12-06.trace.json' 'trace select 0' \
+        'wait-frames 4' "write-layout $out/$name-trace.json" 'wait-frames 1' \
+        'view lessons' 'wait-frames 4' 'quit' \
         > "$out/$name.script"
       timeout 120 "$with_xvfb" -s "-screen 0 3840x2160x24" "$app" --no-session --size "$size" \
         --script "$out/$name.script" --screenshot "$out/$name.png" \
@@ -48,9 +52,9 @@ for theme in light dark projector; do
                            match($0, /"h": [0-9.]+/); h[n] = substr($0, RSTART + 5, RLENGTH - 5) + 0 }
         END { for (n in tab) if (tab[n] > tx + tw + 0.5) print "FAIL: " name ": " n " ends at " tab[n] " past the strip (" tx + tw ")"
               for (n in h) print "TITLE " n " " h[n] " " px }')
-      # Texts cut off at their panel's edge, in any of the four views (the editor's lines scroll);
+      # Texts cut off at their panel's edge, in any of the five views (the editor's lines scroll);
       # the lessons view is the last frame, the run's own layout JSON.
-      for view in graph memory timings lessons; do
+      for view in graph memory timings trace lessons; do
         file="$out/$name-$view.json"
         [ "$view" = lessons ] && file="$out/$name.json"
         cut=$(tr -d '\n' < "$file" | sed 's/.*"clipped_text": \[//; s/\].*//' |
@@ -60,6 +64,17 @@ for theme in light dark projector; do
           failures=$((failures + 1))
         fi
       done
+      # The Trace view's table: a row is a line or two of type, never a column so narrow that its
+      # text wraps letter by letter (row 1 starts within 3 lines of row 0, and is on screen).
+      rows=$(tr -d '\n' < "$out/$name-trace.json" | sed 's/},/}\n/g' | awk '
+        /"font_px"/ { match($0, /"font_px": [0-9.]+/); px = substr($0, RSTART + 11, RLENGTH - 11) + 0 }
+        /"name": "trace\.node\.[01]"/ { match($0, /"y": [0-9.]+/); y[n++] = substr($0, RSTART + 5, RLENGTH - 5) + 0 }
+        END { if (n < 2) print "FAIL: rows 0 and 1 of the table are not both drawn"
+              else if (y[1] - y[0] > 3 * 1.2 * px) print "FAIL: a table row is " y[1] - y[0] " px tall at " px " px type" }')
+      if [ -n "$rows" ]; then
+        echo "$name, trace view: $rows"
+        failures=$((failures + 1))
+      fi
       if grep -q FAIL <<<"$awk_out"; then
         grep FAIL <<<"$awk_out"
         failures=$((failures + 1))

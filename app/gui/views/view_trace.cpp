@@ -77,7 +77,12 @@ void draw_trace_view(ViewContext& ctx, const Rect& rect) {
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::TextUnformatted(std::filesystem::path(t.path).filename().c_str());
   ImGui::PopFont();
+  // The button beside the name when it fits, else under it.
+  const ImGuiStyle& style = ImGui::GetStyle();
   ImGui::SameLine();
+  if (ImGui::GetContentRegionAvail().x <
+      ImGui::CalcTextSize("Open another…").x + 2 * style.FramePadding.x + style.ItemSpacing.x)
+    ImGui::NewLine();
   if (ImGui::SmallButton("Open another…")) ctx.push(cmd("files open-trace"));
   note_widget("trace.open");
   const std::string kernels =
@@ -89,19 +94,27 @@ void draw_trace_view(ViewContext& ctx, const Rect& rect) {
       "Click a node to see what ran for it. Predicted: each node's roofline time on %s "
       "(FLOPs at peak, minimum bytes at the memory's bandwidth) as a share of all.",
       m.machine.c_str());
-  // Narrow windows (1280 wide and less) keep room for the "what ran" column, which wraps.
+  // As the panel narrows (a small window, 200 % type) the table sheds what the inspector also
+  // shows: first the "what ran" column, then the bars (the shares stay as numbers).
+  const float width_em = rect.w / em;
+  const bool what_ran = width_em >= 44, bars = width_em >= 30;
   const float bar_w = std::clamp(rect.w * 0.09f, em * 3, em * 6);
-  const float table_h = std::max(em * 8, rect.h - em * (m.fusions.empty() ? 7 : 12));
+  float table_h = std::max(em * 8, rect.h - em * (m.fusions.empty() ? 7 : 12));
+  if (!what_ran)  // rows of one line: no taller than they need, so the fusions below stay in view
+    table_h = std::min(table_h, float(m.nodes.size() + 1) *
+                                        (ImGui::GetTextLineHeight() + 2 * style.CellPadding.y) +
+                                    style.CellPadding.y);
+  if (!what_ran) disabled_wrapped("Click a node: what ran for it is in the inspector.");
   if (ImGui::BeginTable(
-          "trace", 5,
+          "trace", what_ran ? 5 : 4,
           ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
           ImVec2(0, table_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("node");
     ImGui::TableSetupColumn("measured");
-    ImGui::TableSetupColumn("share of time");
-    ImGui::TableSetupColumn("predicted share");
-    ImGui::TableSetupColumn("what ran", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn(bars ? "share of time" : "share");
+    ImGui::TableSetupColumn(bars ? "predicted share" : "predicted");
+    if (what_ran) ImGui::TableSetupColumn("what ran", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < m.nodes.size(); ++i) {
       const import::NodeTime& n = m.nodes[i];
@@ -116,11 +129,18 @@ void draw_trace_view(ViewContext& ctx, const Rect& rect) {
       ImGui::TableNextColumn();
       char pct[32];
       std::snprintf(pct, sizeof pct, "%.1f %%", 100 * n.measured_share);
-      share_bar_item(n.measured_share, ctx.palette.bar_bg, ctx.palette.category[0], bar_w,
-                     n.trace_ops.empty() ? "" : pct);
+      if (bars)
+        share_bar_item(n.measured_share, ctx.palette.bar_bg, ctx.palette.category[0], bar_w,
+                       n.trace_ops.empty() ? "" : pct);
+      else
+        ImGui::TextUnformatted(n.trace_ops.empty() ? "–" : pct);
       ImGui::TableNextColumn();
       std::snprintf(pct, sizeof pct, "%.1f %%", 100 * n.predicted_share);
-      share_bar_item(n.predicted_share, ctx.palette.bar_bg, ctx.palette.category[2], bar_w, pct);
+      if (bars)
+        share_bar_item(n.predicted_share, ctx.palette.bar_bg, ctx.palette.category[2], bar_w, pct);
+      else
+        ImGui::TextUnformatted(pct);
+      if (!what_ran) continue;
       ImGui::TableNextColumn();
       std::string ran;
       for (int ti : n.trace_ops) {
