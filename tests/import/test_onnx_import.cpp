@@ -181,6 +181,20 @@ int count_ops(const graph::Graph& g, OpKind kind) {
   return n;
 }
 
+// A projection to q, k and v cut apart by a Split with its sizes given, then q + k + v.
+Model qkv_split() {
+  Model m;
+  m.input("x", {1, 16, 96});
+  m.weight("w", {96, 96});
+  m.int64s("sizes", {32, 32, 32});
+  m.node("MatMul", {"x", "w"}, {"qkv"}, "qkv");
+  m.node("Split", {"qkv", "sizes"}, {"q", "k", "v"}, "split", {one("axis", -1)});
+  m.node("Add", {"q", "k"}, {"qk"}, "add");
+  m.node("Add", {"qk", "v"}, {"y"}, "add2");
+  m.output("y", {1, 16, 32});
+  return m;
+}
+
 // The seed's quiz model as PyTorch's exporter writes it.
 Model quiz_cnn() {
   Model m;
@@ -352,15 +366,7 @@ TEST_CASE("import: reshape, transpose, concat, scales, identity and constants") 
 }
 
 TEST_CASE("import: Split becomes one narrow() per part (sizes given, or equal parts)") {
-  Model m;
-  m.input("x", {1, 16, 96});
-  m.weight("w", {96, 96});
-  m.int64s("sizes", {32, 32, 32});
-  m.node("MatMul", {"x", "w"}, {"qkv"}, "qkv");
-  m.node("Split", {"qkv", "sizes"}, {"q", "k", "v"}, "split", {one("axis", -1)});
-  m.node("Add", {"q", "k"}, {"qk"}, "add");
-  m.node("Add", {"qk", "v"}, {"y"}, "add2");
-  m.output("y", {1, 16, 32});
+  Model m = qkv_split();
   const import::OnnxImport imported = import_model(m);
   const graph::Graph g = parse(imported);
   CHECK(count_ops(g, OpKind::Slice) == 3);
@@ -408,15 +414,7 @@ TEST_CASE("import: ONNX's own shape inference agrees with tilescope's on every c
           "the shapes of " + std::to_string(count) + " values agree with ONNX's shape inference");
   }
   // A Split's parts are values of their own: MatMul, Split (3), Add, Add.
-  Model m;
-  m.input("x", {1, 16, 96});
-  m.weight("w", {96, 96});
-  m.int64s("sizes", {32, 32, 32});
-  m.node("MatMul", {"x", "w"}, {"qkv"}, "qkv");
-  m.node("Split", {"qkv", "sizes"}, {"q", "k", "v"}, "split", {one("axis", -1)});
-  m.node("Add", {"q", "k"}, {"qk"}, "add");
-  m.node("Add", {"qk", "v"}, {"y"}, "add2");
-  m.output("y", {1, 16, 32});
+  Model m = qkv_split();
   CHECK(import_model(m).shapes_checked == 1 + 3 + 2);
   // Opset 18's Split (num_outputs) is newer than Debian's ONNX library, whose inference stops
   // there: the values it could not check are counted in the message, not passed over.
