@@ -10,6 +10,7 @@
 #include "app/core/autotune.h"
 #include "app/core/jobs.h"
 #include "app/core/verify_tolerance.h"
+#include "sim/io/format.h"
 #include "sim/io/input.h"
 #include "sim/predict/machine.h"
 #include "sim/pipeline.h"
@@ -116,13 +117,6 @@ core::AutotuneGrid run_sweep(const std::string& what, core::Job<core::AutotuneGr
   if (!shown.empty()) std::fputs("\r\033[K", stderr);
   if (!grid) throw AutotuneError(what + " failed: " + error);
   return std::move(*grid);
-}
-
-// `text` right-aligned in `width` columns (code points: "µs" is one column, two bytes).
-std::string pad_left(const std::string& text, size_t width) {
-  size_t columns = 0;
-  for (unsigned char c : text) columns += (c & 0xC0) != 0x80 ? 1 : 0;
-  return std::string(width > columns ? width - columns : 0, ' ') + text;
 }
 
 nlohmann::json point_json(const core::AutotunePoint& p) {
@@ -268,21 +262,21 @@ void print_autotune_table(std::ostream& out, const schedule::Kernel& k,
   const auto cell = [](const std::string& text, size_t width) {
     return text + std::string(width > text.size() ? width - text.size() : 0, ' ');
   };
-  out << "\n  " << cell("step", step_w) << "  " << pad_left("predicted", 10) << "  "
-      << (hw ? cell("predicted by", 40) + "  " + pad_left("measured", 10) + "  measured by"
+  out << "\n  " << cell("step", step_w) << "  " << io::pad_left("predicted", 10) << "  "
+      << (hw ? cell("predicted by", 40) + "  " + io::pad_left("measured", 10) + "  measured by"
              : std::string("predicted by"))
       << "\n";
   for (const core::AutotunePoint& p : sim.points) {
-    out << "  " << cell(p.step, step_w) << "  " << pad_left(time_cell(p), 10) << "  ";
+    out << "  " << cell(p.step, step_w) << "  " << io::pad_left(time_cell(p), 10) << "  ";
     if (!hw) {
       out << detail_cell(p) << "\n";
       continue;
     }
     out << cell(detail_cell(p), 40) << "  ";
     if (const core::AutotunePoint* h = hw->find(p.tile_a, p.tile_b))
-      out << pad_left(time_cell(*h), 10) << "  " << detail_cell(*h) << "\n";
+      out << io::pad_left(time_cell(*h), 10) << "  " << detail_cell(*h) << "\n";
     else
-      out << pad_left("-", 10) << "  (not in the measured grid)\n";
+      out << io::pad_left("-", 10) << "  (not in the measured grid)\n";
   }
   out << "\n";
 }

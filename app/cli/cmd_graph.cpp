@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "sim/graph/autodiff.h"
+#include "sim/io/format.h"
 #include "sim/pipeline.h"
 
 #include <nlohmann/json.hpp>
@@ -122,10 +123,7 @@ void print_table(const Graph& g, const GraphFlags& flags, std::ostream& os) {
                      fixed(share(r.cost.flops, total.cost.flops), 1) + "%"});
   }
   // Column widths in characters; the arrow is one character but three bytes.
-  auto width = [](const std::string& s) {
-    return static_cast<size_t>(std::count_if(
-        s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-  };
+  auto width = [](const std::string& s) { return io::text_columns(s); };
   std::vector<size_t> widths(header.size());
   for (size_t c = 0; c < header.size(); ++c) {
     widths[c] = width(header[c]);

@@ -27,13 +27,6 @@ struct TraceFlags {
   bool json = false;
 };
 
-// `s` padded with spaces to `width` columns: UTF-8 continuation bytes ("µs") take none.
-std::string padded(const std::string& s, size_t width) {
-  size_t cols = 0;
-  for (unsigned char c : s) cols += (c & 0xC0) != 0x80;
-  return cols < width ? s + std::string(width - cols, ' ') : s;
-}
-
 std::string pct(double share) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * share);
@@ -128,10 +121,10 @@ void print(const import::ProfilerTrace& t, const import::TraceMapping& m) {
       }
     }
     if (!n.shared_with.empty()) ran = "(in " + n.shared_with + "'s operator)";
-    std::cout << padded(n.tensor, 28) << " "
-              << padded(n.trace_ops.empty() ? "-" : us(n.measured_us), 10) << " "
-              << padded(n.trace_ops.empty() ? "-" : pct(n.measured_share), 10) << " "
-              << padded(pct(n.predicted_share), 10) << "  " << ran << "\n";
+    std::cout << io::pad_right(n.tensor, 28) << " "
+              << io::pad_right(n.trace_ops.empty() ? "-" : us(n.measured_us), 10) << " "
+              << io::pad_right(n.trace_ops.empty() ? "-" : pct(n.measured_share), 10) << " "
+              << io::pad_right(pct(n.predicted_share), 10) << "  " << ran << "\n";
   }
   std::cout << "\nmapped to the model's nodes: " << pct(m.mapped_time_share) << " of "
             << m.time_basis << "; predicted shares: roofline time per node on " << m.machine

@@ -9,6 +9,7 @@
 #include "lesson_grade_cmd.h"
 #include "lesson_handout_cmd.h"
 
+#include "sim/io/format.h"
 #include "sim/lesson/check_functions.h"
 #include "sim/lesson/checker.h"
 #include "sim/lesson/concepts.h"
@@ -319,13 +320,6 @@ int run_check(const LessonFlags& f) {
 
 // [SECTION] lesson list, lesson show
 
-// Pads to `width` columns counting code points, not bytes, so titles with "—" line up.
-std::string padded(const std::string& s, size_t width) {
-  size_t columns = 0;
-  for (unsigned char c : s) columns += (c & 0xC0) != 0x80 ? 1 : 0;
-  return columns >= width ? s : s + std::string(width - columns, ' ');
-}
-
 // The concept table of lessons/README.md from lessons/concepts.txt and the steps' teaches=.
 int run_concepts(const LessonFlags& f) {
   const std::string dir = lessons_dir(f.dir);
@@ -359,7 +353,7 @@ int run_list(const LessonFlags& f) {
         predicts += b.kind == BlockKind::Predict ? 1 : 0;
         checkpoints += b.kind == BlockKind::Checkpoint ? 1 : 0;
       }
-      std::cout << padded(l.id, 28) << " " << padded(l.title, 52) << " " << padded(l.level, 12)
+      std::cout << io::pad_right(l.id, 28) << " " << io::pad_right(l.title, 52) << " " << io::pad_right(l.level, 12)
                 << " " << l.minutes << " min  " << l.steps.size() << " steps, " << checks
                 << " checks, " << predicts << (predicts == 1 ? " prediction, " : " predictions, ")
                 << checkpoints << (checkpoints == 1 ? " checkpoint" : " checkpoints") << "\n";

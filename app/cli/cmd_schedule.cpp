@@ -4,6 +4,7 @@
 #include "work_limits.h"
 
 #include "sim/graph/eval.h"
+#include "sim/io/format.h"
 #include "sim/io/input.h"
 #include "sim/predict/machine.h"
 #include "sim/predict/simulate.h"
@@ -51,8 +52,7 @@ std::string read_text(const std::string& path) {
 
 std::string rule(const std::string& title) {
   std::string s = "── " + title + " ";
-  size_t width = 0;  // code points, not bytes
-  for (unsigned char c : s) width += (c & 0xC0) != 0x80 ? 1 : 0;
+  size_t width = io::text_columns(s);  // code points, not bytes
   while (width++ < 96) s += "─";
   return s;
 }

@@ -1,4 +1,4 @@
-// format_bytes: binary units, three significant digits; format_rate; format_ms.
+// format_bytes: binary units, three significant digits; format_rate; format_ms; text columns.
 #include "sim/io/format.h"
 
 #include <cmath>
@@ -42,6 +42,22 @@ std::string format_bytes(double bytes) {
   else
     std::snprintf(buf, sizeof buf, "%s%.3g %s", sign, v, kUnits[unit]);
   return buf;
+}
+
+size_t text_columns(std::string_view text) {
+  size_t columns = 0;
+  for (unsigned char c : text) columns += (c & 0xC0) != 0x80 ? 1 : 0;  // not a continuation byte
+  return columns;
+}
+
+std::string pad_right(const std::string& text, size_t width) {
+  const size_t columns = text_columns(text);
+  return columns >= width ? text : text + std::string(width - columns, ' ');
+}
+
+std::string pad_left(const std::string& text, size_t width) {
+  const size_t columns = text_columns(text);
+  return columns >= width ? text : std::string(width - columns, ' ') + text;
 }
 
 }  // namespace tilescope::io

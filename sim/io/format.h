@@ -1,7 +1,10 @@
-// The one way tilescope writes a byte count for people: binary units, three significant digits.
+// The one way tilescope writes a byte count for people: binary units, three significant digits;
+// durations and rates likewise, and text padded to terminal columns.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace tilescope::io {
 
@@ -19,5 +22,13 @@ std::string format_rate(double bytes_per_s);
 // A duration in milliseconds: "120 ms", "1.94 ms", "310.5 µs" (the Timings view, the counters
 // table's times).
 std::string format_ms(double ms);
+
+// Columns a text takes in a terminal, counted in code points: "µs" and "→" are one column, not the
+// two and three bytes UTF-8 spends on them. The CLI's tables line up by it.
+size_t text_columns(std::string_view text);
+// `text` padded with spaces to `width` columns, on the right (left-aligned) or on the left
+// (right-aligned); a text already as wide comes back as it is.
+std::string pad_right(const std::string& text, size_t width);
+std::string pad_left(const std::string& text, size_t width);
 
 }  // namespace tilescope::io

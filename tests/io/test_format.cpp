@@ -35,3 +35,16 @@ TEST_CASE("signs and non-finite counts") {
   CHECK(format_bytes(std::numeric_limits<double>::infinity()) == "inf B");
   CHECK(format_bytes(std::nan("")) == "NaN B");
 }
+
+TEST_CASE("text columns: code points, not bytes; padding on either side") {
+  using tilescope::io::pad_left;
+  using tilescope::io::pad_right;
+  using tilescope::io::text_columns;
+  CHECK(text_columns("") == 0);
+  CHECK(text_columns("13.6 µs") == 7);  // µ is two bytes, one column
+  CHECK(text_columns("x → y") == 5);    // → is three bytes
+  CHECK(pad_right("1.9 µs", 8) == "1.9 µs  ");
+  CHECK(pad_left("1.9 µs", 8) == "  1.9 µs");
+  CHECK(pad_right("already wide", 4) == "already wide");
+  CHECK(pad_left("already wide", 4) == "already wide");
+}
