@@ -64,7 +64,7 @@ nlohmann::json to_json(const import::ProfilerTrace& t, const import::TraceMappin
       ops.push_back({{"name", op.name},
                      {"dur_us", op.dur_us},
                      {"worker", op.worker()},
-                     {"folded", std::count(n.folded_ops.begin(), n.folded_ops.end(), ti) > 0},
+                     {"folded", n.folded(ti)},
                      {"kernels", kernels}});
     }
     nodes.push_back({{"line", n.line},
@@ -105,8 +105,7 @@ void print(const import::ProfilerTrace& t, const import::TraceMapping& m) {
     for (int ti : n.trace_ops) {
       const auto& op = t.ops[size_t(ti)];
       ran += (ran.empty() ? "" : "; ") + op.name;
-      if (std::count(n.folded_ops.begin(), n.folded_ops.end(), ti))
-        ran += " (folded into this node by the exporter, run on its own)";
+      if (n.folded(ti)) ran += " (folded into this node by the exporter, run on its own)";
       if (!t.gpu && !op.worker().empty()) {
         const import::KernelName e = import::explain_kernel(op.worker());
         ran +=

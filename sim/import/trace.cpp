@@ -191,6 +191,10 @@ std::string TraceOp::worker() const {
   return w;
 }
 
+int launches(const ProfilerTrace& trace, const TraceOp& op) {
+  return trace.gpu ? int(op.kernels.size()) : 1;
+}
+
 ProfilerTrace read_profiler_trace_file(const std::string& path) {
   io::TextInput in = io::read_text_input(path, kMaxTraceBytes, "a profiler trace");
   if (!in.ok) throw graph::GraphError(graph::SourceLoc{path, 0, 0}, in.error);

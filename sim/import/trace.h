@@ -16,6 +16,7 @@
 #include "sim/graph/graph.h"
 #include "sim/predict/machine.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <string_view>
@@ -56,6 +57,9 @@ struct ProfilerTrace {
   std::vector<std::string> notes;
 };
 
+// What one framework operator launched: its GPU kernels, or itself in a CPU-only trace.
+int launches(const ProfilerTrace& trace, const TraceOp& op);
+
 // Reads a Chrome trace; graph::GraphError located at `source` for JSON that is not a profiler
 // trace (no operator events, malformed).
 ProfilerTrace read_profiler_trace(std::string_view json_text, const std::string& source);
@@ -80,6 +84,9 @@ struct NodeTime {
   // Those of trace_ops that the exporter folded into this node and the framework ran on their own
   // (an eval-mode aten::batch_norm after a convolution).
   std::vector<int> folded_ops;
+  bool folded(int trace_op) const {
+    return std::find(folded_ops.begin(), folded_ops.end(), trace_op) != folded_ops.end();
+  }
   std::string shared_with;  // "" or the tensor of the node whose operator also ran this one
   double measured_us = 0, measured_share = 0;
   double predicted_s = 0, predicted_share = 0;  // roofline time on the machine, and its share

@@ -118,10 +118,9 @@ std::vector<FusionHint> fusion_hints(const graph::Graph& g, const ProfilerTrace&
       h.round_trip_bytes += 2.0 * out_bytes;
     };
     for (int ti : gemm.trace_ops) {
-      const bool folded = std::count(gemm.folded_ops.begin(), gemm.folded_ops.end(), ti) > 0;
       const TraceOp& op = trace.ops[size_t(ti)];
-      if (folded) {
-        add_step("BatchNorm", trace.gpu ? int(op.kernels.size()) : 1);
+      if (gemm.folded(ti)) {
+        add_step("BatchNorm", launches(trace, op));
         continue;
       }
       for (int kk : op.kernels) {  // GPU: the element-wise kernels of the GEMM's own operator
@@ -144,10 +143,7 @@ std::vector<FusionHint> fusion_hints(const graph::Graph& g, const ProfilerTrace&
       }
       if (n.trace_ops.empty()) break;
       h.chain.push_back(n.tensor);
-      int launches = 0;
-      for (int ti : n.trace_ops)
-        launches += trace.gpu ? int(trace.ops[size_t(ti)].kernels.size()) : 1;
-      h.launches += launches;
+      for (int ti : n.trace_ops) h.launches += launches(trace, trace.ops[size_t(ti)]);
       h.steps.push_back(graph::op_kind_name(op.kind));
       h.round_trip_bytes += 2.0 * double(g.tensor(prev).bytes());
       prev = g.op(n.ops.back()).outputs[0];

@@ -37,9 +37,8 @@ const import::NodeTime& node_of(const MappedTrace& t, const graph::Graph& g,
 
 // Kernels (GPU trace) or operators (CPU trace) that ran for a node.
 double launches_of(const MappedTrace& t, const import::NodeTime& n) {
-  if (!t.trace.gpu) return double(n.trace_ops.size());
   double k = 0;
-  for (int i : n.trace_ops) k += double(t.trace.ops[size_t(i)].kernels.size());
+  for (int i : n.trace_ops) k += import::launches(t.trace, t.trace.ops[size_t(i)]);
   return k;
 }
 
@@ -92,21 +91,19 @@ Value eval_trace(CheckCall& call) {
   const MappedTrace& t = call.trace(call.str(0));
   const std::string& f = call.name();
   const bool has_op = call.e.positional() > 1;
-  const graph::Graph* g = has_op ? &call.graph_of(call.model_for()) : nullptr;
-  if (f == "trace_time")
-    return Value::of(1e-6 *
-                     (has_op ? node_of(t, *g, call.e.args[1].text).measured_us : t.map.total_us));
-  if (f == "trace_share") return Value::of(node_of(t, *g, call.e.args[1].text).measured_share);
-  if (f == "trace_predicted_share")
-    return Value::of(node_of(t, *g, call.e.args[1].text).predicted_share);
+  // The line holding the call's op (its second argument).
+  auto node = [&]() -> const import::NodeTime& {
+    return node_of(t, call.graph_of(call.model_for()), call.e.args[1].text);
+  };
+  if (f == "trace_time") return Value::of(1e-6 * (has_op ? node().measured_us : t.map.total_us));
+  if (f == "trace_share") return Value::of(node().measured_share);
+  if (f == "trace_predicted_share") return Value::of(node().predicted_share);
   if (f == "trace_launches") {
-    if (has_op) return Value::of(launches_of(t, node_of(t, *g, call.e.args[1].text)));
+    if (has_op) return Value::of(launches_of(t, node()));
     return Value::of(double(t.trace.gpu ? t.trace.kernels.size() : t.trace.ops.size()));
   }
-  if (f == "trace_kernel") return Value::of(longest_of(t, node_of(t, *g, call.e.args[1].text)));
-  if (f == "trace_library")
-    return Value::of(
-        import::explain_kernel(longest_of(t, node_of(t, *g, call.e.args[1].text))).library);
+  if (f == "trace_kernel") return Value::of(longest_of(t, node()));
+  if (f == "trace_library") return Value::of(import::explain_kernel(longest_of(t, node())).library);
   if (f == "trace_heaviest") {
     if (t.map.nodes.empty()) throw EvalError{"the model has no ops"};
     const auto heaviest =

@@ -201,7 +201,7 @@ void draw_trace_inspector(ViewContext& ctx, const Rect& rect) {
     const import::TraceOp& op = trace.ops[size_t(ti)];
     section_heading(ctx, op.name.c_str());
     ImGui::Text("%s on the CPU", time_text(op.dur_us).c_str());
-    if (std::count(n.folded_ops.begin(), n.folded_ops.end(), ti))
+    if (n.folded(ti))
       text_wrapped(
           "The exporter folded this operator into the node; the framework ran it on its "
           "own, after it.");
