@@ -1,72 +1,73 @@
-// Side analyses that run beside a cache level only when asked: the fully-associative LRU shadow
-// used to split misses into compulsory / capacity / conflict (3C), and the reuse-distance
-// histogram. Both are O(1) or O(log n) per access and bounded in memory by the distinct lines.
+// The side analysis that runs beside a cache level only when asked: reuse (stack) distances, from
+// which both the reuse-distance histogram and the compulsory / capacity / conflict split (3C) are
+// read — a same-size fully-associative LRU cache hits exactly when the distance is below its
+// capacity in lines, so one structure answers both.
 #pragma once
 
 #include "sim/memory/line_map.h"
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
 namespace tilescope::memory {
 
-// A fully-associative LRU cache of `capacity` lines that only answers "would this hit?".
-// A hash map finds the node and an intrusive doubly linked list keeps recency, so an access is
-// O(1) whatever the capacity (a 50 MB L2 shadow has 400 K lines).
-class FullyAssociativeLru {
- public:
-  explicit FullyAssociativeLru(uint64_t capacity_lines);
-  // Records an access to `line`; returns whether it hit.
-  bool access(uint64_t line);
-  uint64_t capacity() const { return m_capacity; }
-
- private:
-  static constexpr uint32_t kNil = ~uint32_t{0};
-  void unlink(uint32_t n);
-  void push_front(uint32_t n);
-
-  uint64_t m_capacity;
-  LineMap m_index;  // line → node
-  std::vector<uint64_t> m_line;
-  std::vector<uint32_t> m_prev, m_next;
-  uint32_t m_head = kNil, m_tail = kNil;
-};
-
 // Reuse (stack) distance: for each access, the number of distinct lines touched since the previous
-// access to the same line (0 = touched again right away; "cold" = never touched before).
+// access to the same line (0 = touched again right away; "cold" = never touched before) — the
+// line's depth in an LRU stack of every line.
 //
-// Fenwick tree over "last use" times: each line marks the time of its latest access, so the
-// distance is the count of marks strictly between the previous use and now — O(log n) per access.
-// Times are renumbered (compacted) when the tree fills, so memory is O(distinct lines), not
-// O(trace length).
+// The top of that stack (kFront lines) is a small array searched and rotated in place: loop nests
+// reuse a handful of lines most of the time (a GEMM's inner loop alternates between two), and such
+// an access costs a few compares. The rest of the stack is a Fenwick tree over "last use" times:
+// a line leaving the front marks the next time, so the marks keep the stack's order, and a deeper
+// line's distance is kFront plus the marks after its own — O(log n). Times are renumbered in one
+// linear pass (compacted) when the tree fills, so memory is O(distinct lines), not O(trace length).
 class ReuseDistance {
  public:
   static constexpr int kBuckets = 64;
+  static constexpr uint32_t kFront = 8;
   // Bucket b holds distances d with bit_width(d) == b: b0 = {0}, b1 = {1}, b2 = [2,3], b3 = [4,7]…
-  static int bucket_of(uint64_t distance);
+  static int bucket_of(uint64_t distance) {
+    const int b = static_cast<int>(std::bit_width(distance));
+    return b < kBuckets ? b : kBuckets - 1;
+  }
   static uint64_t bucket_low(int b) { return b == 0 ? 0 : uint64_t{1} << (b - 1); }
   static uint64_t bucket_high(int b) { return b == 0 ? 0 : (uint64_t{1} << b) - 1; }
 
   ReuseDistance();
   // Returns the distance, or kCold for a first touch; also adds it to the histogram.
   static constexpr uint64_t kCold = ~uint64_t{0};
-  uint64_t access(uint64_t line);
-  // A repeat of the line accessed just before: distance 0 and no change to the tree, which lets
-  // the hierarchy's same-line fast path skip the tree entirely.
-  void repeat_last() { ++m_histogram[0]; }
+  uint64_t access(uint64_t line) {
+    // The common case inline: the line is at the top of the stack.
+    for (uint32_t p = 0; p < m_front_size; ++p) {
+      if (m_front[p] != line) continue;
+      for (uint32_t q = p; q > 0; --q) m_front[q] = m_front[q - 1];
+      m_front[0] = line;
+      ++m_histogram[bucket_of(p)];
+      return p;
+    }
+    return access_deep(line);
+  }
 
   const std::array<uint64_t, kBuckets>& histogram() const { return m_histogram; }
   uint64_t cold() const { return m_cold; }
 
  private:
+  static constexpr uint64_t kInFront = ~uint64_t{0};  // m_last's value for a line in m_front
+  uint64_t access_deep(uint64_t line);
+  void mark(uint64_t line);  // `line` leaves the front: it takes the next time
   void add(uint64_t pos, int32_t delta);
   int64_t prefix(uint64_t pos) const;  // sum of marks at positions [0, pos]
   void compact();
 
-  LineMap m_last;               // line → time of last use
-  std::vector<int32_t> m_tree;  // Fenwick tree, 1-based inside
-  uint64_t m_now = 0;
+  std::array<uint64_t, kFront> m_front{};  // most recent first
+  uint32_t m_front_size = 0;
+  LineMap m_last;                 // line → time of last use (tree position), or kInFront
+  std::vector<int32_t> m_tree;    // Fenwick tree, 1-based inside
+  std::vector<uint64_t> m_owner;  // time → the line marked there, kInFront once unmarked
+  uint64_t m_now = 0;             // next time to mark
+  uint64_t m_marks = 0;           // lines in the tree
   std::array<uint64_t, kBuckets> m_histogram{};
   uint64_t m_cold = 0;
 };

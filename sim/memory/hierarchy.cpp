@@ -113,9 +113,12 @@ struct Hierarchy::Level {
   bool write_allocate = true;
   bool inclusive = false;
   bool drop_writebacks = false;
-  std::unique_ptr<LineMap> seen;                // 3C: sectors ever accessed
-  std::unique_ptr<FullyAssociativeLru> shadow;  // 3C: same-size fully-associative LRU
+  // 3C and the reuse histogram: a unit (sector) is a compulsory miss on its first touch, and a
+  // same-size fully-associative LRU cache would hit it exactly when fewer than `shadow_units`
+  // other units were touched since its last use (its reuse distance).
   std::unique_ptr<ReuseDistance> reuse;
+  uint64_t shadow_units = 0;
+  bool classify = false;
   // Same-line fast path (level 0 only): the sector touched by the previous access and its way.
   uint64_t last_unit = kNoUnit;
   uint64_t last_way = 0;
@@ -135,11 +138,10 @@ Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
     level->write_allocate = c.write_allocate;
     level->inclusive = c.inclusion == Inclusion::Inclusive;
     level->drop_writebacks = !c.writebacks_to_next;
-    if (options.classify_misses) {
-      level->seen = std::make_unique<LineMap>(1024);
-      level->shadow = std::make_unique<FullyAssociativeLru>(c.size_bytes / c.sector_size());
-    }
-    if (options.reuse_distance) level->reuse = std::make_unique<ReuseDistance>();
+    level->classify = options.classify_misses;
+    level->shadow_units = c.size_bytes / c.sector_size();
+    if (options.classify_misses || options.reuse_distance)
+      level->reuse = std::make_unique<ReuseDistance>();
     m_levels.push_back(std::move(level));
   }
   m_fast = !options.force_general_path && !options.classify_misses && !options.reuse_distance;
@@ -199,11 +201,9 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
   const uint32_t sector_bits = l0.sector_bits;
   const uint64_t sector_mask = (uint64_t{1} << sector_bits) - 1;
   const bool write_back = l0.write_back;
-  // Without side analyses, a hit on the most recently used way of its set needs no replacement
-  // update (see Cache::mru()), whatever other streams touched other sets in between — so the A/B/C
-  // streams of a loop nest all take this path. The 3C shadow and the reuse histogram do see every
-  // access, so with them only a repeat of the previous access is short-cut.
-  const bool mru_path = !l0.seen && !l0.reuse;
+  // A hit on the most recently used way of its set needs no replacement update (see Cache::mru()),
+  // whatever other streams touched other sets in between — so the A/B/C streams of a loop nest
+  // all take this path. The reuse distances (and the 3C split read from them) see every access.
   ReuseDistance* const reuse = l0.reuse.get();
   const Cache& c0 = l0.cache;
   const SetIndex set_of = c0.set_index();
@@ -234,13 +234,11 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
         hit = true;
         way = last_way;
         sbit = last_sbit;
-      } else if (mru_path) {
+      } else {
         const uint64_t line = unit >> sector_bits;
         way = mru[set_of(line)];
         sbit = 1u << (unit & sector_mask);
         hit = tags[way] == Cache::stored_tag(line) && (valid[way] & sbit) != 0;
-      } else {
-        hit = false;
       }
       if (hit && t < tensors) [[likely]] {
         Counters& c = counters[t];
@@ -252,7 +250,7 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
           ++c.reads;
           c.read_bytes += a.size;
         }
-        if (reuse) reuse->repeat_last();
+        if (reuse) reuse->access(unit);
         continue;
       }
     }
@@ -616,11 +614,11 @@ void Hierarchy::unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t byt
     c->read_bytes += bytes;
   }
   bool first_touch = false, shadow_hit = false;
-  if (L.seen) {
-    first_touch = L.seen->insert(unit, 0);
-    shadow_hit = L.shadow->access(unit);
+  if (L.reuse) {
+    const uint64_t distance = L.reuse->access(unit);
+    first_touch = distance == ReuseDistance::kCold;
+    shadow_hit = distance < L.shadow_units;
   }
-  if (L.reuse) L.reuse->access(unit);
 
   const uint64_t line = unit >> L.sector_bits;
   const uint32_t sbit = 1u << (unit & ((1u << L.sector_bits) - 1));
@@ -645,7 +643,7 @@ void Hierarchy::unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t byt
   }
 
   ++c->misses;
-  if (L.seen) ++(first_touch ? c->compulsory : !shadow_hit ? c->capacity : c->conflict);
+  if (L.classify) ++(first_touch ? c->compulsory : !shadow_hit ? c->capacity : c->conflict);
   const bool fetch = !(write && bytes == L.sector_bytes);
   uint64_t way;
   if (found >= 0) {
@@ -816,7 +814,7 @@ size_t Hierarchy::cache_memory_bytes() const {
 }
 
 const ReuseDistance* Hierarchy::reuse(int level) const {
-  return m_levels.at(level)->reuse.get();
+  return m_options.reuse_distance ? m_levels.at(level)->reuse.get() : nullptr;
 }
 
 std::vector<ResidentLine> Hierarchy::resident_lines(int level) const {

@@ -50,7 +50,7 @@ struct HierarchyConfig {
 };
 
 struct HierarchyOptions {
-  bool classify_misses = false;  // 3C split (costs a hash lookup and a shadow cache per access)
+  bool classify_misses = false;  // 3C split (read from each level's reuse distances)
   bool reuse_distance = false;   // reuse-distance histogram per level
   // Always take the general request path, even where the specialised one applies (see
   // Hierarchy::fast_path()). For tests that demand identical counters from both.

@@ -1,5 +1,5 @@
 // An open-addressing hash map from line numbers to 64-bit values, for the simulator's side tables
-// (first-touch set, fully-associative shadow, reuse-distance last use, large-associativity index).
+// (reuse-distance last use, large-associativity index).
 //
 // std::unordered_map allocates a node per insert; this keeps two flat arrays, probes linearly and
 // deletes by backward shifting, so lookups touch one or two cache lines and never allocate.

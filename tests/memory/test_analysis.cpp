@@ -1,9 +1,11 @@
-// Reuse distance (Fenwick tree) and the fully-associative LRU shadow against naive references.
+// Reuse distance (a front array and a Fenwick tree) against naive references: a list-based LRU
+// stack, and the fully-associative LRU cache that the 3C split reads from it.
 #include <doctest/doctest.h>
 
 #include "sim/memory/analysis.h"
 
 #include <algorithm>
+#include <array>
 #include <random>
 #include <set>
 #include <vector>
@@ -49,10 +51,11 @@ TEST_CASE("reuse distance equals the naive count of distinct lines since the las
   }
 }
 
-TEST_CASE("fully-associative LRU shadow matches a list-based LRU") {
+TEST_CASE("a distance below the capacity is a hit of a list-based fully-associative LRU") {
+  // The 3C split reads "a same-size fully-associative LRU would hit" as distance < capacity.
   std::mt19937_64 rng(5);
-  for (uint64_t capacity : {1, 3, 16, 100}) {
-    FullyAssociativeLru fa(capacity);
+  for (uint64_t capacity : {1, 3, 8, 9, 16, 100}) {
+    ReuseDistance r;
     std::vector<uint64_t> list;  // front = most recent
     for (int i = 0; i < 20000; ++i) {
       uint64_t line = rng() % (capacity * 2 + 1);
@@ -61,7 +64,39 @@ TEST_CASE("fully-associative LRU shadow matches a list-based LRU") {
       if (expect) list.erase(it);
       list.insert(list.begin(), line);
       if (list.size() > capacity) list.pop_back();
-      REQUIRE(fa.access(line) == expect);
+      CAPTURE(capacity);
+      CAPTURE(i);
+      REQUIRE((r.access(line) < capacity) == expect);
     }
+  }
+}
+
+TEST_CASE("reuse distance equals an LRU stack's depth on every access, across compactions") {
+  // Few or many live lines (the tree, 65536 times, compacts every few thousand to tens of thousands
+  // of accesses), with runs that stay inside the front array and jumps far behind it.
+  for (uint64_t universe : {12, 40, 3000}) {
+    std::mt19937_64 rng(universe);
+    ReuseDistance r;
+    std::vector<uint64_t> stack;  // front = most recent
+    std::array<uint64_t, ReuseDistance::kBuckets> histogram{};
+    uint64_t cold = 0;
+    for (int i = 0; i < 300000; ++i) {
+      const uint64_t line = rng() % 3 == 0 ? rng() % universe : (i / 7) % 10;
+      auto it = std::find(stack.begin(), stack.end(), line);
+      uint64_t expect = ReuseDistance::kCold;
+      if (it != stack.end()) {
+        expect = uint64_t(it - stack.begin());
+        stack.erase(it);
+        ++histogram[ReuseDistance::bucket_of(expect)];
+      } else {
+        ++cold;
+      }
+      stack.insert(stack.begin(), line);
+      CAPTURE(universe);
+      CAPTURE(i);
+      REQUIRE(r.access(line) == expect);
+    }
+    CHECK(r.histogram() == histogram);
+    CHECK(r.cold() == cold);
   }
 }
