@@ -236,9 +236,24 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
         sbit = last_sbit;
       } else {
         const uint64_t line = unit >> sector_bits;
-        way = mru[set_of(line)];
+        const uint64_t set = set_of(line);
+        way = mru[set];
         sbit = 1u << (unit & sector_mask);
         hit = tags[way] == Cache::stored_tag(line) && (valid[way] & sbit) != 0;
+        if (!hit) {
+          // A hit on another way of the set: unit_access's hit path without its generality (the
+          // replacement update, then the counters below). The line becomes its set's most
+          // recent, so it is the new "last slow-path sector".
+          const int64_t found = c0.find_in_set(set, line);
+          if (found >= 0 && (valid[found] & sbit) != 0 && t < tensors) {
+            l0.cache.touch_in_set(set, uint64_t(found));
+            hit = true;
+            way = uint64_t(found);
+            l0.last_unit = last_unit = unit;
+            l0.last_way = last_way = way;
+            l0.last_sbit = last_sbit = sbit;
+          }
+        }
       }
       if (hit && t < tensors) [[likely]] {
         Counters& c = counters[t];

@@ -216,31 +216,66 @@ class Tracer {
     return t;
   }
 
-  Target global_target(int tensor, const std::vector<int64_t>& g) {
+  Target global_target(int tensor, const int64_t* g, size_t dims) {
     const KernelTensor& kt = m_k.tensors[size_t(tensor)];
     int64_t off = 0;
-    for (size_t d = 0; d < g.size(); ++d) off += g[d] * kt.strides[d];
+    for (size_t d = 0; d < dims; ++d) off += g[d] * kt.strides[d];
     return {true, m_layout.tensor_base[size_t(tensor)] + uint64_t(off) * 4, AddressSpace::Global,
             tag(kt)};
   }
+  Target global_target(int tensor, const std::vector<int64_t>& g) {
+    return global_target(tensor, g.data(), g.size());
+  }
 
-  Target load_target(const VExpr& l) {
+  // A load's target at the current loop values with its bounds left to the caller: the address
+  // (as if in range) and, for each dimension that needs a check, the index and its limit.
+  static constexpr size_t kMaxDims = 8;
+  struct Unchecked {
+    Target target;
+    size_t checks = 0;
+    int64_t index[kMaxDims] = {}, limit[kMaxDims] = {};
+  };
+  bool unchecked_load(const VExpr& l, Unchecked& u) {
     const graph::Shape& shape =
         l.computed ? m_k.computed[size_t(l.tensor)].shape : m_k.tensors[size_t(l.tensor)].shape;
-    std::vector<int64_t> g(l.index.size());
-    for (size_t d = 0; d < g.size(); ++d) {
+    if (l.index.size() > kMaxDims) return false;
+    int64_t g[kMaxDims];
+    u.checks = 0;
+    for (size_t d = 0; d < l.index.size(); ++d) {
       g[d] = m_env.eval(l.index[d]);
-      if ((d >= l.check_dims.size() || l.check_dims[d]) && (g[d] < 0 || g[d] >= shape[d]))
-        return {};
+      if (d >= l.check_dims.size() || l.check_dims[d]) {
+        u.index[u.checks] = g[d];
+        u.limit[u.checks++] = shape[d];
+      }
     }
     if (l.stage >= 0) {
       const StagePlacement& pl = m_lk.stages[size_t(l.stage)];
       int64_t off = 0;
       for (size_t d = 0; d < l.buffer_index.size(); ++d)
         off += m_env.eval(l.buffer_index[d]) * pl.strides[d];
-      return tile_target(pl, off);
+      u.target = tile_target(pl, off);
+    } else {
+      u.target = global_target(l.tensor, g, l.index.size());
     }
-    return global_target(l.tensor, g);
+    return true;
+  }
+
+  Target load_target(const VExpr& l) {
+    Unchecked u;
+    if (!unchecked_load(l, u)) {  // more dimensions than Unchecked holds: the long way
+      const graph::Shape& shape =
+          l.computed ? m_k.computed[size_t(l.tensor)].shape : m_k.tensors[size_t(l.tensor)].shape;
+      std::vector<int64_t> g(l.index.size());
+      for (size_t d = 0; d < g.size(); ++d) {
+        g[d] = m_env.eval(l.index[d]);
+        if ((d >= l.check_dims.size() || l.check_dims[d]) && (g[d] < 0 || g[d] >= shape[d]))
+          return {};
+      }
+      return global_target(l.tensor, g);
+    }
+    for (size_t c = 0; c < u.checks; ++c)
+      if (u.index[c] < 0 || u.index[c] >= u.limit[c]) return {};
+    return u.target;
   }
 
   Target store_target(const Phase& p) {
@@ -325,10 +360,118 @@ class Tracer {
     } while (!o.empty() && next_index(o, pl.extents));
   }
 
+  // [SECTION] CPU innermost loops
+  //
+  // A loop whose body is only statements makes the same accesses at every iteration, each at an
+  // address (and bounds-checked indices) affine in the loop's value: they are evaluated twice, at
+  // 0 and 1, and the loop then emits address0 + v × step without evaluating anything. The order and
+  // every access are stmt_cpu's; a double-buffered tile that flips with this loop, or a load of
+  // more than kMaxDims dimensions, keeps the general walk.
+  struct InnerAccess {
+    uint64_t addr = 0;
+    int64_t step = 0;  // bytes per iteration
+    AccessKind kind = AccessKind::Read;
+    AddressSpace space = AddressSpace::Global;
+    int tensor = -1;
+    bool acc = false;    // counts as an accumulator access (TraceSummary)
+    bool valid = false;  // false: no access (a register tile, a Reduce phase's store)
+    size_t checks = 0;
+    int64_t index[kMaxDims] = {}, index_step[kMaxDims] = {}, limit[kMaxDims] = {};
+  };
+
+  bool inner_loop(const Node& n) {
+    if (n.loop == m_step_loop || n.children.empty()) return false;
+    for (const Node& c : n.children)
+      if (c.kind != Node::Kind::Stmt) return false;
+    for (const Node& c : n.children)
+      for (const VExpr* l : m_cpu_sites[size_t(c.phase)]) {
+        if (l->kind != VExpr::Kind::Load) continue;
+        if (l->index.size() > kMaxDims) return false;
+        if (l->stage >= 0) {
+          const StagePlacement& pl = m_lk.stages[size_t(l->stage)];
+          if (pl.at == n.loop && m_k.stages[size_t(pl.spec)].double_buffer) return false;
+        }
+      }
+    return true;
+  }
+
+  // The accesses of one iteration of `n`'s statements at the loop's current value.
+  void inner_accesses(const Node& n, std::vector<InnerAccess>& out) {
+    out.clear();
+    const auto add = [&](const Target& t, AccessKind kind, bool acc) {
+      InnerAccess a;
+      a.valid = t.valid;
+      a.addr = t.addr;
+      a.kind = kind;
+      a.space = t.space;
+      a.tensor = t.tensor;
+      a.acc = acc;
+      out.push_back(a);
+    };
+    const auto acc = [&](int slot, AccessKind kind) {
+      add({true, acc_addr(slot), AddressSpace::Global, m_o.acc_tensor}, kind, true);
+    };
+    for (const Node& c : n.children) {
+      const Phase& ph = m_lk.phases[size_t(c.phase)].phase;
+      if (m_acc_traced && ph.kind == PhaseKind::Reduce) acc(ph.acc, AccessKind::Read);
+      for (const VExpr* l : m_cpu_sites[size_t(c.phase)]) {
+        if (l->kind == VExpr::Kind::Acc) {
+          acc(l->acc, AccessKind::Read);
+          continue;
+        }
+        Unchecked u;
+        unchecked_load(*l, u);
+        add(u.target, AccessKind::Read, false);
+        out.back().checks = u.checks;
+        std::copy(u.index, u.index + u.checks, out.back().index);
+        std::copy(u.limit, u.limit + u.checks, out.back().limit);
+      }
+      if (m_acc_traced && ph.kind != PhaseKind::Map) acc(ph.acc, AccessKind::Write);
+      const Target w = store_target(ph);
+      add(w, AccessKind::Write, false);
+    }
+  }
+
+  void walk_inner(const Node& n) {
+    const int64_t extent = m_k.loops[size_t(n.loop)].extent;
+    if (extent <= 0) return;
+    m_env.set_loop(n.loop, 0);
+    inner_accesses(n, m_inner);
+    if (extent > 1) {
+      m_env.set_loop(n.loop, 1);
+      inner_accesses(n, m_inner_next);
+      for (size_t i = 0; i < m_inner.size(); ++i) {
+        InnerAccess& a = m_inner[i];
+        const InnerAccess& b = m_inner_next[i];
+        a.step = int64_t(b.addr - a.addr);
+        for (size_t c = 0; c < a.checks; ++c) a.index_step[c] = b.index[c] - a.index[c];
+      }
+    }
+    // Registers and Reduce phases' stores make no access: they leave the list.
+    std::erase_if(m_inner, [](const InnerAccess& a) { return !a.valid; });
+    for (int64_t v = 0; v < extent; ++v) {
+      for (const InnerAccess& a : m_inner) {
+        bool in = true;
+        for (size_t c = 0; c < a.checks; ++c) {
+          const int64_t g = a.index[c] + v * a.index_step[c];
+          in = in && g >= 0 && g < a.limit[c];
+        }
+        if (!in) continue;
+        if (a.acc) (a.kind == AccessKind::Write ? m_sum.acc_writes : m_sum.acc_reads)++;
+        emit(a.addr + uint64_t(v * a.step), 4, a.kind, a.tensor, a.space);
+      }
+    }
+    m_env.set_loop(n.loop, extent - 1);
+  }
+
   void walk(const std::vector<Node>& nodes) {
     for (const Node& n : nodes) {
       switch (n.kind) {
         case Node::Kind::Loop:
+          if (inner_loop(n)) {
+            walk_inner(n);
+            break;
+          }
           for (int64_t v = 0; v < m_k.loops[size_t(n.loop)].extent; ++v) {
             m_env.set_loop(n.loop, v);
             if (n.loop == m_step_loop) step();
@@ -617,6 +760,7 @@ class Tracer {
   bool m_acc_traced = false;
   Affine m_acc_index;
   std::vector<Access> m_buf;
+  std::vector<InnerAccess> m_inner, m_inner_next;  // walk_inner's accesses at v = 0 and v = 1
   std::vector<memory::LaneAccess> m_shared_lanes;  // warp_access's scratch
   TraceSummary m_sum;
   int m_step_loop = -1;
