@@ -221,6 +221,12 @@ class Cache {
   // point away from it, and random replacement keeps no state. The hierarchy's fast path relies on
   // exactly this.
   uint64_t mru(uint64_t set) const { return m_mru[set]; }
+  // Nibble-order sets only: the way second in the set's order word (for LRU the second most
+  // recent), a cheap first guess before find_in_set() when mru() missed — a loop alternating
+  // between two lines of one set finds the other there. Any way is a correct guess to test.
+  uint64_t second_way(uint64_t set) const {
+    return set * m_ways + ((m_order[set] >> 4) & 15);
+  }
   // Replacement-state update for an access to `line` that hit `way`.
   void touch(uint64_t line, uint64_t way) { touch_in_set(set_of(line), way); }
   void touch_in_set(uint64_t set, uint64_t way) {

@@ -210,6 +210,7 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
   const uint64_t* const tags = c0.stored_tags();
   const uint32_t* const valid = c0.valid_masks();
   const uint32_t* const mru = c0.mru_ways();
+  const bool nibble = c0.nibble_order();
   uint32_t* const dirty = l0.cache.dirty_masks();
   // The fast path's state lives in locals: through members, every counter store (uint64_t)
   // could alias them and force reloads. They are refreshed after each slow-path access.
@@ -244,7 +245,10 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
           // A hit on another way of the set: unit_access's hit path without its generality (the
           // replacement update, then the counters below). The line becomes its set's most
           // recent, so it is the new "last slow-path sector".
-          const int64_t found = c0.find_in_set(set, line);
+          const uint64_t second = nibble ? c0.second_way(set) : 0;
+          const int64_t found = nibble && tags[second] == Cache::stored_tag(line)
+                                    ? int64_t(second)
+                                    : c0.find_in_set(set, line);
           if (found >= 0 && (valid[found] & sbit) != 0 && t < tensors) {
             l0.cache.touch_in_set(set, uint64_t(found));
             hit = true;
