@@ -4,6 +4,8 @@
 
 #include "sim/schedule/kernel.h"
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -27,19 +29,25 @@ class AffineEnv {
 
   // `a` must outlive the environment (it is cached by address).
   int64_t eval(const Affine& a) {
-    auto it = m_cache.find(&a);
-    if (it == m_cache.end()) {
-      Compiled c;
-      c.c = a.constant;
-      for (const auto& [n, k] : a.terms) {
-        auto s = m_slot.find(n);
-        if (s == m_slot.end()) throw ScheduleError("unknown loop variable '" + n + "'");
-        c.t.emplace_back(s->second, k);
+    // A direct-mapped table of recent expressions in front of the map: a trace walk evaluates the
+    // same few expressions millions of times, and a hash-map lookup would cost more than the sum.
+    Recent& r = m_recent[(reinterpret_cast<uintptr_t>(&a) >> 4) % kRecent];
+    if (r.key != &a) {
+      auto it = m_cache.find(&a);
+      if (it == m_cache.end()) {
+        Compiled c;
+        c.c = a.constant;
+        for (const auto& [n, k] : a.terms) {
+          auto s = m_slot.find(n);
+          if (s == m_slot.end()) throw ScheduleError("unknown loop variable '" + n + "'");
+          c.t.emplace_back(s->second, k);
+        }
+        it = m_cache.emplace(&a, std::move(c)).first;
       }
-      it = m_cache.emplace(&a, std::move(c)).first;
+      r = {&a, &it->second};  // map nodes never move
     }
-    int64_t v = it->second.c;
-    for (const auto& [s, k] : it->second.t) v += m_val[size_t(s)] * k;
+    int64_t v = r.code->c;
+    for (const auto& [s, k] : r.code->t) v += m_val[size_t(s)] * k;
     return v;
   }
 
@@ -48,9 +56,15 @@ class AffineEnv {
     int64_t c = 0;
     std::vector<std::pair<int, int64_t>> t;
   };
+  struct Recent {
+    const Affine* key = nullptr;
+    const Compiled* code = nullptr;
+  };
+  static constexpr size_t kRecent = 64;
   std::unordered_map<std::string, int> m_slot;
   std::vector<int64_t> m_val;
   std::unordered_map<const Affine*, Compiled> m_cache;
+  std::array<Recent, kRecent> m_recent{};
   int m_loops = 0;
 };
 

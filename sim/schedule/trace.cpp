@@ -531,7 +531,10 @@ class Tracer {
   // One warp instruction: lanes' targets → coalesced sectors (global) or lane accesses (shared).
   void warp_access(const std::vector<Target>& lanes, AccessKind kind, int32_t warp) {
     if (m_o.lane_detail) lane_detail(lanes, kind, warp);
-    std::vector<uint64_t> sectors, lines;
+    std::vector<uint64_t>& sectors = m_warp_sectors;
+    std::vector<uint64_t>& lines = m_warp_lines;
+    sectors.clear();
+    lines.clear();
     m_shared_lanes.clear();
     for (const Target& t : lanes) {
       if (!t.valid) continue;
@@ -584,7 +587,9 @@ class Tracer {
     const int64_t ws = m_o.warp_size;
     for (int64_t w0 = 0; w0 < m_nthreads; w0 += ws) {
       const int32_t warp = int32_t(m_pid * ((m_nthreads + ws - 1) / ws) + w0 / ws);
-      std::vector<std::vector<Target>> per_site(sites.size() + 1);
+      std::vector<std::vector<Target>>& per_site = m_per_site;  // scratch, kept between warps
+      per_site.resize(sites.size() + 1);
+      for (auto& lanes : per_site) lanes.clear();
       for (int64_t tid = w0; tid < std::min(w0 + ws, m_nthreads); ++tid) {
         set_lane(tid);
         if (!lane_active()) continue;
@@ -762,6 +767,8 @@ class Tracer {
   std::vector<Access> m_buf;
   std::vector<InnerAccess> m_inner, m_inner_next;  // walk_inner's accesses at v = 0 and v = 1
   std::vector<memory::LaneAccess> m_shared_lanes;  // warp_access's scratch
+  std::vector<uint64_t> m_warp_sectors, m_warp_lines;  // warp_access's scratch
+  std::vector<std::vector<Target>> m_per_site;          // stmt_gpu's scratch
   TraceSummary m_sum;
   int m_step_loop = -1;
   int m_gpu_step_loop = -1;  // GPU mode: a loop inside the block body stepped at (TraceOptions)
