@@ -360,13 +360,17 @@ class Tracer {
     } while (!o.empty() && next_index(o, pl.extents));
   }
 
-  // [SECTION] CPU innermost loops
+  // [SECTION] Innermost loops
   //
   // A loop whose body is only statements makes the same accesses at every iteration, each at an
   // address (and bounds-checked indices) affine in the loop's value: they are evaluated twice, at
   // 0 and 1, and the loop then emits address0 + v × step without evaluating anything. The order and
-  // every access are stmt_cpu's; a double-buffered tile that flips with this loop, or a load of
-  // more than kMaxDims dimensions, keeps the general walk.
+  // every access are stmt_cpu's (stmt_gpu's, lane by lane, for a GPU walk); a double-buffered tile
+  // that flips with this loop, a load of more than kMaxDims dimensions, or a GPU guard on thread
+  // indices keeps the general walk.
+  struct InnerCheck {
+    int64_t index = 0, step = 0, limit = 0;
+  };
   struct InnerAccess {
     uint64_t addr = 0;
     int64_t step = 0;  // bytes per iteration
@@ -375,12 +379,54 @@ class Tracer {
     int tensor = -1;
     bool acc = false;    // counts as an accumulator access (TraceSummary)
     bool valid = false;  // false: no access (a register tile, a Reduce phase's store)
-    size_t checks = 0;
-    int64_t index[kMaxDims] = {}, index_step[kMaxDims] = {}, limit[kMaxDims] = {};
+    uint32_t check_begin = 0, checks = 0;  // InnerLoop::checks
+  };
+  // One warp instruction of a GPU inner loop: lanes [begin, end) of InnerLoop::accesses.
+  struct InnerWarp {
+    size_t begin = 0, end = 0;
+    AccessKind kind = AccessKind::Read;
+    int32_t warp = -1;
+  };
+  struct InnerLoop {
+    std::vector<InnerAccess> accesses;
+    std::vector<InnerCheck> checks;
+    std::vector<InnerWarp> warps;
+    void clear() {
+      accesses.clear();
+      checks.clear();
+      warps.clear();
+    }
+    void add(const Target& t, AccessKind kind, bool acc) {
+      InnerAccess a;
+      a.valid = t.valid;
+      a.addr = t.addr;
+      a.kind = kind;
+      a.space = t.space;
+      a.tensor = t.tensor;
+      a.acc = acc;
+      a.check_begin = uint32_t(checks.size());
+      accesses.push_back(a);
+    }
+    bool in_range(const InnerAccess& a, int64_t v) const {
+      for (uint32_t c = a.check_begin; c < a.check_begin + a.checks; ++c) {
+        const int64_t g = checks[c].index + v * checks[c].step;
+        if (g < 0 || g >= checks[c].limit) return false;
+      }
+      return true;
+    }
   };
 
-  bool inner_loop(const Node& n) {
-    if (n.loop == m_step_loop || n.children.empty()) return false;
+  void add_load(InnerLoop& out, const VExpr& l) {
+    Unchecked u;
+    unchecked_load(l, u);
+    out.add(u.target, AccessKind::Read, false);
+    out.accesses.back().checks = uint32_t(u.checks);
+    for (size_t c = 0; c < u.checks; ++c) out.checks.push_back({u.index[c], 0, u.limit[c]});
+  }
+
+  bool inner_loop(const Node& n, bool gpu) {
+    if (n.loop == (gpu ? m_gpu_step_loop : m_step_loop) || n.children.empty()) return false;
+    if (gpu && !m_deferred.empty()) return false;
     for (const Node& c : n.children)
       if (c.kind != Node::Kind::Stmt) return false;
     for (const Node& c : n.children)
@@ -395,21 +441,12 @@ class Tracer {
     return true;
   }
 
-  // The accesses of one iteration of `n`'s statements at the loop's current value.
-  void inner_accesses(const Node& n, std::vector<InnerAccess>& out) {
+  // The accesses of one iteration of `n`'s statements at the loop's current value, as stmt_cpu
+  // makes them.
+  void inner_accesses_cpu(const Node& n, InnerLoop& out) {
     out.clear();
-    const auto add = [&](const Target& t, AccessKind kind, bool acc) {
-      InnerAccess a;
-      a.valid = t.valid;
-      a.addr = t.addr;
-      a.kind = kind;
-      a.space = t.space;
-      a.tensor = t.tensor;
-      a.acc = acc;
-      out.push_back(a);
-    };
     const auto acc = [&](int slot, AccessKind kind) {
-      add({true, acc_addr(slot), AddressSpace::Global, m_o.acc_tensor}, kind, true);
+      out.add({true, acc_addr(slot), AddressSpace::Global, m_o.acc_tensor}, kind, true);
     };
     for (const Node& c : n.children) {
       const Phase& ph = m_lk.phases[size_t(c.phase)].phase;
@@ -417,48 +454,86 @@ class Tracer {
       for (const VExpr* l : m_cpu_sites[size_t(c.phase)]) {
         if (l->kind == VExpr::Kind::Acc) {
           acc(l->acc, AccessKind::Read);
-          continue;
+        } else {
+          add_load(out, *l);
         }
-        Unchecked u;
-        unchecked_load(*l, u);
-        add(u.target, AccessKind::Read, false);
-        out.back().checks = u.checks;
-        std::copy(u.index, u.index + u.checks, out.back().index);
-        std::copy(u.limit, u.limit + u.checks, out.back().limit);
       }
       if (m_acc_traced && ph.kind != PhaseKind::Map) acc(ph.acc, AccessKind::Write);
-      const Target w = store_target(ph);
-      add(w, AccessKind::Write, false);
+      out.add(store_target(ph), AccessKind::Write, false);
     }
   }
 
-  void walk_inner(const Node& n) {
-    const int64_t extent = m_k.loops[size_t(n.loop)].extent;
-    if (extent <= 0) return;
-    m_env.set_loop(n.loop, 0);
-    inner_accesses(n, m_inner);
-    if (extent > 1) {
-      m_env.set_loop(n.loop, 1);
-      inner_accesses(n, m_inner_next);
-      for (size_t i = 0; i < m_inner.size(); ++i) {
-        InnerAccess& a = m_inner[i];
-        const InnerAccess& b = m_inner_next[i];
-        a.step = int64_t(b.addr - a.addr);
-        for (size_t c = 0; c < a.checks; ++c) a.index_step[c] = b.index[c] - a.index[c];
+  // As stmt_gpu makes them: per statement, per warp, each load site's lanes, then the store's.
+  void inner_accesses_gpu(const Node& n, InnerLoop& out) {
+    out.clear();
+    const int64_t ws = m_o.warp_size;
+    for (const Node& c : n.children) {
+      const auto& sites = m_sites[size_t(c.phase)];
+      const Phase& ph = m_lk.phases[size_t(c.phase)].phase;
+      for (int64_t w0 = 0; w0 < m_nthreads; w0 += ws) {
+        const int32_t warp = int32_t(m_pid * ((m_nthreads + ws - 1) / ws) + w0 / ws);
+        const int64_t end = std::min(w0 + ws, m_nthreads);
+        for (size_t i = 0; i <= sites.size(); ++i) {
+          InnerWarp w;
+          w.begin = out.accesses.size();
+          w.kind = i < sites.size() ? AccessKind::Read : AccessKind::Write;
+          w.warp = warp;
+          for (int64_t tid = w0; tid < end; ++tid) {
+            set_lane(tid);
+            if (i < sites.size()) {
+              add_load(out, *sites[i]);
+            } else {
+              out.add(store_target(ph), AccessKind::Write, false);
+            }
+          }
+          w.end = out.accesses.size();
+          out.warps.push_back(w);
+        }
       }
     }
-    // Registers and Reduce phases' stores make no access: they leave the list.
-    std::erase_if(m_inner, [](const InnerAccess& a) { return !a.valid; });
+  }
+
+  // m_inner at v = 0 and its steps from `next` (v = 1).
+  void inner_steps(const InnerLoop& next) {
+    for (size_t i = 0; i < m_inner.accesses.size(); ++i)
+      m_inner.accesses[i].step = int64_t(next.accesses[i].addr - m_inner.accesses[i].addr);
+    for (size_t c = 0; c < m_inner.checks.size(); ++c)
+      m_inner.checks[c].step = next.checks[c].index - m_inner.checks[c].index;
+  }
+
+  void walk_inner(const Node& n, bool gpu) {
+    const int64_t extent = m_k.loops[size_t(n.loop)].extent;
+    if (extent <= 0) return;
+    const auto build = [&](InnerLoop& out) {
+      gpu ? inner_accesses_gpu(n, out) : inner_accesses_cpu(n, out);
+    };
+    m_env.set_loop(n.loop, 0);
+    build(m_inner);
+    if (extent > 1) {
+      m_env.set_loop(n.loop, 1);
+      build(m_inner_next);
+      inner_steps(m_inner_next);
+    }
+    const auto at = [](const InnerAccess& a, int64_t v) {
+      return Target{true, a.addr + uint64_t(v * a.step), a.space, a.tensor};
+    };
     for (int64_t v = 0; v < extent; ++v) {
-      for (const InnerAccess& a : m_inner) {
-        bool in = true;
-        for (size_t c = 0; c < a.checks; ++c) {
-          const int64_t g = a.index[c] + v * a.index_step[c];
-          in = in && g >= 0 && g < a.limit[c];
+      if (!gpu) {
+        for (const InnerAccess& a : m_inner.accesses) {
+          if (!a.valid || !m_inner.in_range(a, v)) continue;
+          if (a.acc) (a.kind == AccessKind::Write ? m_sum.acc_writes : m_sum.acc_reads)++;
+          const Target t = at(a, v);
+          emit(t.addr, 4, a.kind, t.tensor, t.space);
         }
-        if (!in) continue;
-        if (a.acc) (a.kind == AccessKind::Write ? m_sum.acc_writes : m_sum.acc_reads)++;
-        emit(a.addr + uint64_t(v * a.step), 4, a.kind, a.tensor, a.space);
+        continue;
+      }
+      for (const InnerWarp& w : m_inner.warps) {
+        m_lanes.clear();  // lanes out of range or with no target make no access in warp_access
+        for (size_t i = w.begin; i < w.end; ++i) {
+          const InnerAccess& a = m_inner.accesses[i];
+          if (a.valid && m_inner.in_range(a, v)) m_lanes.push_back(at(a, v));
+        }
+        warp_access(m_lanes, w.kind, w.warp);
       }
     }
     m_env.set_loop(n.loop, extent - 1);
@@ -468,8 +543,8 @@ class Tracer {
     for (const Node& n : nodes) {
       switch (n.kind) {
         case Node::Kind::Loop:
-          if (inner_loop(n)) {
-            walk_inner(n);
+          if (inner_loop(n, false)) {
+            walk_inner(n, false);
             break;
           }
           for (int64_t v = 0; v < m_k.loops[size_t(n.loop)].extent; ++v) {
@@ -670,6 +745,8 @@ class Tracer {
       case Node::Kind::Loop:
         if (is_thread(m_k.loops[size_t(n.loop)].kind)) {
           walk_gpu(n.children);  // lanes are enumerated at the leaves
+        } else if (inner_loop(n, true)) {
+          walk_inner(n, true);
         } else {
           for (int64_t v = 0; v < m_k.loops[size_t(n.loop)].extent; ++v) {
             if (n.loop == m_gpu_step_loop) step();
@@ -765,7 +842,8 @@ class Tracer {
   bool m_acc_traced = false;
   Affine m_acc_index;
   std::vector<Access> m_buf;
-  std::vector<InnerAccess> m_inner, m_inner_next;  // walk_inner's accesses at v = 0 and v = 1
+  InnerLoop m_inner, m_inner_next;  // walk_inner's accesses at v = 0 and v = 1
+  std::vector<Target> m_lanes;      // walk_inner's lanes of one warp instruction
   std::vector<memory::LaneAccess> m_shared_lanes;  // warp_access's scratch
   std::vector<uint64_t> m_warp_sectors, m_warp_lines;  // warp_access's scratch
   std::vector<std::vector<Target>> m_per_site;          // stmt_gpu's scratch
