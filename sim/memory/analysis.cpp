@@ -1,7 +1,9 @@
-// Reuse (stack) distance: a small most-recent front and a Fenwick tree behind it.
+// Reuse (stack) distance: a small most-recent front and a Fenwick tree behind it; the pipeline that
+// feeds it each level's recorded units, on a worker thread or at once.
 #include "sim/memory/analysis.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tilescope::memory {
 
@@ -71,6 +73,93 @@ void ReuseDistance::compact() {
     if (parent < m_tree.size()) m_tree[parent] += m_tree[i];
   }
   m_now = live;
+}
+
+// [SECTION] AnalysisPipeline
+
+AnalysisPipeline::AnalysisPipeline(std::vector<uint64_t> shadow_units, bool threaded)
+    : m_shadow_units(std::move(shadow_units)),
+      m_reuse(m_shadow_units.size()),
+      m_split(m_shadow_units.size()) {
+  for (size_t k = 0; k < m_shadow_units.size(); ++k) {
+    m_open.push_back(std::make_unique<Chunk>());
+    m_open.back()->level = k;
+  }
+  m_chunks = m_open.size();
+  if (threaded) m_worker = std::thread([this] { work(); });
+}
+
+AnalysisPipeline::~AnalysisPipeline() {
+  if (!m_worker.joinable()) return;
+  {
+    std::lock_guard lock(m_mutex);
+    m_stop = true;
+  }
+  m_wake.notify_one();
+  m_worker.join();
+}
+
+void AnalysisPipeline::analyse(Chunk& c) {
+  ReuseDistance& reuse = m_reuse[c.level];
+  std::vector<Split>& split = m_split[c.level];
+  const uint64_t shadow = m_shadow_units[c.level];
+  size_t next = 0;
+  for (size_t i = 0; i < c.size; ++i) {
+    const uint64_t distance = reuse.access(c.units[i]);
+    if (next == c.misses.size() || c.misses[next].index != i) continue;
+    const uint32_t row = c.misses[next++].row;
+    if (row >= split.size()) split.resize(row + 1);
+    Split& s = split[row];
+    ++(distance == ReuseDistance::kCold ? s.compulsory
+       : distance >= shadow            ? s.capacity
+                                       : s.conflict);
+  }
+  c.size = 0;
+  c.misses.clear();
+}
+
+void AnalysisPipeline::submit(size_t k) {
+  if (!m_worker.joinable()) {
+    analyse(*m_open[k]);
+    return;
+  }
+  std::unique_lock lock(m_mutex);
+  m_queue.push_back(std::move(m_open[k]));
+  m_wake.notify_one();
+  if (m_spare.empty() && m_chunks < kMaxChunks) {
+    ++m_chunks;
+    m_open[k] = std::make_unique<Chunk>();
+  } else {
+    m_done.wait(lock, [&] { return !m_spare.empty(); });
+    m_open[k] = std::move(m_spare.front());
+    m_spare.pop_front();
+  }
+  m_open[k]->level = k;
+}
+
+void AnalysisPipeline::work() {
+  std::unique_lock lock(m_mutex);
+  for (;;) {
+    m_wake.wait(lock, [&] { return m_stop || !m_queue.empty(); });
+    if (m_queue.empty()) return;  // stopping, nothing left
+    std::unique_ptr<Chunk> c = std::move(m_queue.front());
+    m_queue.pop_front();
+    m_busy = true;
+    lock.unlock();
+    analyse(*c);
+    lock.lock();
+    m_busy = false;
+    m_spare.push_back(std::move(c));
+    m_done.notify_all();
+  }
+}
+
+void AnalysisPipeline::drain() {
+  for (size_t k = 0; k < m_open.size(); ++k)
+    if (m_open[k]->size > 0) submit(k);
+  if (!m_worker.joinable()) return;
+  std::unique_lock lock(m_mutex);
+  m_done.wait(lock, [&] { return m_queue.empty() && !m_busy; });
 }
 
 }  // namespace tilescope::memory

@@ -8,7 +8,12 @@
 
 #include <array>
 #include <bit>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 namespace tilescope::memory {
@@ -70,6 +75,69 @@ class ReuseDistance {
   uint64_t m_marks = 0;           // lines in the tree
   std::array<uint64_t, kBuckets> m_histogram{};
   uint64_t m_cold = 0;
+};
+
+// Every level's reuse distances and 3C split, computed from the unit streams the hierarchy records:
+// the hierarchy notes each access's unit (and, for a miss, its counter row) in a chunk per level,
+// and full chunks are analysed in order — on a worker thread when `threaded` (the second core
+// does the analysis while the first simulates the caches), else at once. Each level's stream is
+// analysed in the order it was recorded either way, so the results are the same.
+class AnalysisPipeline {
+ public:
+  struct Split {
+    uint64_t compulsory = 0, capacity = 0, conflict = 0;
+  };
+  static constexpr uint32_t kHit = ~uint32_t{0};  // record()'s row for an access that hit
+
+  // shadow_units[k]: level k's capacity in units (sectors), the fully-associative LRU cache whose
+  // hits are distances below it.
+  AnalysisPipeline(std::vector<uint64_t> shadow_units, bool threaded);
+  ~AnalysisPipeline();
+  AnalysisPipeline(const AnalysisPipeline&) = delete;
+  AnalysisPipeline& operator=(const AnalysisPipeline&) = delete;
+
+  // An access of `unit` at level k: a hit (row = kHit) or a miss counted in counter row `row`.
+  void record(size_t k, uint64_t unit, uint32_t row) {
+    Chunk& c = *m_open[k];
+    if (row != kHit) c.misses.push_back({c.size, row});
+    c.units[c.size++] = unit;
+    if (c.size == kChunkUnits) submit(k);
+  }
+  // Analyses everything recorded so far; the results below are then complete.
+  void drain();
+  const ReuseDistance& reuse(size_t k) const { return m_reuse[k]; }
+  // The 3C split of level k's misses in counter row `row` (zeros for a row with none).
+  Split split(size_t k, size_t row) const {
+    return row < m_split[k].size() ? m_split[k][row] : Split{};
+  }
+
+ private:
+  static constexpr size_t kChunkUnits = 16384;
+  static constexpr size_t kMaxChunks = 16;  // in flight at once, per pipeline
+  struct Miss {
+    size_t index;  // into units
+    uint32_t row;
+  };
+  struct Chunk {
+    size_t level = 0, size = 0;
+    std::unique_ptr<uint64_t[]> units{new uint64_t[kChunkUnits]};
+    std::vector<Miss> misses;
+  };
+  void submit(size_t k);  // hands level k's open chunk on and opens a fresh one
+  void analyse(Chunk& c);
+  void work();
+
+  std::vector<uint64_t> m_shadow_units;
+  std::vector<ReuseDistance> m_reuse;
+  std::vector<std::vector<Split>> m_split;  // [level][row]
+  std::vector<std::unique_ptr<Chunk>> m_open;
+  // Threaded: chunks waiting for the worker, and emptied ones for reuse.
+  std::mutex m_mutex;
+  std::condition_variable m_wake, m_done;
+  std::deque<std::unique_ptr<Chunk>> m_queue, m_spare;
+  size_t m_chunks = 0;  // allocated so far
+  bool m_busy = false, m_stop = false;
+  std::thread m_worker;
 };
 
 }  // namespace tilescope::memory

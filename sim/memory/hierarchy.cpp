@@ -113,12 +113,7 @@ struct Hierarchy::Level {
   bool write_allocate = true;
   bool inclusive = false;
   bool drop_writebacks = false;
-  // 3C and the reuse histogram: a unit (sector) is a compulsory miss on its first touch, and a
-  // same-size fully-associative LRU cache would hit it exactly when fewer than `shadow_units`
-  // other units were touched since its last use (its reuse distance).
-  std::unique_ptr<ReuseDistance> reuse;
-  uint64_t shadow_units = 0;
-  bool classify = false;
+  bool classify = false;  // 3C: misses are recorded with their row (AnalysisPipeline)
   // Same-line fast path (level 0 only): the sector touched by the previous access and its way.
   uint64_t last_unit = kNoUnit;
   uint64_t last_way = 0;
@@ -139,10 +134,15 @@ Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
     level->inclusive = c.inclusion == Inclusion::Inclusive;
     level->drop_writebacks = !c.writebacks_to_next;
     level->classify = options.classify_misses;
-    level->shadow_units = c.size_bytes / c.sector_size();
-    if (options.classify_misses || options.reuse_distance)
-      level->reuse = std::make_unique<ReuseDistance>();
     m_levels.push_back(std::move(level));
+  }
+  if (options.classify_misses || options.reuse_distance) {
+    // 3C: a unit (sector) is a compulsory miss on its first touch, and a same-size
+    // fully-associative LRU cache would hit it exactly when its reuse distance is below the
+    // level's capacity in units.
+    std::vector<uint64_t> shadow_units;
+    for (const CacheConfig& c : m_config.levels) shadow_units.push_back(c.size_bytes / c.sector_size());
+    m_analysis = std::make_unique<AnalysisPipeline>(std::move(shadow_units), options.analysis_thread);
   }
   m_fast = !options.force_general_path && !options.classify_misses && !options.reuse_distance;
   for (size_t k = 0; k < m_levels.size(); ++k) {
@@ -204,7 +204,7 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
   // A hit on the most recently used way of its set needs no replacement update (see Cache::mru()),
   // whatever other streams touched other sets in between — so the A/B/C streams of a loop nest
   // all take this path. The reuse distances (and the 3C split read from them) see every access.
-  ReuseDistance* const reuse = l0.reuse.get();
+  AnalysisPipeline* const analysis = m_analysis.get();
   const Cache& c0 = l0.cache;
   const SetIndex set_of = c0.set_index();
   const uint64_t* const tags = c0.stored_tags();
@@ -269,7 +269,7 @@ void Hierarchy::access_batch(const Access* accesses, size_t count) {
           ++c.reads;
           c.read_bytes += a.size;
         }
-        if (reuse) reuse->access(unit);
+        if (analysis) analysis->record(0, unit, AnalysisPipeline::kHit);
         continue;
       }
     }
@@ -632,19 +632,13 @@ void Hierarchy::unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t byt
     ++c->reads;
     c->read_bytes += bytes;
   }
-  bool first_touch = false, shadow_hit = false;
-  if (L.reuse) {
-    const uint64_t distance = L.reuse->access(unit);
-    first_touch = distance == ReuseDistance::kCold;
-    shadow_hit = distance < L.shadow_units;
-  }
-
   const uint64_t line = unit >> L.sector_bits;
   const uint32_t sbit = 1u << (unit & ((1u << L.sector_bits) - 1));
   const uint64_t sector_addr = unit << L.sector_shift;
   const uint64_t set = cache.set_of(line);
   int64_t found = cache.find_in_set(set, line);
   if (found >= 0 && (cache.valid_mask(found) & sbit)) {
+    if (m_analysis) m_analysis->record(k, unit, AnalysisPipeline::kHit);
     cache.touch_in_set(set, found);
     if (write) {
       if (L.write_back) {
@@ -662,7 +656,8 @@ void Hierarchy::unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t byt
   }
 
   ++c->misses;
-  if (L.classify) ++(first_touch ? c->compulsory : !shadow_hit ? c->capacity : c->conflict);
+  if (m_analysis)
+    m_analysis->record(k, unit, L.classify ? uint32_t(row_of(tensor)) : AnalysisPipeline::kHit);
   const bool fetch = !(write && bytes == L.sector_bytes);
   uint64_t way;
   if (found >= 0) {
@@ -752,6 +747,7 @@ void Hierarchy::step_boundary(uint64_t step) {
 
 void Hierarchy::finish() {
   flush_warp();
+  if (m_analysis) m_analysis->drain();
 }
 
 void Hierarchy::shared_access(const Access& a) {
@@ -804,20 +800,30 @@ const Cache& Hierarchy::cache(int level) const {
 
 std::vector<Counters> Hierarchy::counters_by_tensor(int level) const {
   std::vector<Counters> rows = m_counters.at(level);
-  for (Counters& c : rows) c = with_totals(c);
+  if (m_analysis) m_analysis->drain();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Counters& c = rows[i];
+    if (m_analysis && size_t(level) < m_levels.size()) {
+      const AnalysisPipeline::Split s = m_analysis->split(size_t(level), i);
+      c.compulsory = s.compulsory;
+      c.capacity = s.capacity;
+      c.conflict = s.conflict;
+    }
+    c = with_totals(c);
+  }
   return rows;
 }
 
 Counters Hierarchy::counters(int level) const {
   Counters sum;
-  for (const Counters& c : m_counters.at(level)) sum += c;
-  return with_totals(sum);
+  for (const Counters& c : counters_by_tensor(level)) sum += c;
+  return sum;
 }
 
 Counters Hierarchy::counters(int level, int tensor) const {
-  const std::vector<Counters>& v = m_counters.at(level);
+  const std::vector<Counters> v = counters_by_tensor(level);
   size_t i = tensor < 0 ? 0 : static_cast<size_t>(tensor) + 1;
-  return i < v.size() ? with_totals(v[i]) : Counters{};
+  return i < v.size() ? v[i] : Counters{};
 }
 
 int Hierarchy::max_tensor() const {
@@ -833,7 +839,9 @@ size_t Hierarchy::cache_memory_bytes() const {
 }
 
 const ReuseDistance* Hierarchy::reuse(int level) const {
-  return m_options.reuse_distance ? m_levels.at(level)->reuse.get() : nullptr;
+  if (!m_options.reuse_distance || level < 0 || size_t(level) >= m_levels.size()) return nullptr;
+  m_analysis->drain();
+  return &m_analysis->reuse(size_t(level));
 }
 
 std::vector<ResidentLine> Hierarchy::resident_lines(int level) const {

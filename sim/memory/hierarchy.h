@@ -52,6 +52,9 @@ struct HierarchyConfig {
 struct HierarchyOptions {
   bool classify_misses = false;  // 3C split (read from each level's reuse distances)
   bool reuse_distance = false;   // reuse-distance histogram per level
+  // 3C and reuse analysed on a second thread while this one simulates the caches (the same
+  // numbers; AnalysisPipeline).
+  bool analysis_thread = false;
   // Always take the general request path, even where the specialised one applies (see
   // Hierarchy::fast_path()). For tests that demand identical counters from both.
   bool force_general_path = false;
@@ -98,7 +101,8 @@ class Hierarchy final : public AccessSink {
   using StepCallback = std::function<void(uint64_t step, const Hierarchy&)>;
   void on_step(StepCallback callback) { m_on_step = std::move(callback); }
 
-  // Completes any partly gathered scratchpad warp access. Call once the trace has ended.
+  // Completes any partly gathered scratchpad warp access and the side analyses. Call once the
+  // trace has ended (the queries below also wait for the analyses).
   void finish();
   // Writes every dirty line down to main memory (counted as write-backs), leaving lines clean:
   // "the kernel's results reach memory".
@@ -165,6 +169,7 @@ class Hierarchy final : public AccessSink {
   HierarchyConfig m_config;
   HierarchyOptions m_options;
   std::vector<std::unique_ptr<Level>> m_levels;
+  std::unique_ptr<AnalysisPipeline> m_analysis;  // with classify_misses or reuse_distance
   std::vector<std::vector<Counters>> m_counters;  // [level 0..n] by tensor + 1
   // m_counters[k].data() and the common row count, kept beside it: vector::size() divides by
   // sizeof(Counters) on every hot-path counter lookup. Refreshed whenever the rows grow.

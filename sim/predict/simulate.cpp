@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <thread>
 
 namespace tilescope::predict {
 
@@ -102,6 +103,7 @@ memory::HierarchyOptions hierarchy_options(const RunOptions& o) {
   memory::HierarchyOptions h;
   h.classify_misses = o.classify_misses;
   h.reuse_distance = o.reuse_distance;
+  h.analysis_thread = o.threads == 0 ? std::thread::hardware_concurrency() >= 2 : o.threads >= 2;
   return h;
 }
 

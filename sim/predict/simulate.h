@@ -63,6 +63,9 @@ struct RunOptions {
   // Per-line tables for the 3C miss classes and reuse distances: slower, same counters.
   bool classify_misses = false;
   bool reuse_distance = false;
+  // 1: everything on the calling thread; 2: the 3C split and reuse distances on a second thread
+  // (HierarchyOptions::analysis_thread); 0: 2 when the computer has two cores or more.
+  int threads = 0;
   // Dirty lines still cached at the end are written back (counted), so main-memory traffic
   // includes the kernel's outputs. Off only for raw traces whose end is not a kernel's end.
   bool write_back_all = true;
