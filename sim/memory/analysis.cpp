@@ -3,70 +3,96 @@
 #include "sim/memory/analysis.h"
 
 #include <algorithm>
+#include <bit>
+#include <stdexcept>
 #include <utility>
 
 namespace tilescope::memory {
 
-ReuseDistance::ReuseDistance() : m_last(1024), m_tree((1 << 16) + 1, 0), m_owner(1 << 16) {}
-
-void ReuseDistance::add(uint64_t pos, int32_t delta) {
-  for (uint64_t i = pos + 1; i < m_tree.size(); i += i & (~i + 1)) m_tree[i] += delta;
+namespace {
+constexpr uint64_t kInitialTimes = uint64_t{1} << 16;
 }
 
-int64_t ReuseDistance::prefix(uint64_t pos) const {
+ReuseDistance::ReuseDistance()
+    : m_slot(1024),
+      m_owner(kInitialTimes, kNoSlot),
+      m_bits(kInitialTimes / 64, 0),
+      m_tree(kInitialTimes / 64 + 1, 0) {}
+
+void ReuseDistance::add_word(uint64_t word, int32_t delta) {
+  for (uint64_t i = word + 1; i < m_tree.size(); i += i & (~i + 1)) m_tree[i] += delta;
+}
+
+int64_t ReuseDistance::words_through(uint64_t word) const {
   int64_t s = 0;
-  for (uint64_t i = pos + 1; i > 0; i -= i & (~i + 1)) s += m_tree[i];
+  for (uint64_t i = word + 1; i > 0; i -= i & (~i + 1)) s += m_tree[i];
   return s;
 }
 
 uint64_t ReuseDistance::access_deep(uint64_t line) {
   uint64_t distance = kCold;
-  if (uint64_t* last = m_last.find(line)) {
-    // Every front line was used after this one, and so was every line marked after its time.
-    const uint64_t t = *last;
-    distance = m_front_size + static_cast<uint64_t>(int64_t(m_marks) - prefix(t));
-    add(t, -1);
-    m_owner[t] = kInFront;
+  uint32_t slot;
+  if (const uint64_t* found = m_slot.find(line)) {
+    // Every front line was used after this one, and so was every line holding a later time.
+    slot = static_cast<uint32_t>(*found);
+    const uint64_t t = m_time[slot];
+    const uint64_t word = t / 64;
+    const uint64_t later_in_word = m_bits[word] & ~((uint64_t{2} << (t % 64)) - 1);
+    distance = m_front_size + static_cast<uint64_t>(std::popcount(later_in_word)) +
+               static_cast<uint64_t>(int64_t(m_marks) - words_through(word));
+    m_bits[word] &= ~(uint64_t{1} << (t % 64));
+    add_word(word, -1);
+    m_owner[t] = kNoSlot;
     --m_marks;
-    *last = kInFront;
+    m_time[slot] = kNoTime;
     ++m_histogram[bucket_of(distance)];
   } else {
-    m_last.insert(line, kInFront);
+    slot = static_cast<uint32_t>(m_time.size());
+    m_slot.insert(line, slot);
+    m_time.push_back(kNoTime);
     ++m_cold;
   }
   if (m_front_size == kFront) {
-    mark(m_front[kFront - 1]);
+    mark(m_front[kFront - 1].slot);
   } else {
     ++m_front_size;
   }
   for (uint32_t q = m_front_size - 1; q > 0; --q) m_front[q] = m_front[q - 1];
-  m_front[0] = line;
+  m_front[0] = {line, slot};
   return distance;
 }
 
-void ReuseDistance::mark(uint64_t line) {
-  if (m_now + 1 >= m_tree.size()) compact();
-  *m_last.find(line) = m_now;
-  m_owner[m_now] = line;
-  add(m_now, +1);
+void ReuseDistance::mark(uint32_t slot) {
+  if (m_now == m_owner.size()) compact();
+  m_time[slot] = static_cast<uint32_t>(m_now);
+  m_owner[m_now] = slot;
+  m_bits[m_now / 64] |= uint64_t{1} << (m_now % 64);
+  add_word(m_now / 64, +1);
   ++m_marks;
   ++m_now;
 }
 
 void ReuseDistance::compact() {
-  // Renumber the live marks 0..D-1 in time order (relative order is all the distances need): one
-  // pass over the times, which m_owner already holds in order.
+  // Renumber the held times 0..D-1 in order (relative order is all the distances need): one pass,
+  // m_owner already lists them in time order and is rewritten in place (live ≤ t).
   uint64_t live = 0;
   for (uint64_t t = 0; t < m_now; ++t) {
-    const uint64_t line = m_owner[t];
-    if (line == kInFront) continue;
-    *m_last.find(line) = live;
-    m_owner[live++] = line;
+    const uint32_t slot = m_owner[t];
+    if (slot == kNoSlot) continue;
+    m_time[slot] = static_cast<uint32_t>(live);
+    m_owner[live++] = slot;
   }
-  const size_t capacity = std::max<size_t>(size_t{1} << 16, 4 * live + 2);
-  m_owner.resize(capacity);
-  m_tree.assign(capacity + 1, 0);
-  for (uint64_t t = 0; t < live; ++t) m_tree[t + 1] = 1;
+  // Room for at least as many new times as lines held, so compaction costs O(1) per access.
+  const uint64_t times = std::max(kInitialTimes, (4 * live + 64) / 64 * 64);
+  if (times >= kNoTime) throw std::length_error("reuse distance: more than 2^30 distinct lines");
+  m_owner.resize(times);
+  std::fill(m_owner.begin() + static_cast<std::ptrdiff_t>(live), m_owner.end(), kNoSlot);
+  m_bits.assign(times / 64, 0);
+  m_tree.assign(times / 64 + 1, 0);
+  for (uint64_t t = 0; t < live; ++t) {
+    m_bits[t / 64] |= uint64_t{1} << (t % 64);
+    m_tree[t / 64 + 1] += 1;
+  }
   // Linear-time Fenwick build: push each node's sum to its parent.
   for (size_t i = 1; i < m_tree.size(); ++i) {
     const size_t parent = i + (i & (~i + 1));

@@ -24,10 +24,14 @@ namespace tilescope::memory {
 //
 // The top of that stack (kFront lines) is a small array searched and rotated in place: loop nests
 // reuse a handful of lines most of the time (a GEMM's inner loop alternates between two), and such
-// an access costs a few compares. The rest of the stack is a Fenwick tree over "last use" times:
-// a line leaving the front marks the next time, so the marks keep the stack's order, and a deeper
-// line's distance is kFront plus the marks after its own — O(log n). Times are renumbered in one
-// linear pass (compacted) when the tree fills, so memory is O(distinct lines), not O(trace length).
+// an access costs a few compares. The rest of the stack is kept as "last use" times: a line
+// leaving the front takes the next time, so the times keep the stack's order, and a deeper line's
+// distance is kFront plus the number of lines whose time is later than its own. Those times are
+// bits (one per time, set while a line holds it) counted by 64-bit words, whose counts sit in a
+// Fenwick tree — O(log(n / 64)) per access, small enough to stay in the core's nearest cache.
+// Times are renumbered (compacted) in one pass when they run out, so memory is O(distinct lines),
+// not O(trace length). Each line has a slot (its index in first-touch order): the front and the
+// time table refer to slots, so only a line's first lookup per trip below the front hashes.
 class ReuseDistance {
  public:
   static constexpr int kBuckets = 64;
@@ -46,9 +50,10 @@ class ReuseDistance {
   uint64_t access(uint64_t line) {
     // The common case inline: the line is at the top of the stack.
     for (uint32_t p = 0; p < m_front_size; ++p) {
-      if (m_front[p] != line) continue;
+      if (m_front[p].line != line) continue;
+      const Front f = m_front[p];
       for (uint32_t q = p; q > 0; --q) m_front[q] = m_front[q - 1];
-      m_front[0] = line;
+      m_front[0] = f;
       ++m_histogram[bucket_of(p)];
       return p;
     }
@@ -59,20 +64,27 @@ class ReuseDistance {
   uint64_t cold() const { return m_cold; }
 
  private:
-  static constexpr uint64_t kInFront = ~uint64_t{0};  // m_last's value for a line in m_front
+  static constexpr uint32_t kNoTime = ~uint32_t{0};  // m_time of a slot in the front
+  static constexpr uint32_t kNoSlot = ~uint32_t{0};  // m_owner of a time no line holds
+  struct Front {
+    uint64_t line;
+    uint32_t slot;
+  };
   uint64_t access_deep(uint64_t line);
-  void mark(uint64_t line);  // `line` leaves the front: it takes the next time
-  void add(uint64_t pos, int32_t delta);
-  int64_t prefix(uint64_t pos) const;  // sum of marks at positions [0, pos]
+  void mark(uint32_t slot);  // `slot` leaves the front: it takes the next time
+  void add_word(uint64_t word, int32_t delta);
+  int64_t words_through(uint64_t word) const;  // lines with times in words [0, word]
   void compact();
 
-  std::array<uint64_t, kFront> m_front{};  // most recent first
+  std::array<Front, kFront> m_front{};  // most recent first
   uint32_t m_front_size = 0;
-  LineMap m_last;                 // line → time of last use (tree position), or kInFront
-  std::vector<int32_t> m_tree;    // Fenwick tree, 1-based inside
-  std::vector<uint64_t> m_owner;  // time → the line marked there, kInFront once unmarked
-  uint64_t m_now = 0;             // next time to mark
-  uint64_t m_marks = 0;           // lines in the tree
+  LineMap m_slot;                 // line → slot
+  std::vector<uint32_t> m_time;   // slot → time, kNoTime while in the front
+  std::vector<uint32_t> m_owner;  // time → slot, kNoSlot once left
+  std::vector<uint64_t> m_bits;   // bit t set while a line holds time t
+  std::vector<int32_t> m_tree;    // Fenwick tree over m_bits' popcounts, 1-based inside
+  uint64_t m_now = 0;             // next time to give
+  uint64_t m_marks = 0;           // lines behind the front
   std::array<uint64_t, kBuckets> m_histogram{};
   uint64_t m_cold = 0;
 };

@@ -8,6 +8,7 @@
 #include <array>
 #include <random>
 #include <set>
+#include <unordered_set>
 #include <vector>
 
 using namespace tilescope::memory;
@@ -99,4 +100,31 @@ TEST_CASE("reuse distance equals an LRU stack's depth on every access, across co
     CHECK(r.histogram() == histogram);
     CHECK(r.cold() == cold);
   }
+}
+
+TEST_CASE("reuse distance stays exact while the times grow past their first 65536") {
+  // ~40000 lines held behind the front: compaction must grow the time table (4 × held) and keep
+  // every later distance exact. A naive backwards scan checks a sample.
+  std::mt19937_64 rng(11);
+  ReuseDistance r;
+  std::vector<uint64_t> trace;
+  for (int i = 0; i < 400000; ++i) {
+    const uint64_t line = i < 40000 ? uint64_t(i) : rng() % 2 == 0 ? rng() % 40000 : rng() % 16;
+    const uint64_t got = r.access(line);
+    if (i % 1009 == 0) {
+      uint64_t expect = ReuseDistance::kCold;
+      std::unordered_set<uint64_t> seen;
+      for (size_t j = trace.size(); j-- > 0;) {
+        if (trace[j] == line) {
+          expect = seen.size();
+          break;
+        }
+        seen.insert(trace[j]);
+      }
+      CAPTURE(i);
+      REQUIRE(got == expect);
+    }
+    trace.push_back(line);
+  }
+  CHECK(r.cold() == 40000);
 }
