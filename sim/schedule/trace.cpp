@@ -528,6 +528,19 @@ class Tracer {
         continue;
       }
       for (const InnerWarp& w : m_inner.warps) {
+        if (w.end - w.begin == 1 && !m_o.lane_detail &&
+            m_inner.accesses[w.begin].space == AddressSpace::Global) {
+          // One lane (a kernel with no thread loops): warp_access's coalescing of a single global
+          // address — its sector, one line, one instruction — without its lists.
+          const InnerAccess& a = m_inner.accesses[w.begin];
+          if (!a.valid || !m_inner.in_range(a, v)) continue;
+          const uint64_t sector = (a.addr + uint64_t(v * a.step)) / m_o.sector_bytes;
+          emit(sector * m_o.sector_bytes, m_o.sector_bytes, w.kind, a.tensor, a.space, w.warp);
+          ++m_sum.global_instructions;
+          if (w.kind != AccessKind::Write) ++m_sum.global_load_instructions;
+          ++m_sum.global_lines;
+          continue;
+        }
         m_lanes.clear();  // lanes out of range or with no target make no access in warp_access
         for (size_t i = w.begin; i < w.end; ++i) {
           const InnerAccess& a = m_inner.accesses[i];
