@@ -161,7 +161,7 @@ class Tracer {
     else
       (kind == AccessKind::Write ? m_sum.global_writes : m_sum.global_reads)++;
     m_buf.push_back(a);
-    if (m_buf.size() >= 4096) flush();
+    if (m_buf.size() >= kBatch) flush();
   }
   void flush() {
     if (!m_buf.empty()) m_sink.access_batch(m_buf.data(), m_buf.size());
@@ -381,6 +381,11 @@ class Tracer {
     bool valid = false;  // false: no access (a register tile, a Reduce phase's store)
     uint32_t check_begin = 0, checks = 0;  // InnerLoop::checks
   };
+  // The TraceSummary counters an access of a CPU inner loop bumps.
+  struct InnerCounted {
+    uint64_t* count;
+    uint64_t* acc;  // nullptr unless an accumulator access
+  };
   // One warp instruction of a GPU inner loop: lanes [begin, end) of InnerLoop::accesses.
   struct InnerWarp {
     size_t begin = 0, end = 0;
@@ -514,19 +519,51 @@ class Tracer {
       build(m_inner_next);
       inner_steps(m_inner_next);
     }
+    if (!gpu) {
+      walk_inner_cpu(extent);
+    } else {
+      walk_inner_gpu(extent);
+    }
+    m_env.set_loop(n.loop, extent - 1);
+  }
+
+  // emit()'s work for each access of m_inner at every v, with the summary counter each one bumps
+  // found once instead of per access.
+  void walk_inner_cpu(int64_t extent) {
+    std::erase_if(m_inner.accesses, [](const InnerAccess& a) { return !a.valid; });
+    std::vector<InnerCounted>& counted = m_inner_counted;
+    counted.clear();
+    for (const InnerAccess& a : m_inner.accesses) {
+      const bool write = a.kind == AccessKind::Write;
+      uint64_t* count = a.space == AddressSpace::Shared
+                            ? (write ? &m_sum.shared_writes : &m_sum.shared_reads)
+                            : (write ? &m_sum.global_writes : &m_sum.global_reads);
+      counted.push_back({count, a.acc ? (write ? &m_sum.acc_writes : &m_sum.acc_reads) : nullptr});
+    }
+    const size_t n = m_inner.accesses.size();
+    for (int64_t v = 0; v < extent; ++v) {
+      if (m_buf.size() + n > kBatch) flush();
+      for (size_t i = 0; i < n; ++i) {
+        const InnerAccess& a = m_inner.accesses[i];
+        if (a.checks != 0 && !m_inner.in_range(a, v)) continue;
+        ++*counted[i].count;
+        if (counted[i].acc) ++*counted[i].acc;
+        Access out;
+        out.addr = a.addr + uint64_t(v * a.step);
+        out.size = 4;
+        out.kind = a.kind;
+        out.tensor = int16_t(a.tensor);
+        out.space = a.space;
+        m_buf.push_back(out);
+      }
+    }
+  }
+
+  void walk_inner_gpu(int64_t extent) {
     const auto at = [](const InnerAccess& a, int64_t v) {
       return Target{true, a.addr + uint64_t(v * a.step), a.space, a.tensor};
     };
     for (int64_t v = 0; v < extent; ++v) {
-      if (!gpu) {
-        for (const InnerAccess& a : m_inner.accesses) {
-          if (!a.valid || !m_inner.in_range(a, v)) continue;
-          if (a.acc) (a.kind == AccessKind::Write ? m_sum.acc_writes : m_sum.acc_reads)++;
-          const Target t = at(a, v);
-          emit(t.addr, 4, a.kind, t.tensor, t.space);
-        }
-        continue;
-      }
       for (const InnerWarp& w : m_inner.warps) {
         if (w.end - w.begin == 1 && !m_o.lane_detail &&
             m_inner.accesses[w.begin].space == AddressSpace::Global) {
@@ -549,7 +586,6 @@ class Tracer {
         warp_access(m_lanes, w.kind, w.warp);
       }
     }
-    m_env.set_loop(n.loop, extent - 1);
   }
 
   void walk(const std::vector<Node>& nodes) {
@@ -854,8 +890,10 @@ class Tracer {
   std::vector<std::vector<const VExpr*>> m_cpu_sites;
   bool m_acc_traced = false;
   Affine m_acc_index;
+  static constexpr size_t kBatch = 4096;  // accesses handed to the sink at once (about)
   std::vector<Access> m_buf;
   InnerLoop m_inner, m_inner_next;  // walk_inner's accesses at v = 0 and v = 1
+  std::vector<InnerCounted> m_inner_counted;
   std::vector<Target> m_lanes;      // walk_inner's lanes of one warp instruction
   std::vector<memory::LaneAccess> m_shared_lanes;  // warp_access's scratch
   std::vector<uint64_t> m_warp_sectors, m_warp_lines;  // warp_access's scratch
