@@ -1,8 +1,9 @@
 // An open-addressing hash map from line numbers to 64-bit values, for the simulator's side tables
 // (reuse-distance last use, large-associativity index).
 //
-// std::unordered_map allocates a node per insert; this keeps two flat arrays, probes linearly and
-// deletes by backward shifting, so lookups touch one or two cache lines and never allocate.
+// std::unordered_map allocates a node per insert; this keeps one flat array of (key, value) pairs,
+// probes linearly and deletes by backward shifting, so a lookup usually touches one cache line and
+// never allocates.
 #pragma once
 
 #include <algorithm>
@@ -23,8 +24,8 @@ class LineMap {
   // Pointer to the value stored for `key`, or nullptr.
   uint64_t* find(uint64_t key) {
     for (size_t i = slot(key);; i = (i + 1) & m_mask) {
-      if (m_keys[i] == key) return &m_vals[i];
-      if (m_keys[i] == kEmpty) return nullptr;
+      if (m_slots[i].key == key) return &m_slots[i].value;
+      if (m_slots[i].key == kEmpty) return nullptr;
     }
   }
   const uint64_t* find(uint64_t key) const { return const_cast<LineMap*>(this)->find(key); }
@@ -32,12 +33,11 @@ class LineMap {
   // Inserts (key, value) when absent; returns true when it was inserted, false when present
   // (then the stored value is left unchanged).
   bool insert(uint64_t key, uint64_t value) {
-    if ((m_size + 1) * 4 > m_keys.size() * 3) rehash(m_keys.size() * 2);
+    if ((m_size + 1) * 4 > m_slots.size() * 3) rehash(m_slots.size() * 2);
     for (size_t i = slot(key);; i = (i + 1) & m_mask) {
-      if (m_keys[i] == key) return false;
-      if (m_keys[i] == kEmpty) {
-        m_keys[i] = key;
-        m_vals[i] = value;
+      if (m_slots[i].key == key) return false;
+      if (m_slots[i].key == kEmpty) {
+        m_slots[i] = {key, value};
         ++m_size;
         return true;
       }
@@ -54,39 +54,38 @@ class LineMap {
 
   bool erase(uint64_t key) {
     size_t i = slot(key);
-    while (m_keys[i] != key) {
-      if (m_keys[i] == kEmpty) return false;
+    while (m_slots[i].key != key) {
+      if (m_slots[i].key == kEmpty) return false;
       i = (i + 1) & m_mask;
     }
     // Backward-shift deletion: move later members of the probe run into the hole so lookups
     // never need tombstones.
     size_t hole = i;
-    for (size_t j = (hole + 1) & m_mask; m_keys[j] != kEmpty; j = (j + 1) & m_mask) {
-      size_t home = slot(m_keys[j]);
+    for (size_t j = (hole + 1) & m_mask; m_slots[j].key != kEmpty; j = (j + 1) & m_mask) {
+      size_t home = slot(m_slots[j].key);
       bool movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
       if (movable) {
-        m_keys[hole] = m_keys[j];
-        m_vals[hole] = m_vals[j];
+        m_slots[hole] = m_slots[j];
         hole = j;
       }
     }
-    m_keys[hole] = kEmpty;
+    m_slots[hole].key = kEmpty;
     --m_size;
     return true;
   }
 
   void clear() {
-    std::fill(m_keys.begin(), m_keys.end(), kEmpty);
+    for (Slot& e : m_slots) e.key = kEmpty;
     m_size = 0;
   }
 
   template <typename F>
   void for_each(F&& f) const {
-    for (size_t i = 0; i < m_keys.size(); ++i)
-      if (m_keys[i] != kEmpty) f(m_keys[i], m_vals[i]);
+    for (const Slot& e : m_slots)
+      if (e.key != kEmpty) f(e.key, e.value);
   }
 
-  size_t memory_bytes() const { return m_keys.capacity() * 16; }
+  size_t memory_bytes() const { return m_slots.capacity() * sizeof(Slot); }
 
  private:
   static size_t capacity_for(size_t expected) {
@@ -98,19 +97,21 @@ class LineMap {
     return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> m_shift) & m_mask;
   }
   void rehash(size_t capacity) {
-    std::vector<uint64_t> keys = std::move(m_keys), vals = std::move(m_vals);
-    m_keys.assign(capacity, kEmpty);
-    m_vals.assign(capacity, 0);
+    std::vector<Slot> old = std::move(m_slots);
+    m_slots.assign(capacity, Slot{kEmpty, 0});
     m_mask = capacity - 1;
     int bits = 0;
     while ((size_t{1} << bits) < capacity) ++bits;
     m_shift = 64 - bits;
     m_size = 0;
-    for (size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] != kEmpty) insert(keys[i], vals[i]);
+    for (const Slot& e : old)
+      if (e.key != kEmpty) insert(e.key, e.value);
   }
 
-  std::vector<uint64_t> m_keys, m_vals;
+  struct Slot {
+    uint64_t key, value;
+  };
+  std::vector<Slot> m_slots;
   size_t m_mask = 0;
   int m_shift = 60;
   size_t m_size = 0;
