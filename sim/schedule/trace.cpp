@@ -10,28 +10,9 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <unordered_map>
 
 namespace tilescope::schedule {
-
-TraceLayout trace_layout(const Kernel& k, const TraceOptions& o) {
-  TraceLayout l;
-  const uint64_t a = std::max<uint64_t>(o.alignment, 64);
-  uint64_t next = uint64_t(1) << 20;  // keep address 0 unused
-  for (const auto& t : k.tensors) {
-    next = (next + a - 1) / a * a;
-    l.tensor_base.push_back(next);
-    next += uint64_t(std::max<int64_t>(1, t.alloc_elems())) * 4;
-  }
-  const AccumulatorHome home = accumulator_home(k, o.gpu);
-  if (!home.registers) {
-    l.acc_base = (next + a - 1) / a * a;
-    l.acc_slot_bytes = (uint64_t(home.elems_per_acc) * 4 + 63) / 64 * 64;
-    l.acc_bytes = l.acc_slot_bytes * uint64_t(home.num_accs);
-    next = l.acc_base + l.acc_bytes;
-  }
-  l.scratch_base = (next + a - 1) / a * a;
-  return l;
-}
 
 namespace {
 
@@ -78,20 +59,6 @@ std::vector<StageArea> stage_areas(const Kernel& k, const TraceOptions& o) {
   return stage_areas(lk, trace_layout(lk.kernel, o));
 }
 
-void name_accumulator_buffer(TraceOptions& o, std::vector<std::string>& tensor_names) {
-  o.acc_tensor = int16_t(tensor_names.size());
-  tensor_names.push_back(kAccumulatorBufferName);
-}
-
-void name_scratch_tensors(TraceOptions& o, std::vector<std::string>& tensor_names,
-                          const Kernel& k) {
-  std::string name;
-  for (const KernelTensor& t : k.tensors)
-    if (t.id < 0) name += (name.empty() ? "" : ", ") + t.name;
-  if (name.empty()) return;
-  o.scratch_tensor = int16_t(tensor_names.size());
-  tensor_names.push_back(name);
-}
 
 namespace {
 
@@ -390,7 +357,8 @@ class Tracer {
   struct InnerWarp {
     size_t begin = 0, end = 0;
     AccessKind kind = AccessKind::Read;
-    int32_t warp = -1;
+    int32_t warp = -1;       // global warp id
+    int32_t block_warp = 0;  // the warp's index inside its block
   };
   struct InnerLoop {
     std::vector<InnerAccess> accesses;
@@ -430,6 +398,7 @@ class Tracer {
   }
 
   bool inner_loop(const Node& n, bool gpu) {
+    if (m_o.general_walk) return false;
     if (n.loop == (gpu ? m_gpu_step_loop : m_step_loop) || n.children.empty()) return false;
     if (gpu && !m_deferred.empty()) return false;
     for (const Node& c : n.children)
@@ -483,6 +452,7 @@ class Tracer {
           w.begin = out.accesses.size();
           w.kind = i < sites.size() ? AccessKind::Read : AccessKind::Write;
           w.warp = warp;
+          w.block_warp = int32_t(w0 / ws);
           for (int64_t tid = w0; tid < end; ++tid) {
             set_lane(tid);
             if (i < sites.size()) {
@@ -506,18 +476,96 @@ class Tracer {
       m_inner.checks[c].step = next.checks[c].index - m_inner.checks[c].index;
   }
 
-  void walk_inner(const Node& n, bool gpu) {
-    const int64_t extent = m_k.loops[size_t(n.loop)].extent;
-    if (extent <= 0) return;
+  // Every address and checked index of an inner loop is affine in all loop values (not only its
+  // own), so a loop executed many times (a convolution's 3-wide kernel loop) is evaluated once:
+  // at all loops 0 and at each loop set to 1, giving each access a coefficient per loop. A
+  // double-buffered tile flips with its loop's parity, which is not affine: such a loop is
+  // evaluated at every execution instead.
+  struct InnerTemplate {
+    bool affine = false;
+    InnerLoop zero;                         // at every loop value 0 (thread loops: each lane's)
+    std::vector<int> loops;                 // loops some address or index depends on
+    std::vector<int64_t> addr, index;       // [access or check][loops]: coefficients
+  };
+
+  const InnerTemplate& inner_template(const Node& n, bool gpu) {
+    auto [it, fresh] = m_templates.try_emplace(&n);
+    InnerTemplate& t = it->second;
+    if (!fresh) return t;
+    t.affine = std::none_of(m_k.stages.begin(), m_k.stages.end(),
+                            [](const StageSpec& s) { return s.double_buffer; });
+    if (!t.affine) return t;
     const auto build = [&](InnerLoop& out) {
       gpu ? inner_accesses_gpu(n, out) : inner_accesses_cpu(n, out);
     };
-    m_env.set_loop(n.loop, 0);
-    build(m_inner);
-    if (extent > 1) {
-      m_env.set_loop(n.loop, 1);
+    const size_t loops = m_k.loops.size();
+    std::vector<int64_t> saved(loops);
+    for (size_t l = 0; l < loops; ++l) {
+      saved[l] = m_env.loop_value(int(l));
+      m_env.set_loop(int(l), 0);
+    }
+    build(t.zero);
+    for (size_t l = 0; l < loops; ++l) {
+      if (gpu && is_thread(m_k.loops[l].kind)) continue;  // each lane sets its own
+      m_env.set_loop(int(l), 1);
       build(m_inner_next);
-      inner_steps(m_inner_next);
+      m_env.set_loop(int(l), 0);
+      bool used = false;
+      std::vector<int64_t> addr(t.zero.accesses.size()), index(t.zero.checks.size());
+      for (size_t i = 0; i < addr.size(); ++i)
+        used |= (addr[i] = int64_t(m_inner_next.accesses[i].addr - t.zero.accesses[i].addr)) != 0;
+      for (size_t c = 0; c < index.size(); ++c)
+        used |= (index[c] = m_inner_next.checks[c].index - t.zero.checks[c].index) != 0;
+      if (!used && int(l) != n.loop) continue;
+      t.loops.push_back(int(l));
+      t.addr.insert(t.addr.end(), addr.begin(), addr.end());
+      t.index.insert(t.index.end(), index.begin(), index.end());
+    }
+    for (size_t l = 0; l < loops; ++l) m_env.set_loop(int(l), saved[l]);
+    return t;
+  }
+
+  // m_inner at the current outer loop values (v = 0) with its steps, from the template.
+  void instantiate(const InnerTemplate& t, int loop) {
+    m_inner = t.zero;
+    // Warp ids count from the block's first warp; the template was made in some other block.
+    if (!m_inner.warps.empty()) {
+      const int64_t block_warps = (m_nthreads + m_o.warp_size - 1) / m_o.warp_size;
+      for (InnerWarp& w : m_inner.warps) w.warp = int32_t(m_pid * block_warps + w.block_warp);
+    }
+    const size_t na = t.zero.accesses.size(), nc = t.zero.checks.size();
+    for (size_t j = 0; j < t.loops.size(); ++j) {
+      const int l = t.loops[j];
+      const int64_t* addr = t.addr.data() + j * na;
+      const int64_t* index = t.index.data() + j * nc;
+      if (l == loop) {
+        for (size_t i = 0; i < na; ++i) m_inner.accesses[i].step = addr[i];
+        for (size_t c = 0; c < nc; ++c) m_inner.checks[c].step = index[c];
+        continue;
+      }
+      const int64_t v = m_env.loop_value(l);
+      if (v == 0) continue;
+      for (size_t i = 0; i < na; ++i) m_inner.accesses[i].addr += uint64_t(addr[i] * v);
+      for (size_t c = 0; c < nc; ++c) m_inner.checks[c].index += index[c] * v;
+    }
+  }
+
+  void walk_inner(const Node& n, bool gpu) {
+    const int64_t extent = m_k.loops[size_t(n.loop)].extent;
+    if (extent <= 0) return;
+    if (const InnerTemplate& t = inner_template(n, gpu); t.affine) {
+      instantiate(t, n.loop);
+    } else {
+      const auto build = [&](InnerLoop& out) {
+        gpu ? inner_accesses_gpu(n, out) : inner_accesses_cpu(n, out);
+      };
+      m_env.set_loop(n.loop, 0);
+      build(m_inner);
+      if (extent > 1) {
+        m_env.set_loop(n.loop, 1);
+        build(m_inner_next);
+        inner_steps(m_inner_next);
+      }
     }
     if (!gpu) {
       walk_inner_cpu(extent);
@@ -894,6 +942,7 @@ class Tracer {
   std::vector<Access> m_buf;
   InnerLoop m_inner, m_inner_next;  // walk_inner's accesses at v = 0 and v = 1
   std::vector<InnerCounted> m_inner_counted;
+  std::unordered_map<const Node*, InnerTemplate> m_templates;  // by inner loop node
   std::vector<Target> m_lanes;      // walk_inner's lanes of one warp instruction
   std::vector<memory::LaneAccess> m_shared_lanes;  // warp_access's scratch
   std::vector<uint64_t> m_warp_sectors, m_warp_lines;  // warp_access's scratch
@@ -911,54 +960,6 @@ class Tracer {
 
 TraceSummary trace_kernel(const Kernel& k, memory::AccessSink& sink, const TraceOptions& o) {
   return Tracer(k, sink, o).run();
-}
-
-namespace {
-
-class FirstWarpLoad final : public memory::AccessSink {
- public:
-  struct Found {};
-  FirstWarpLoad(int graph_id, uint32_t sector_bytes) : m_id(graph_id), m_sector(sector_bytes) {}
-  void access(const Access&) override {}
-  void access_batch(const Access*, size_t) override {}
-  void warp_request(const memory::WarpRequest& q) override {
-    if (q.warp != 0 || q.kind != AccessKind::Read || q.space != AddressSpace::Global ||
-        q.tensor != m_id || q.lanes == 0)
-      return;
-    std::vector<uint64_t> sectors, words(q.lane_addr, q.lane_addr + q.lanes);
-    for (uint64_t a : words) sectors.push_back(a / m_sector);
-    std::sort(sectors.begin(), sectors.end());
-    std::sort(words.begin(), words.end());
-    const uint64_t bytes =
-        uint64_t(std::unique(words.begin(), words.end()) - words.begin()) * q.lane_bytes;
-    result.lanes = q.lanes;
-    result.sectors = uint32_t(std::unique(sectors.begin(), sectors.end()) - sectors.begin());
-    result.ideal_sectors = uint32_t((bytes + m_sector - 1) / m_sector);
-    throw Found{};
-  }
-  WarpLoad result;
-
- private:
-  int m_id;
-  uint32_t m_sector;
-};
-
-}  // namespace
-
-WarpLoad first_warp_load(const Kernel& k, const std::string& tensor, TraceOptions o) {
-  const auto t = std::find_if(k.tensors.begin(), k.tensors.end(),
-                              [&](const KernelTensor& kt) { return kt.name == tensor; });
-  if (t == k.tensors.end())
-    throw ScheduleError("kernel " + k.name + " has no tensor '" + tensor + "'");
-  o.gpu = true;
-  o.lane_detail = true;
-  o.step_loop.clear();
-  FirstWarpLoad sink(t->id, std::max<uint32_t>(o.sector_bytes, 1));
-  try {
-    trace_kernel(k, sink, o);
-  } catch (const FirstWarpLoad::Found&) {
-  }
-  return sink.result;
 }
 
 }  // namespace tilescope::schedule

@@ -48,6 +48,9 @@ struct TraceOptions {
   // Access::tensor of a kernel tensor a transform made (no graph id: im2col's unfolded matrix,
   // split_k's partials). -1 leaves them untagged (see name_scratch_tensors).
   int16_t scratch_tensor = -1;
+  // Walk every loop statement by statement, as the interpreter does: no inner loop is traced from
+  // its affine template. The same accesses, slower; tests compare the two.
+  bool general_walk = false;
 };
 
 // Tags the accumulator buffer with the id after the names a report already has (graph tensors by
