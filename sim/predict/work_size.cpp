@@ -61,11 +61,12 @@ uint64_t simulation_bytes(const schedule::Kernel& k, const memory::HierarchyConf
                           bool classify_misses, bool reuse_distance) {
   const uint64_t footprint = kernel_buffer_bytes(k);
   double bytes = 64ull << 20;
+  // The analyses (memory::AnalysisPipeline): up to 16 chunks of 16384 recorded units in flight,
+  // and per level a reuse-distance table of ~64 B per distinct unit (hash slot, time, time owner).
+  if (classify_misses || reuse_distance) bytes += 4ull << 20;
   for (const memory::CacheConfig& c : h.levels) {
     bytes += double(c.lines()) * 32;
-    if (classify_misses)
-      bytes += double(footprint / c.sector_size() + 1) * 48 + double(c.lines()) * 32;
-    if (reuse_distance) bytes += double(footprint / c.line_bytes + 1) * 56;
+    if (classify_misses || reuse_distance) bytes += double(footprint / c.sector_size() + 1) * 64;
   }
   return uint64_t(bytes);
 }

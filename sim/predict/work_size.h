@@ -24,11 +24,13 @@ struct MemoryBudget {
 // budget; else MemAvailable from /proc/meminfo (through host_path); else a fixed 4 GiB.
 MemoryBudget memory_budget();
 
-// Accesses per second of one core's CPU time, measured on conv_block at N = 1, 28×28 (57.9 M
-// accesses) on `tiny`: 5.7 M/s with the 3C split and reuse distances, 13.6 M/s with neither.
-inline constexpr double kSimulationRateFull = 6e6;
-inline constexpr double kSimulationRateOneAnalysis = 8e6;
-inline constexpr double kSimulationRatePlain = 14e6;
+// Accesses per second of wall time, `tilescope-cli simulate` on conv_block at N = 1, 28×28 (56.5 M
+// accesses) on `tiny`, two cores (the analyses on the second), 2026-12-06: 37 M/s with the 3C
+// split and reuse distances, 39 M/s with the 3C split alone, 42.5 M/s with neither — rounded
+// down, as a one-core computer runs the analyses on the same core.
+inline constexpr double kSimulationRateFull = 30e6;
+inline constexpr double kSimulationRateOneAnalysis = 33e6;
+inline constexpr double kSimulationRatePlain = 40e6;
 double typical_simulation_rate(bool classify_misses, bool reuse_distance);
 
 // Element accesses per second of the reference interpreter (plus the graph's reference), measured

@@ -435,14 +435,14 @@ TEST_CASE("a job too large for memory is refused at once, saying what it needs")
 
 TEST_CASE("a long job waits for 'anyway', with the analytic model's answer beside it") {
   const MemoryLimit limit("8G");
-  // 512 × 512 × 512 GEMM: 2·512³ loads and 512² stores of y (the accumulator is a register),
-  // about 34 s at the simulator's 8 M accesses/s with the 3C split.
-  AppState state = test::state_for("x: [512, 512]\nW: [512, 512] weight\ny = x @ W.T\n");
+  // 1024 × 1024 × 1024 GEMM: 2·1024³ loads and 1024² stores of y (the accumulator is a
+  // register), about 65 s at the simulator's 33 M accesses/s with the 3C split.
+  AppState state = test::state_for("x: [1024, 1024]\nW: [1024, 1024] weight\ny = x @ W.T\n");
   REQUIRE(run(state, "machine tiny").empty());
   const pipeline::WalkSize s = pipeline::size_walk(
       pipeline::Walk::Simulation, *state.workbench.kernel(), &*state.workbench.machine);
-  CHECK(s.accesses == 2.0 * 512 * 512 * 512 + 512 * 512);
-  CHECK(s.seconds == doctest::Approx(s.accesses / 8e6));  // 3C split alone: 8 M/s
+  CHECK(s.accesses == 2.0 * 1024 * 1024 * 1024 + 1024 * 1024);
+  CHECK(s.seconds == doctest::Approx(s.accesses / 33e6));  // 3C split alone: 33 M/s
   CHECK(s.seconds > kLongJobSeconds);
   CHECK(run(state, "simulate").empty());
   CHECK_FALSE(state.workbench.busy());
