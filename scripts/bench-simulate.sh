@@ -3,7 +3,8 @@
 # one MatMul 64×512×1024) with the 3C split and reuse distances, on tiny, h200 and host, with one
 # thread and with two (the analyses on the second), alternated round by round so both see the same
 # machine load. Prints every run's wall time, then per machine the medians, the target (≤ 1 s)
-# and the two-thread speed-up.
+# and the two-thread speed-up; then, when the app is built and Xvfb installed, the app's wait from
+# a step to the Memory view's numbers (tests/gui/gui_memory_wait.sh: target ≤ 1.5 s).
 # usage: scripts/bench-simulate.sh [BUILD_DIR] [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,3 +39,11 @@ for m in "${machines[@]}"; do
   awk -v m="$m" -v a="$one" -v b="$two" 'BEGIN {
     printf "| %s | %.2f | %.2f | %s | %.2fx |\n", m, a, b, (b <= 1.0 ? "yes" : "no"), a / b }'
 done
+
+app="$build/app/gui/tilescope"
+query="$build/tests/gui/gui_json_query"
+if [[ -x "$app" && -x "$query" ]] && command -v Xvfb >/dev/null 2>&1; then
+  echo
+  TILESCOPE_MEMORY_WAIT_LIMIT=1000 tests/gui/gui_memory_wait.sh "$app" "$query" \
+    "$(mktemp -d)" | grep "memory wait"
+fi

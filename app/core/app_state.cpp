@@ -95,6 +95,7 @@ void update_state(AppState& state) {
   workbench_set_graph(state.workbench, state.model.graph, state.model.graph_text,
                       state.model.generation);
   workbench_poll(state.workbench);
+  workbench_track_memory_wait(state.workbench, state.now);
   workbench_tick(state.workbench, state.now);
   lesson_poll(state.lessons, state.workbench, state.model.graph, state.model.graph_text);
   refresh_trace(state);

@@ -20,6 +20,10 @@ class ScriptRunner {
   std::string run_frame(AppState& state);
 
   bool done() const { return m_next >= m_lines.size() && m_wait == 0; }
+  // Waiting for background jobs (wait-jobs): the app may then pace its frames as it does for a
+  // user (frame_wait_seconds) instead of drawing them back to back, so a timed job competes with
+  // the frames a user's app would draw, not with more.
+  bool waiting_for_jobs() const { return m_wait_jobs; }
 
  private:
   std::vector<ScriptLine> m_lines;

@@ -188,6 +188,13 @@ struct Workbench {
   // Jobs sized before they start and not started (see HeldJob), by the same keys as the caches.
   std::map<std::string, HeldJob> memory_held, cpu_held, tiles_held;
   std::string memory_formula;  // "L1 B": the Memory view's "why this number" popup; "" = closed
+  // How long the current (schedule, machine) waited for its Memory numbers: from the frame its key
+  // first appeared (a step, an undo, a machine picked) to the frame its result arrived (0 when
+  // it was cached). seconds < 0 while it waits. Set by workbench_track_memory_wait().
+  struct MemoryWait {
+    std::string key;
+    double since = 0, seconds = -1;
+  } memory_wait;
 
   // Tiles animation: the recorded frames of the current schedule and the playback position.
   std::optional<TilesResult> tiles;
@@ -308,6 +315,8 @@ std::string workbench_record_gpu_tiles(Workbench& wb, bool anyway = false);
 void workbench_tick(Workbench& wb, double now);
 // Called once per frame: takes finished jobs' results into the caches.
 void workbench_poll(Workbench& wb);
+// Once per frame, after workbench_poll: notes when the memory key changed and when its result came.
+void workbench_track_memory_wait(Workbench& wb, double now);
 void workbench_load_recorded(Workbench& wb, const std::string& dir);
 
 // The work itself, callable without a thread (tests use them directly).

@@ -221,7 +221,9 @@ std::string write_state_json(const std::string& path, const AppState& state) {
                                 {"dram_bytes", m->program->dram_bytes()}};
     else if (!m->program_note.empty())
       j["memory"]["program_note"] = m->program_note;
+    j["memory"]["simulated_seconds"] = m->seconds;
   }
+  if (wb.memory_wait.seconds >= 0) j["memory_wait_seconds"] = wb.memory_wait.seconds;
   if (const CpuRunResult* r = wb.cpu_result()) {
     j["cpu_run"] = {{"verified", r->verified},
                     {"rel_error", r->rel_error},
@@ -690,7 +692,8 @@ int run_app(const AppOptions& options) {
   while (!glfwWindowShouldClose(window)) {
     // [SECTION] Render on demand: sleep until input (or the next animation frame) when idle.
     const double wait = frame_wait_seconds(state);
-    if (automated || eager_frames > 0 || !queue.empty() || wait <= 0)
+    if ((automated && !script.waiting_for_jobs()) || eager_frames > 0 || !queue.empty() ||
+        wait <= 0)
       glfwPollEvents();
     else
       glfwWaitEventsTimeout(wait);
