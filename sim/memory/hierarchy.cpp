@@ -144,7 +144,7 @@ Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
     for (const CacheConfig& c : m_config.levels) shadow_units.push_back(c.size_bytes / c.sector_size());
     m_analysis = std::make_unique<AnalysisPipeline>(std::move(shadow_units), options.analysis_thread);
   }
-  m_fast = !options.force_general_path && !options.classify_misses && !options.reuse_distance;
+  m_fast = !options.force_general_path;
   for (size_t k = 0; k < m_levels.size(); ++k) {
     const Level& L = *m_levels[k];
     // Lines no shorter than the level above's: every fill and write-back from above is then one
@@ -423,6 +423,7 @@ template <int order>
   // The row pointer again: a write-back below may have grown the rows (it cannot: its tensor's row
   // exists, but reloading costs one load and keeps the rule local).
   count_access(m_row_data[k][row], bytes, write, hit);
+  note(k, line, hit, row);
   return hit;
 }
 
@@ -466,8 +467,9 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
       return set_index(line);
   };
   const uint64_t* const tags = f0.tags;
-  const uint32_t* const mru = f0.mru;
+  uint32_t* const mru = f0.mru;
   uint32_t* const dirty = f0.dirty;
+  AnalysisPipeline* const analysis = m_analysis.get();
   uint64_t last_line = l0.last_unit, last_way = l0.last_way;
   Counters* counters = m_row_data[0];
   size_t rows = m_rows;
@@ -503,6 +505,25 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
       const uint64_t set = set_of(line);
       way = mru[set];
       hit = tags[way] == stored;  // whole lines: a present line is valid
+      if constexpr (order != static_cast<int>(FastLevel::Order::General)) {
+        // The way second in the set's order (for LRU the second most recent): a loop alternating
+        // two lines of one set finds the other there. A hit moves it to the front (LRU) and makes
+        // it the set's most recent, so it is the new last line looked up.
+        if (!hit && row < rows) {
+          const uint64_t base = set * f0.ways;
+          const uint64_t order_word = f0.order_words[set];
+          const uint32_t second = static_cast<uint32_t>(order_word >> 4) & 15;
+          if (tags[base + second] == stored) {
+            way = base + second;
+            hit = true;
+            mru[set] = static_cast<uint32_t>(way);
+            if constexpr (order == static_cast<int>(FastLevel::Order::NibbleLru))
+              f0.order_words[set] = Cache::nibble_to_front(order_word, second);
+            last_line = line;
+            last_way = way;
+          }
+        }
+      }
     }
     if (hit && row < rows) [[likely]] {
       Counters& c = counters[row];
@@ -514,6 +535,7 @@ void Hierarchy::fast_batch(const Access* accesses, size_t count) {
         ++c.reads;
         c.read_bytes += a.size;
       }
+      if (analysis) analysis->record(0, line, AnalysisPipeline::kHit);
       continue;
     }
     last_way = fast_miss0<order>(line, a.size, write, a.tensor);
@@ -552,6 +574,7 @@ template <int order>
     const uint64_t line1 = addr >> f1.line_shift;
     if (f1.tags[f1.mru[f1.set_of(line1)]] == Cache::stored_tag(line1)) {
       count_access(m_row_data[1][row], f0.line_bytes, false, true);
+      note(1, line1, true, row);
       return way;
     }
   }
@@ -579,6 +602,7 @@ void Hierarchy::fast_access(size_t k, uint64_t addr, uint32_t bytes, bool write,
     if (hit) {
       if (write) F.dirty[way] = 1;
       count_access(m_row_data[k][row], bytes, write, true);
+      note(k, line, true, row);
     } else {
       hit = fast_lookup_any(F, k, line, bytes, write, tensor, row, way);
     }

@@ -124,8 +124,8 @@ class Hierarchy final : public AccessSink {
   // of a hierarchy's memory.
   size_t cache_memory_bytes() const;
   // True when accesses take the specialised path: chosen once, at construction, for the common
-  // configuration — no 3C, no reuse histogram, and every level whole-line (unsectored),
-  // non-inclusive, write-back and write-allocate, with lines no shorter than the level above's.
+  // configuration — every level whole-line (unsectored), non-inclusive, write-back and
+  // write-allocate, with lines no shorter than the level above's.
   // The counters are the same either way; only the speed differs.
   bool fast_path() const { return m_fast; }
   // Lines currently held by `level`, in set/way order. O(lines); meant for step callbacks.
@@ -152,6 +152,13 @@ class Hierarchy final : public AccessSink {
   bool back_invalidate(size_t k, uint64_t addr, uint32_t bytes);
   void shared_access(const Access& a);
   void flush_warp();
+  // Level k's access of `unit` for the side analyses: a hit, or a miss in counter row `row`.
+  void note(size_t k, uint64_t unit, bool hit, size_t row) {
+    if (m_analysis)
+      m_analysis->record(k, unit,
+                         hit || !m_options.classify_misses ? AnalysisPipeline::kHit
+                                                           : static_cast<uint32_t>(row));
+  }
   // Counter rows: index 0 for accesses without a tensor, tensor + 1 otherwise.
   static size_t row_of(int16_t tensor) { return tensor < 0 ? 0 : static_cast<size_t>(tensor) + 1; }
   // Inline because every simulated access bumps one; the rare growth path stays out of line.

@@ -42,6 +42,14 @@ void check_same_state(const Hierarchy& fast, const Hierarchy& general) {
       check_same_counters(fast.counters(k, t), general.counters(k, t));
     }
   }
+  // The side analyses see each level's accesses in the same order on both paths.
+  for (int k = 0; k < fast.level_count(); ++k) {
+    CAPTURE(k);
+    REQUIRE((fast.reuse(k) == nullptr) == (general.reuse(k) == nullptr));
+    if (!fast.reuse(k)) continue;
+    CHECK(fast.reuse(k)->histogram() == general.reuse(k)->histogram());
+    CHECK(fast.reuse(k)->cold() == general.reuse(k)->cold());
+  }
   for (int k = 0; k < fast.level_count(); ++k) {
     CAPTURE(k);
     const std::vector<ResidentLine> a = fast.resident_lines(k), b = general.resident_lines(k);
@@ -90,8 +98,14 @@ TEST_CASE("the fast path and the general path give identical counters and cache 
     }
     CAPTURE(trial);
     CAPTURE(levels);
-    Hierarchy fast(config);
-    HierarchyOptions general_options;
+    // Every other trial with the 3C split and reuse distances (on a second thread in one of the
+    // two hierarchies): the fast path records each level's accesses for them too.
+    HierarchyOptions fast_options;
+    fast_options.classify_misses = fast_options.reuse_distance = trial % 2 == 1;
+    fast_options.analysis_thread = trial % 4 == 1;
+    Hierarchy fast(config, fast_options);
+    HierarchyOptions general_options = fast_options;
+    general_options.analysis_thread = false;
     general_options.force_general_path = true;
     Hierarchy general(config, general_options);
     REQUIRE(fast.fast_path());
@@ -144,12 +158,12 @@ TEST_CASE("the fast path is chosen only for configurations it implements") {
     return Hierarchy(HierarchyConfig{{a, b}, {}, std::nullopt}, o).fast_path();
   };
   CHECK(fast_with(l1, l2));
-  HierarchyOptions three_c;
+  HierarchyOptions three_c;  // the analyses are fed from either path
   three_c.classify_misses = true;
-  CHECK_FALSE(fast_with(l1, l2, three_c));
+  CHECK(fast_with(l1, l2, three_c));
   HierarchyOptions reuse;
   reuse.reuse_distance = true;
-  CHECK_FALSE(fast_with(l1, l2, reuse));
+  CHECK(fast_with(l1, l2, reuse));
   CacheConfig sectored = l1;
   sectored.sector_bytes = 32;
   CHECK_FALSE(fast_with(sectored, l2));
