@@ -137,8 +137,8 @@ void AnalysisPipeline::analyse(Chunk& c) {
     if (row >= split.size()) split.resize(row + 1);
     Split& s = split[row];
     ++(distance == ReuseDistance::kCold ? s.compulsory
-       : distance >= shadow            ? s.capacity
-                                       : s.conflict);
+       : distance >= shadow             ? s.capacity
+                                        : s.conflict);
   }
   c.size = 0;
   c.misses.clear();

@@ -224,9 +224,7 @@ class Cache {
   // Nibble-order sets only: the way second in the set's order word (for LRU the second most
   // recent), a cheap first guess before find_in_set() when mru() missed — a loop alternating
   // between two lines of one set finds the other there. Any way is a correct guess to test.
-  uint64_t second_way(uint64_t set) const {
-    return set * m_ways + ((m_order[set] >> 4) & 15);
-  }
+  uint64_t second_way(uint64_t set) const { return set * m_ways + ((m_order[set] >> 4) & 15); }
   // Replacement-state update for an access to `line` that hit `way`.
   void touch(uint64_t line, uint64_t way) { touch_in_set(set_of(line), way); }
   void touch_in_set(uint64_t set, uint64_t way) {

@@ -141,8 +141,10 @@ Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
     // fully-associative LRU cache would hit it exactly when its reuse distance is below the
     // level's capacity in units.
     std::vector<uint64_t> shadow_units;
-    for (const CacheConfig& c : m_config.levels) shadow_units.push_back(c.size_bytes / c.sector_size());
-    m_analysis = std::make_unique<AnalysisPipeline>(std::move(shadow_units), options.analysis_thread);
+    for (const CacheConfig& c : m_config.levels)
+      shadow_units.push_back(c.size_bytes / c.sector_size());
+    m_analysis =
+        std::make_unique<AnalysisPipeline>(std::move(shadow_units), options.analysis_thread);
   }
   m_fast = !options.force_general_path;
   for (size_t k = 0; k < m_levels.size(); ++k) {

@@ -155,9 +155,9 @@ class Hierarchy final : public AccessSink {
   // Level k's access of `unit` for the side analyses: a hit, or a miss in counter row `row`.
   void note(size_t k, uint64_t unit, bool hit, size_t row) {
     if (m_analysis)
-      m_analysis->record(k, unit,
-                         hit || !m_options.classify_misses ? AnalysisPipeline::kHit
-                                                           : static_cast<uint32_t>(row));
+      m_analysis->record(
+          k, unit,
+          hit || !m_options.classify_misses ? AnalysisPipeline::kHit : static_cast<uint32_t>(row));
   }
   // Counter rows: index 0 for accesses without a tensor, tensor + 1 otherwise.
   static size_t row_of(int16_t tensor) { return tensor < 0 ? 0 : static_cast<size_t>(tensor) + 1; }
@@ -176,7 +176,7 @@ class Hierarchy final : public AccessSink {
   HierarchyConfig m_config;
   HierarchyOptions m_options;
   std::vector<std::unique_ptr<Level>> m_levels;
-  std::unique_ptr<AnalysisPipeline> m_analysis;  // with classify_misses or reuse_distance
+  std::unique_ptr<AnalysisPipeline> m_analysis;   // with classify_misses or reuse_distance
   std::vector<std::vector<Counters>> m_counters;  // [level 0..n] by tensor + 1
   // m_counters[k].data() and the common row count, kept beside it: vector::size() divides by
   // sizeof(Counters) on every hot-path counter lookup. Refreshed whenever the rows grow.

@@ -59,7 +59,6 @@ std::vector<StageArea> stage_areas(const Kernel& k, const TraceOptions& o) {
   return stage_areas(lk, trace_layout(lk.kernel, o));
 }
 
-
 namespace {
 
 using memory::Access;
@@ -483,9 +482,9 @@ class Tracer {
   // evaluated at every execution instead.
   struct InnerTemplate {
     bool affine = false;
-    InnerLoop zero;                         // at every loop value 0 (thread loops: each lane's)
-    std::vector<int> loops;                 // loops some address or index depends on
-    std::vector<int64_t> addr, index;       // [access or check][loops]: coefficients
+    InnerLoop zero;                    // at every loop value 0 (thread loops: each lane's)
+    std::vector<int> loops;            // loops some address or index depends on
+    std::vector<int64_t> addr, index;  // [access or check][loops]: coefficients
   };
 
   const InnerTemplate& inner_template(const Node& n, bool gpu) {
@@ -943,10 +942,10 @@ class Tracer {
   InnerLoop m_inner, m_inner_next;  // walk_inner's accesses at v = 0 and v = 1
   std::vector<InnerCounted> m_inner_counted;
   std::unordered_map<const Node*, InnerTemplate> m_templates;  // by inner loop node
-  std::vector<Target> m_lanes;      // walk_inner's lanes of one warp instruction
+  std::vector<Target> m_lanes;                     // walk_inner's lanes of one warp instruction
   std::vector<memory::LaneAccess> m_shared_lanes;  // warp_access's scratch
   std::vector<uint64_t> m_warp_sectors, m_warp_lines;  // warp_access's scratch
-  std::vector<std::vector<Target>> m_per_site;          // stmt_gpu's scratch
+  std::vector<std::vector<Target>> m_per_site;         // stmt_gpu's scratch
   TraceSummary m_sum;
   int m_step_loop = -1;
   int m_gpu_step_loop = -1;  // GPU mode: a loop inside the block body stepped at (TraceOptions)

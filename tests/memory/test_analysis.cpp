@@ -7,11 +7,24 @@
 #include <algorithm>
 #include <array>
 #include <random>
-#include <set>
 #include <unordered_set>
 #include <vector>
 
 using namespace tilescope::memory;
+
+namespace {
+
+// The distinct lines touched since `line`'s last use in `trace`, by a backwards scan (O(n)).
+uint64_t naive_distance(const std::vector<uint64_t>& trace, uint64_t line) {
+  std::unordered_set<uint64_t> seen;
+  for (size_t j = trace.size(); j-- > 0;) {
+    if (trace[j] == line) return seen.size();
+    seen.insert(trace[j]);
+  }
+  return ReuseDistance::kCold;
+}
+
+}  // namespace
 
 TEST_CASE("reuse distance on a hand sequence") {
   // A B C A: A's reuse sees B and C in between → 2. B then sees C and A → 2. B again → 0.
@@ -36,17 +49,8 @@ TEST_CASE("reuse distance equals the naive count of distinct lines since the las
     uint64_t line = rng() % 4 == 0 ? rng() % 5000 : rng() % 64;
     uint64_t got = r.access(line);
     if (i % 97 == 0) {  // naive O(n·d) check on a sample
-      uint64_t expect = ReuseDistance::kCold;
-      std::set<uint64_t> seen;
-      for (size_t j = trace.size(); j-- > 0;) {
-        if (trace[j] == line) {
-          expect = seen.size();
-          break;
-        }
-        seen.insert(trace[j]);
-      }
       CAPTURE(i);
-      REQUIRE(got == expect);
+      REQUIRE(got == naive_distance(trace, line));
     }
     trace.push_back(line);
   }
@@ -112,17 +116,8 @@ TEST_CASE("reuse distance stays exact while the times grow past their first 6553
     const uint64_t line = i < 40000 ? uint64_t(i) : rng() % 2 == 0 ? rng() % 40000 : rng() % 16;
     const uint64_t got = r.access(line);
     if (i % 1009 == 0) {
-      uint64_t expect = ReuseDistance::kCold;
-      std::unordered_set<uint64_t> seen;
-      for (size_t j = trace.size(); j-- > 0;) {
-        if (trace[j] == line) {
-          expect = seen.size();
-          break;
-        }
-        seen.insert(trace[j]);
-      }
       CAPTURE(i);
-      REQUIRE(got == expect);
+      REQUIRE(got == naive_distance(trace, line));
     }
     trace.push_back(line);
   }

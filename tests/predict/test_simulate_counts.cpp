@@ -2,8 +2,8 @@
 // simulations — CPU and GPU machines, 3C and reuse on and off, a shared-memory schedule, a
 // convolution with padding checks — equals what the simulator printed before that work
 // (tests/predict/recorded/simulate-*.json, each with its command line), field by field.
-#include "build_paths.h"
 #include <doctest/doctest.h>
+#include "build_paths.h"
 
 #include <nlohmann/json.hpp>
 #include "tests/support/run_command.h"
@@ -23,8 +23,7 @@ std::string first_difference(const json& got, const json& want, const std::strin
   if (want.is_object()) {
     for (const auto& [key, value] : want.items()) {
       if (!got.contains(key)) return path + "/" + key + " (missing)";
-      if (std::string d = first_difference(got[key], value, path + "/" + key); !d.empty())
-        return d;
+      if (std::string d = first_difference(got[key], value, path + "/" + key); !d.empty()) return d;
     }
     if (got.size() != want.size()) return path + " (extra keys)";
     return "";
@@ -55,9 +54,9 @@ TEST_CASE("simulate: every counter equals the recording made before the speed wo
     CAPTURE(name);
     CAPTURE(args);
     // From the source tree, as recorded: a model path in `args` is relative to it.
-    const auto r = tilescope::test::run_command_split("cd '" + std::string(TILESCOPE_SOURCE_DIR) +
-                                                      "' && " + TILESCOPE_CLI_PATH + " simulate " +
-                                                      args + " --json");
+    const auto r =
+        tilescope::test::run_command_split("cd '" + std::string(TILESCOPE_SOURCE_DIR) + "' && " +
+                                           TILESCOPE_CLI_PATH + " simulate " + args + " --json");
     REQUIRE(r.code == 0);
     const json got = json::parse(r.out);
     // The recording holds no host-dependent machine: every number is the same on any computer.

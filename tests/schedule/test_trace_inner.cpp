@@ -112,8 +112,9 @@ TEST_CASE("trace: inner loops from templates equal the general walk on GPU sched
       "bind(i.o, block.y); bind(j.o, block.x)";
   // Several blocks (warp ids per block), lanes of a warp, shared tiles, a tail guard on threads.
   CHECK(compare_walks(tsfix::apply_all(linear, blocks + "; bind(j.i, thread.x)"), gpu(2)) > 0);
-  CHECK(compare_walks(tsfix::apply_all(linear, blocks + "; bind(j.i, thread.x); bind(i.i, thread.y)"),
-                      gpu(3, true)) > 0);
+  CHECK(
+      compare_walks(tsfix::apply_all(linear, blocks + "; bind(j.i, thread.x); bind(i.i, thread.y)"),
+                    gpu(3, true)) > 0);
   CHECK(compare_walks(tsfix::apply_all(linear, blocks + "; bind(j.i, thread.x); "
                                                         "stage(W, shared, at=k.o)"),
                       gpu(2)) > 0);
