@@ -41,6 +41,20 @@
 
 namespace tilescope::gui {
 
+// A sanitizer build runs the simulator several times slower: scenarios that time it
+// (gui_memory_wait) read this from the state JSON and check their limits only without one.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitizerBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kSanitizerBuild = true;
+#else
+constexpr bool kSanitizerBuild = false;
+#endif
+#else
+constexpr bool kSanitizerBuild = false;
+#endif
+
 using namespace tilescope::core;
 
 namespace {
@@ -256,6 +270,7 @@ std::string write_state_json(const std::string& path, const AppState& state) {
     j["autotune"] = a;
   }
   j["memory_cache_entries"] = wb.memory_cache.size();
+  j["sanitizer_build"] = kSanitizerBuild;
   j["recorded_reports"] = wb.recorded.size();
   // The recording the Timings view shows (control timings.report), as it clamps it.
   if (!wb.recorded.empty()) {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <exception>
 #include <stdexcept>
+#include <system_error>
 #include <utility>
 
 namespace tilescope::memory {
@@ -112,7 +114,12 @@ AnalysisPipeline::AnalysisPipeline(std::vector<uint64_t> shadow_units, bool thre
     m_open.back()->level = k;
   }
   m_chunks = m_open.size();
-  if (threaded) m_worker = std::thread([this] { work(); });
+  if (!threaded) return;
+  try {
+    m_worker = std::thread([this] { work(); });
+  } catch (const std::system_error&) {
+    // No thread to be had (a process or container limit): the same analyses, inline.
+  }
 }
 
 AnalysisPipeline::~AnalysisPipeline() {
@@ -172,7 +179,15 @@ void AnalysisPipeline::work() {
     m_queue.pop_front();
     m_busy = true;
     lock.unlock();
-    analyse(*c);
+    try {
+      analyse(*c);
+    } catch (...) {  // handed to the simulating thread by drain(), never lost on this one
+      c->size = 0;
+      c->misses.clear();
+      lock.lock();
+      if (!m_error) m_error = std::current_exception();
+      lock.unlock();
+    }
     lock.lock();
     m_busy = false;
     m_spare.push_back(std::move(c));
@@ -186,6 +201,7 @@ void AnalysisPipeline::drain() {
   if (!m_worker.joinable()) return;
   std::unique_lock lock(m_mutex);
   m_done.wait(lock, [&] { return m_queue.empty() && !m_busy; });
+  if (m_error) std::rethrow_exception(std::exchange(m_error, nullptr));
 }
 
 }  // namespace tilescope::memory

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -115,7 +116,8 @@ class AnalysisPipeline {
     c.units[c.size++] = unit;
     if (c.size == kChunkUnits) submit(k);
   }
-  // Analyses everything recorded so far; the results below are then complete.
+  // Analyses everything recorded so far; the results below are then complete. Throws what an
+  // analysis on the worker threw (std::length_error past 2^30 distinct lines a level).
   void drain();
   const ReuseDistance& reuse(size_t k) const { return m_reuse[k]; }
   // The 3C split of level k's misses in counter row `row` (zeros for a row with none).
@@ -149,6 +151,7 @@ class AnalysisPipeline {
   std::deque<std::unique_ptr<Chunk>> m_queue, m_spare;
   size_t m_chunks = 0;  // allocated so far
   bool m_busy = false, m_stop = false;
+  std::exception_ptr m_error;  // the worker's first exception, rethrown by drain()
   std::thread m_worker;
 };
 
