@@ -125,14 +125,6 @@ void workbench_cancel(Workbench& wb) {
   autotune_cancel(wb.autotune);
 }
 
-void workbench_track_memory_wait(Workbench& wb, double now) {
-  Workbench::MemoryWait& w = wb.memory_wait;
-  if (!wb.kernel()) return;
-  const std::string key = wb.memory_key();
-  if (key != w.key) w = {key, now, -1};
-  if (w.seconds < 0 && wb.memory_cache.count(key)) w.seconds = now - w.since;
-}
-
 void workbench_poll(Workbench& wb) {
   autotune_poll(wb.autotune);
   std::optional<MemoryResult> mem;

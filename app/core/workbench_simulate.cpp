@@ -177,4 +177,12 @@ std::string workbench_simulate(Workbench& wb, bool anyway) {
   return {};
 }
 
+void workbench_track_memory_wait(Workbench& wb, double now) {
+  Workbench::MemoryWait& w = wb.memory_wait;
+  if (!wb.kernel()) return;
+  const std::string key = wb.memory_key();
+  if (key != w.key) w = {key, now, -1};
+  if (w.seconds < 0 && wb.memory_cache.count(key)) w.seconds = now - w.since;
+}
+
 }  // namespace tilescope::core

@@ -179,16 +179,16 @@ void AnalysisPipeline::work() {
     m_queue.pop_front();
     m_busy = true;
     lock.unlock();
+    std::exception_ptr error;
     try {
       analyse(*c);
     } catch (...) {  // handed to the simulating thread by drain(), never lost on this one
+      error = std::current_exception();
       c->size = 0;
       c->misses.clear();
-      lock.lock();
-      if (!m_error) m_error = std::current_exception();
-      lock.unlock();
     }
     lock.lock();
+    if (error && !m_error) m_error = error;
     m_busy = false;
     m_spare.push_back(std::move(c));
     m_done.notify_all();

@@ -113,7 +113,6 @@ struct Hierarchy::Level {
   bool write_allocate = true;
   bool inclusive = false;
   bool drop_writebacks = false;
-  bool classify = false;  // 3C: misses are recorded with their row (AnalysisPipeline)
   // Same-line fast path (level 0 only): the sector touched by the previous access and its way.
   uint64_t last_unit = kNoUnit;
   uint64_t last_way = 0;
@@ -133,7 +132,6 @@ Hierarchy::Hierarchy(HierarchyConfig config, HierarchyOptions options)
     level->write_allocate = c.write_allocate;
     level->inclusive = c.inclusion == Inclusion::Inclusive;
     level->drop_writebacks = !c.writebacks_to_next;
-    level->classify = options.classify_misses;
     m_levels.push_back(std::move(level));
   }
   if (options.classify_misses || options.reuse_distance) {
@@ -664,7 +662,7 @@ void Hierarchy::unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t byt
   const uint64_t set = cache.set_of(line);
   int64_t found = cache.find_in_set(set, line);
   if (found >= 0 && (cache.valid_mask(found) & sbit)) {
-    if (m_analysis) m_analysis->record(k, unit, AnalysisPipeline::kHit);
+    note(k, unit, true, 0);
     cache.touch_in_set(set, found);
     if (write) {
       if (L.write_back) {
@@ -682,8 +680,7 @@ void Hierarchy::unit_access(size_t k, uint64_t unit, uint64_t addr, uint32_t byt
   }
 
   ++c->misses;
-  if (m_analysis)
-    m_analysis->record(k, unit, L.classify ? uint32_t(row_of(tensor)) : AnalysisPipeline::kHit);
+  note(k, unit, false, row_of(tensor));
   const bool fetch = !(write && bytes == L.sector_bytes);
   uint64_t way;
   if (found >= 0) {

@@ -467,6 +467,10 @@ class Tracer {
     }
   }
 
+  void inner_accesses(const Node& n, bool gpu, InnerLoop& out) {
+    gpu ? inner_accesses_gpu(n, out) : inner_accesses_cpu(n, out);
+  }
+
   // m_inner at v = 0 and its steps from `next` (v = 1).
   void inner_steps(const InnerLoop& next) {
     for (size_t i = 0; i < m_inner.accesses.size(); ++i)
@@ -494,20 +498,17 @@ class Tracer {
     t.affine = std::none_of(m_k.stages.begin(), m_k.stages.end(),
                             [](const StageSpec& s) { return s.double_buffer; });
     if (!t.affine) return t;
-    const auto build = [&](InnerLoop& out) {
-      gpu ? inner_accesses_gpu(n, out) : inner_accesses_cpu(n, out);
-    };
     const size_t loops = m_k.loops.size();
     std::vector<int64_t> saved(loops);
     for (size_t l = 0; l < loops; ++l) {
       saved[l] = m_env.loop_value(int(l));
       m_env.set_loop(int(l), 0);
     }
-    build(t.zero);
+    inner_accesses(n, gpu, t.zero);
     for (size_t l = 0; l < loops; ++l) {
       if (gpu && is_thread(m_k.loops[l].kind)) continue;  // each lane sets its own
       m_env.set_loop(int(l), 1);
-      build(m_inner_next);
+      inner_accesses(n, gpu, m_inner_next);
       m_env.set_loop(int(l), 0);
       bool used = false;
       std::vector<int64_t> addr(t.zero.accesses.size()), index(t.zero.checks.size());
@@ -555,14 +556,11 @@ class Tracer {
     if (const InnerTemplate& t = inner_template(n, gpu); t.affine) {
       instantiate(t, n.loop);
     } else {
-      const auto build = [&](InnerLoop& out) {
-        gpu ? inner_accesses_gpu(n, out) : inner_accesses_cpu(n, out);
-      };
       m_env.set_loop(n.loop, 0);
-      build(m_inner);
+      inner_accesses(n, gpu, m_inner);
       if (extent > 1) {
         m_env.set_loop(n.loop, 1);
-        build(m_inner_next);
+        inner_accesses(n, gpu, m_inner_next);
         inner_steps(m_inner_next);
       }
     }

@@ -20,23 +20,16 @@ fi
 mkdir -p "$out"
 rm -f "$out"/*.png "$out"/*.json "$out"/*.script
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-source "$(dirname "$0")/gui_player_lib.sh"  # fail, at, expect
-run_app() {
-  local name=$1 text=$2
-  printf '%s\nquit\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
-  "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" --no-session --script "$out/$name.script" \
-    --size 1440x900 --layout-json "$out/$name.layout.json" --state-json "$out/$name.state.json" ||
-    fail "$name: the app exited with $?"
-}
+source "$(dirname "$0")/gui_player_lib.sh"  # fail, at, expect, run_fresh
 
 # Where the tabs and the fuse button are (the probe settles on the Schedule view).
-run_app probe $'view schedule\nwait-frames 3'
+run_fresh probe $'view schedule\nwait-frames 3'
 memory_tab=$(at probe tab.memory)
 schedule_tab=$(at probe tab.schedule)
 fuse=$(at probe schedule.fuse-chain)
 
 for machine in tiny h200 host; do
-  run_app "$machine" "machine $machine
+  run_fresh "$machine" "machine $machine
 wait-frames 2
 click $memory_tab
 wait-frames 2

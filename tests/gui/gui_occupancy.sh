@@ -18,16 +18,9 @@ mkdir -p "$out"
 rm -f "$out"/*.png "$out"/*.json "$out"/*.script "$out"/*.txt
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 
-# fail, at (a named widget's "X Y" in a layout) and expect (a value in a state JSON): shared with
-# the lesson player's scenarios; run_app here is this test's own (no session).
+# fail, at (a named widget's "X Y" in a layout), expect (a value in a state JSON) and run_fresh (a
+# run from the built-in example, no session): shared with the other scenarios.
 source "$(dirname "$0")/gui_player_lib.sh"
-run_app() {
-  local name=$1 text=$2
-  printf '%s\nquit\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
-  "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" --no-session --script "$out/$name.script" \
-    --size 1440x900 --layout-json "$out/$name.layout.json" --state-json "$out/$name.state.json" ||
-    fail "$name: the app exited with $?"
-}
 # expect_near FILE POINTER NUMBER: a number within 1e-9 of NUMBER (0.25 may print as 0.25 or
 # 2.5e-01).
 expect_near() {
@@ -48,7 +41,7 @@ settle=$'wait-frames 3'
 # [1] The probe: the calculator follows the kernel's launch — 32 × 4 blocks of 16 × 16 threads,
 # no shared memory — at the first 32 registers: 8 blocks of 8 warps fill the SM's 64 (warps and
 # registers both allow 8), occupancy 1.
-run_app p0 "$setup"
+run_fresh p0 "$setup"
 expect p0 /occupancy/threads 256
 expect p0 /occupancy/threads_from_kernel true
 expect p0 /occupancy/smem 0
@@ -68,7 +61,7 @@ threads=$(at p0 occupancy.threads)
 type_into() {  # type_into "X Y" TEXT: a field clicked, emptied and typed into, as a learner would
   printf 'click %s\nkey Ctrl+A\ntype %s\nkey Enter\n%s\n' "$1" "$2" "$settle"
 }
-run_app a1 "$setup
+run_fresh a1 "$setup
 $(type_into "$registers" 128)
 write-state OUT/r128.state.json
 screenshot OUT/occupancy-128.png
@@ -106,9 +99,9 @@ scrolled="$setup
 control occupancy.registers 64
 scroll 1200 600 -20
 $settle"
-run_app p1 "$scrolled"
+run_fresh p1 "$scrolled"
 curve=$(at p1 occupancy.registers.curve)
-run_app a2 "$scrolled
+run_fresh a2 "$scrolled
 click $curve
 $settle
 screenshot OUT/occupancy-curves.png
@@ -120,7 +113,7 @@ picked=$("$query" "$out/a2.state.json" /occupancy/registers) || fail "a2: no reg
 
 # [4] At 200 % the section's texts wrap inside the panel: none cut off at its edge, in the upper
 # half (fields, table, sentences) nor the lower (the curves' titles and ranges).
-run_app s2 "$setup
+run_fresh s2 "$setup
 control occupancy.registers 128
 ui-scale 2
 $settle
@@ -152,7 +145,7 @@ look() {
   printf '%s\nwrite-frame-text OUT/%s\n%s\nscreenshot OUT/%s\nwait-frames 1\n' \
     "$settle" "$1" "$settle" "$2"
 }
-run_app c1 "$setup
+run_fresh c1 "$setup
 machine tiny
 $(look tiny-text.txt occupancy-cpu.png)"
 expect c1 /machine tiny
@@ -169,9 +162,9 @@ if grep -q "blocks per SM, limited by" "$out/tiny-text.txt"; then fail "tiny sho
 # data-stage passes, × 1024 k × 1024 warps = 18.87 M; one pass a cycle on 132 SMs at 1.98 GHz,
 # × 1.03125 for the tail (128 blocks on 132 SMs: the busiest runs 1 where the mean is 128/132).
 # The issue term is far smaller, so the data stage binds.
-run_app p2 "$setup"
+run_fresh p2 "$setup"
 roofline=$(at p2 tab.roofline)
-run_app r1 "$setup
+run_fresh r1 "$setup
 click $roofline
 wait-jobs
 $(look roofline-text.txt roofline-predicted.png)"
@@ -183,7 +176,7 @@ awk -v a="$data" 'BEGIN{b = 18 * 1024 * 1024 / (132 * 1.98e9) * 1.03125; d = (a 
 grep -q "predicted: .*FLOP/s, data stage-bound" "$out/roofline-text.txt" ||
   fail "the Roofline view shows no predicted point label"
 "$check" "$out/roofline-predicted.png" "$out/r1.layout.json" --expect-parsed true --min-ops 3
-run_app r2 "$setup
+run_fresh r2 "$setup
 machine tiny
 click $roofline
 wait-jobs

@@ -22,6 +22,17 @@ run_app() {
     { cat "$out/$name.log"; fail "$name: the app exited with $?"; }
 }
 
+# run_fresh NAME SCRIPT_TEXT: the app with no session at 1440×900 (a 1600×1000 screen), running
+# SCRIPT_TEXT then quit; writes NAME.script, NAME.layout.json and NAME.state.json. For scenarios
+# that start from the built-in example every time (gui_occupancy, gui_memory_wait).
+run_fresh() {
+  local name=$1 text=$2
+  printf '%s\nquit\n' "$text" | sed "s|OUT|$out|g" >"$out/$name.script"
+  "$with_xvfb" -s "-screen 0 1600x1000x24" "$app" --no-session --script "$out/$name.script" \
+    --size 1440x900 --layout-json "$out/$name.layout.json" --state-json "$out/$name.state.json" ||
+    fail "$name: the app exited with $?"
+}
+
 # The settling every run starts with: the lesson's numbers computed, checkpoints evaluated, the
 # text scrolled.
 settle=$'wait-frames 3\nwait-jobs\nwait-frames 4'
