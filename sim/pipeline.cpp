@@ -142,7 +142,8 @@ uint64_t verify_bytes(const schedule::Program& p) {
 WalkSize size_walk(Walk walk, const schedule::Kernel& k, const predict::Machine* machine,
                    const SizeOptions& options) {
   WalkSize s;
-  const schedule::TraceSize t = schedule::estimate_trace_size(k);
+  const schedule::TraceSize t =
+      schedule::estimate_trace_size(k, walk == Walk::Simulation && machine && machine->kind == "gpu");
   s.accesses = t.accesses;
   s.formula = t.formula;
   s.rate = walk_rate(walk, options);
@@ -157,7 +158,9 @@ WalkSize size_walk(Walk walk, const schedule::Program& p, const predict::Machine
   WalkSize s;
   s.rate = walk_rate(walk, options);
   for (const schedule::Kernel& k : p.kernels) {
-    s.accesses += schedule::estimate_trace_size(k).accesses;
+    s.accesses += schedule::estimate_trace_size(
+                      k, walk == Walk::Simulation && machine && machine->kind == "gpu")
+                      .accesses;
     // The kernels walk one after another: the peak is the largest one's (a simulation keeps one
     // hierarchy for all of them, whose tables grow with the largest footprint).
     if (walk != Walk::Interpreter)

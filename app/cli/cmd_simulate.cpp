@@ -57,6 +57,10 @@ struct SimulateFlags {
   // Beyond this many accesses the simulation is refused before it starts (the estimate is
   // instant, a run of 10^10 accesses takes hours); --max-accesses raises it.
   double max_accesses = 5e8;
+  // Sampled simulation (predict/sampling.h): "auto" samples a kernel estimated above
+  // kExactAccessLimit accesses, "on" always, "off" never (the exact run, --max-accesses applies).
+  std::string sample = "auto";
+  double sample_budget = predict::kSampleBudget;
   std::vector<std::string> tensors;
   std::string follow;  // "BLOCK[:WARP]": the Tiles view's GPU mode as text (one wave)
 };
@@ -318,6 +322,51 @@ nlohmann::json analytic_json(const predict::AnalyticResult& an,
   return a;
 }
 
+// A sampled run's account: how it sampled and how sure its headline numbers are.
+std::string sample_text(const predict::SampleInfo& s) {
+  char buf[640];
+  std::snprintf(buf, sizeof buf, "%.2g%%", 100 * s.walked_fraction);
+  std::string out = "sampled: " + num(double(s.measured)) + " of " + num(double(s.units)) +
+                    " units measured (iterations of loop " + s.unit_loop + "), " +
+                    num(double(s.warm)) + " more walked to warm the caches: " +
+                    buf + " of the trace walked; counters are estimates\n";
+  if (s.error_known) {
+    std::snprintf(buf, sizeof buf,
+                  "  main memory %s ± %s, %s hit rate %.2f%% ± %.2f points (95%%, sampling "
+                  "error)\n",
+                  memory::format_bytes(s.dram_bytes).c_str(),
+                  memory::format_bytes(s.dram_bytes_error).c_str(), s.last_level.c_str(),
+                  100 * s.last_level_hit_rate, 100 * s.last_level_hit_rate_error);
+    out += buf;
+  } else {
+    out += "  too few units measured to state an error bar\n";
+  }
+  if (s.warm_capped > 0)
+    out += "  " + num(double(s.warm_capped)) + " of the measured units had a warm-up cut short of "
+           "refilling " + s.last_level + " (" + num(s.warm_target_lines) +
+           " lines): reuse farther apart than their warm-up is counted as misses, which the "
+           "error bar does not cover; --sample off runs it exactly\n";
+  out += "  the 3C split and reuse distances need every access: --sample off\n";
+  return out;
+}
+
+nlohmann::json sample_json(const predict::SampleInfo& s) {
+  return {{"unit_loop", s.unit_loop},
+          {"unit_work_share", s.unit_work_share},
+          {"units", s.units},
+          {"measured", s.measured},
+          {"warm", s.warm},
+          {"warm_capped", s.warm_capped},
+          {"warm_target_lines", s.warm_target_lines},
+          {"walked_fraction", s.walked_fraction},
+          {"last_level", s.last_level},
+          {"dram_bytes", s.dram_bytes},
+          {"dram_bytes_error", s.dram_bytes_error},
+          {"last_level_hit_rate", s.last_level_hit_rate},
+          {"last_level_hit_rate_error", s.last_level_hit_rate_error},
+          {"error_known", s.error_known}};
+}
+
 // Prints run_model's --json answer: the machine, the kernel, the trace and its layout, the
 // report, the rooflines and the analytic model (or why there is none).
 void print_model_json(const SimulateFlags& f, const schedule::Kernel& k,
@@ -356,6 +405,7 @@ void print_model_json(const SimulateFlags& f, const schedule::Kernel& k,
   // A stack accumulator tile's area (bytes 0: the accumulators are registers).
   j["accumulator"] = {{"base", layout.acc_base}, {"bytes", layout.acc_bytes}};
   j["write_back_all"] = true;
+  if (run.sampled) j["sampled"] = sample_json(*run.sampled);
   j["report"] = memory::report_json(hierarchy, ro);
   j["roofline_simulated"] = roofline_json(run.roofline);
   if (run.analytic) {
@@ -404,7 +454,8 @@ void print_model_text(const schedule::Kernel& k, const predict::Machine& machine
             << ": " << k.summary << "\nsteps: " << (steps.empty() ? "(none)" : steps) << "\n"
             << schedule::print_loop_nest(k) << "\n"
             << (gpu ? "GPU" : "CPU") << " trace: " << hierarchy.trace_accesses()
-            << " accesses, dirty lines written back at the end (the outputs reach memory)\n\n"
+            << " accesses, dirty lines written back at the end (the outputs reach memory)\n"
+            << (run.sampled ? sample_text(*run.sampled) : "") << "\n"
             << memory::format_report(hierarchy, ro);
   if (run.analytic) {
     print_analytic_vs_simulation(*run.analytic, hierarchy);
@@ -441,22 +492,39 @@ int run_model(const SimulateFlags& f) {
   const schedule::Kernel& k = p.kernels.at(size_t(p.current));
   if (!f.follow.empty()) return follow_warp(f, k, machine);
 
+  if (f.sample != "auto" && f.sample != "on" && f.sample != "off") {
+    std::cerr << "simulate: --sample expects auto, on or off, got '" << f.sample << "'\n";
+    return 1;
+  }
+  const double elements = schedule::estimate_trace_size(k, machine.kind == "gpu").accesses;
+  const bool sampled =
+      f.sample == "on" || (f.sample == "auto" && elements > predict::kExactAccessLimit);
   memory::HierarchyOptions options;
-  options.classify_misses = !f.no_3c;
-  options.reuse_distance = !f.no_reuse;
+  options.classify_misses = !f.no_3c && !sampled;
+  options.reuse_distance = !f.no_reuse && !sampled;
 
   const pipeline::WalkSize size = pipeline::size_walk(
       pipeline::Walk::Simulation, k, &machine, {options.classify_misses, options.reuse_distance});
-  if (!simulation_fits(f, k, machine, options, size)) return 1;
+  if (sampled) {
+    std::cerr << "simulate: kernel " << k.name << " makes about " << format_count(elements)
+              << " accesses (about " << num(std::ceil(elements / size.rate))
+              << " s exact): sampling about " << format_count(std::min(elements, f.sample_budget))
+              << " of them (--sample off runs it exactly)\n";
+  } else if (!simulation_fits(f, k, machine, options, size)) {
+    return 1;
+  }
 
   // The shared pipeline: trace, hierarchy, write-back, level bytes, analytic model, rooflines.
   predict::KernelRun run;
   {
-    Progress progress("simulate: kernel " + k.name, size.accesses);
+    Progress progress("simulate: kernel " + k.name, sampled ? 0.0 : size.accesses);
     predict::RunOptions ro_run;
     ro_run.classify_misses = options.classify_misses;
     ro_run.reuse_distance = options.reuse_distance;
     ro_run.threads = f.threads;
+    ro_run.sampling =
+        sampled ? predict::RunOptions::Sampling::On : predict::RunOptions::Sampling::Off;
+    ro_run.sample_budget = f.sample_budget;
     ro_run.wrap = [&](memory::AccessSink& next) {
       return std::make_unique<ProgressSink>(next, progress);
     };
@@ -527,6 +595,15 @@ const CommandRegistrar registrar{
       sub.add_option("--max-accesses", flags->max_accesses,
                      "Refuse a model simulation estimated to make more accesses than this")
           ->capture_default_str();
+      sub.add_option("--sample", flags->sample,
+                     "auto: sample a kernel too big to simulate whole in about a second (units "
+                     "of its loops, most skipped, with an error bar); on: always; off: every "
+                     "access (the 3C split and reuse distances need it)")
+          ->capture_default_str();
+      sub.add_option("--sample-budget", flags->sample_budget,
+                     "Accesses a sampled run walks, about (more: a smaller error bar, slower)")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber);
       sub.add_option("--follow", flags->follow,
                      "GPU machines: follow block BLOCK (launch index) and its warp WARP through "
                      "one wave (BLOCK[:WARP]; what the Tiles view's GPU mode shows)");

@@ -821,6 +821,20 @@ const Cache& Hierarchy::cache(int level) const {
   return m_levels.at(level)->cache;
 }
 
+void Hierarchy::set_estimate(const std::vector<std::vector<Counters>>& rows,
+                             const ScratchpadStats& scratchpad, uint64_t trace_accesses) {
+  if (rows.size() != m_counters.size())
+    throw std::invalid_argument("Hierarchy::set_estimate: one row list per level and memory");
+  if (m_analysis) m_analysis->drain();
+  for (size_t k = 0; k < rows.size(); ++k) {
+    m_counters[k] = rows[k];
+    m_rows = std::max(m_rows, rows[k].size());
+  }
+  grow_counters(m_rows - 1);
+  if (m_scratchpad) m_scratchpad->set_stats(scratchpad);
+  m_trace_accesses = trace_accesses;
+}
+
 std::vector<Counters> Hierarchy::counters_by_tensor(int level) const {
   std::vector<Counters> rows = m_counters.at(level);
   if (m_analysis) m_analysis->drain();

@@ -55,6 +55,8 @@ class Scratchpad {
   // One warp-wide access; returns its degree.
   uint32_t warp_access(std::span<const LaneAccess> lanes, bool write);
   const ScratchpadStats& stats() const { return m_stats; }
+  // A sampled run's estimate in place of the counts (Hierarchy::set_estimate).
+  void set_stats(const ScratchpadStats& stats) { m_stats = stats; }
 
  private:
   ScratchpadConfig m_config;

@@ -2,6 +2,8 @@
 // bytes, analytic model, roofline.
 #include "sim/predict/simulate.h"
 
+#include "sim/schedule/trace_size.h"
+
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -122,17 +124,38 @@ KernelRun simulate_kernel(const schedule::Kernel& k, const graph::Graph& g, cons
   const ReductionChain chain = reduction_chain(k);
 
   if (options.simulate) {
-    r.hierarchy = std::make_unique<memory::Hierarchy>(m.hierarchy(), hierarchy_options(options));
+    const double estimate = schedule::estimate_trace_size(k, r.trace.gpu).accesses;
+    const bool sample = options.sampling == RunOptions::Sampling::On ||
+                        (options.sampling == RunOptions::Sampling::Auto &&
+                         estimate > kExactAccessLimit);
+    RunOptions ho = options;
+    if (sample) ho.classify_misses = ho.reuse_distance = false;
+    r.hierarchy = std::make_unique<memory::Hierarchy>(m.hierarchy(), hierarchy_options(ho));
     // The pattern sink passes every access on unchanged and notes which line moves a prefetcher
     // could follow; the roofline charges the others at the machine's strided-line time.
     AccessPatternSink pattern(*r.hierarchy);
     std::unique_ptr<memory::AccessSink> front = options.wrap ? options.wrap(pattern) : nullptr;
-    r.summary = schedule::trace_kernel(k, front ? *front : pattern, r.trace);
+    schedule::TraceOptions to = r.trace;
+    std::unique_ptr<UnitSampler> sampler;
+    SamplePlan plan;
+    if (sample) {
+      plan = plan_sample(k, to, estimate, options.sample_budget);
+      sampler = std::make_unique<UnitSampler>(*r.hierarchy, plan.loop.units, plan.budget_units,
+                                              r.tensor_names.size() + 1);
+      to.sampler = sampler.get();
+      to.unit_loop = plan.loop.loop;
+    }
+    r.summary = schedule::trace_kernel(k, front ? *front : pattern, to);
     r.hierarchy->finish();
     if (options.before_write_back) options.before_write_back(*r.hierarchy);
     if (options.write_back_all) r.hierarchy->write_back_all();
-    r.bytes = level_bytes(m, *r.hierarchy, pattern);
     r.patterns = pattern.by_tensor();
+    if (sampler) {
+      r.sampled = sampler->finish(r.summary, r.patterns);
+      r.sampled->unit_loop = plan.loop.name;
+      r.sampled->unit_work_share = plan.loop.work_share;
+    }
+    r.bytes = level_bytes(m, *r.hierarchy, pattern);
     r.roofline = roofline(m, r.flops, r.bytes, "fp32", "", chain, busy_core_share(k, m));
   }
 

@@ -15,6 +15,7 @@
 #include "sim/predict/analytic.h"
 #include "sim/predict/machine.h"
 #include "sim/predict/roofline.h"
+#include "sim/predict/sampling.h"
 #include "sim/schedule/kernel.h"
 #include "sim/schedule/trace.h"
 
@@ -69,6 +70,13 @@ struct RunOptions {
   // Dirty lines still cached at the end are written back (counted), so main-memory traffic
   // includes the kernel's outputs. Off only for raw traces whose end is not a kernel's end.
   bool write_back_all = true;
+  // Sampled simulation (sampling.h). Off traces every access; Auto samples a kernel whose trace
+  // is estimated above kExactAccessLimit accesses; On always samples. A sampled run keeps neither
+  // the 3C split nor reuse distances (they need every access). `sample_budget`: element
+  // accesses the sampled walk makes, about.
+  enum class Sampling { Off, Auto, On };
+  Sampling sampling = Sampling::Off;
+  double sample_budget = kSampleBudget;
   // The trace simulation, and the analytic model beside it (CPU loop nests only). A sweep that
   // wants a quick answer asks for the analytic model alone and simulates only where it cannot.
   bool simulate = true;
@@ -95,6 +103,8 @@ struct KernelRun {
   LevelBytes bytes;
   Roofline roofline;
   std::vector<TensorPattern> patterns;  // line moves per tensor + 1 (AccessPatternSink::by_tensor)
+  // A sampled run: how it sampled and how sure its numbers are (the counters are estimates).
+  std::optional<SampleInfo> sampled;
   // The analytic model's prediction and its roofline, or why it does not cover this kernel.
   std::optional<AnalyticResult> analytic;
   std::optional<Roofline> analytic_roofline;

@@ -137,6 +137,17 @@ class Tracer {
     flush();
     m_sink.step_boundary(m_sum.steps++);
   }
+  // Sampled tracing (TraceSampler): whether an iteration of loop node `n` is a unit, and the
+  // sampler's word on it once the sink has every access before it.
+  bool is_unit(const Node& n) const { return m_o.sampler && n.loop == m_o.unit_loop; }
+  bool begin_unit() {
+    flush();
+    return m_o.sampler->begin_unit(m_sum);
+  }
+  void end_unit() {
+    flush();
+    m_o.sampler->end_unit(m_sum);
+  }
 
   // One element access resolved to where it lands; `valid` false for registers / out of bounds.
   struct Target {
@@ -636,17 +647,21 @@ class Tracer {
   void walk(const std::vector<Node>& nodes) {
     for (const Node& n : nodes) {
       switch (n.kind) {
-        case Node::Kind::Loop:
-          if (inner_loop(n, false)) {
+        case Node::Kind::Loop: {
+          const bool unit = is_unit(n);
+          if (!unit && inner_loop(n, false)) {
             walk_inner(n, false);
             break;
           }
           for (int64_t v = 0; v < m_k.loops[size_t(n.loop)].extent; ++v) {
+            if (unit && !begin_unit()) continue;
             m_env.set_loop(n.loop, v);
             if (n.loop == m_step_loop) step();
             walk(n.children);
+            if (unit) end_unit();
           }
           break;
+        }
         case Node::Kind::If:
           if (conds_hold(n.conds)) walk(n.children);
           break;
@@ -839,13 +854,15 @@ class Tracer {
       case Node::Kind::Loop:
         if (is_thread(m_k.loops[size_t(n.loop)].kind)) {
           walk_gpu(n.children);  // lanes are enumerated at the leaves
-        } else if (inner_loop(n, true)) {
+        } else if (const bool unit = is_unit(n); !unit && inner_loop(n, true)) {
           walk_inner(n, true);
         } else {
           for (int64_t v = 0; v < m_k.loops[size_t(n.loop)].extent; ++v) {
+            if (unit && !begin_unit()) continue;
             if (n.loop == m_gpu_step_loop) step();
             m_env.set_loop(n.loop, v);
             walk_gpu(n.children);
+            if (unit) end_unit();
           }
         }
         break;
@@ -910,14 +927,18 @@ class Tracer {
           }
           continue;
         }
-        // Resident blocks advance through this loop together, one iteration at a time.
+        // Resident blocks advance through this loop together, one iteration at a time (one unit
+        // of a sampled trace when it is TraceOptions::unit_loop).
+        const bool sampled = is_unit(unit);
         for (int64_t v = 0; v < m_k.loops[size_t(unit.loop)].extent; ++v) {
+          if (sampled && !begin_unit()) continue;
           step();
           for (int64_t b = first; b < last; ++b) {
             set_block(b);
             m_env.set_loop(unit.loop, v);
             walk_gpu(unit.children);
           }
+          if (sampled) end_unit();
         }
       }
     }

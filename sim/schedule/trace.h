@@ -32,6 +32,20 @@
 
 namespace tilescope::schedule {
 
+struct TraceSummary;
+
+// Sampled tracing (predict/sampling.h makes the plan and the estimate). A unit is one iteration
+// of the loop TraceOptions::unit_loop (in GPU mode, when that is the loop the resident blocks
+// walk together, one iteration of all of them). Before each unit the walker hands every access
+// so far to the sink and asks begin_unit() whether to walk it; after a walked unit it calls
+// end_unit(). A skipped unit makes no accesses. Everything outside units is always walked.
+class TraceSampler {
+ public:
+  virtual ~TraceSampler() = default;
+  virtual bool begin_unit(const TraceSummary& so_far) = 0;
+  virtual void end_unit(const TraceSummary& so_far) = 0;
+};
+
 struct TraceOptions {
   std::string step_loop;      // step_boundary() at each iteration of this loop; "" = outermost
   uint64_t alignment = 4096;  // tensors start at multiples of this
@@ -51,6 +65,9 @@ struct TraceOptions {
   // Walk every loop statement by statement, as the interpreter does: no inner loop is traced from
   // its affine template. The same accesses, slower; tests compare the two.
   bool general_walk = false;
+  // Sampled tracing (TraceSampler above); nullptr walks every unit.
+  TraceSampler* sampler = nullptr;
+  int unit_loop = -1;  // Kernel::loops index
 };
 
 // Tags the accumulator buffer with the id after the names a report already has (graph tensors by
