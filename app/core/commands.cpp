@@ -321,9 +321,11 @@ constexpr VerbRow kVerbRows[] = {
      [](Command& c, std::string_view verb, std::string_view& rest) {
        c.kind = verb == "simulate" ? CommandKind::Simulate : CommandKind::RunCpu;
        c.text = std::string(take_word(rest));
-       if (!c.text.empty() && c.text != "anyway")
-         throw CommandError(std::string(verb) +
-                            ": expected nothing or 'anyway' (start a long job), got '" + c.text + "'");
+       const bool exact = verb == "simulate" && c.text == "exactly";
+       if (!c.text.empty() && c.text != "anyway" && !exact)
+         throw CommandError(std::string(verb) + ": expected nothing or 'anyway' (start a long job)" +
+                            (verb == "simulate" ? " or 'exactly' (every access, not a sample)" : "") +
+                            ", got '" + c.text + "'");
        expect_end(rest, verb);
      }},
     {{"run-gpu"},

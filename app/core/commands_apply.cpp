@@ -334,6 +334,7 @@ std::string apply_workbench_command(AppState& state, const Command& c) {
     case CommandKind::SetMachine:
       return workbench_set_machine(state.workbench, c.text);
     case CommandKind::Simulate:
+      if (c.text == "exactly") return workbench_simulate_exactly(state.workbench);
       return workbench_simulate(state.workbench, c.text == "anyway");
     case CommandKind::RunCpu:
       return workbench_run_cpu(state.workbench, c.text == "anyway");

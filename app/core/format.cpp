@@ -65,4 +65,17 @@ std::string format_percent(double fraction) {
   return buf;
 }
 
+std::string duration_text(double seconds) {
+  char buf[48];
+  if (seconds >= 2 * 86400)
+    std::snprintf(buf, sizeof buf, "%.0f days", seconds / 86400);
+  else if (seconds >= 2 * 3600)
+    std::snprintf(buf, sizeof buf, "%.0f hours", seconds / 3600);
+  else if (seconds >= 120)
+    std::snprintf(buf, sizeof buf, "%.0f minutes", seconds / 60);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f s", std::ceil(seconds));
+  return buf;
+}
+
 }  // namespace tilescope::core

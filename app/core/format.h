@@ -30,4 +30,7 @@ std::string format_int_list(const std::vector<int64_t>& values);
 // 0.0% prints as "<0.1%", so a learner does not read it as nothing.
 std::string format_percent(double fraction);
 
+// A wait in words, as a learner plans around it: "7 s", "12 minutes", "3 hours", "4 days".
+std::string duration_text(double seconds);
+
 }  // namespace tilescope::core

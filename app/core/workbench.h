@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,6 +97,9 @@ struct MemoryResult {
   // kMaxProgramTotalAccesses), or why it is not given.
   std::optional<ProgramTotal> program;
   std::string program_note;
+  // A sampled run (predict/sampling.h): the counters above are estimates; this says how sure.
+  std::optional<predict::SampleInfo> sampled;
+  double exact_seconds = 0;  // what the exact run would take, about (when sampled)
   uint64_t dram_bytes() const;
   double intensity() const;  // FLOP per main-memory byte
 };
@@ -187,6 +191,7 @@ struct Workbench {
   Job<GpuRunResult> gpu_job;
   // Jobs sized before they start and not started (see HeldJob), by the same keys as the caches.
   std::map<std::string, HeldJob> memory_held, cpu_held, tiles_held;
+  std::set<std::string> memory_exact;  // memory keys the learner asked to simulate exactly
   std::string memory_formula;  // "L1 B": the Memory view's "why this number" popup; "" = closed
   // How long the current (schedule, machine) waited for its Memory numbers: from the frame its key
   // first appeared (a step, an undo, a machine picked) to the frame its result arrived (0 when
@@ -299,6 +304,9 @@ schedule::Target workbench_target(const Workbench& wb);
 // Each is sized first: one that cannot fit in memory is refused (held, refused), one longer than
 // kLongJobSeconds is held until called again with `anyway`.
 std::string workbench_simulate(Workbench& wb, bool anyway = false);
+// A kernel whose trace would take over a second is simulated from a sample
+// (predict::kExactAccessLimit); this asks for every access instead (held like any long job).
+std::string workbench_simulate_exactly(Workbench& wb);
 std::string workbench_run_cpu(Workbench& wb, bool anyway = false);
 // Runs the current schedule on this computer's GPU through the GPU bench (gpu_run.h); refused
 // with the reason in a build without CUDA.
@@ -321,7 +329,8 @@ void workbench_load_recorded(Workbench& wb, const std::string& dir);
 
 // The work itself, callable without a thread (tests use them directly).
 MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
-                             const predict::Machine& m, JobProgress& progress);
+                             const predict::Machine& m, JobProgress& progress,
+                             bool sample = false);
 CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProgress& progress);
 
 }  // namespace tilescope::core

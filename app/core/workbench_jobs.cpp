@@ -2,6 +2,7 @@
 // sized by the pipeline (pipeline::size_walk) before it starts (workbench.h's [SECTION] Sizing).
 #include "app/core/workbench.h"
 
+#include "app/core/format.h"
 #include "sim/io/format.h"
 #include "sim/predict/work_size.h"
 
@@ -22,19 +23,6 @@ std::string count_text(double n) {
     std::snprintf(buf, sizeof buf, "%.1f million", n / 1e6);
   else
     std::snprintf(buf, sizeof buf, "%.0f", n);
-  return buf;
-}
-
-std::string duration_text(double seconds) {
-  char buf[48];
-  if (seconds >= 2 * 86400)
-    std::snprintf(buf, sizeof buf, "%.0f days", seconds / 86400);
-  else if (seconds >= 2 * 3600)
-    std::snprintf(buf, sizeof buf, "%.0f hours", seconds / 3600);
-  else if (seconds >= 120)
-    std::snprintf(buf, sizeof buf, "%.0f minutes", seconds / 60);
-  else
-    std::snprintf(buf, sizeof buf, "%.0f s", std::ceil(seconds));
   return buf;
 }
 

@@ -5,6 +5,7 @@
 #include "app/core/format.h"
 #include "sim/io/format.h"
 #include "sim/predict/analytic.h"
+#include "sim/predict/sampling.h"
 #include "sim/predict/simulate.h"
 
 #include <algorithm>
@@ -93,11 +94,12 @@ void total_program(MemoryResult& r, const schedule::Program& p, const predict::M
 }
 
 MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
-                             const predict::Machine& m, JobProgress& progress) {
+                             const predict::Machine& m, JobProgress& progress, bool sample) {
   const auto t0 = std::chrono::steady_clock::now();
   MemoryResult r;
   predict::RunOptions o;
   o.classify_misses = true;
+  o.sampling = sample ? predict::RunOptions::Sampling::On : predict::RunOptions::Sampling::Off;
   // Progress counts iterations of the outermost loop (the trace's default step loop).
   const double steps = k.loops.empty() ? 1.0 : static_cast<double>(k.loops.front().extent);
   o.wrap = [&](memory::AccessSink& next) {
@@ -127,6 +129,7 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
   r.analytic = std::move(run.analytic);
   r.analytic_roofline = std::move(run.analytic_roofline);
   r.analytic_error = run.analytic_error;
+  r.sampled = run.sampled;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.fraction = 1.0;
   return r;
@@ -143,9 +146,14 @@ std::string workbench_simulate(Workbench& wb, bool anyway) {
   if (wb.memory_cache.count(key)) return {};
   if (wb.memory_job.running() && wb.memory_job.key() == key) return {};
   wb.memory_errors.erase(key);
-  if (std::optional<HeldJob> held =
-          hold_for(pipeline::size_walk(pipeline::Walk::Simulation, *k, &*wb.machine),
-                   "Simulating " + k->name + " on " + wb.machine_name, anyway)) {
+  // Past about a second of simulation the view starts from a sample (a second's walk, with its
+  // error bar) unless the learner asked for every access.
+  const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Simulation, *k, &*wb.machine);
+  const bool sample = size.accesses > predict::kExactAccessLimit && !wb.memory_exact.count(key);
+  std::optional<HeldJob> held;
+  if (!sample)
+    held = hold_for(size, "Simulating " + k->name + " on " + wb.machine_name, anyway);
+  if (held) {
     // The analytic model answers without a walk (CPU loop nests): show it while the learner
     // decides.
     if (!wb.machine->kind.empty() && wb.machine->kind != "gpu") {
@@ -166,8 +174,9 @@ std::string workbench_simulate(Workbench& wb, bool anyway) {
   auto graph = wb.program()->graph;
   wb.memory_job.start(key, [kernel = *k, program = *wb.program(), graph, machine = *wb.machine,
                             steps = wb.steps_text(), count = wb.history->size(),
-                            text = wb.graph_text](JobProgress& p) {
-    MemoryResult r = simulate_kernel(kernel, *graph, machine, p);
+                            text = wb.graph_text, sample, exact_s = size.seconds](JobProgress& p) {
+    MemoryResult r = simulate_kernel(kernel, *graph, machine, p, sample);
+    if (sample) r.exact_seconds = exact_s;
     total_program(r, program, machine, p);
     r.steps = steps;
     r.step_count = count;
@@ -175,6 +184,20 @@ std::string workbench_simulate(Workbench& wb, bool anyway) {
     return r;
   });
   return {};
+}
+
+std::string workbench_simulate_exactly(Workbench& wb) {
+  if (!wb.kernel()) return "simulate: there is no kernel to simulate";
+  const std::string key = wb.memory_key();
+  wb.memory_exact.insert(key);
+  // The sampled result steps aside for the exact one (kept on screen until it is ready).
+  if (auto it = wb.memory_cache.find(key); it != wb.memory_cache.end() && it->second.sampled) {
+    const std::string kept = key + "\n#sampled";
+    wb.memory_cache[kept] = std::move(it->second);
+    wb.memory_cache.erase(key);
+    wb.last_memory_key = kept;
+  }
+  return workbench_simulate(wb, false);
 }
 
 void workbench_track_memory_wait(Workbench& wb, double now) {

@@ -236,8 +236,17 @@ std::string write_state_json(const std::string& path, const AppState& state) {
     else if (!m->program_note.empty())
       j["memory"]["program_note"] = m->program_note;
     j["memory"]["simulated_seconds"] = m->seconds;
+    if (m->sampled)
+      j["memory"]["sampled"] = {{"unit_loop", m->sampled->unit_loop},
+                                {"units", m->sampled->units},
+                                {"measured", m->sampled->measured},
+                                {"dram_bytes_error", m->sampled->dram_bytes_error},
+                                {"warm_capped", m->sampled->warm_capped}};
   }
   if (wb.memory_wait.seconds >= 0) j["memory_wait_seconds"] = wb.memory_wait.seconds;
+  if (wb.kernel())
+    if (auto held = wb.memory_held.find(wb.memory_key()); held != wb.memory_held.end())
+      j["memory_held"] = held->second.message;
   if (const CpuRunResult* r = wb.cpu_result()) {
     j["cpu_run"] = {{"verified", r->verified},
                     {"rel_error", r->rel_error},

@@ -33,14 +33,48 @@ struct BoxText {
 };
 
 // Draws the heading: the kernel, the machine, the trace's size and the whole schedule's traffic.
+// A sampled run says so before any number: what it walked, how sure its numbers are, what it
+// cannot see, and the way to the exact run.
+void draw_sample_lines(ViewContext& ctx, const MemoryResult& r) {
+  const predict::SampleInfo& s = *r.sampled;
+  ImGui::PushFont(ctx.fonts.ui_bold);
+  text_wrapped(
+      "Sampled: every number below is an estimate. %s of %s iterations of loop %s were measured "
+      "(%s more warmed the caches first), %.2g%% of the trace, in %.2f s.",
+      format_thousands(int64_t(s.measured)).c_str(), format_thousands(int64_t(s.units)).c_str(),
+      s.unit_loop.c_str(), format_thousands(int64_t(s.warm)).c_str(), 100 * s.walked_fraction,
+      r.seconds);
+  ImGui::PopFont();
+  if (s.error_known)
+    text_wrapped("%s: %s ± %s; %s hit rate %s ± %.2f points (95 %%, sampling error).",
+                 r.levels.back().name.c_str(), format_bytes(int64_t(s.dram_bytes)).c_str(),
+                 format_bytes(int64_t(s.dram_bytes_error)).c_str(), s.last_level.c_str(),
+                 format_percent(s.last_level_hit_rate).c_str(),
+                 100 * s.last_level_hit_rate_error);
+  if (s.warm_capped > 0)
+    disabled_wrapped(
+        "%s of the measured iterations had too short a warm-up to refill %s: data reused from "
+        "farther back counts as misses there, which the error bar does not cover.",
+        format_thousands(int64_t(s.warm_capped)).c_str(), s.last_level.c_str());
+  char label[96];
+  std::snprintf(label, sizeof label, "Simulate every access (about %s)",
+                duration_text(r.exact_seconds).c_str());
+  if (ImGui::Button(label)) ctx.push(command_from("simulate exactly"));
+  note_widget("memory.simulate-exactly");
+}
+
 void draw_memory_heading(ViewContext& ctx, const MemoryResult& r) {
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::Text("%s on %s (%s mode)", r.kernel.c_str(), r.machine.c_str(), r.gpu ? "GPU" : "CPU");
   ImGui::PopFont();
-  disabled_wrapped(
-      "%s trace accesses simulated in %.2f s%s",
-      format_thousands(int64_t(r.trace_accesses)).c_str(), r.seconds,
-      r.gpu ? " (global accesses coalesced per 32 B sector)" : " (one per element)");
+  if (r.sampled) {
+    draw_sample_lines(ctx, r);
+  } else {
+    disabled_wrapped(
+        "%s trace accesses simulated in %.2f s%s",
+        format_thousands(int64_t(r.trace_accesses)).c_str(), r.seconds,
+        r.gpu ? " (global accesses coalesced per 32 B sector)" : " (one per element)");
+  }
   // The whole schedule beside this kernel: what a fusion changes shows as one number.
   if (r.program && !r.program->levels.empty()) {
     const memory::Counters& d = r.program->levels.back().total;
@@ -348,7 +382,12 @@ void draw_result_details(ViewContext& ctx, const MemoryResult& result) {
   const Workbench& wb = ctx.state.workbench;
   const MemoryResult* r = &result;
   section_heading(ctx, "Misses by cause (3C)");
-  if (ImGui::BeginTable("3c", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+  if (r->sampled) {
+    // A sampled run keeps no per-line history: zeros here would read as "no misses of any kind".
+    disabled_wrapped(
+        "Not split: the split follows every line from its first touch, which a sampled run "
+        "does not see. \"Simulate every access\" above gives it.");
+  } else if (ImGui::BeginTable("3c", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("level");
     ImGui::TableSetupColumn("compulsory");
     ImGui::TableSetupColumn("capacity");
@@ -369,9 +408,10 @@ void draw_result_details(ViewContext& ctx, const MemoryResult& result) {
     }
     ImGui::EndTable();
   }
-  disabled_wrapped(
-      "compulsory: first touch; capacity: a fully associative cache of the same size "
-      "misses too; conflict: the rest.");
+  if (!r->sampled)
+    disabled_wrapped(
+        "compulsory: first touch; capacity: a fully associative cache of the same size "
+        "misses too; conflict: the rest.");
   section_heading(ctx, "Per tensor");
   disabled_wrapped("Click a number for the analytic model's formula.");
   const size_t last = r->levels.size() - 1;
