@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace tilescope::core {
 
@@ -28,10 +29,21 @@ struct JobProgress {
     std::lock_guard lock(m_mutex);
     return m_phase;
   }
+  // Numbers so far, for the view to show while the job runs (the Memory job's counters as the
+  // trace streams through): lines of text, replaced whole.
+  void set_partial(std::vector<std::string> lines) {
+    std::lock_guard lock(m_mutex);
+    m_partial = std::move(lines);
+  }
+  std::vector<std::string> partial() const {
+    std::lock_guard lock(m_mutex);
+    return m_partial;
+  }
 
  private:
   mutable std::mutex m_mutex;
   std::string m_phase;
+  std::vector<std::string> m_partial;
 };
 
 // Thrown inside a job's work when it sees JobProgress::cancel.
@@ -119,6 +131,9 @@ class Job {
   }
   std::string phase() const {
     return m_slot && m_slot->progress ? m_slot->progress->phase() : std::string();
+  }
+  std::vector<std::string> partial() const {
+    return m_slot && m_slot->progress ? m_slot->progress->partial() : std::vector<std::string>{};
   }
   const std::string& key() const { return m_slot->key; }
 

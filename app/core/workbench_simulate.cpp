@@ -112,7 +112,23 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
         r.grids.push_back(std::move(*grid));
   };
   o.phase = [&](const std::string& phase) { progress.set_phase(phase); };
+  // The counters so far, as the trace streams through: each level's hit rate, then main memory.
+  o.watch = [&](const memory::Hierarchy& h) {
+    std::vector<std::string> lines = {"So far, " + format_si(double(h.trace_accesses())) +
+                                      " trace accesses:"};
+    for (int level = 0; level < h.level_count(); ++level) {
+      const memory::Counters c = h.counters(level);
+      lines.push_back(h.config().levels[size_t(level)].name + " hit rate " +
+                      format_percent(c.accesses ? double(c.hits) / double(c.accesses) : 0.0) +
+                      " of " + format_si(double(c.accesses)) + " accesses");
+    }
+    const memory::Counters d = h.counters(h.level_count());
+    lines.push_back(h.config().memory.name + " read " + io::format_bytes(double(d.read_bytes)) +
+                    ", written " + io::format_bytes(double(d.write_bytes)));
+    progress.set_partial(std::move(lines));
+  };
   predict::KernelRun run = predict::simulate_kernel(k, g, m, o);
+  progress.set_partial({});
   const memory::Hierarchy& h = *run.hierarchy;
   r.machine = m.name;
   r.machine_model = m;

@@ -244,9 +244,12 @@ std::string write_state_json(const std::string& path, const AppState& state) {
                                 {"warm_capped", m->sampled->warm_capped}};
   }
   if (wb.memory_wait.seconds >= 0) j["memory_wait_seconds"] = wb.memory_wait.seconds;
-  if (wb.kernel())
+  if (wb.kernel()) {
     if (auto held = wb.memory_held.find(wb.memory_key()); held != wb.memory_held.end())
       j["memory_held"] = held->second.message;
+    if (wb.memory_job.running() && wb.memory_job.key() == wb.memory_key())
+      j["memory_partial"] = wb.memory_job.partial();
+  }
   if (const CpuRunResult* r = wb.cpu_result()) {
     j["cpu_run"] = {{"verified", r->verified},
                     {"rel_error", r->rel_error},

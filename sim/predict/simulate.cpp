@@ -5,6 +5,7 @@
 #include "sim/schedule/trace_size.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <stdexcept>
 #include <thread>
@@ -101,6 +102,33 @@ const Roofline* KernelRun::prediction() const {
 
 namespace {
 
+// Passes every access on and, between batches, hands the hierarchy to RunOptions::watch about
+// every watch_seconds (one clock read a batch of ~4096 accesses).
+class WatchSink final : public memory::AccessSink {
+ public:
+  WatchSink(memory::AccessSink& next, const memory::Hierarchy& h, const RunOptions& o)
+      : m_next(next), m_h(h), m_o(o), m_due(std::chrono::steady_clock::now() + period()) {}
+  void access(const memory::Access& a) override { access_batch(&a, 1); }
+  void access_batch(const memory::Access* a, size_t n) override {
+    m_next.access_batch(a, n);
+    if (const auto now = std::chrono::steady_clock::now(); now >= m_due) {
+      m_o.watch(m_h);
+      m_due = now + period();
+    }
+  }
+  void step_boundary(uint64_t step) override { m_next.step_boundary(step); }
+
+ private:
+  std::chrono::steady_clock::duration period() const {
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(m_o.watch_seconds));
+  }
+  memory::AccessSink& m_next;
+  const memory::Hierarchy& m_h;
+  const RunOptions& m_o;
+  std::chrono::steady_clock::time_point m_due;
+};
+
 memory::HierarchyOptions hierarchy_options(const RunOptions& o) {
   memory::HierarchyOptions h;
   h.classify_misses = o.classify_misses;
@@ -134,7 +162,10 @@ KernelRun simulate_kernel(const schedule::Kernel& k, const graph::Graph& g, cons
     // The pattern sink passes every access on unchanged and notes which line moves a prefetcher
     // could follow; the roofline charges the others at the machine's strided-line time.
     AccessPatternSink pattern(*r.hierarchy);
-    std::unique_ptr<memory::AccessSink> front = options.wrap ? options.wrap(pattern) : nullptr;
+    std::unique_ptr<WatchSink> watch;
+    if (options.watch && !sample) watch = std::make_unique<WatchSink>(pattern, *r.hierarchy, options);
+    memory::AccessSink& inner = watch ? static_cast<memory::AccessSink&>(*watch) : pattern;
+    std::unique_ptr<memory::AccessSink> front = options.wrap ? options.wrap(inner) : nullptr;
     schedule::TraceOptions to = r.trace;
     std::unique_ptr<UnitSampler> sampler;
     SamplePlan plan;
@@ -145,7 +176,7 @@ KernelRun simulate_kernel(const schedule::Kernel& k, const graph::Graph& g, cons
       to.sampler = sampler.get();
       to.unit_loop = plan.loop.loop;
     }
-    r.summary = schedule::trace_kernel(k, front ? *front : pattern, to);
+    r.summary = schedule::trace_kernel(k, front ? *front : inner, to);
     r.hierarchy->finish();
     if (options.before_write_back) options.before_write_back(*r.hierarchy);
     if (options.write_back_all) r.hierarchy->write_back_all();

@@ -88,6 +88,11 @@ struct RunOptions {
   std::function<std::unique_ptr<memory::AccessSink>(memory::AccessSink& next)> wrap;
   std::function<void(const memory::Hierarchy&)> before_write_back;
   std::function<void(const std::string&)> phase;
+  // Called on the simulating thread about every `watch_seconds` of the trace with the hierarchy
+  // as it stands (counters so far), for a view that shows numbers as they stream. Not called in a
+  // sampled run, whose counters become estimates only at the end.
+  std::function<void(const memory::Hierarchy&)> watch;
+  double watch_seconds = 0.25;
 };
 
 struct KernelRun {

@@ -2,8 +2,8 @@
 # GUI scenario test (issue #33): a kernel too big to simulate access by access in a second — the
 # 4096³ GEMM of assets/models/gemm4096.model, register-tiled for minigpu — opens in the Memory view
 # as a sampled run that says so (its loop, its measured units, its error bar) with a button for
-# the exact run; the button, clicked, asks before the hours-long exact run (the hold's message).
-# Writes a screenshot of the sampled view.
+# the exact run; the button, clicked, asks before the hours-long exact run (the hold's message);
+# run anyway, its numbers stream into the view as the trace goes. Writes screenshots of both.
 # usage: gui_memory_sampled.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped)
 set -euo pipefail
 with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
@@ -58,4 +58,24 @@ write-state OUT/exact.state.json"
 held=$("$query" "$out/exact.state.json" /memory_held) || fail "exact: the exact run was not held"
 [[ $held == *"makes about"* ]] || fail "exact: held with '$held'"
 echo "exact run held: $held"
+
+# Run anyway: the numbers stream into the view as the trace goes (the counters so far), long
+# before the hours-long run ends; quitting cancels it.
+anyway=$(at exact job.anyway)
+run_fresh stream "$open
+click $button
+wait-frames 3
+click $anyway
+wait-frames 2
+wait-seconds 2
+wait-frames 2
+write-state OUT/stream.state.json
+screenshot OUT/memory-streaming.png
+wait-frames 1"
+first=$("$query" "$out/stream.state.json" /memory_partial/0) ||
+  fail "stream: no numbers so far while the exact run goes"
+[[ $first == "So far, "* ]] || fail "stream: the first line is '$first'"
+"$query" "$out/stream.state.json" /memory_partial/1 | grep -q "L1 hit rate" ||
+  fail "stream: no L1 line so far"
+echo "streaming: $first"
 echo "PASS"

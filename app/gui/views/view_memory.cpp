@@ -249,6 +249,10 @@ bool memory_empty_state(ViewContext& ctx) {
     job_progress_line(ctx,
                       ("Simulating " + wb.kernel()->name + " on " + wb.machine_name + "…").c_str(),
                       wb.memory_job.fraction(), "");
+    // The numbers as they stream (the trace so far), before the whole result.
+    const std::vector<std::string> partial = wb.memory_job.partial();
+    for (const std::string& line : partial) text_wrapped("%s", line.c_str());
+    if (!partial.empty()) note_widget("memory.partial");
     return previous ? keep_previous() : true;
   }
   if (auto held = wb.memory_held.find(key); held != wb.memory_held.end()) {

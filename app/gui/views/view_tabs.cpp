@@ -41,7 +41,9 @@ bool held_job_lines(ViewContext& ctx, const core::HeldJob& held, const char* any
     return false;
   }
   text_wrapped("Not started yet: %s", held.message.c_str());
-  return ImGui::Button(anyway);
+  const bool pressed = ImGui::Button(anyway);
+  note_widget("job.anyway");
+  return pressed;
 }
 
 void handle_global_keys(ViewContext& ctx) {
