@@ -142,8 +142,8 @@ uint64_t verify_bytes(const schedule::Program& p) {
 WalkSize size_walk(Walk walk, const schedule::Kernel& k, const predict::Machine* machine,
                    const SizeOptions& options) {
   WalkSize s;
-  const schedule::TraceSize t =
-      schedule::estimate_trace_size(k, walk == Walk::Simulation && machine && machine->kind == "gpu");
+  const schedule::TraceSize t = schedule::estimate_trace_size(
+      k, walk == Walk::Simulation && machine && machine->kind == "gpu");
   s.accesses = t.accesses;
   s.formula = t.formula;
   s.rate = walk_rate(walk, options);

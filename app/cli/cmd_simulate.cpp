@@ -328,8 +328,8 @@ std::string sample_text(const predict::SampleInfo& s) {
   std::snprintf(buf, sizeof buf, "%.2g%%", 100 * s.walked_fraction);
   std::string out = "sampled: " + num(double(s.measured)) + " of " + num(double(s.units)) +
                     " units measured (iterations of loop " + s.unit_loop + "), " +
-                    num(double(s.warm)) + " more walked to warm the caches: " +
-                    buf + " of the trace walked; counters are estimates\n";
+                    num(double(s.warm)) + " more walked to warm the caches: " + buf +
+                    " of the trace walked; counters are estimates\n";
   if (s.error_known) {
     std::snprintf(buf, sizeof buf,
                   "  main memory %s ± %s, %s hit rate %.2f%% ± %.2f points (95%%, sampling "
@@ -342,8 +342,9 @@ std::string sample_text(const predict::SampleInfo& s) {
     out += "  too few units measured to state an error bar\n";
   }
   if (s.warm_capped > 0)
-    out += "  " + num(double(s.warm_capped)) + " of the measured units had a warm-up cut short of "
-           "refilling " + s.last_level + " (" + num(s.warm_target_lines) +
+    out += "  " + num(double(s.warm_capped)) +
+           " of the measured units had a warm-up cut short of refilling " + s.last_level + " (" +
+           num(s.warm_target_lines) +
            " lines): reuse farther apart than their warm-up is counted as misses, which the "
            "error bar does not cover; --sample off runs it exactly\n";
   out += "  the 3C split and reuse distances need every access: --sample off\n";

@@ -323,9 +323,10 @@ constexpr VerbRow kVerbRows[] = {
        c.text = std::string(take_word(rest));
        const bool exact = verb == "simulate" && c.text == "exactly";
        if (!c.text.empty() && c.text != "anyway" && !exact)
-         throw CommandError(std::string(verb) + ": expected nothing or 'anyway' (start a long job)" +
-                            (verb == "simulate" ? " or 'exactly' (every access, not a sample)" : "") +
-                            ", got '" + c.text + "'");
+         throw CommandError(
+             std::string(verb) + ": expected nothing or 'anyway' (start a long job)" +
+             (verb == "simulate" ? " or 'exactly' (every access, not a sample)" : "") + ", got '" +
+             c.text + "'");
        expect_end(rest, verb);
      }},
     {{"run-gpu"},

@@ -329,8 +329,7 @@ void workbench_load_recorded(Workbench& wb, const std::string& dir);
 
 // The work itself, callable without a thread (tests use them directly).
 MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
-                             const predict::Machine& m, JobProgress& progress,
-                             bool sample = false);
+                             const predict::Machine& m, JobProgress& progress, bool sample = false);
 CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProgress& progress);
 
 }  // namespace tilescope::core

@@ -167,8 +167,7 @@ std::string workbench_simulate(Workbench& wb, bool anyway) {
   const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Simulation, *k, &*wb.machine);
   const bool sample = size.accesses > predict::kExactAccessLimit && !wb.memory_exact.count(key);
   std::optional<HeldJob> held;
-  if (!sample)
-    held = hold_for(size, "Simulating " + k->name + " on " + wb.machine_name, anyway);
+  if (!sample) held = hold_for(size, "Simulating " + k->name + " on " + wb.machine_name, anyway);
   if (held) {
     // The analytic model answers without a walk (CPU loop nests): show it while the learner
     // decides.

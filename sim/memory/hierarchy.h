@@ -109,8 +109,8 @@ class Hierarchy final : public AccessSink {
   void write_back_all();
   // A sampled run's estimates (predict/sampling.h) in place of the counters: per level, main
   // memory last, the rows by tensor + 1; the scratchpad's statistics; the trace's access count.
-  void set_estimate(const std::vector<std::vector<Counters>>& rows, const ScratchpadStats& scratchpad,
-                    uint64_t trace_accesses);
+  void set_estimate(const std::vector<std::vector<Counters>>& rows,
+                    const ScratchpadStats& scratchpad, uint64_t trace_accesses);
 
   int level_count() const { return static_cast<int>(m_levels.size()); }
   const HierarchyConfig& config() const { return m_config; }

@@ -13,10 +13,10 @@ using memory::Counters;
 using schedule::TraceSummary;
 
 constexpr std::array<uint64_t Counters::*, 14> kCounterFields = {
-    &Counters::accesses,   &Counters::reads,          &Counters::writes,
-    &Counters::hits,       &Counters::misses,         &Counters::compulsory,
-    &Counters::capacity,   &Counters::conflict,       &Counters::sector_misses,
-    &Counters::evictions,  &Counters::writebacks,     &Counters::back_invalidations,
+    &Counters::accesses,   &Counters::reads,      &Counters::writes,
+    &Counters::hits,       &Counters::misses,     &Counters::compulsory,
+    &Counters::capacity,   &Counters::conflict,   &Counters::sector_misses,
+    &Counters::evictions,  &Counters::writebacks, &Counters::back_invalidations,
     &Counters::read_bytes, &Counters::write_bytes};
 constexpr size_t kAccesses = 0, kHits = 3, kReadBytes = 12, kWriteBytes = 13;
 
@@ -27,12 +27,18 @@ constexpr std::array<uint64_t memory::ScratchpadStats::*, 7> kScratchpadFields =
     &memory::ScratchpadStats::bytes};
 
 constexpr std::array<uint64_t TraceSummary::*, 12> kSummaryFields = {
-    &TraceSummary::global_reads,       &TraceSummary::global_writes,
-    &TraceSummary::shared_reads,       &TraceSummary::shared_writes,
-    &TraceSummary::acc_reads,          &TraceSummary::acc_writes,
-    &TraceSummary::steps,              &TraceSummary::global_instructions,
-    &TraceSummary::global_lines,       &TraceSummary::global_load_instructions,
-    &TraceSummary::shared_instructions, &TraceSummary::shared_wavefronts};
+    &TraceSummary::global_reads,
+    &TraceSummary::global_writes,
+    &TraceSummary::shared_reads,
+    &TraceSummary::shared_writes,
+    &TraceSummary::acc_reads,
+    &TraceSummary::acc_writes,
+    &TraceSummary::steps,
+    &TraceSummary::global_instructions,
+    &TraceSummary::global_lines,
+    &TraceSummary::global_load_instructions,
+    &TraceSummary::shared_instructions,
+    &TraceSummary::shared_wavefronts};
 
 uint64_t summary_accesses(const TraceSummary& s) {
   return s.global_reads + s.global_writes + s.shared_reads + s.shared_writes;
@@ -53,8 +59,7 @@ uint64_t to_count(double v) {
 
 SamplePlan plan_sample(const schedule::Kernel& k, const schedule::TraceOptions& o, double accesses,
                        double budget) {
-  const std::vector<schedule::UnitLoop> chain =
-      schedule::unit_chain(k, o.gpu, o.resident_blocks);
+  const std::vector<schedule::UnitLoop> chain = schedule::unit_chain(k, o.gpu, o.resident_blocks);
   SamplePlan p;
   if (chain.empty()) return p;
   p.loop = chain.back();
@@ -96,8 +101,8 @@ std::vector<double> UnitSampler::snapshot(const TraceSummary& s) const {
     for (size_t r = 0; r < m_rows; ++r)
       for (auto f : kCounterFields) v.push_back(double(rows[r].*f));
   }
-  const memory::ScratchpadStats sp = m_h.scratchpad() ? m_h.scratchpad()->stats()
-                                                      : memory::ScratchpadStats{};
+  const memory::ScratchpadStats sp =
+      m_h.scratchpad() ? m_h.scratchpad()->stats() : memory::ScratchpadStats{};
   for (auto f : kScratchpadFields) v.push_back(double(sp.*f));
   for (uint64_t d : sp.degree_histogram) v.push_back(double(d));
   for (auto f : kSummaryFields) v.push_back(double(s.*f));
@@ -222,8 +227,8 @@ SampleInfo UnitSampler::finish(TraceSummary& summary, std::vector<TensorPattern>
       for (auto f : kCounterFields) rows[k][r].*f = to_count(est[i++]);
   for (auto& level : rows)
     for (Counters& c : level) c.misses = std::min(c.misses, c.reads + c.writes);
-  memory::ScratchpadStats sp = m_h.scratchpad() ? m_h.scratchpad()->stats()
-                                                : memory::ScratchpadStats{};
+  memory::ScratchpadStats sp =
+      m_h.scratchpad() ? m_h.scratchpad()->stats() : memory::ScratchpadStats{};
   for (auto f : kScratchpadFields) sp.*f = to_count(est[i++]);
   for (uint64_t& d : sp.degree_histogram) d = to_count(est[i++]);
   const double simulated_accesses = double(m_h.trace_accesses());

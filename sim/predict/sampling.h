@@ -37,15 +37,15 @@ inline constexpr double kExactAccessLimit = 1.0e8;
 inline constexpr double kSampleBudget = 6.0e7;
 
 struct SampleInfo {
-  std::string unit_loop;           // the loop whose iterations are the units
-  double unit_work_share = 0;      // its share of the walk's statement executions
-  uint64_t units = 0;              // units the walk passed
-  uint64_t measured = 0;           // of which measured (the first, exactly, among them)
-  uint64_t warm = 0;               // walked to warm the caches, not counted
-  uint64_t warm_capped = 0;        // measured units whose warm-up was cut short
-  double warm_target_lines = 0;    // fills of the last cache level a warm-up aims at
-  double walked_fraction = 0;      // units walked / units
-  std::string last_level;          // the last cache level's name ("L2")
+  std::string unit_loop;         // the loop whose iterations are the units
+  double unit_work_share = 0;    // its share of the walk's statement executions
+  uint64_t units = 0;            // units the walk passed
+  uint64_t measured = 0;         // of which measured (the first, exactly, among them)
+  uint64_t warm = 0;             // walked to warm the caches, not counted
+  uint64_t warm_capped = 0;      // measured units whose warm-up was cut short
+  double warm_target_lines = 0;  // fills of the last cache level a warm-up aims at
+  double walked_fraction = 0;    // units walked / units
+  std::string last_level;        // the last cache level's name ("L2")
   // The estimates the report leads with and their 95 % half-widths (0 when too few cycles).
   double dram_bytes = 0, dram_bytes_error = 0;
   double last_level_hit_rate = 0, last_level_hit_rate_error = 0;
@@ -95,10 +95,10 @@ class UnitSampler final : public schedule::TraceSampler {
   uint64_t m_warm_cap = 1;
   bool m_cycle_capped = false;
   double m_warm_lines = 0;
-  std::vector<double> m_last;       // snapshot at the last accounting point
-  uint64_t m_last_accesses = 0;     // the summary's accesses then
-  std::vector<double> m_always;     // outside units (and the final write-back)
-  std::vector<double> m_warm_delta;  // warm-up units, summed
+  std::vector<double> m_last;                   // snapshot at the last accounting point
+  uint64_t m_last_accesses = 0;                 // the summary's accesses then
+  std::vector<double> m_always;                 // outside units (and the final write-back)
+  std::vector<double> m_warm_delta;             // warm-up units, summed
   std::vector<std::vector<double>> m_measured;  // per measured unit
   std::vector<double> m_weight;                 // units each stands for
   uint64_t m_capped = 0;

@@ -153,9 +153,9 @@ KernelRun simulate_kernel(const schedule::Kernel& k, const graph::Graph& g, cons
 
   if (options.simulate) {
     const double estimate = schedule::estimate_trace_size(k, r.trace.gpu).accesses;
-    const bool sample = options.sampling == RunOptions::Sampling::On ||
-                        (options.sampling == RunOptions::Sampling::Auto &&
-                         estimate > kExactAccessLimit);
+    const bool sample =
+        options.sampling == RunOptions::Sampling::On ||
+        (options.sampling == RunOptions::Sampling::Auto && estimate > kExactAccessLimit);
     RunOptions ho = options;
     if (sample) ho.classify_misses = ho.reuse_distance = false;
     r.hierarchy = std::make_unique<memory::Hierarchy>(m.hierarchy(), hierarchy_options(ho));
@@ -163,7 +163,8 @@ KernelRun simulate_kernel(const schedule::Kernel& k, const graph::Graph& g, cons
     // could follow; the roofline charges the others at the machine's strided-line time.
     AccessPatternSink pattern(*r.hierarchy);
     std::unique_ptr<WatchSink> watch;
-    if (options.watch && !sample) watch = std::make_unique<WatchSink>(pattern, *r.hierarchy, options);
+    if (options.watch && !sample)
+      watch = std::make_unique<WatchSink>(pattern, *r.hierarchy, options);
     memory::AccessSink& inner = watch ? static_cast<memory::AccessSink&>(*watch) : pattern;
     std::unique_ptr<memory::AccessSink> front = options.wrap ? options.wrap(inner) : nullptr;
     schedule::TraceOptions to = r.trace;

@@ -125,7 +125,8 @@ std::vector<UnitLoop> unit_chain(const Kernel& k, bool gpu, int64_t resident) {
     const double extent = double(std::max<int64_t>(0, l.extent));
     const bool together = interleaved && std::any_of(nodes->begin(), nodes->end(),
                                                      [&](const Node& m) { return &m == n; });
-    chain.push_back({n->loop, l.name, (together ? waves : mult) * extent, mult * w / (blocks * total)});
+    chain.push_back(
+        {n->loop, l.name, (together ? waves : mult) * extent, mult * w / (blocks * total)});
     mult *= extent;
     interleaved = false;
     nodes = &n->children;

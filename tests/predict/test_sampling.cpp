@@ -31,10 +31,9 @@ namespace {
 
 schedule::History replay(const std::string& model, const std::string& steps,
                          const predict::Machine& m) {
-  return schedule::History::replay(
-      schedule::lower_graph(
-          std::make_shared<const graph::Graph>(lang::parse_model(model, "test.model"))),
-      steps, predict::target_for(m));
+  return schedule::History::replay(schedule::lower_graph(std::make_shared<const graph::Graph>(
+                                       lang::parse_model(model, "test.model"))),
+                                   steps, predict::target_for(m));
 }
 
 std::string gemm(int n) {
@@ -147,8 +146,9 @@ TEST_CASE("unit_chain: the loops a sampled trace can take units from, counted by
   // GPU: block loops and thread loops pass through; the k loop inside each block's threads is
   // the first serial loop: 4 × 4 blocks × 64 iterations. Statements per lane.
   const predict::Machine gpu = predict::load_machine("minigpu");
-  const auto g = replay(gemm(64), "tile(i, j, 16, 16); bind(i.o, block.y); bind(j.o, block.x); "
-                                  "bind(i.i, thread.y); bind(j.i, thread.x)",
+  const auto g = replay(gemm(64),
+                        "tile(i, j, 16, 16); bind(i.o, block.y); bind(j.o, block.x); "
+                        "bind(i.i, thread.y); bind(j.i, thread.x)",
                         gpu);
   const auto gc = schedule::unit_chain(g.current().kernels.at(0), true, 8);
   REQUIRE(!gc.empty());
@@ -249,9 +249,9 @@ TEST_CASE("simulate --sample: a 4096³ GEMM against its exact run, recorded once
   std::ifstream in(file);
   const nlohmann::json want = nlohmann::json::parse(in);
   const std::string args = want.at("args").get<std::string>();
-  const auto r = tilescope::test::run_command_split(
-      "cd '" + std::string(TILESCOPE_SOURCE_DIR) + "' && " + TILESCOPE_CLI_PATH + " simulate " +
-      args + " --json");
+  const auto r =
+      tilescope::test::run_command_split("cd '" + std::string(TILESCOPE_SOURCE_DIR) + "' && " +
+                                         TILESCOPE_CLI_PATH + " simulate " + args + " --json");
   REQUIRE(r.code == 0);
   CHECK(r.err.find("sampling about") != std::string::npos);
   const nlohmann::json got = nlohmann::json::parse(r.out);
@@ -261,7 +261,8 @@ TEST_CASE("simulate --sample: a 4096³ GEMM against its exact run, recorded once
   const double dram = exact.at("dram_bytes").get<double>();
   const double rate = exact.at("l2_hit_rate").get<double>();
   CAPTURE(s.dump());
-  CHECK(std::abs(s.at("dram_bytes").get<double>() - dram) <= s.at("dram_bytes_error").get<double>());
+  CHECK(std::abs(s.at("dram_bytes").get<double>() - dram) <=
+        s.at("dram_bytes_error").get<double>());
   CHECK(std::abs(s.at("last_level_hit_rate").get<double>() - rate) <=
         s.at("last_level_hit_rate_error").get<double>());
   CHECK(s.at("warm_capped").get<int>() == 0);

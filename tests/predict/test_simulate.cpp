@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace predict = tilescope::predict;
 namespace schedule = tilescope::schedule;
@@ -227,4 +228,37 @@ TEST_CASE("trace options and peaks come from the machine") {
   CHECK(predict::fp32_peak(measured) == 5e9);
   CHECK(measured.dependent_fma_s == 2e-9);
   CHECK(measured.notes.back().find("measured here") != std::string::npos);
+}
+
+TEST_CASE("RunOptions::watch: the counters so far, growing, never past the run's own") {
+  const predict::Machine tiny = predict::load_machine("tiny");
+  schedule::History h =
+      schedule::History::replay(lowered("A: [64, 64]\nB: [64, 64]\nC = A @ B\n"), "tile(k, 8)");
+  const schedule::Program& p = h.current();
+  const schedule::Kernel& k = p.kernels.at(size_t(p.current));
+  std::vector<uint64_t> seen, misses;
+  predict::RunOptions o;
+  o.watch_seconds = 0;  // after every batch the walker hands over
+  o.watch = [&](const memory::Hierarchy& hier) {
+    seen.push_back(hier.trace_accesses());
+    misses.push_back(hier.counters(0).misses);
+  };
+  const predict::KernelRun run = predict::simulate_kernel(k, *p.graph, tiny, o);
+  // 64³ multiply-adds, two loads each, plus 64² stores: 528384 accesses in batches of ~4096.
+  const uint64_t total = run.hierarchy->trace_accesses();
+  CHECK(total == 2 * 64 * 64 * 64 + 64 * 64);
+  REQUIRE(seen.size() >= total / 8192);
+  for (size_t i = 1; i < seen.size(); ++i) {
+    CHECK(seen[i] > seen[i - 1]);
+    CHECK(misses[i] >= misses[i - 1]);
+  }
+  CHECK(seen.back() <= total);
+  CHECK(misses.back() <= run.hierarchy->counters(0).misses);
+
+  // A sampled run's counters are estimates only at its end: it is not watched.
+  predict::RunOptions s = o;
+  s.sampling = predict::RunOptions::Sampling::On;
+  seen.clear();
+  (void)predict::simulate_kernel(k, *p.graph, tiny, s);
+  CHECK(seen.empty());
 }

@@ -49,8 +49,7 @@ void draw_sample_lines(ViewContext& ctx, const MemoryResult& r) {
     text_wrapped("%s: %s ± %s; %s hit rate %s ± %.2f points (95 %%, sampling error).",
                  r.levels.back().name.c_str(), format_bytes(int64_t(s.dram_bytes)).c_str(),
                  format_bytes(int64_t(s.dram_bytes_error)).c_str(), s.last_level.c_str(),
-                 format_percent(s.last_level_hit_rate).c_str(),
-                 100 * s.last_level_hit_rate_error);
+                 format_percent(s.last_level_hit_rate).c_str(), 100 * s.last_level_hit_rate_error);
   if (s.warm_capped > 0)
     disabled_wrapped(
         "%s of the measured iterations had too short a warm-up to refill %s: data reused from "
@@ -70,10 +69,9 @@ void draw_memory_heading(ViewContext& ctx, const MemoryResult& r) {
   if (r.sampled) {
     draw_sample_lines(ctx, r);
   } else {
-    disabled_wrapped(
-        "%s trace accesses simulated in %.2f s%s",
-        format_thousands(int64_t(r.trace_accesses)).c_str(), r.seconds,
-        r.gpu ? " (global accesses coalesced per 32 B sector)" : " (one per element)");
+    disabled_wrapped("%s trace accesses simulated in %.2f s%s",
+                     format_thousands(int64_t(r.trace_accesses)).c_str(), r.seconds,
+                     r.gpu ? " (global accesses coalesced per 32 B sector)" : " (one per element)");
   }
   // The whole schedule beside this kernel: what a fusion changes shows as one number.
   if (r.program && !r.program->levels.empty()) {
@@ -391,7 +389,8 @@ void draw_result_details(ViewContext& ctx, const MemoryResult& result) {
     disabled_wrapped(
         "Not split: the split follows every line from its first touch, which a sampled run "
         "does not see. \"Simulate every access\" above gives it.");
-  } else if (ImGui::BeginTable("3c", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+  } else if (ImGui::BeginTable("3c", 4,
+                               ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("level");
     ImGui::TableSetupColumn("compulsory");
     ImGui::TableSetupColumn("capacity");
