@@ -210,20 +210,11 @@ void draw_centre_view(ViewContext& ctx, ViewTab tab, const PanelLayout& panels, 
   if (sides) inspector(ctx, panels.inspector);
 }
 
-std::string write_state_json(const std::string& path, const AppState& state) {
-  const Workbench& wb = state.workbench;
-  nlohmann::json j;
-  j["view"] = view_tab_name(wb.tab);
-  j["machine"] = wb.machine_name;
-  j["trace"] = trace_state_json(state.trace);
-  j["history"] = {{"cursor", wb.history ? wb.history->size() : 0},
-                  {"entries", wb.step_texts.size()},
-                  {"steps", wb.steps_text()}};
-  j["kernel"] = wb.kernel() ? wb.kernel()->name : "";
-  j["kernel_ops"] = wb.kernel() ? wb.kernel()->op_names : std::vector<std::string>{};
-  if (wb.last)
-    j["last_step"] = {
-        {"step", wb.last->step}, {"ok", wb.last->ok}, {"explanation", wb.last->explanation}};
+namespace {
+
+// The Memory view's part of the state: the result shown (sampled or not), the wait from the
+// step to it, the hold before a long run and the numbers streaming in while one runs.
+void memory_state_json(nlohmann::json& j, const Workbench& wb) {
   if (const MemoryResult* m = wb.memory_result()) {
     j["memory"] = {{"machine", m->machine},
                    {"accesses", m->trace_accesses},
@@ -250,6 +241,25 @@ std::string write_state_json(const std::string& path, const AppState& state) {
     if (wb.memory_job.running() && wb.memory_job.key() == wb.memory_key())
       j["memory_partial"] = wb.memory_job.partial();
   }
+}
+
+}  // namespace
+
+std::string write_state_json(const std::string& path, const AppState& state) {
+  const Workbench& wb = state.workbench;
+  nlohmann::json j;
+  j["view"] = view_tab_name(wb.tab);
+  j["machine"] = wb.machine_name;
+  j["trace"] = trace_state_json(state.trace);
+  j["history"] = {{"cursor", wb.history ? wb.history->size() : 0},
+                  {"entries", wb.step_texts.size()},
+                  {"steps", wb.steps_text()}};
+  j["kernel"] = wb.kernel() ? wb.kernel()->name : "";
+  j["kernel_ops"] = wb.kernel() ? wb.kernel()->op_names : std::vector<std::string>{};
+  if (wb.last)
+    j["last_step"] = {
+        {"step", wb.last->step}, {"ok", wb.last->ok}, {"explanation", wb.last->explanation}};
+  memory_state_json(j, wb);
   if (const CpuRunResult* r = wb.cpu_result()) {
     j["cpu_run"] = {{"verified", r->verified},
                     {"rel_error", r->rel_error},
