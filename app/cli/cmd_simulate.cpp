@@ -325,7 +325,7 @@ nlohmann::json analytic_json(const predict::AnalyticResult& an,
 // A sampled run's account: how it sampled and how sure its headline numbers are.
 std::string sample_text(const predict::SampleInfo& s) {
   char buf[640];
-  std::snprintf(buf, sizeof buf, "%.2g%%", 100 * s.walked_fraction);
+  std::snprintf(buf, sizeof buf, "%.3g%%", 100 * s.walked_fraction);
   std::string out = "sampled: " + num(double(s.measured)) + " of " + num(double(s.units)) +
                     " units measured (iterations of loop " + s.unit_loop + "), " +
                     num(double(s.warm)) + " more walked to warm the caches: " + buf +

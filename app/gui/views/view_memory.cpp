@@ -40,7 +40,7 @@ void draw_sample_lines(ViewContext& ctx, const MemoryResult& r) {
   ImGui::PushFont(ctx.fonts.ui_bold);
   text_wrapped(
       "Sampled: every number below is an estimate. %s of %s iterations of loop %s were measured "
-      "(%s more warmed the caches first), %.2g%% of the trace, in %.2f s.",
+      "(%s more warmed the caches first), %.3g%% of the trace, in %.2f s.",
       format_thousands(int64_t(s.measured)).c_str(), format_thousands(int64_t(s.units)).c_str(),
       s.unit_loop.c_str(), format_thousands(int64_t(s.warm)).c_str(), 100 * s.walked_fraction,
       r.seconds);
