@@ -192,6 +192,15 @@ std::string workbench_simulate(Workbench& wb, bool anyway) {
                             text = wb.graph_text, sample, exact_s = size.seconds](JobProgress& p) {
     MemoryResult r = simulate_kernel(kernel, *graph, machine, p, sample);
     if (sample) r.exact_seconds = exact_s;
+    // The kernel's numbers first, while the whole schedule's total runs after it.
+    if (program.kernels.size() > 1) {
+      const LevelResult& d = r.levels.back();
+      p.set_partial({kernel.name + " done: " + io::format_bytes(double(r.dram_bytes())) + " at " +
+                         d.name + " (read " + io::format_bytes(double(d.total.read_bytes)) +
+                         ", written " + io::format_bytes(double(d.total.write_bytes)) + ")",
+                     "now the whole schedule, " + std::to_string(program.kernels.size()) +
+                         " kernels one after another"});
+    }
     total_program(r, program, machine, p);
     r.steps = steps;
     r.step_count = count;
