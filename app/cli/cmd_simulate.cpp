@@ -21,7 +21,6 @@
 #include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/trace.h"
-#include "sim/schedule/trace_size.h"
 #include "sim/schedule/transform.h"
 
 #include <nlohmann/json.hpp>
@@ -497,19 +496,19 @@ int run_model(const SimulateFlags& f) {
     std::cerr << "simulate: --sample expects auto, on or off, got '" << f.sample << "'\n";
     return 1;
   }
-  const double elements = schedule::estimate_trace_size(k, machine.kind == "gpu").accesses;
-  const bool sampled =
-      f.sample == "on" || (f.sample == "auto" && elements > predict::kExactAccessLimit);
   memory::HierarchyOptions options;
-  options.classify_misses = !f.no_3c && !sampled;
-  options.reuse_distance = !f.no_reuse && !sampled;
+  options.classify_misses = !f.no_3c;
+  options.reuse_distance = !f.no_reuse;
 
   const pipeline::WalkSize size = pipeline::size_walk(
       pipeline::Walk::Simulation, k, &machine, {options.classify_misses, options.reuse_distance});
+  const bool sampled =
+      f.sample == "on" || (f.sample == "auto" && predict::sampled_by_default(size.accesses));
   if (sampled) {
-    std::cerr << "simulate: kernel " << k.name << " makes about " << format_count(elements)
-              << " accesses (about " << num(std::ceil(elements / size.rate))
-              << " s exact): sampling about " << format_count(std::min(elements, f.sample_budget))
+    std::cerr << "simulate: kernel " << k.name << " makes about " << format_count(size.accesses)
+              << " accesses (about " << num(std::ceil(size.seconds))
+              << " s exact): sampling about "
+              << format_count(std::min(size.accesses, f.sample_budget))
               << " of them (--sample off runs it exactly)\n";
   } else if (!simulation_fits(f, k, machine, options, size)) {
     return 1;
@@ -523,8 +522,7 @@ int run_model(const SimulateFlags& f) {
     ro_run.classify_misses = options.classify_misses;
     ro_run.reuse_distance = options.reuse_distance;
     ro_run.threads = f.threads;
-    ro_run.sampling =
-        sampled ? predict::RunOptions::Sampling::On : predict::RunOptions::Sampling::Off;
+    ro_run.sample = sampled;
     ro_run.sample_budget = f.sample_budget;
     ro_run.wrap = [&](memory::AccessSink& next) {
       return std::make_unique<ProgressSink>(next, progress);

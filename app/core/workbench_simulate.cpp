@@ -99,7 +99,7 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
   MemoryResult r;
   predict::RunOptions o;
   o.classify_misses = true;
-  o.sampling = sample ? predict::RunOptions::Sampling::On : predict::RunOptions::Sampling::Off;
+  o.sample = sample;
   // Progress counts iterations of the outermost loop (the trace's default step loop).
   const double steps = k.loops.empty() ? 1.0 : static_cast<double>(k.loops.front().extent);
   o.wrap = [&](memory::AccessSink& next) {
@@ -165,7 +165,7 @@ std::string workbench_simulate(Workbench& wb, bool anyway) {
   // Past about a second of simulation the view starts from a sample (a second's walk, with its
   // error bar) unless the learner asked for every access.
   const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Simulation, *k, &*wb.machine);
-  const bool sample = size.accesses > predict::kExactAccessLimit && !wb.memory_exact.count(key);
+  const bool sample = predict::sampled_by_default(size.accesses) && !wb.memory_exact.count(key);
   std::optional<HeldJob> held;
   if (!sample) held = hold_for(size, "Simulating " + k->name + " on " + wb.machine_name, anyway);
   if (held) {

@@ -1,4 +1,4 @@
-// Sampled simulation (sampling.h): the unit depth, the walk's decisions and the estimate.
+// Sampled simulation (sampling.h): the unit loop, the walk's decisions and the estimate.
 #include "sim/predict/sampling.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Sampled simulation: a kernel too big to simulate whole in about a second is traced in units
-// (the iterations of one loop depth, schedule::TraceSampler) of which most are skipped. The walk
+// (the iterations of one loop, schedule::TraceSampler) of which most are skipped. The walk
 // measures the first unit exactly (the cold start), then repeats a cycle: skip some units, warm
 // the caches on the units before the next measured one (walked, not counted) until the last cache
 // level has refilled its capacity or the warm-up has taken its share of the budget (a 32nd, so
@@ -33,6 +33,11 @@ namespace tilescope::predict {
 // Accesses (trace_size.h's element estimate) above which `simulate` samples by default: about a
 // second here (`simulate default` makes 67.1 M and takes 0.9 s on this 2-core VM, 2026-12-06).
 inline constexpr double kExactAccessLimit = 1.0e8;
+// Whether a kernel of `accesses` (trace_size.h's estimate, pipeline::size_walk's) is sampled
+// unless every access is asked for: the CLI's --sample auto and the Memory view decide with it.
+inline bool sampled_by_default(double accesses) {
+  return accesses > kExactAccessLimit;
+}
 // Element accesses a sampled run walks (warm-up and measured units): about a second here.
 inline constexpr double kSampleBudget = 6.0e7;
 

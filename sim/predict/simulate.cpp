@@ -152,13 +152,10 @@ KernelRun simulate_kernel(const schedule::Kernel& k, const graph::Graph& g, cons
   const ReductionChain chain = reduction_chain(k);
 
   if (options.simulate) {
-    const double estimate = schedule::estimate_trace_size(k, r.trace.gpu).accesses;
-    const bool sample =
-        options.sampling == RunOptions::Sampling::On ||
-        (options.sampling == RunOptions::Sampling::Auto && estimate > kExactAccessLimit);
-    RunOptions ho = options;
+    const bool sample = options.sample;
+    memory::HierarchyOptions ho = hierarchy_options(options);
     if (sample) ho.classify_misses = ho.reuse_distance = false;
-    r.hierarchy = std::make_unique<memory::Hierarchy>(m.hierarchy(), hierarchy_options(ho));
+    r.hierarchy = std::make_unique<memory::Hierarchy>(m.hierarchy(), ho);
     // The pattern sink passes every access on unchanged and notes which line moves a prefetcher
     // could follow; the roofline charges the others at the machine's strided-line time.
     AccessPatternSink pattern(*r.hierarchy);
@@ -171,6 +168,7 @@ KernelRun simulate_kernel(const schedule::Kernel& k, const graph::Graph& g, cons
     std::unique_ptr<UnitSampler> sampler;
     SamplePlan plan;
     if (sample) {
+      const double estimate = schedule::estimate_trace_size(k, to.gpu).accesses;
       plan = plan_sample(k, to, estimate, options.sample_budget);
       sampler = std::make_unique<UnitSampler>(*r.hierarchy, plan.loop.units, plan.budget_units,
                                               r.tensor_names.size() + 1);

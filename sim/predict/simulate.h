@@ -70,12 +70,10 @@ struct RunOptions {
   // Dirty lines still cached at the end are written back (counted), so main-memory traffic
   // includes the kernel's outputs. Off only for raw traces whose end is not a kernel's end.
   bool write_back_all = true;
-  // Sampled simulation (sampling.h). Off traces every access; Auto samples a kernel whose trace
-  // is estimated above kExactAccessLimit accesses; On always samples. A sampled run keeps neither
-  // the 3C split nor reuse distances (they need every access). `sample_budget`: element
+  // Sampled simulation (sampling.h; callers decide with sampled_by_default). A sampled run keeps
+  // neither the 3C split nor reuse distances (they need every access). `sample_budget`: element
   // accesses the sampled walk makes, about.
-  enum class Sampling { Off, Auto, On };
-  Sampling sampling = Sampling::Off;
+  bool sample = false;
   double sample_budget = kSampleBudget;
   // The trace simulation, and the analytic model beside it (CPU loop nests only). A sweep that
   // wants a quick answer asks for the analytic model alone and simulates only where it cannot.

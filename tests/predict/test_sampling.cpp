@@ -83,10 +83,10 @@ warp_size = 32
 }
 
 predict::KernelRun run(const schedule::History& h, const predict::Machine& m,
-                       predict::RunOptions::Sampling sampling, double budget = 0) {
+                       bool sample, double budget = 0) {
   const schedule::Program& p = h.current();
   predict::RunOptions o;
-  o.sampling = sampling;
+  o.sample = sample;
   if (budget > 0) o.sample_budget = budget;
   return predict::simulate_kernel(p.kernels.at(size_t(p.current)), *p.graph, m, o);
 }
@@ -175,8 +175,8 @@ TEST_CASE("sampling: a budget that walks every unit gives the exact run's counte
     CAPTURE(c.steps);
     const predict::Machine m = predict::load_machine(c.machine);
     const auto h = replay(c.model, c.steps, m);
-    const predict::KernelRun exact = run(h, m, predict::RunOptions::Sampling::Off);
-    const predict::KernelRun all = run(h, m, predict::RunOptions::Sampling::On, 1e12);
+    const predict::KernelRun exact = run(h, m, false);
+    const predict::KernelRun all = run(h, m, true, 1e12);
     REQUIRE(all.sampled);
     CHECK(all.sampled->measured == all.sampled->units);
     CHECK(all.sampled->warm == 0);
@@ -202,8 +202,8 @@ TEST_CASE("sampling: a small budget lands within its stated error bar of the exa
     CAPTURE(c.steps);
     CAPTURE(c.budget);
     const auto h = replay(c.model, c.steps, c.machine);
-    const predict::KernelRun exact = run(h, c.machine, predict::RunOptions::Sampling::Off);
-    const predict::KernelRun s = run(h, c.machine, predict::RunOptions::Sampling::On, c.budget);
+    const predict::KernelRun exact = run(h, c.machine, false);
+    const predict::KernelRun s = run(h, c.machine, true, c.budget);
     REQUIRE(s.sampled);
     const predict::SampleInfo& i = *s.sampled;
     CAPTURE(i.unit_loop);
@@ -227,7 +227,7 @@ TEST_CASE("sampling: a warm-up the budget cuts short is said, not hidden") {
   // before the warm-up is missed, and the run says how many measured units that touched.
   const predict::Machine m = micro_gpu();
   const auto h = replay(gemm(256), kGpuSteps, m);
-  const predict::KernelRun s = run(h, m, predict::RunOptions::Sampling::On, 2e5);
+  const predict::KernelRun s = run(h, m, true, 2e5);
   REQUIRE(s.sampled);
   CHECK(s.sampled->warm_capped > 0);
   CHECK(s.sampled->warm_capped <= s.sampled->measured);
@@ -236,8 +236,8 @@ TEST_CASE("sampling: a warm-up the budget cuts short is said, not hidden") {
 TEST_CASE("sampling: the same run twice gives the same numbers") {
   const predict::Machine m = micro_gpu();
   const auto h = replay(gemm(256), kGpuSteps, m);
-  const predict::KernelRun a = run(h, m, predict::RunOptions::Sampling::On, 1e6);
-  const predict::KernelRun b = run(h, m, predict::RunOptions::Sampling::On, 1e6);
+  const predict::KernelRun a = run(h, m, true, 1e6);
+  const predict::KernelRun b = run(h, m, true, 1e6);
   check_same_counters(a, b);
   CHECK(a.sampled->dram_bytes_error == b.sampled->dram_bytes_error);
 }

@@ -257,7 +257,7 @@ TEST_CASE("RunOptions::watch: the counters so far, growing, never past the run's
 
   // A sampled run's counters are estimates only at its end: it is not watched.
   predict::RunOptions s = o;
-  s.sampling = predict::RunOptions::Sampling::On;
+  s.sample = true;
   seen.clear();
   (void)predict::simulate_kernel(k, *p.graph, tiny, s);
   CHECK(seen.empty());

@@ -32,7 +32,6 @@ struct BoxText {
   std::string title, line2, misses;
 };
 
-// Draws the heading: the kernel, the machine, the trace's size and the whole schedule's traffic.
 // A sampled run says so before any number: what it walked, how sure its numbers are, what it
 // cannot see, and the way to the exact run.
 void draw_sample_lines(ViewContext& ctx, const MemoryResult& r) {
@@ -62,6 +61,7 @@ void draw_sample_lines(ViewContext& ctx, const MemoryResult& r) {
   note_widget("memory.simulate-exactly");
 }
 
+// Draws the heading: the kernel, the machine, the trace's size and the whole schedule's traffic.
 void draw_memory_heading(ViewContext& ctx, const MemoryResult& r) {
   ImGui::PushFont(ctx.fonts.ui_bold);
   ImGui::Text("%s on %s (%s mode)", r.kernel.c_str(), r.machine.c_str(), r.gpu ? "GPU" : "CPU");
