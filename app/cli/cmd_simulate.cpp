@@ -13,12 +13,12 @@
 #include "sim/memory/hierarchy.h"
 #include "sim/memory/report.h"
 #include "sim/memory/tensor_regions.h"
+#include "sim/pipeline.h"
 #include "sim/predict/access_pattern.h"
 #include "sim/predict/analytic.h"
 #include "sim/predict/machine.h"
 #include "sim/predict/roofline.h"
 #include "sim/predict/simulate.h"
-#include "sim/pipeline.h"
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/trace.h"
 #include "sim/schedule/transform.h"
@@ -506,8 +506,7 @@ int run_model(const SimulateFlags& f) {
       f.sample == "on" || (f.sample == "auto" && predict::sampled_by_default(size.accesses));
   if (sampled) {
     std::cerr << "simulate: kernel " << k.name << " makes about " << format_count(size.accesses)
-              << " accesses (about " << num(std::ceil(size.seconds))
-              << " s exact): sampling about "
+              << " accesses (about " << num(std::ceil(size.seconds)) << " s exact): sampling about "
               << format_count(std::min(size.accesses, f.sample_budget))
               << " of them (--sample off runs it exactly)\n";
   } else if (!simulation_fits(f, k, machine, options, size)) {

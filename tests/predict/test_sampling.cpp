@@ -82,8 +82,8 @@ warp_size = 32
                                 "microgpu.machine");
 }
 
-predict::KernelRun run(const schedule::History& h, const predict::Machine& m,
-                       bool sample, double budget = 0) {
+predict::KernelRun run(const schedule::History& h, const predict::Machine& m, bool sample,
+                       double budget = 0) {
   const schedule::Program& p = h.current();
   predict::RunOptions o;
   o.sample = sample;
