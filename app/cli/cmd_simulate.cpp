@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "work_limits.h"
 
+#include "app/core/baseline.h"
 #include "app/core/tiles_gpu.h"
 
 #include "sim/io/input.h"
@@ -62,6 +63,9 @@ struct SimulateFlags {
   double sample_budget = predict::kSampleBudget;
   std::vector<std::string> tensors;
   std::string follow;  // "BLOCK[:WARP]": the Tiles view's GPU mode as text (one wave)
+  // --baseline STEPS: the schedule A that --apply's schedule (B) is compared against.
+  std::string baseline;
+  bool has_baseline = false;
 };
 
 // A trace source streams its accesses into the sink and returns how many it produced.
@@ -478,6 +482,46 @@ void print_model_text(const schedule::Kernel& k, const predict::Machine& machine
     std::cout << "roofline from analytic traffic\n" << roofline_text(*run.analytic_roofline);
 }
 
+// --baseline: A (its steps) and B (--apply's) simulated on one machine, and the table of the two
+// side by side — per level, per tensor and the roofline bound — that the app's views show.
+int run_baseline(const SimulateFlags& f, const std::shared_ptr<const graph::Graph>& g,
+                 const predict::Machine& machine) {
+  const schedule::Target target = pipeline::target(&machine);
+  std::vector<core::MemoryResult> results;
+  for (const std::string* steps : {&f.baseline, &f.apply}) {
+    const char* which = steps == &f.baseline ? "A" : "B";
+    schedule::Program p;
+    try {
+      p = pipeline::plan(g, *steps, target).current();
+    } catch (const schedule::ScheduleError& e) {
+      throw schedule::ScheduleError(std::string("schedule ") + which + " on machine " +
+                                    machine.name + ": " + e.what());
+    }
+    const schedule::Kernel& k = p.kernels.at(size_t(p.current));
+    const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Simulation, k, &machine);
+    const bool sampled =
+        f.sample == "on" || (f.sample == "auto" && predict::sampled_by_default(size.accesses));
+    core::JobProgress progress;
+    core::MemoryResult r = core::simulate_kernel(k, *g, machine, progress, sampled);
+    r.steps = schedule::steps_to_string(schedule::parse_steps(*steps));
+    results.push_back(std::move(r));
+  }
+  const auto label = [](const core::MemoryResult& r) {
+    return r.kernel + (r.steps.empty() ? std::string(", the default lowering") : ", " + r.steps);
+  };
+  const core::Comparison c =
+      core::compare_results(results[0], results[1], label(results[0]), label(results[1]));
+  if (f.json) {
+    std::cout << nlohmann::json{{"machine", machine.name}, {"comparison", core::comparison_json(c)}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << "machine " << machine.name << ": B against baseline A\n"
+              << core::comparison_text(c);
+  }
+  return 0;
+}
+
 int run_model(const SimulateFlags& f) {
   // The machine is the schedule's target: its shared memory, registers and vector width decide
   // which steps are legal, so a schedule made for the H200 may be refused on `tiny`.
@@ -491,6 +535,7 @@ int run_model(const SimulateFlags& f) {
   }
   const schedule::Kernel& k = p.kernels.at(size_t(p.current));
   if (!f.follow.empty()) return follow_warp(f, k, machine);
+  if (f.has_baseline) return run_baseline(f, g, machine);
 
   if (f.sample != "auto" && f.sample != "on" && f.sample != "off") {
     std::cerr << "simulate: --sample expects auto, on or off, got '" << f.sample << "'\n";
@@ -605,6 +650,11 @@ const CommandRegistrar registrar{
       sub.add_option("--follow", flags->follow,
                      "GPU machines: follow block BLOCK (launch index) and its warp WARP through "
                      "one wave (BLOCK[:WARP]; what the Tiles view's GPU mode shows)");
+      sub.add_option("--baseline", flags->baseline,
+                     "Compare against baseline A: these schedule steps (\"\" for the default "
+                     "lowering) on the same model and machine; prints A, B (--apply) and the "
+                     "change per level, per tensor and in time")
+          ->each([flags](const std::string&) { flags->has_baseline = true; });
       sub.add_option("--tensor", flags->tensors,
                      "Label an address range as a tensor: NAME=BASE+BYTES (repeatable)");
       sub.callback([flags, &exit_code] {

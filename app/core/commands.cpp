@@ -489,6 +489,21 @@ constexpr VerbRow kVerbRows[] = {
          throw CommandError(
              "memory formula: needs a level such as L1 (then optionally a tensor), or off");
      }},
+    {{"baseline"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Baseline;
+       c.text = std::string(take_word(rest));
+       c.a = -1;  // pin: the current schedule
+       if (c.text == "pin" && !trim(rest).empty()) {
+         const double n = parse_number(take_word(rest), "history entry", verb);
+         if (n < 0 || n != std::floor(n) || n > 1e6)
+           throw CommandError("baseline pin: the history entry must be a whole number >= 0");
+         c.a = n;
+       } else if (c.text != "pin" && c.text != "clear" && c.text != "run-cpu") {
+         throw CommandError("baseline: expected pin [N], clear or run-cpu, got '" + c.text + "'");
+       }
+       expect_end(rest, verb);
+     }},
     {{"machine"},
      [](Command& c, std::string_view verb, std::string_view& rest) {
        c.kind = CommandKind::SetMachine;
@@ -580,6 +595,8 @@ constexpr HelpRow kHelpRows[] = {
      "toggle a full-screen window (F11)"},
     {"tiles record [anyway]|play|pause|step|back|seek N|speed X",
      "record (sized as simulate) or drive the Tiles animation"},
+    {"baseline pin [N]|clear|run-cpu",
+     "pin the current schedule (or history entry N) as baseline A; forget it; run A on this CPU"},
     {"memory formula LEVEL [TENSOR]|off",
      "the Memory view's \"why this number\" popup: the analytic formula of LEVEL's misses (of TENSOR), or main memory's bytes"},
     {"autotune sim|cpu|show|hide",
@@ -745,6 +762,8 @@ std::string command_to_string(const Command& c) {
       return "fullscreen";
     case CommandKind::MemoryFormula:
       return "memory formula " + c.text;
+    case CommandKind::Baseline:
+      return "baseline " + c.text + (c.text == "pin" && c.a >= 0 ? " " + fmt(c.a) : "");
     case CommandKind::Palette:
       return "palette " + c.text;
     case CommandKind::Autotune:

@@ -58,6 +58,7 @@ enum class CommandKind {
   Present,
   Fullscreen,
   MemoryFormula,
+  Baseline,
   Palette,
   Autotune,
   Control,

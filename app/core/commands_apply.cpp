@@ -3,6 +3,7 @@
 // apply_command's dispatch (commands.cpp parses and prints them).
 #include "app/core/commands.h"
 #include "app/core/commands_impl.h"
+#include "app/core/baseline.h"
 
 #include "app/core/autotune_jobs.h"
 #include "app/core/files.h"
@@ -354,6 +355,8 @@ std::string apply_workbench_command(AppState& state, const Command& c) {
     }
     case CommandKind::MemoryFormula:
       return workbench_memory_formula(state.workbench, c.text);
+    case CommandKind::Baseline:
+      return workbench_baseline(state.workbench, c.text, c.a);
     case CommandKind::Tiles:
       if (c.text == "record" || c.text == "record anyway")
         return state.workbench.tiles_gpu
@@ -446,6 +449,7 @@ std::string apply_command(AppState& state, const Command& c) {
     case CommandKind::Autotune:
     case CommandKind::Control:
     case CommandKind::MemoryFormula:
+    case CommandKind::Baseline:
     case CommandKind::Tiles:
       return apply_workbench_command(state, c);
     case CommandKind::Lesson:

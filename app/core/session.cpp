@@ -7,6 +7,8 @@
 //   [SECTION] Start-up restore: moving bad sessions aside, surviving what restoring throws
 #include "app/core/session.h"
 
+#include "app/core/baseline.h"
+
 #include "app/core/lesson_commands.h"
 
 #include "sim/lang/parser.h"
@@ -52,6 +54,14 @@ nlohmann::json controls_json(const PanelControls& controls) {
 
 namespace {
 
+// Baseline A as the session keeps it: what is needed to simulate it again (null when none).
+nlohmann::json baseline_session_json(const Workbench& wb) {
+  if (!wb.baseline) return nullptr;
+  return {{"steps", wb.baseline->steps},
+          {"machine", wb.baseline->machine},
+          {"label", wb.baseline->label}};
+}
+
 // The undone steps past the history's cursor ("; "-separated), so redo survives a restart.
 std::string redo_text(const Workbench& wb) {
   std::string out;
@@ -77,7 +87,8 @@ nlohmann::json session_to_json(const AppState& state) {
           {"theme", theme_name(state.theme)},
           {"controls", controls_json(state.controls)},
           {"lesson", lesson_session_json(state.lessons)},
-          {"lesson_progress", lesson_progress_json(state.lessons)}};
+          {"lesson_progress", lesson_progress_json(state.lessons)},
+          {"baseline", baseline_session_json(state.workbench)}};
 }
 
 std::string session_text(const AppState& state) {
@@ -157,6 +168,16 @@ SessionFields check_session_fields(const nlohmann::json& j) {
         f.skipped.push_back("recent files: " + std::to_string(not_strings) + " of " +
                             std::to_string(it->size()) + " entries are not file names (strings)");
     }
+  }
+  if (const auto it = j.find("baseline"); it != j.end() && !it->is_null()) {
+    const auto str = [&](const char* k) {
+      const auto v = it->find(k);
+      return v != it->end() && v->is_string() ? std::optional(v->get<std::string>()) : std::nullopt;
+    };
+    if (it->is_object() && str("steps") && str("machine") && str("label"))
+      f.baseline = SessionFields::BaselineFields{*str("steps"), *str("machine"), *str("label")};
+    else
+      f.skipped.push_back("baseline is not an object of the strings steps, machine and label");
   }
   if (const auto it = j.find("controls"); it != j.end()) {
     if (!it->is_object()) {
@@ -265,6 +286,14 @@ std::string session_from_json(AppState& state, const nlohmann::json& j) {
     while (state.workbench.history->size() > cursor && workbench_undo(state.workbench)) {
     }
     state.workbench.last.reset();
+  }
+  // Baseline A, simulated again on its machine (after the history: it replays on the same model).
+  state.workbench.baseline.reset();
+  if (f.baseline) {
+    if (std::string e = workbench_pin_baseline(state.workbench, f.baseline->steps,
+                                               f.baseline->machine, f.baseline->label);
+        !e.empty())
+      problems.add("baseline A was not restored: " + io::printable(e, 200));
   }
   // The profiler trace the learner had open, mapped onto the restored model again.
   if (f.trace_path && !f.trace_path->empty()) {

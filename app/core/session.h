@@ -50,6 +50,11 @@ struct SessionFields {
   // The lesson player's fields (lesson_player.h), checked field by field when applied; absent in
   // a session older than the player.
   std::optional<nlohmann::json> lesson, lesson_progress;
+  // Baseline A (baseline.h): its steps, machine and label, all strings.
+  struct BaselineFields {
+    std::string steps, machine, label;
+  };
+  std::optional<BaselineFields> baseline;
 };
 SessionFields check_session_fields(const nlohmann::json& j);
 

@@ -99,9 +99,14 @@ const schedule::Kernel* Workbench::kernel() const {
   return &p->kernels[static_cast<size_t>(i)];
 }
 
+std::string schedule_key_of(const std::string& graph_text, const std::string& steps_text,
+                            int current_kernel) {
+  return graph_text + "\n--\n" + steps_text + "\n#" + std::to_string(current_kernel);
+}
+
 std::string Workbench::schedule_key() const {
   const schedule::Program* p = program();
-  return graph_text + "\n--\n" + steps_text() + "\n#" + std::to_string(p ? p->current : -1);
+  return schedule_key_of(graph_text, steps_text(), p ? p->current : -1);
 }
 
 const MemoryResult* Workbench::memory_result() const {

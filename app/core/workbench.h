@@ -126,6 +126,10 @@ struct CpuRunResult {
   std::string peaks_source;
 };
 
+// A schedule's key in the caches: its model text, its steps and its current kernel.
+std::string schedule_key_of(const std::string& graph_text, const std::string& steps_text,
+                            int current_kernel);
+
 // [SECTION] Sizing jobs before they start
 
 // A background job is sized by the pipeline before it starts (pipeline::size_walk, no walk):
@@ -192,6 +196,21 @@ struct Workbench {
   // Jobs sized before they start and not started (see HeldJob), by the same keys as the caches.
   std::map<std::string, HeldJob> memory_held, cpu_held, tiles_held;
   std::set<std::string> memory_exact;  // memory keys the learner asked to simulate exactly
+  // Baseline A (baseline.h): a schedule pinned to compare the current one (B) against. Its result
+  // comes from the Memory cache when the schedule was simulated there, else from its own job.
+  struct Baseline {
+    std::string label;         // "A: step 2 (tile(i, 32))", what the views call it
+    std::string steps;         // its schedule text, as the history prints it
+    size_t step_count = 0;
+    std::string machine;       // the machine it is simulated on (kept when B's changes)
+    std::string schedule_key;  // its key in cpu_cache
+    std::string key;           // its key in memory_cache
+    std::optional<schedule::Program> program;  // what is simulated and run for it
+    std::optional<MemoryResult> result;
+    std::string error;  // why it could not be simulated
+  };
+  std::optional<Baseline> baseline;
+  Job<MemoryResult> baseline_job;
   std::string memory_formula;  // "L1 B": the Memory view's "why this number" popup; "" = closed
   // How long the current (schedule, machine) waited for its Memory numbers: from the frame its key
   // first appeared (a step, an undo, a machine picked) to the frame its result arrived (0 when
@@ -245,7 +264,7 @@ struct Workbench {
   }
   bool busy() const {
     return memory_job.running() || cpu_job.running() || gpu_job.running() || tiles_job.running() ||
-           gpu_tiles_job.running() || autotune.busy();
+           gpu_tiles_job.running() || baseline_job.running() || autotune.busy();
   }
 
   // Cache keys: the model text, the steps up to the cursor and (memory) the machine.
@@ -330,6 +349,11 @@ void workbench_load_recorded(Workbench& wb, const std::string& dir);
 // The work itself, callable without a thread (tests use them directly).
 MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
                              const predict::Machine& m, JobProgress& progress, bool sample = false);
+// What the Memory job computes for a schedule: its current kernel (sampled when `sample`), then
+// the whole schedule's total; `steps`, `count` and `text` label it (MemoryResult::steps, ...).
+MemoryResult simulate_schedule(const schedule::Program& program, const predict::Machine& m,
+                               const std::string& steps, size_t count, const std::string& text,
+                               bool sample, double exact_seconds, JobProgress& progress);
 CpuRunResult run_kernel_on_cpu(const schedule::Kernel& k, int64_t flops, JobProgress& progress);
 
 }  // namespace tilescope::core

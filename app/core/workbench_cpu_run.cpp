@@ -2,6 +2,8 @@
 // interpreter and timed on this computer (and the GPU run's job), cached per schedule.
 #include "app/core/workbench.h"
 
+#include "app/core/baseline.h"
+
 #include "kernels/cpu/bench_report.h"
 #include "kernels/cpu/harness.h"
 #include "kernels/cpu/jit.h"
@@ -122,6 +124,7 @@ void workbench_cancel(Workbench& wb) {
   wb.gpu_job.cancel();
   wb.tiles_job.cancel();
   wb.gpu_tiles_job.cancel();
+  wb.baseline_job.cancel();
   autotune_cancel(wb.autotune);
 }
 
@@ -162,6 +165,7 @@ void workbench_poll(Workbench& wb) {
     else
       wb.gpu_errors[wb.gpu_job.key()] = error;
   }
+  baseline_poll(wb);  // after the Memory job's result is cached: A may be that schedule
 }
 
 }  // namespace tilescope::core

@@ -151,6 +151,28 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
   return r;
 }
 
+MemoryResult simulate_schedule(const schedule::Program& program, const predict::Machine& machine,
+                               const std::string& steps, size_t count, const std::string& text,
+                               bool sample, double exact_seconds, JobProgress& p) {
+  const schedule::Kernel& kernel = program.kernels.at(size_t(program.current));
+  MemoryResult r = simulate_kernel(kernel, *program.graph, machine, p, sample);
+  if (sample) r.exact_seconds = exact_seconds;
+  // The kernel's numbers first, while the whole schedule's total runs after it.
+  if (program.kernels.size() > 1) {
+    const LevelResult& d = r.levels.back();
+    p.set_partial({kernel.name + " done: " + io::format_bytes(double(r.dram_bytes())) + " at " +
+                       d.name + " (read " + io::format_bytes(double(d.total.read_bytes)) +
+                       ", written " + io::format_bytes(double(d.total.write_bytes)) + ")",
+                   "now the whole schedule, " + std::to_string(program.kernels.size()) +
+                       " kernels one after another"});
+  }
+  total_program(r, program, machine, p);
+  r.steps = steps;
+  r.step_count = count;
+  r.graph_text = text;
+  return r;
+}
+
 std::string workbench_simulate(Workbench& wb, bool anyway) {
   const schedule::Kernel* k = wb.kernel();
   if (!k) return "simulate: there is no kernel to simulate";
@@ -186,26 +208,10 @@ std::string workbench_simulate(Workbench& wb, bool anyway) {
     return {};
   }
   wb.memory_held.erase(key);
-  auto graph = wb.program()->graph;
-  wb.memory_job.start(key, [kernel = *k, program = *wb.program(), graph, machine = *wb.machine,
+  wb.memory_job.start(key, [program = *wb.program(), machine = *wb.machine,
                             steps = wb.steps_text(), count = wb.history->size(),
                             text = wb.graph_text, sample, exact_s = size.seconds](JobProgress& p) {
-    MemoryResult r = simulate_kernel(kernel, *graph, machine, p, sample);
-    if (sample) r.exact_seconds = exact_s;
-    // The kernel's numbers first, while the whole schedule's total runs after it.
-    if (program.kernels.size() > 1) {
-      const LevelResult& d = r.levels.back();
-      p.set_partial({kernel.name + " done: " + io::format_bytes(double(r.dram_bytes())) + " at " +
-                         d.name + " (read " + io::format_bytes(double(d.total.read_bytes)) +
-                         ", written " + io::format_bytes(double(d.total.write_bytes)) + ")",
-                     "now the whole schedule, " + std::to_string(program.kernels.size()) +
-                         " kernels one after another"});
-    }
-    total_program(r, program, machine, p);
-    r.steps = steps;
-    r.step_count = count;
-    r.graph_text = text;
-    return r;
+    return simulate_schedule(program, machine, steps, count, text, sample, exact_s, p);
   });
   return {};
 }

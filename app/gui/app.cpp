@@ -7,6 +7,8 @@
 //   [SECTION] Frame loop: poll → apply commands → update → views → render → screenshot → swap
 #include "app/gui/app.h"
 
+#include "app/core/baseline.h"
+
 #include "app/core/autotune_jobs.h"
 #include "app/core/commands.h"
 #include "app/core/counters_compare.h"
@@ -260,6 +262,7 @@ std::string write_state_json(const std::string& path, const AppState& state) {
     j["last_step"] = {
         {"step", wb.last->step}, {"ok", wb.last->ok}, {"explanation", wb.last->explanation}};
   memory_state_json(j, wb);
+  if (nlohmann::json b = baseline_state_json(wb); !b.is_null()) j["baseline"] = std::move(b);
   if (const CpuRunResult* r = wb.cpu_result()) {
     j["cpu_run"] = {{"verified", r->verified},
                     {"rel_error", r->rel_error},

@@ -31,6 +31,13 @@ ImVec2 draw_cache_grids(ViewContext& ctx, const core::MemoryResult& r, ImVec2 or
 // measurement with its error, its target and the likely cause of a miss (memory_measured.cpp).
 void draw_measured_section(ViewContext& ctx);
 
+// Baseline A against the current schedule (memory_baseline.cpp): the pin button or A's label with
+// the table per level and the roofline bound (Memory view); the table per tensor (its side
+// panel); the roofline bound and the times measured on this CPU (Timings side panel).
+void draw_baseline_section(ViewContext& ctx);
+void draw_baseline_tensors(ViewContext& ctx);
+void draw_baseline_timings(ViewContext& ctx);
+
 // Colour of a graph tensor id in the grids and their legend (Okabe-Ito; -1: grey).
 ImU32 tensor_colour(int graph_id);
 

@@ -303,6 +303,7 @@ void draw_memory_view(ViewContext& ctx, const Rect& rect) {
   const MemoryResult& r = *ctx.state.workbench.memory_result_shown();
   const float em = ImGui::GetFontSize();
   draw_memory_heading(ctx, r);
+  draw_baseline_section(ctx);
 
   // [SECTION] Boxes and arrows: the core on top, main memory at the bottom.
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -457,6 +458,7 @@ void draw_result_details(ViewContext& ctx, const MemoryResult& result) {
     }
     ImGui::EndTable();
   }
+  draw_baseline_tensors(ctx);
   section_heading(ctx, "Against the minimum");
   if (const schedule::Kernel* k = wb.kernel()) {
     int64_t min_bytes = 0;

@@ -273,6 +273,36 @@ std::string draw_level_points(const Chart& c, const Palette& p, const std::vecto
   return binding;
 }
 
+// Draws baseline A (baseline.h) as a ring at its main-memory intensity on this machine's roof,
+// labelled "A" where no label or point is (the spot joins `placed_text`, so the trail's labels
+// keep off it); returns the caption's part for it ("" when there is no A).
+std::string draw_baseline_point(const Chart& c, const Palette& p, const Workbench& wb,
+                                const predict::Machine& m, double peak, double dram_bw,
+                                const std::vector<ImVec2>& pts, std::vector<Rect>& placed_text) {
+  if (!wb.baseline || !wb.baseline->result) return "";
+  const MemoryResult& a = *wb.baseline->result;
+  if (a.machine != m.name) return "; baseline A ran on " + a.machine + " and is not drawn here";
+  const double i = std::clamp(a.intensity(), std::pow(10.0, c.xmin), std::pow(10.0, c.xmax));
+  const ImVec2 pt(c.px(i), c.py(dram_bw > 0 ? std::min(peak, i * dram_bw) : peak));
+  c.dl->AddCircle(pt, c.em * 0.65f, p.text, 0, 2.0f * p.line_scale);
+  std::vector<Rect> obstacles = placed_text;
+  for (const ImVec2& q : pts)
+    obstacles.push_back(Rect{q.x - c.em * 0.3f, q.y - c.em * 0.3f, c.em * 0.6f, c.em * 0.6f});
+  const ImVec2 size = ImGui::CalcTextSize("A");
+  const std::optional<Rect> spot = place_labels({{pt.x, pt.y, size.x, size.y}}, obstacles,
+                                                Rect{c.left, c.top, c.right - c.left,
+                                                     c.bottom - c.top},
+                                                c.em * 0.7f)
+                                       .front();
+  if (spot) {
+    c.dl->AddText(ImVec2(spot->x, spot->y), p.text, "A");
+    placed_text.push_back(*spot);
+  }
+  char intensity[32];
+  std::snprintf(intensity, sizeof intensity, "%.2f FLOP/B", a.intensity());
+  return "; ring A: baseline A (" + wb.baseline->label + ") at " + intensity;
+}
+
 // Draws the FLOP/s measured on this CPU as a diamond, with its label.
 void draw_measured_point(const Chart& c, const Palette& p, const Workbench& wb,
                          const predict::Machine& m, const MemoryResult& cur, double dram_bw) {
@@ -414,6 +444,7 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   draw_axes(c, p);
   draw_roofs(c, p, roofs, peak, placed_text);
   const std::vector<ImVec2> pts = draw_trail_points(c, p, trail, cur, peak, dram_bw);
+  const std::string baseline = draw_baseline_point(c, p, wb, m, peak, dram_bw, pts, placed_text);
   draw_trail_labels(c, p, trail, cur, pts, placed_text);
   const std::string binding = draw_level_points(c, p, roofs, cur, peak);
   draw_measured_point(c, p, wb, m, cur, dram_bw);
@@ -422,8 +453,8 @@ void draw_roofline_view(ViewContext& ctx, const Rect& rect) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   text_wrapped(
       "circles: main-memory intensity per simulated step · squares: this step's intensity "
-      "against each level (FLOPs / bytes that level served), on its roof%s",
-      binding.empty() ? "" : ("; lowest = binding: " + binding).c_str());
+      "against each level (FLOPs / bytes that level served), on its roof%s%s",
+      binding.empty() ? "" : ("; lowest = binding: " + binding).c_str(), baseline.c_str());
   if (!predicted.empty()) text_wrapped("%s", predicted.c_str());
   ImGui::PopStyleColor();
   end_panel();

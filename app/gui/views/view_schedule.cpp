@@ -50,6 +50,13 @@ void empty_state(const Workbench& wb, const Palette& p) {
   }
 }
 
+// The first n entries of the history as one schedule text ("a; b"), as baseline A keeps its steps.
+std::string schedule_prefix(const Workbench& wb, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n && i < wb.step_texts.size(); ++i) out += (i ? "; " : "") + wb.step_texts[i];
+  return out;
+}
+
 CodeColours code_colours(const Palette& p) {
   return {p.text, p.category[2], p.category[5], p.subtext, p.subtext};
 }
@@ -87,11 +94,29 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
     const bool undone = i > cursor;
     if (undone)
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    if (ImGui::Selectable((label + "##h" + std::to_string(i)).c_str(), i == cursor)) {
+    // Room on the right of each entry for its "A" button: pin this point as the baseline.
+    const float pin_w = ImGui::CalcTextSize("A").x + ImGui::GetStyle().FramePadding.x * 2;
+    if (ImGui::Selectable((label + "##h" + std::to_string(i)).c_str(), i == cursor,
+                          ImGuiSelectableFlags_AllowItemOverlap,
+                          ImVec2(ImGui::GetContentRegionAvail().x - pin_w - em * 0.3f, 0))) {
       ctx.push(command_from("goto-step " + std::to_string(i)));
     }
     if (undone) ImGui::PopStyleColor();
-    if (ImGui::IsItemHovered() && i > 0) {
+    const bool hovered = ImGui::IsItemHovered();
+    ImGui::SameLine();
+    const bool pinned = wb.baseline && wb.baseline->step_count == i &&
+                        schedule_prefix(wb, i) == wb.baseline->steps;
+    if (pinned) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(p.selection));
+    if (ImGui::SmallButton(("A##pin" + std::to_string(i)).c_str()))
+      ctx.push(command_from("baseline pin " + std::to_string(i)));
+    if (pinned) ImGui::PopStyleColor();
+    note_widget("schedule.pin." + std::to_string(i));
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(pinned ? "Baseline A is this point; the Memory, Roofline and Timings "
+                                 "views compare the current schedule against it"
+                               : "Pin this point as baseline A: the Memory, Roofline and "
+                                 "Timings views compare the current schedule against it");
+    if (hovered && i > 0) {
       ImGui::PushFont(ctx.fonts.ui);
       ImGui::BeginTooltip();
       ImGui::PushTextWrapPos(em * 30);

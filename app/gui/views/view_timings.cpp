@@ -4,6 +4,7 @@
 // generated C++ on this CPU (JIT, verify against the interpreter, median of repeats) next to the
 // predicted time.
 #include "app/gui/views/autotune_panel.h"
+#include "app/gui/views/memory_views.h"
 #include "app/gui/views/views.h"
 
 #include "app/core/counters_compare.h"
@@ -354,6 +355,7 @@ void draw_timings_inspector(ViewContext& ctx, const Rect& rect) {
   text_wrapped("steps: %s", wb.steps_text().empty() ? "(none)" : wb.steps_text().c_str());
   ImGui::PopStyleColor();
   draw_cpu_run(ctx);
+  draw_baseline_timings(ctx);
   draw_gpu_run(ctx);
   end_panel();
 }

@@ -1,0 +1,61 @@
+// `tilescope-cli simulate --baseline` (issue #32): A's and B's numbers in the comparison equal
+// what two separate `simulate` runs of each schedule report, and Δ is their difference.
+#include "build_paths.h"
+#include <doctest/doctest.h>
+
+#include "tests/support/run_command.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace {
+
+using tilescope::test::run_command_split;
+
+nlohmann::json cli_json(const std::string& args) {
+  const auto r = run_command_split(std::string("'") + TILESCOPE_CLI_PATH + "' " + args);
+  INFO(args << "\n" << r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+// Main memory's bytes (read + written) in a plain `simulate --json` report.
+double dram_bytes(const nlohmann::json& j) {
+  const nlohmann::json& level = j["report"]["levels"].back()["total"];
+  return level["read_bytes"].get<double>() + level["write_bytes"].get<double>();
+}
+
+}  // namespace
+
+TEST_CASE("simulate --baseline prints A and B as two separate runs give them, and the change") {
+  const std::string model =
+      tilescope::test::write_scratch_file("baseline.model",
+                                          "x: [32, 256]\nW: [64, 256] weight\ny = x @ W.T\n")
+          .string();
+  const std::string steps = "tile(i, j, 8, 8)";
+  const double a = dram_bytes(cli_json("simulate '" + model + "' --machine tiny --json"));
+  const double b = dram_bytes(
+      cli_json("simulate '" + model + "' --machine tiny --apply '" + steps + "' --json"));
+  const nlohmann::json c = cli_json("simulate '" + model + "' --machine tiny --apply '" + steps +
+                                    "' --baseline '' --json")["comparison"];
+  const nlohmann::json& dram = c["levels"].back();
+  CHECK(dram["level"] == "DRAM");
+  CHECK(dram["a"].get<double>() == a);
+  CHECK(dram["b"].get<double>() == b);
+  CHECK(dram["delta"].get<double>() == b - a);
+  CHECK(c["a"] == "matmul0, the default lowering");
+  CHECK(c["b"] == "matmul0, " + steps);
+  CHECK(c["notes"].empty());
+
+  // The text table, and a baseline the machine refuses named as A's.
+  const auto text = run_command_split(std::string("'") + TILESCOPE_CLI_PATH + "' simulate '" +
+                                      model + "' --machine tiny --baseline '" + steps + "'");
+  REQUIRE(text.code == 0);
+  CHECK(text.out.find("B against baseline A") != std::string::npos);
+  CHECK(text.out.find("per tensor") != std::string::npos);
+  const auto bad = run_command_split(std::string("'") + TILESCOPE_CLI_PATH + "' simulate '" +
+                                     model + "' --machine tiny --baseline 'tile(q, 8)'");
+  CHECK(bad.code == 1);
+  CHECK(bad.err.find("schedule A on machine tiny") != std::string::npos);
+}

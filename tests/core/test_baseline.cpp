@@ -1,0 +1,190 @@
+// Baselines (issue #32) without a display: the comparison table against hand-built results, the
+// `baseline` commands on a kernel whose traffic is a closed form (one cache that holds it all),
+// pinning a history point through the baseline's own job, refusals, and a session round trip.
+#include "app/core/baseline.h"
+#include "app/core/commands.h"
+#include "app/core/session.h"
+#include "tests/core/workbench_fixtures.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+using namespace tilescope::core;
+namespace memory = tilescope::memory;
+
+namespace {
+
+// x: [32, 128], W: [64, 128], b: [64]; y = relu(x @ W.T + b).
+constexpr uint64_t M = 32, N = 64, K = 128;
+const char* kModel = "x: [32, 128]\nW: [64, 128] weight\nb: [64] weight\ny = relu(x @ W.T + b)\n";
+
+memory::Counters counters(uint64_t accesses, uint64_t misses, uint64_t read, uint64_t written) {
+  memory::Counters c;
+  c.accesses = accesses;
+  c.hits = accesses - misses;
+  c.misses = misses;
+  c.read_bytes = read;
+  c.write_bytes = written;
+  return c;
+}
+
+// One cache level and main memory, with tensors "x" (id 0) and "t" (id 1) at each.
+MemoryResult result(const std::string& machine, const std::vector<std::string>& tensors,
+                    uint64_t l1_misses, uint64_t dram_bytes, double seconds) {
+  MemoryResult r;
+  r.machine = machine;
+  r.tensor_names = tensors;
+  LevelResult l1{"L1", 1024, 0, counters(400, l1_misses, 0, 0), {}};
+  LevelResult dram{"DRAM", 0, 0, counters(l1_misses, 0, dram_bytes, 0), {}};
+  l1.by_tensor.push_back({});  // unlabelled
+  dram.by_tensor.push_back({});
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    l1.by_tensor.push_back(counters(200, l1_misses / 2, 0, 0));
+    dram.by_tensor.push_back(counters(l1_misses / 2, 0, dram_bytes / 2, 0));
+  }
+  r.levels = {l1, dram};
+  r.roofline.seconds = seconds;
+  r.roofline.binding = "DRAM";
+  return r;
+}
+
+const CompareRow& row(const std::vector<CompareRow>& rows, const std::string& level,
+                      const std::string& what, const std::string& tensor = "") {
+  for (const CompareRow& r : rows)
+    if (r.level == level && r.what == what && r.tensor == tensor) return r;
+  FAIL("no row " << level << " " << what << " " << tensor);
+  return rows.front();
+}
+
+}  // namespace
+
+TEST_CASE("the comparison puts A beside B per level, per tensor and in time") {
+  const MemoryResult a = result("tiny", {"x", "t"}, 100, 6400, 2e-3);
+  const MemoryResult b = result("tiny", {"x", "u"}, 50, 3200, 1e-3);
+  const Comparison c = compare_results(a, b, "A", "B");
+  CHECK(c.notes.empty());
+  // L1: 100 → 50 misses of 400 accesses (hit rate 75 % → 87.5 %); DRAM 6400 → 3200 bytes.
+  CHECK(row(c.levels, "L1", "misses").a == 100);
+  CHECK(row(c.levels, "L1", "misses").b == 50);
+  CHECK(row(c.levels, "L1", "misses").relative() == doctest::Approx(-0.5));
+  CHECK(row(c.levels, "L1", "hit rate").delta() == doctest::Approx(0.125));
+  CHECK(change_text(row(c.levels, "L1", "hit rate")) == "+12.50 pts");
+  CHECK(row(c.levels, "DRAM", "bytes").delta() == -3200);
+  CHECK(relative_text(row(c.levels, "DRAM", "bytes")) == "\u221250.0 %");
+  CHECK(c.levels.size() == 3);
+  // Tensors by name: x in both; u only in B ("new"), t only in A (B's 0).
+  CHECK(row(c.tensors, "DRAM", "bytes", "x").a == 3200);
+  CHECK(row(c.tensors, "DRAM", "bytes", "x").b == 1600);
+  CHECK(relative_text(row(c.tensors, "DRAM", "bytes", "u")) == "new");
+  CHECK(std::isinf(row(c.tensors, "DRAM", "bytes", "u").relative()));
+  CHECK(row(c.tensors, "L1", "misses", "t").b == 0);
+  CHECK(row(c.tensors, "L1", "misses", "t").a == 50);
+  CHECK(c.time.a == 2e-3);
+  CHECK(c.time.relative() == doctest::Approx(-0.5));
+  // JSON: null for an infinite change, numbers otherwise.
+  const nlohmann::json j = comparison_json(c);
+  CHECK(j["levels"].size() == 3);
+  bool saw_new = false;
+  for (const auto& t : j["tensors"])
+    if (t["tensor"] == "u" && t["what"] == "bytes") saw_new = t["relative"].is_null();
+  CHECK(saw_new);
+  CHECK(comparison_text(c).find("t @ DRAM") != std::string::npos);
+
+  // Different machines: said, and a level only one of them has is named.
+  MemoryResult other = b;
+  other.machine = "h200";
+  other.levels[0].name = "L2";
+  const Comparison d = compare_results(a, other, "A", "B");
+  REQUIRE(d.notes.size() == 3);
+  CHECK(d.notes[0].find("A ran on tiny and B on h200") != std::string::npos);
+  CHECK(d.notes[1] == "L2 is only in B's machine");
+  CHECK(d.notes[2] == "L1 is only in A's machine");
+  CHECK(d.levels.size() == 1);  // main memory, matched as the last level of each
+}
+
+TEST_CASE("baseline pin, a step, and the change in DRAM bytes is the fused-in bias") {
+  AppState state = test::state_for(kModel);
+  Workbench& wb = state.workbench;
+  wb.machine = test::big_cache_machine();
+  wb.machine_name = "bigcache";
+  REQUIRE(test::run(state, "simulate") == "");
+  test::wait_jobs(state);
+  REQUIRE(test::run(state, "baseline pin") == "");
+  // The current schedule was simulated already: A is ready at once, from the Memory cache.
+  REQUIRE(wb.baseline);
+  CHECK(wb.baseline->result);
+  CHECK(wb.baseline->label == "the default lowering");
+  CHECK_FALSE(wb.baseline_job.running());
+
+  REQUIRE(test::run(state, "apply \"fuse(matmul0, add0, relu0)\"") == "");
+  REQUIRE(test::run(state, "simulate") == "");
+  test::wait_jobs(state);
+  const std::optional<Comparison> c = workbench_comparison(wb);
+  REQUIRE(c);
+  // Everything stays in the one big cache: each tensor read once, each output line fetched
+  // (write-allocate) and written back once. A = the MatMul alone (x, W, its output matmul0);
+  // B = the fused kernel (x, W, b, y): the change is b's bytes, N × 4.
+  const uint64_t x = M * K * 4, w = N * K * 4, b = N * 4, y = M * N * 4;
+  const CompareRow& dram = row(c->levels, "DRAM", "bytes");
+  CHECK(dram.a == double(x + w + 2 * y));
+  CHECK(dram.b == double(x + w + b + 2 * y));
+  CHECK(dram.delta() == double(b));
+  CHECK(row(c->tensors, "DRAM", "bytes", "matmul0").b == 0);
+  CHECK(row(c->tensors, "DRAM", "bytes", "matmul0").a == double(2 * y));
+  CHECK(row(c->tensors, "DRAM", "bytes", "b").a == 0);
+  CHECK(c->b_label == "B: 1 step: fuse(matmul0, add0, relu0)");
+  CHECK(baseline_state_json(wb)["comparison"]["levels"].size() == 3);
+
+  // Entry 0 pinned from step 1: not the current schedule, so the baseline's own job runs it.
+  wb.baseline.reset();
+  REQUIRE(test::run(state, "baseline pin 0") == "");
+  REQUIRE(wb.baseline);
+  CHECK(wb.baseline->step_count == 0);
+  test::wait_jobs(state);
+  REQUIRE(wb.baseline->result);
+  CHECK(wb.baseline->result->dram_bytes() == x + w + 2 * y);
+  CHECK(wb.history->size() == 1);  // B stays where it was
+
+  // Refusals, and clear.
+  CHECK(test::run(state, "baseline pin 5").find("there are only 1 steps") != std::string::npos);
+  CHECK_THROWS_AS(parse_command("baseline pin 1.5"), CommandError);
+  CHECK_THROWS_AS(parse_command("baseline keep"), CommandError);
+  CHECK(command_to_string(parse_command("baseline pin 2")) == "baseline pin 2");
+  REQUIRE(test::run(state, "baseline clear") == "");
+  CHECK_FALSE(wb.baseline);
+  CHECK(baseline_state_json(wb).is_null());
+  CHECK(test::run(state, "baseline run-cpu") == "baseline run-cpu: no baseline is pinned");
+}
+
+TEST_CASE("a session keeps baseline A and simulates it again on restore") {
+  AppState state = test::state_for(kModel);
+  REQUIRE(test::run(state, "machine tiny") == "");
+  REQUIRE(test::run(state, "apply \"tile(i, 8)\"") == "");
+  REQUIRE(test::run(state, "baseline pin") == "");
+  test::wait_jobs(state);
+  REQUIRE(state.workbench.baseline->result);
+  const uint64_t bytes = state.workbench.baseline->result->dram_bytes();
+  REQUIRE(test::run(state, "apply \"tile(j, 8)\"") == "");
+  const nlohmann::json saved = session_to_json(state);
+  CHECK(saved["baseline"]["steps"] == "tile(i, 8)");
+
+  AppState restored = test::state_for(kModel);
+  CHECK(session_from_json(restored, saved) == "");
+  REQUIRE(restored.workbench.baseline);
+  CHECK(restored.workbench.baseline->steps == "tile(i, 8)");
+  CHECK(restored.workbench.baseline->machine == "tiny");
+  CHECK(restored.workbench.history->size() == 2);
+  test::wait_jobs(restored);
+  REQUIRE(restored.workbench.baseline->result);
+  CHECK(restored.workbench.baseline->result->dram_bytes() == bytes);
+
+  // A baseline field of the wrong shape is named and skipped; the rest is restored.
+  nlohmann::json bad = saved;
+  bad["baseline"] = {{"steps", 3}};
+  AppState again = test::state_for(kModel);
+  CHECK(session_from_json(again, bad).find("baseline is not an object") != std::string::npos);
+  CHECK_FALSE(again.workbench.baseline);
+  CHECK(again.workbench.history->size() == 2);
+}
