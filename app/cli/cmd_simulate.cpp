@@ -7,6 +7,7 @@
 #include "work_limits.h"
 
 #include "app/core/baseline.h"
+#include "app/core/tile_grid.h"
 #include "app/core/tiles_gpu.h"
 
 #include "sim/io/input.h"
@@ -66,6 +67,7 @@ struct SimulateFlags {
   // --baseline STEPS: the schedule A that --apply's schedule (B) is compared against.
   std::string baseline;
   bool has_baseline = false;
+  bool over_time = false;  // counters over time as CSV (the Tiles view's plot)
 };
 
 // A trace source streams its accesses into the sink and returns how many it produced.
@@ -536,6 +538,20 @@ int run_model(const SimulateFlags& f) {
   const schedule::Kernel& k = p.kernels.at(size_t(p.current));
   if (!f.follow.empty()) return follow_warp(f, k, machine);
   if (f.has_baseline) return run_baseline(f, g, machine);
+  if (f.over_time) {
+    // The Tiles view's walk through the machine's caches: a row per animation frame.
+    if (machine.kind == "gpu") {
+      std::cerr << "simulate: --over-time follows the loop nest's walk through a CPU machine's "
+                   "caches; "
+                << machine.name << " is a GPU (choose tiny, host or a CPU .machine file)\n";
+      return 1;
+    }
+    if (!simulation_fits(f, k, machine, {}, pipeline::size_walk(pipeline::Walk::Tiles, k, nullptr)))
+      return 1;
+    core::JobProgress progress;
+    std::cout << core::counters_over_time_csv(core::record_tiles(k, progress, &machine));
+    return 0;
+  }
 
   if (f.sample != "auto" && f.sample != "on" && f.sample != "off") {
     std::cerr << "simulate: --sample expects auto, on or off, got '" << f.sample << "'\n";
@@ -655,6 +671,9 @@ const CommandRegistrar registrar{
                      "lowering) on the same model and machine; prints A, B (--apply) and the "
                      "change per level, per tensor and in time")
           ->each([flags](const std::string&) { flags->has_baseline = true; });
+      sub.add_flag("--over-time", flags->over_time,
+                   "Counters over time as CSV: per frame of the Tiles animation's walk, each "
+                   "level's accesses, hits, hit rate and bytes in that window (CPU machines)");
       sub.add_option("--tensor", flags->tensors,
                      "Label an address range as a tensor: NAME=BASE+BYTES (repeatable)");
       sub.callback([flags, &exit_code] {

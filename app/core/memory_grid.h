@@ -25,6 +25,10 @@ struct CacheCell {
   uint32_t valid_sectors = 0;
   uint32_t dirty_sectors = 0;  // 0: clean
   bool mru = false;            // the set's most recently used (touched or filled) way
+  // Accesses since the core last touched this line; filled by the Tiles walk's grids (0 there
+  // means "this very access"), left at kNoAge by the end-of-run snapshot.
+  static constexpr uint64_t kNoAge = ~uint64_t(0);
+  uint64_t age = kNoAge;
 };
 
 struct CacheGrid {

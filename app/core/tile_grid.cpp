@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <unordered_map>
 
 namespace tilescope::core {
 
@@ -69,11 +73,12 @@ namespace {
 class TileSink final : public memory::AccessSink {
  public:
   TileSink(TilesResult& r, const schedule::TraceLayout& layout, const schedule::Kernel& k,
-           uint64_t every, uint64_t expected_steps, JobProgress& p)
+           uint64_t every, uint64_t expected_steps, JobProgress& p, memory::Hierarchy* h)
       : m_r(r),
         m_every(std::max<uint64_t>(every, 1)),
         m_expected(std::max<uint64_t>(expected_steps, 1)),
-        m_p(p) {
+        m_p(p),
+        m_h(h) {
     std::vector<TileGridSpan> spans;
     m_r.grids = make_tile_grids(k, layout, schedule::TraceOptions{}, spans);
     size_t bins = 0;
@@ -90,6 +95,32 @@ class TileSink final : public memory::AccessSink {
   void access_batch(const memory::Access* a, size_t n) override {
     if (m_p.cancel) throw JobCancelled();
     for (size_t i = 0; i < n; ++i) count(a[i]);
+    if (m_h) {
+      for (size_t i = 0; i < n; ++i) m_last_touch[a[i].addr / m_line] = m_accesses + i;
+      m_accesses += n;
+      m_h->access_batch(a, n);
+    }
+  }
+  // The hierarchy's counters and small grids now (frame 0: before any access).
+  void snapshot_counters() {
+    if (!m_h) return;
+    std::vector<memory::Counters> c;
+    for (int level = 0; level <= m_h->level_count(); ++level) c.push_back(m_h->counters(level));
+    m_r.frame_counters.push_back(std::move(c));
+    m_r.frame_accesses.push_back(m_h->trace_accesses());
+    std::vector<CacheGrid> grids;
+    for (int level = 0; level < m_h->level_count(); ++level) {
+      std::optional<CacheGrid> g = snapshot_cache_grid(*m_h, level);
+      if (!g) continue;
+      for (CacheCell& cell : g->cells) {
+        if (!cell.valid) continue;
+        // The line in bytes, then in the walk's smallest line: when the core last touched it.
+        const auto it = m_last_touch.find(cell.line * g->line_bytes / m_line);
+        if (it != m_last_touch.end()) cell.age = m_accesses - 1 - it->second;
+      }
+      grids.push_back(std::move(*g));
+    }
+    m_r.frame_grids.push_back(std::move(grids));
   }
   void step_boundary(uint64_t step) override {
     m_step = step;
@@ -135,6 +166,7 @@ class TileSink final : public memory::AccessSink {
   }
   void snapshot(uint64_t step) {
     if (m_r.frames.size() >= size_t(kMaxTileFrames) + 1) return;
+    snapshot_counters();
     m_r.frames.push_back(m_counts);
     m_r.frame_step.push_back(step);
     m_r.frame_tiles.push_back(m_last_tile);
@@ -149,13 +181,31 @@ class TileSink final : public memory::AccessSink {
   std::vector<uint32_t> m_counts;
   std::vector<TileBox> m_tile, m_last_tile;  // per grid: this step's bins, the last step's
   uint64_t m_step = 0;
+  // Counters over time: the hierarchy, accesses so far, and per line (of the smallest line
+  // size) the access that last touched it.
+  memory::Hierarchy* m_h = nullptr;
+  uint64_t m_accesses = 0;
+  uint64_t m_line = 64;
+  std::unordered_map<uint64_t, uint64_t> m_last_touch;
+
+ public:
+  void set_line_bytes(uint64_t line) { m_line = std::max<uint64_t>(line, 1); }
 };
 
 }  // namespace
 
-TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress) {
+TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress,
+                         const predict::Machine* machine) {
   TilesResult r;
   r.kernel = k.name;
+  std::unique_ptr<memory::Hierarchy> h;
+  if (machine && machine->kind != "gpu") {
+    h = std::make_unique<memory::Hierarchy>(machine->hierarchy());
+    r.machine = machine->name;
+    for (int level = 0; level < h->level_count(); ++level)
+      r.level_names.push_back(h->config().levels[size_t(level)].name);
+    r.level_names.push_back(h->config().memory.name);
+  }
   // The step loop: the deepest loop whose iterations (the product of the extents down to it)
   // stay under a few thousand, so the animation moves tile by tile, not element by element.
   double iterations = 1;
@@ -168,7 +218,15 @@ TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress) {
   schedule::TraceOptions to;
   to.step_loop = r.step_loop;
   const schedule::TraceLayout layout = schedule::trace_layout(k, to);
-  TileSink sink(r, layout, k, (expected + kMaxTileFrames - 1) / kMaxTileFrames, expected, progress);
+  TileSink sink(r, layout, k, (expected + kMaxTileFrames - 1) / kMaxTileFrames, expected, progress,
+                h.get());
+  if (h) {
+    uint64_t line = ~uint64_t(0);
+    for (const memory::CacheConfig& c : h->config().levels)
+      line = std::min<uint64_t>(line, c.line_bytes);
+    sink.set_line_bytes(h->config().levels.empty() ? 64 : line);
+  }
+  sink.snapshot_counters();  // frame 0: an empty hierarchy
   r.frames.push_back(std::vector<uint32_t>());  // frame 0: nothing touched yet (filled below)
   r.frame_step.push_back(0);
   r.frame_tiles.emplace_back();  // frame 0: no tile yet (sized below)
@@ -185,6 +243,57 @@ TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress) {
   r.frame_tiles[0].assign(r.grids.size(), TileBox{});
   progress.fraction = 1.0;
   return r;
+}
+
+// [SECTION] Counters over time
+
+std::vector<LevelWindow> counters_window(const TilesResult& r, size_t frame) {
+  std::vector<LevelWindow> out;
+  if (frame >= r.frame_counters.size()) return out;
+  for (size_t level = 0; level < r.level_names.size(); ++level) {
+    const memory::Counters& now = r.frame_counters[frame][level];
+    const memory::Counters before =
+        frame == 0 ? memory::Counters{} : r.frame_counters[frame - 1][level];
+    LevelWindow w;
+    w.level = r.level_names[level];
+    w.accesses = now.accesses - before.accesses;
+    w.hits = now.hits - before.hits;
+    w.bytes = (now.read_bytes + now.write_bytes) - (before.read_bytes + before.write_bytes);
+    out.push_back(w);
+  }
+  return out;
+}
+
+nlohmann::json counters_window_json(const TilesResult& r, size_t frame) {
+  nlohmann::json levels = nlohmann::json::array();
+  for (const LevelWindow& w : counters_window(r, frame))
+    levels.push_back({{"level", w.level},
+                      {"accesses", w.accesses},
+                      {"hits", w.hits},
+                      {"hit_rate", w.hit_rate()},
+                      {"bytes", w.bytes}});
+  return {{"machine", r.machine},
+          {"frame", frame},
+          {"accesses", frame < r.frame_accesses.size() ? r.frame_accesses[frame] : 0},
+          {"window", levels}};
+}
+
+std::string counters_over_time_csv(const TilesResult& r) {
+  std::ostringstream o;
+  o << "frame,step,accesses";
+  for (const std::string& l : r.level_names)
+    o << "," << l << "_accesses," << l << "_hits," << l << "_hit_rate," << l << "_bytes";
+  o << "\n";
+  for (size_t f = 0; f < r.frame_counters.size(); ++f) {
+    o << f << "," << r.frame_step[f] << "," << r.frame_accesses[f];
+    for (const LevelWindow& w : counters_window(r, f)) {
+      char rate[32];
+      std::snprintf(rate, sizeof rate, "%.6f", w.hit_rate());
+      o << "," << w.accesses << "," << w.hits << "," << rate << "," << w.bytes;
+    }
+    o << "\n";
+  }
+  return o.str();
 }
 
 }  // namespace tilescope::core

@@ -4,9 +4,14 @@
 #pragma once
 
 #include "app/core/jobs.h"
+#include "app/core/memory_grid.h"
+#include "sim/memory/hierarchy.h"
+#include "sim/predict/machine.h"
 #include "sim/memory/access.h"
 #include "sim/schedule/kernel.h"
 #include "sim/schedule/trace.h"
+
+#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -71,11 +76,40 @@ struct TilesResult {
   // may span several steps; the tile is one step's, not everything since the previous frame).
   std::vector<std::vector<TileBox>> frame_tiles;
   double peak_per_element = 1;  // the most accesses per element any bin reaches (≥ 1)
+
+  // Counters over time (issue #32), when the walk is given a CPU machine: the same accesses also
+  // run through the machine's hierarchy, and each frame keeps the counters so far per level
+  // (closest first, then main memory; before the end's write-back), the trace accesses so far and
+  // the small levels' set × way grids as they stand then, each way's `age` being the accesses
+  // since the core last touched its line.
+  std::string machine;  // "" when the walk ran through no hierarchy
+  std::vector<std::string> level_names;
+  std::vector<uint64_t> frame_accesses;
+  std::vector<std::vector<memory::Counters>> frame_counters;
+  std::vector<std::vector<CacheGrid>> frame_grids;
 };
+
+// One level's traffic between frame f-1 and frame f (frame 0: nothing).
+struct LevelWindow {
+  std::string level;
+  uint64_t accesses = 0, hits = 0;
+  uint64_t bytes = 0;  // read + written at this level in the window
+  double hit_rate() const { return accesses ? double(hits) / double(accesses) : 0.0; }
+};
+std::vector<LevelWindow> counters_window(const TilesResult& r, size_t frame);
+
+// Counters over time as CSV, one row per frame: frame, step, accesses so far, then per level its
+// window's accesses, hits, hit rate and bytes (the Tiles view's plot and `simulate --over-time`).
+std::string counters_over_time_csv(const TilesResult& r);
+// Frame `frame`'s window as the state JSON gives it: machine, frame, accesses so far, per level
+// accesses, hits, hit rate and bytes.
+nlohmann::json counters_window_json(const TilesResult& r, size_t frame);
 
 // The walk itself (tile_grid.cpp), callable without a thread (the workbench runs it as a job;
 // tests call it directly): the step loop chosen, the frames recorded; throws JobCancelled when
 // `progress` is cancelled.
-TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress);
+// With `machine` (a CPU machine), the walk also fills the counters over time.
+TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress,
+                         const predict::Machine* machine = nullptr);
 
 }  // namespace tilescope::core

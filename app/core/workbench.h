@@ -240,6 +240,8 @@ struct Workbench {
     return memory_key() + "\n#block " + std::to_string(tiles_block) + " warp " +
            std::to_string(tiles_warp);
   }
+  // The walk's key: the schedule and the machine (a CPU machine's hierarchy counts along).
+  std::string tiles_key_now() const { return memory_key(); }
   // Frames of what the Tiles view plays now (the walk's, or the GPU wave's).
   size_t tiles_frame_count() const;
 

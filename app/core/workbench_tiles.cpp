@@ -10,7 +10,7 @@ namespace tilescope::core {
 std::string workbench_record_tiles(Workbench& wb, bool anyway) {
   const schedule::Kernel* k = wb.kernel();
   if (!k) return "tiles: there is no kernel";
-  const std::string key = wb.schedule_key();
+  const std::string key = wb.tiles_key_now();
   if (wb.tiles_key == key && (wb.tiles || !wb.tiles_error.empty())) return {};
   if (wb.tiles_job.running() && wb.tiles_job.key() == key) return {};
   const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Tiles, *k, nullptr);
@@ -23,7 +23,13 @@ std::string workbench_record_tiles(Workbench& wb, bool anyway) {
   wb.tiles_error.clear();
   wb.tiles_key = key;
   wb.tiles_frame = 0;
-  wb.tiles_job.start(key, [kernel = *k](JobProgress& p) { return record_tiles(kernel, p); });
+  // On a CPU machine the walk also runs through its hierarchy: the counters over time and the
+  // cache's sets and ways at every frame.
+  std::optional<predict::Machine> machine;
+  if (wb.machine && wb.machine->kind != "gpu") machine = *wb.machine;
+  wb.tiles_job.start(key, [kernel = *k, machine](JobProgress& p) {
+    return record_tiles(kernel, p, machine ? &*machine : nullptr);
+  });
   return {};
 }
 

@@ -340,6 +340,9 @@ std::string write_state_json(const std::string& path, const AppState& state) {
                               {"warp_ideal_sectors", g.warp_ideal_sectors}};
   }
   if (!wb.gpu_tiles_error.empty()) j["tiles"]["gpu_error"] = wb.gpu_tiles_error;
+  if (wb.tiles && wb.tiles->frame_counters.size() > 1)
+    j["tiles"]["counters"] = counters_window_json(
+        *wb.tiles, size_t(std::clamp(wb.tiles_frame, 0.0, double(wb.tiles->frames.size() - 1))));
   j["status"] = {{"message", state.status_message}, {"is_error", state.status_is_error}};
   j["occupancy"] = occupancy_state_json(state);
   const PredictedTimeShown predicted = predicted_time_shown(state);

@@ -328,13 +328,28 @@ void draw_working_set_meter(ViewContext& ctx) {
 
 ImVec2 draw_cache_grids(ViewContext& ctx, const MemoryResult& r, ImVec2 origin, float width,
                         float height) {
+  return draw_cache_grids(ctx, r.grids, r.tensor_names, origin, width, height,
+                          "The caches as the simulation left them, before the final write-back. "
+                          "Hover a cell for its line. Age inside a set is not shown here: the end "
+                          "state keeps only each set's most recently used way (the Tiles view "
+                          "shows every line's age at each step).");
+}
+
+ImVec2 draw_cache_grids(ViewContext& ctx, const std::vector<CacheGrid>& grids,
+                        const std::vector<std::string>& tensor_names, ImVec2 origin, float width,
+                        float height, const char* note) {
   const Palette& p = ctx.palette;
   const float em = ImGui::GetFontSize();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  if (r.grids.empty()) return ImVec2(0, 0);
+  if (grids.empty()) return ImVec2(0, 0);
   float x = origin.x, row_y = origin.y, row_h = 0, used_w = 0;
   std::vector<int> owners;  // tensors with a line somewhere, for the legend
-  for (const CacheGrid& g : r.grids) {
+  // The oldest line drawn: ages shade from full colour (just touched) to pale (the oldest).
+  uint64_t oldest = 1;
+  for (const CacheGrid& g : grids)
+    for (const CacheCell& c : g.cells)
+      if (c.valid && c.age != CacheCell::kNoAge) oldest = std::max(oldest, c.age);
+  for (const CacheGrid& g : grids) {
     std::string title =
         g.name + ": " + std::to_string(g.sets) + " sets × " + std::to_string(g.ways) + " ways";
     if (ImGui::CalcTextSize(title.c_str()).x > width)  // a narrow column: the short form
@@ -368,7 +383,13 @@ ImVec2 draw_cache_grids(ViewContext& ctx, const MemoryResult& r, ImVec2 origin, 
         const ImVec2 b(a.x + cell_w - 2, a.y + cell_h - 2);
         const float corner = std::min(cell_w, cell_h) * 0.55f;
         if (c.valid) {
-          dl->AddRectFilled(a, b, tensor_colour(c.tensor), 2.0f);
+          ImU32 fill = tensor_colour(c.tensor);
+          if (c.age != CacheCell::kNoAge) {
+            // Log-scaled: a line untouched for 10× longer is one step paler.
+            const double f = std::log1p(double(c.age)) / std::log1p(double(oldest));
+            fill = (fill & 0x00FFFFFFu) | (ImU32(255 - 175 * std::clamp(f, 0.0, 1.0)) << 24);
+          }
+          dl->AddRectFilled(a, b, fill, 2.0f);
           if (std::find(owners.begin(), owners.end(), int(c.tensor)) == owners.end())
             owners.push_back(c.tensor);
           // Dirty: a dark corner triangle (written since it was filled, not yet in memory).
@@ -385,14 +406,19 @@ ImVec2 draw_cache_grids(ViewContext& ctx, const MemoryResult& r, ImVec2 origin, 
             std::snprintf(addr, sizeof addr, "line address 0x%" PRIx64 " (line %" PRIu64 ")",
                           c.line * g.line_bytes, c.line);
             const std::string owner = c.tensor < 0 ? "(unlabelled access)"
-                                      : size_t(c.tensor) < r.tensor_names.size()
-                                          ? r.tensor_names[size_t(c.tensor)]
+                                      : size_t(c.tensor) < tensor_names.size()
+                                          ? tensor_names[size_t(c.tensor)]
                                           : "tensor " + std::to_string(c.tensor);
-            ImGui::SetTooltip("%s set %" PRIu64 ", way %" PRIu64 "\n%s\nbrought in by %s\n%s%s",
+            const std::string age =
+                c.age == CacheCell::kNoAge
+                    ? std::string()
+                    : "\nlast used by the core " + format_thousands(int64_t(c.age)) +
+                          " accesses ago";
+            ImGui::SetTooltip("%s set %" PRIu64 ", way %" PRIu64 "\n%s\nbrought in by %s\n%s%s%s",
                               g.name.c_str(), s, w, addr, owner.c_str(),
                               c.dirty_sectors ? "dirty: written, not yet back in memory"
                                               : "clean: same as memory",
-                              c.mru ? "\nthe set's most recently used way" : "");
+                              c.mru ? "\nthe set's most recently used way" : "", age.c_str());
           } else {
             ImGui::SetTooltip("%s set %" PRIu64 ", way %" PRIu64 "\nempty (invalid)",
                               g.name.c_str(), s, w);
@@ -417,9 +443,9 @@ ImVec2 draw_cache_grids(ViewContext& ctx, const MemoryResult& r, ImVec2 origin, 
   };
   std::sort(owners.begin(), owners.end());
   for (int t : owners) {
-    const std::string name = t < 0                               ? "(unlabelled)"
-                             : size_t(t) < r.tensor_names.size() ? r.tensor_names[size_t(t)]
-                                                                 : "tensor " + std::to_string(t);
+    const std::string name = t < 0                             ? "(unlabelled)"
+                             : size_t(t) < tensor_names.size() ? tensor_names[size_t(t)]
+                                                               : "tensor " + std::to_string(t);
     const float at = place(em + ImGui::CalcTextSize(name.c_str()).x);
     dl->AddRectFilled(ImVec2(at, ly + em * 0.2f), ImVec2(at + em * 0.8f, ly + em), tensor_colour(t),
                       2.0f);
@@ -444,10 +470,6 @@ ImVec2 draw_cache_grids(ViewContext& ctx, const MemoryResult& r, ImVec2 origin, 
               2.0f);
   dl->AddText(ImVec2(at + em * 1.5f, ly), p.subtext, "empty");
   ly += em * 1.5f;
-  const char* note =
-      "The caches as the simulation left them, before the final write-back. Hover a cell for its "
-      "line. Age inside a set is not shown: the simulator exposes only each set's most recently "
-      "used way.";
   dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(origin.x, ly), p.subtext, note,
               nullptr, width);
   ly += ImGui::CalcTextSize(note, nullptr, false, width).y;

@@ -25,6 +25,12 @@ void draw_working_set_meter(ViewContext& ctx);
 // used.
 ImVec2 draw_cache_grids(ViewContext& ctx, const core::MemoryResult& r, ImVec2 origin, float width,
                         float height);
+// The same for any grids (the Tiles view's, at the animation's frame), their owners named by
+// `tensor_names` (graph tensor ids) and `note` under the legend; a grid whose cells carry an age
+// shades each line by it (log scale, pale = long unused).
+ImVec2 draw_cache_grids(ViewContext& ctx, const std::vector<core::CacheGrid>& grids,
+                        const std::vector<std::string>& tensor_names, ImVec2 origin, float width,
+                        float height, const char* note);
 
 // "Predicted vs measured": the committed counters recording for the machine's kind (ncu on the
 // H200, cachegrind on a CPU), one run chosen from a list, each level's prediction beside the

@@ -20,6 +20,15 @@ bool tiles_mode_switch(ViewContext& ctx);
 // The GPU mode's body, below the switch, inside the Tiles panel.
 void draw_tiles_gpu(ViewContext& ctx, const core::Rect& rect);
 
+// Counters over time (tiles_counters.cpp), for a walk recorded through a CPU machine's
+// hierarchy: the plot across `width` at `origin` (tiles_counters_height tall), and the small
+// caches' set × way grids at `frame` (returns the size used).
+float tiles_counters_height(float em);
+void draw_tiles_counters(ViewContext& ctx, const core::TilesResult& t, int frame, ImVec2 origin,
+                         float width);
+ImVec2 draw_tiles_cache(ViewContext& ctx, const core::TilesResult& t, int frame, ImVec2 origin,
+                        float width, float height);
+
 // A grid's drawn size at `cell` pixels a bin: it keeps its shape's aspect ratio (x of 64×1024 is
 // a wide strip, not a square): the longer side keeps its cells, the shorter shrinks, never below
 // one cell.

@@ -195,7 +195,7 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
     end_panel();
     return;
   }
-  if (tiles_recording_pending(ctx, wb.schedule_key(), wb.tiles_key, wb.tiles, wb.tiles_error,
+  if (tiles_recording_pending(ctx, wb.tiles_key_now(), wb.tiles_key, wb.tiles, wb.tiles_error,
                               wb.tiles_job, "Walking the loop nest of " + k->name + "…")) {
     end_panel();
     return;
@@ -229,8 +229,15 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   // Legend: the colour scale from one access to the most any bin gets by the end.
   draw_heat_legend(ctx, dl, em, t, peak);
   const ImVec2 start = ImGui::GetCursorScreenPos();
-  const float avail_w = rect.x + rect.w - start.x - em;
-  const float avail_h = rect.y + rect.h - start.y - em;
+  // Counters over time (a CPU machine's hierarchy walked along): the plot at the bottom, the
+  // caches at this frame in a column on the right when the view is wide enough.
+  const bool counters = t.frame_counters.size() > 1;
+  const float plot_h = counters ? tiles_counters_height(em) : 0.0f;
+  const bool cache_column = counters && !t.frame_grids.empty() &&
+                            !t.frame_grids[size_t(frame)].empty() && rect.w > em * 36;
+  const float cache_w = cache_column ? std::clamp(rect.w * 0.3f, em * 11, em * 20) : 0.0f;
+  const float avail_w = rect.x + rect.w - start.x - em - (cache_column ? cache_w + em : 0.0f);
+  const float avail_h = rect.y + rect.h - start.y - em - plot_h;
   const float cell = std::clamp(
       std::min(avail_w / (kTileBins * 2.3f), avail_h / (kTileBins * 1.2f)), 3.0f, em * 0.9f);
   float x = start.x, y = start.y, row_h = 0;
@@ -238,26 +245,41 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   for (const TileGrid& g : t.grids) {
     const ImVec2 size = tile_grid_size(g, cell);
     const float gw = size.x, gh = size.y;
-    if (x > start.x && x + gw > start.x + avail_w) {
-      x = start.x;
-      y += row_h + em * 2.2f;
-      row_h = 0;
-    }
     // A staged copy says what it copies and where it lives, and is coloured on its own scale.
     const std::string title =
         g.name + (g.output ? " (out)" : "") +
         (g.staged_from.empty() ? "" : " (" + g.level + " copy of " + g.staged_from + ")") + "  " +
         std::to_string(g.rows) + "×" + std::to_string(g.cols) +
         (g.rows > g.bin_rows || g.cols > g.bin_cols ? " (binned: mean per bin)" : "");
+    // The title counts too: a long one ran into the caches' column.
+    const float title_w = ctx.fonts.ui_bold->CalcTextSizeA(ctx.fonts.px, FLT_MAX, 0, title.c_str()).x;
+    if (x > start.x && x + std::max(gw, title_w) > start.x + avail_w) {
+      x = start.x;
+      y += row_h + em * 2.2f;
+      row_h = 0;
+    }
     const double grid_peak = g.staged_from.empty() ? peak : std::max(g.peak_per_element, 1.0);
     dl->AddText(ctx.fonts.ui_bold, ctx.fonts.px, ImVec2(x, y), p.text, title.c_str());
     const float gy = y + em * 1.4f;
     draw_tile_grid(ctx, dl, t, g, grid_index, frame, grid_peak, ImVec2(x, gy), ImVec2(gw, gh));
     ++grid_index;
-    x += std::max(gw, ImGui::CalcTextSize(title.c_str()).x) + em * 1.5f;
+    x += std::max(gw, title_w) + em * 1.5f;
     row_h = std::max(row_h, gh + em * 1.4f);
   }
   ImGui::Dummy(ImVec2(avail_w, y + row_h - start.y));
+  if (counters) {
+    const ImVec2 plot_at(rect.x + em, rect.y + rect.h - plot_h);
+    draw_tiles_counters(ctx, t, frame, plot_at, rect.w - em * 2);
+  } else if (wb.machine && wb.machine->kind == "gpu") {
+    disabled_wrapped(
+        "Counters over time and the caches at each step follow this walk through a CPU "
+        "machine's caches (tiny, host); on a GPU the GPU mode above shows what each SM's L1 "
+        "and the L2 hold.");
+  }
+  if (cache_column) {
+    const ImVec2 at(rect.x + rect.w - cache_w - em, start.y);
+    draw_tiles_cache(ctx, t, frame, at, cache_w, avail_h);
+  }
   end_panel();
 }
 

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# GUI scenario test (issue #32): counters over time under the Tiles animation, driven with clicks.
+# On the built-in example on `tiny`, the Tiles tab clicked and the walk recorded through tiny's
+# caches; a click on the middle of the counters plot must move the animation there (frame ≈ half
+# of the frames), and the window the view reports at that frame — each level's accesses, hits and
+# bytes — must equal the same frame's row of `tilescope-cli simulate --over-time`'s CSV (another
+# process, the same walk). Writes screenshots at 100 % and 200 %.
+# usage: gui_counters.sh TILESCOPE GUI_JSON_QUERY TILESCOPE_CLI OUT_DIR   (exit 77 = skipped)
+set -euo pipefail
+with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
+app=$1 query=$2 cli=$3 out=$4
+if ! command -v Xvfb >/dev/null 2>&1; then
+  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
+  exit 77
+fi
+mkdir -p "$out"
+rm -f "$out"/*.png "$out"/*.json "$out"/*.script "$out"/*.csv
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+source "$(dirname "$0")/gui_player_lib.sh"  # fail, at, expect, run_fresh
+
+settled=$'wait-frames 2\nwait-jobs\nwait-frames 3'
+run_fresh probe "machine tiny
+view tiles
+$settled"
+tiles_tab=$(at probe tab.tiles)
+plot=$(at probe tiles.counters.plot)
+frames=$("$query" "$out/probe.state.json" /tiles/frames)
+last=$((frames - 1))
+
+run_fresh scrub "machine tiny
+click $tiles_tab
+$settled
+click $plot
+wait-frames 3
+screenshot OUT/tiles-counters.png
+write-state OUT/scrubbed.state.json
+wait-frames 1
+ui-scale 2
+wait-frames 3
+screenshot OUT/tiles-counters-200.png
+wait-frames 1"
+frame=$("$query" "$out/scrubbed.state.json" /tiles/counters/frame)
+shown=$("$query" "$out/scrubbed.state.json" /tiles/frame)
+awk -v f="$shown" -v c="$frame" 'BEGIN { exit !(f == c) }' ||
+  fail "the plot reads frame $frame, the animation is at $shown"
+# The middle of the plot: half of the last frame, within a frame either side (pixel rounding).
+awk -v f="$frame" -v l="$last" 'BEGIN { d = f - l / 2; exit !(d >= -1 && d <= 1) }' ||
+  fail "a click in the middle of the plot moved to frame $frame of $last"
+
+"$cli" simulate default --machine tiny --over-time >"$out/over-time.csv" ||
+  fail "simulate --over-time failed"
+row=$(awk -F, -v f="$frame" 'NR > 1 && $1 == f' "$out/over-time.csv")
+[[ -n $row ]] || fail "no CSV row for frame $frame"
+IFS=, read -r -a cols <<<"$row"
+[[ ${cols[2]} == $("$query" "$out/scrubbed.state.json" /tiles/counters/accesses) ]] ||
+  fail "accesses so far: CSV ${cols[2]}, view $("$query" "$out/scrubbed.state.json" /tiles/counters/accesses)"
+for level in 0 1 2; do
+  base=$((3 + 4 * level))
+  name=$("$query" "$out/scrubbed.state.json" /tiles/counters/window/$level/level)
+  for field in accesses:0 hits:1 bytes:3; do
+    key=${field%%:*} offset=${field##*:}
+    view=$("$query" "$out/scrubbed.state.json" /tiles/counters/window/$level/$key)
+    csv=${cols[$((base + offset))]}
+    [[ $view == "$csv" ]] || fail "frame $frame, $name $key: view $view, CSV $csv"
+  done
+  echo "frame $frame of $last: $name window $(
+    "$query" "$out/scrubbed.state.json" /tiles/counters/window/$level/accesses) accesses, hit rate $(
+    "$query" "$out/scrubbed.state.json" /tiles/counters/window/$level/hit_rate) (CSV ${cols[$((base + 2))]})"
+done
+echo "PASS"
