@@ -112,7 +112,10 @@ uint64_t kernel_walk_bytes(Walk walk, const schedule::Kernel& k, const predict::
       // The kernel's buffers and the interpreter's copy.
       return 2 * predict::kernel_buffer_bytes(k);
     case Walk::Tiles:
-      return 64ull << 20;  // bins and frames are bounded (kTileBins, kMaxTileFrames)
+      // Bins and frames are bounded (kTileBins, kMaxTileFrames); given a machine, the walk also
+      // runs through its hierarchy (counters over time), which holds its lines.
+      return (64ull << 20) +
+             (machine ? predict::simulation_bytes(k, machine->hierarchy(), false, false) : 0);
   }
   return 0;
 }

@@ -546,7 +546,7 @@ int run_model(const SimulateFlags& f) {
                 << machine.name << " is a GPU (choose tiny, host or a CPU .machine file)\n";
       return 1;
     }
-    if (!simulation_fits(f, k, machine, {}, pipeline::size_walk(pipeline::Walk::Tiles, k, nullptr)))
+    if (!simulation_fits(f, k, machine, {}, pipeline::size_walk(pipeline::Walk::Tiles, k, &machine)))
       return 1;
     core::JobProgress progress;
     std::cout << core::counters_over_time_csv(core::record_tiles(k, progress, &machine));

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <memory>
 #include <sstream>
-#include <unordered_map>
 
 namespace tilescope::core {
 
@@ -96,7 +95,11 @@ class TileSink final : public memory::AccessSink {
     if (m_p.cancel) throw JobCancelled();
     for (size_t i = 0; i < n; ++i) count(a[i]);
     if (m_h) {
-      for (size_t i = 0; i < n; ++i) m_last_touch[a[i].addr / m_line] = m_accesses + i;
+      if (!m_touch.empty())
+        for (size_t i = 0; i < n; ++i) {
+          const uint64_t line = a[i].addr / m_line;
+          m_touch[slot(line)] = {line, m_accesses + i};
+        }
       m_accesses += n;
       m_h->access_batch(a, n);
     }
@@ -115,8 +118,9 @@ class TileSink final : public memory::AccessSink {
       for (CacheCell& cell : g->cells) {
         if (!cell.valid) continue;
         // The line in bytes, then in the walk's smallest line: when the core last touched it.
-        const auto it = m_last_touch.find(cell.line * g->line_bytes / m_line);
-        if (it != m_last_touch.end()) cell.age = m_accesses - 1 - it->second;
+        const uint64_t line = cell.line * g->line_bytes / m_line;
+        const Touch& t = m_touch[slot(line)];
+        if (t.line == line) cell.age = m_accesses - 1 - t.access;
       }
       grids.push_back(std::move(*g));
     }
@@ -186,10 +190,26 @@ class TileSink final : public memory::AccessSink {
   memory::Hierarchy* m_h = nullptr;
   uint64_t m_accesses = 0;
   uint64_t m_line = 64;
-  std::unordered_map<uint64_t, uint64_t> m_last_touch;
+  // When each line was last touched, in a fixed table (a line's slot by hash; a later line in the
+  // same slot replaces it, and its age is then unknown): the lines a drawable cache holds (at
+  // most kMaxGridSets × kMaxGridWays a level) are among the most recently touched, so they are
+  // nearly always still there, and the table never grows with the kernel's footprint.
+  struct Touch {
+    uint64_t line = ~uint64_t(0), access = 0;
+  };
+  static constexpr int kTouchBits = 18;
+  std::vector<Touch> m_touch;
+  static size_t slot(uint64_t line) {
+    return size_t((line * 0x9E3779B97F4A7C15ull) >> (64 - kTouchBits));
+  }
 
  public:
-  void set_line_bytes(uint64_t line) { m_line = std::max<uint64_t>(line, 1); }
+  // The smallest line of the hierarchy, and whether any level is small enough to draw (else no
+  // ages are kept).
+  void set_lines(uint64_t line, bool drawn) {
+    m_line = std::max<uint64_t>(line, 1);
+    if (drawn) m_touch.assign(size_t(1) << kTouchBits, Touch{});
+  }
 };
 
 }  // namespace
@@ -224,7 +244,10 @@ TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress,
     uint64_t line = ~uint64_t(0);
     for (const memory::CacheConfig& c : h->config().levels)
       line = std::min<uint64_t>(line, c.line_bytes);
-    sink.set_line_bytes(h->config().levels.empty() ? 64 : line);
+    bool drawn = false;
+    for (int level = 0; level < h->level_count(); ++level)
+      drawn = drawn || snapshot_cache_grid(*h, level).has_value();
+    sink.set_lines(h->config().levels.empty() ? 64 : line, drawn);
   }
   sink.snapshot_counters();  // frame 0: an empty hierarchy
   r.frames.push_back(std::vector<uint32_t>());  // frame 0: nothing touched yet (filled below)

@@ -13,7 +13,12 @@ std::string workbench_record_tiles(Workbench& wb, bool anyway) {
   const std::string key = wb.tiles_key_now();
   if (wb.tiles_key == key && (wb.tiles || !wb.tiles_error.empty())) return {};
   if (wb.tiles_job.running() && wb.tiles_job.key() == key) return {};
-  const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Tiles, *k, nullptr);
+  // On a CPU machine the walk also runs through its hierarchy: the counters over time and the
+  // cache's sets and ways at every frame.
+  std::optional<predict::Machine> machine;
+  if (wb.machine && wb.machine->kind != "gpu") machine = *wb.machine;
+  const pipeline::WalkSize size =
+      pipeline::size_walk(pipeline::Walk::Tiles, *k, machine ? &*machine : nullptr);
   if (std::optional<HeldJob> held = hold_for(size, "Walking the loop nest of " + k->name, anyway)) {
     wb.tiles_held[key] = *held;
     return {};
@@ -23,10 +28,6 @@ std::string workbench_record_tiles(Workbench& wb, bool anyway) {
   wb.tiles_error.clear();
   wb.tiles_key = key;
   wb.tiles_frame = 0;
-  // On a CPU machine the walk also runs through its hierarchy: the counters over time and the
-  // cache's sets and ways at every frame.
-  std::optional<predict::Machine> machine;
-  if (wb.machine && wb.machine->kind != "gpu") machine = *wb.machine;
   wb.tiles_job.start(key, [kernel = *k, machine](JobProgress& p) {
     return record_tiles(kernel, p, machine ? &*machine : nullptr);
   });

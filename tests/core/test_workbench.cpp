@@ -426,7 +426,7 @@ TEST_CASE("a job too large for memory is refused at once, saying what it needs")
   CHECK(cpu.refused);
   CHECK(cpu.message.find("149 GiB") != std::string::npos);
   // The walk holds bounded bins, so it fits; at 2·10^10 accesses it is long, and held.
-  const HeldJob& tiles = state.workbench.tiles_held.at(state.workbench.schedule_key());
+  const HeldJob& tiles = state.workbench.tiles_held.at(state.workbench.tiles_key_now());
   CHECK_FALSE(tiles.refused);
   CHECK(tiles.message.find("20.0 billion accesses") != std::string::npos);
   // "anyway" does not override a refusal: it cannot fit.
