@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "work_limits.h"
 
+#include "app/core/exports.h"
 #include "app/core/autotune.h"
 #include "app/core/jobs.h"
 #include "app/core/verify_tolerance.h"
@@ -46,6 +47,7 @@ struct AutotuneFlags {
   std::string machine = "host";
   bool measure = false;
   bool json = false;
+  bool csv = false;  // the points as CSV (the Timings view's File > Export)
   int max_per_axis = 0;
   bool max_per_axis_given = false;
   // Beyond this many element accesses (the trace simulations of a GPU sweep together, or the
@@ -359,6 +361,11 @@ int run_autotune(const AutotuneFlags& f) {
   if (r.hw) r.agree = core::autotune_agreement(r.sim, *r.hw);
   const std::string steps = schedule::steps_to_string(schedule::parse_steps(f.apply));
 
+  if (f.csv) {
+    // The measured sweep where there is one (as the Timings view shows it), else the predicted.
+    std::cout << core::table_csv(core::autotune_table(r.hw ? *r.hw : r.sim));
+    return 0;
+  }
   if (f.json) {
     print_autotune_json(f, k, pm.machine, loops, r, steps);
     return 0;
@@ -396,6 +403,9 @@ const CommandRegistrar kRegistrar(
           "Tile sizes per loop, spread evenly over the powers of two (default: all of them; "
           "with --measure 4)");
       sub.add_flag("--json", flags->json, "Print JSON instead of the table");
+      sub.add_flag("--csv", flags->csv,
+                   "Print the points as CSV (the measured sweep with --measure, else the "
+                   "predicted one)");
       sub.add_option("--max-accesses", flags->max_accesses,
                      "Refuse a sweep estimated to simulate (GPU machines) or interpret (--measure) "
                      "more element accesses than this")

@@ -7,6 +7,7 @@
 #include "work_limits.h"
 
 #include "app/core/baseline.h"
+#include "app/core/exports.h"
 #include "app/core/tile_grid.h"
 #include "app/core/tiles_gpu.h"
 
@@ -68,6 +69,7 @@ struct SimulateFlags {
   std::string baseline;
   bool has_baseline = false;
   bool over_time = false;  // counters over time as CSV (the Tiles view's plot)
+  std::string csv;         // "levels" or "tensors": that table as CSV instead of the report
 };
 
 // A trace source streams its accesses into the sink and returns how many it produced.
@@ -513,7 +515,9 @@ int run_baseline(const SimulateFlags& f, const std::shared_ptr<const graph::Grap
   };
   const core::Comparison c =
       core::compare_results(results[0], results[1], label(results[0]), label(results[1]));
-  if (f.json) {
+  if (!f.csv.empty()) {
+    std::cout << core::table_csv(core::comparison_table(c));
+  } else if (f.json) {
     std::cout << nlohmann::json{{"machine", machine.name}, {"comparison", core::comparison_json(c)}}
                      .dump(2)
               << "\n";
@@ -549,10 +553,15 @@ int run_model(const SimulateFlags& f) {
     if (!simulation_fits(f, k, machine, {}, pipeline::size_walk(pipeline::Walk::Tiles, k, &machine)))
       return 1;
     core::JobProgress progress;
-    std::cout << core::counters_over_time_csv(core::record_tiles(k, progress, &machine));
+    std::cout << core::table_csv(
+        core::counters_over_time_table(core::record_tiles(k, progress, &machine)));
     return 0;
   }
 
+  if (!f.csv.empty() && f.csv != "levels" && f.csv != "tensors") {
+    std::cerr << "simulate: --csv expects levels or tensors, got '" << f.csv << "'\n";
+    return 1;
+  }
   if (f.sample != "auto" && f.sample != "on" && f.sample != "off") {
     std::cerr << "simulate: --sample expects auto, on or off, got '" << f.sample << "'\n";
     return 1;
@@ -593,6 +602,15 @@ int run_model(const SimulateFlags& f) {
   ro.tensor_names = run.tensor_names;
 
   const std::string steps = schedule::steps_to_string(schedule::parse_steps(f.apply));
+  if (!f.csv.empty()) {
+    // The Memory view's tables, as its File > Export writes them.
+    core::MemoryResult r;
+    r.levels = core::level_results(*run.hierarchy);
+    r.tensor_names = run.tensor_names;
+    std::cout << core::table_csv(f.csv == "levels" ? core::memory_levels_table(r)
+                                                   : core::memory_tensors_table(r));
+    return 0;
+  }
   if (f.json) {
     print_model_json(f, k, machine, run, steps, ro);
     return 0;
@@ -671,6 +689,10 @@ const CommandRegistrar registrar{
                      "lowering) on the same model and machine; prints A, B (--apply) and the "
                      "change per level, per tensor and in time")
           ->each([flags](const std::string&) { flags->has_baseline = true; });
+      sub.add_option("--csv", flags->csv,
+                     "Print one table as CSV instead of the report: levels (each level's "
+                     "counters) or tensors (each tensor at each level); with --baseline, the "
+                     "comparison");
       sub.add_flag("--over-time", flags->over_time,
                    "Counters over time as CSV: per frame of the Tiles animation's walk, each "
                    "level's accesses, hits, hit rate and bytes in that window (CPU machines)");

@@ -111,6 +111,7 @@ inline constexpr int kMaxWindowSide = 8192;
 
 struct PlatformRequests {
   std::string screenshot_path;  // save a PNG after this frame renders
+  std::string view_png_path;    // save a PNG of the centre view alone after this frame renders
   std::string screen_shot_path;  // save a PNG of the window as the display shows it, presented
   bool quit = false;
   int resize_w = 0, resize_h = 0;     // 0 = no request
@@ -129,8 +130,18 @@ struct PlatformRequests {
 // ImGui 1.86 has no file dialog and no Debian package offers one: the browser is a list of a
 // folder's entries, "up", and a path field (views/view_files.cpp draws it; files.h lists folders).
 struct FileBrowser {
-  enum class Mode { Closed, OpenModel, SaveModel, OpenSession, SaveSession, SaveGrade, OpenTrace };
+  enum class Mode {
+    Closed,
+    OpenModel,
+    SaveModel,
+    OpenSession,
+    SaveSession,
+    SaveGrade,
+    OpenTrace,
+    Export
+  };
   Mode mode = Mode::Closed;
+  std::string export_name;  // Export: what is written (exports.h: "memory-levels", "view", ...)
   std::string dir;   // the folder listed
   std::string name;  // the path field: a file name in `dir`, or a path
 };

@@ -1,5 +1,7 @@
 // Named commands: parsing script lines and printing them back (commands_apply.cpp applies them).
 #include "app/core/commands.h"
+
+#include "app/core/exports.h"
 #include "app/core/commands_impl.h"
 
 #include "app/core/autotune_jobs.h"
@@ -504,6 +506,20 @@ constexpr VerbRow kVerbRows[] = {
        }
        expect_end(rest, verb);
      }},
+    {{"export"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::Export;
+       const std::string name(take_word(rest));
+       const std::string path = unescape(trim(rest));
+       if (name.empty() || path.empty())
+         throw CommandError("export: expected a table (" + export_names() + ") and a file path");
+       bool known = false;
+       for (const ExportEntry& e : export_entries()) known = known || name == e.name;
+       if (!known)
+         throw CommandError("export: unknown table '" + name + "' (" + export_names() + ")");
+       c.text = name + " " + path;
+       (void)verb;
+     }},
     {{"machine"},
      [](Command& c, std::string_view verb, std::string_view& rest) {
        c.kind = CommandKind::SetMachine;
@@ -595,6 +611,8 @@ constexpr HelpRow kHelpRows[] = {
      "toggle a full-screen window (F11)"},
     {"tiles record [anyway]|play|pause|step|back|seek N|speed X",
      "record (sized as simulate) or drive the Tiles animation"},
+    {"export TABLE PATH",
+     "write a view's table as CSV (.json: JSON) or the centre view as PNG (TABLE view); File > Export"},
     {"baseline pin [N]|clear|run-cpu",
      "pin the current schedule (or history entry N) as baseline A; forget it; run A on this CPU"},
     {"memory formula LEVEL [TENSOR]|off",
@@ -764,6 +782,9 @@ std::string command_to_string(const Command& c) {
       return "memory formula " + c.text;
     case CommandKind::Baseline:
       return "baseline " + c.text + (c.text == "pin" && c.a >= 0 ? " " + fmt(c.a) : "");
+    case CommandKind::Export:
+      return "export " + c.text.substr(0, c.text.find(' ')) + " " +
+             escape(c.text.substr(c.text.find(' ') + 1));
     case CommandKind::Palette:
       return "palette " + c.text;
     case CommandKind::Autotune:

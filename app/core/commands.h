@@ -59,6 +59,7 @@ enum class CommandKind {
   Fullscreen,
   MemoryFormula,
   Baseline,
+  Export,
   Palette,
   Autotune,
   Control,

@@ -4,6 +4,7 @@
 #include "app/core/commands.h"
 #include "app/core/commands_impl.h"
 #include "app/core/baseline.h"
+#include "app/core/exports.h"
 
 #include "app/core/autotune_jobs.h"
 #include "app/core/files.h"
@@ -357,6 +358,11 @@ std::string apply_workbench_command(AppState& state, const Command& c) {
       return workbench_memory_formula(state.workbench, c.text);
     case CommandKind::Baseline:
       return workbench_baseline(state.workbench, c.text, c.a);
+    case CommandKind::Export: {
+      const size_t space = c.text.find(' ');
+      const std::string name = c.text.substr(0, space), path = c.text.substr(space + 1);
+      return name == "grade" ? save_grade_file(state, path) : export_to_file(state, name, path);
+    }
     case CommandKind::Tiles:
       if (c.text == "record" || c.text == "record anyway")
         return state.workbench.tiles_gpu
@@ -450,6 +456,7 @@ std::string apply_command(AppState& state, const Command& c) {
     case CommandKind::Control:
     case CommandKind::MemoryFormula:
     case CommandKind::Baseline:
+    case CommandKind::Export:
     case CommandKind::Tiles:
       return apply_workbench_command(state, c);
     case CommandKind::Lesson:

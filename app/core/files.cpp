@@ -2,6 +2,8 @@
 // listing (files.h).
 #include "app/core/files.h"
 
+#include "app/core/exports.h"
+
 #include "app/core/lesson_grade.h"
 #include "app/core/session.h"
 #include "sim/import/onnx.h"
@@ -77,6 +79,8 @@ std::vector<std::string> browser_extensions(FileBrowser::Mode mode) {
       return {".csv", ".json"};
     case FileBrowser::Mode::OpenTrace:
       return {".json"};
+    case FileBrowser::Mode::Export:
+      return {".csv", ".json", ".png"};
     case FileBrowser::Mode::Closed:
       break;
   }
@@ -85,7 +89,7 @@ std::vector<std::string> browser_extensions(FileBrowser::Mode mode) {
 
 bool browser_saves(FileBrowser::Mode mode) {
   return mode == FileBrowser::Mode::SaveModel || mode == FileBrowser::Mode::SaveSession ||
-         mode == FileBrowser::Mode::SaveGrade;
+         mode == FileBrowser::Mode::SaveGrade || mode == FileBrowser::Mode::Export;
 }
 
 void note_recent_file(AppState& state, const std::string& path) {
@@ -349,10 +353,10 @@ std::string file_browser_command(AppState& state, std::string_view args) {
   const std::string rest =
       space == std::string_view::npos ? "" : std::string(args.substr(space + 1));
   using Mode = FileBrowser::Mode;
-  const auto show = [&](Mode mode) {
+  const auto show = [&](Mode mode, const std::string& dir) {
     b.mode = mode;
-    if (!rest.empty()) {
-      b.dir = rest;
+    if (!dir.empty()) {
+      b.dir = dir;
     } else if (!state.model.path.empty()) {
       b.dir = fs::path(absolute_path(state.model.path)).parent_path().string();
     } else if (b.dir.empty()) {
@@ -364,15 +368,26 @@ std::string file_browser_command(AppState& state, std::string_view args) {
                  ? fs::path(state.model.path).filename().string()
              : mode == Mode::SaveModel ? "model.model"
              : mode == Mode::SaveGrade ? "grade.csv"
+             : mode == Mode::Export    ? export_default_name(state, b.export_name)
                                        : "session.json";
     return std::string();
   };
-  if (verb == "open-model") return show(Mode::OpenModel);
-  if (verb == "save-model") return show(Mode::SaveModel);
-  if (verb == "open-session") return show(Mode::OpenSession);
-  if (verb == "save-session") return show(Mode::SaveSession);
-  if (verb == "save-grade") return show(Mode::SaveGrade);
-  if (verb == "open-trace") return show(Mode::OpenTrace);
+  if (verb == "open-model") return show(Mode::OpenModel, rest);
+  if (verb == "save-model") return show(Mode::SaveModel, rest);
+  if (verb == "open-session") return show(Mode::OpenSession, rest);
+  if (verb == "save-session") return show(Mode::SaveSession, rest);
+  if (verb == "save-grade") return show(Mode::SaveGrade, rest);
+  if (verb == "open-trace") return show(Mode::OpenTrace, rest);
+  if (verb == "export") {
+    // `files export NAME [DIR]`: NAME first, the folder (if any) after it.
+    const size_t gap = rest.find(' ');
+    const std::string name = rest.substr(0, gap);
+    bool known = false;
+    for (const ExportEntry& e : export_entries()) known = known || name == e.name;
+    if (!known) return "files export: unknown table '" + name + "' (" + export_names() + ")";
+    b.export_name = name;
+    return show(Mode::Export, gap == std::string::npos ? "" : rest.substr(gap + 1));
+  }
   if (verb == "close") {
     b.mode = Mode::Closed;
     return {};
@@ -421,6 +436,10 @@ std::string file_browser_command(AppState& state, std::string_view args) {
       case Mode::OpenTrace:
         e = open_trace_file(state, target);
         break;
+      case Mode::Export:
+        e = b.export_name == "grade" ? save_grade_file(state, target)
+                                     : export_to_file(state, b.export_name, target);
+        break;
       case Mode::Closed:
         return "files ok: the file browser is not open";
     }
@@ -429,8 +448,8 @@ std::string file_browser_command(AppState& state, std::string_view args) {
     return e;
   }
   return "files: unknown verb '" + verb +
-         "' (open-model, save-model, open-session, save-session, save-grade, open-trace, cd, name, "
-         "ok, close, open-choice, restore-model)";
+         "' (open-model, save-model, open-session, save-session, save-grade, open-trace, export, "
+         "cd, name, ok, close, open-choice, restore-model)";
 }
 
 }  // namespace tilescope::core

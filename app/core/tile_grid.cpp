@@ -6,9 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <memory>
-#include <sstream>
 
 namespace tilescope::core {
 
@@ -299,24 +297,6 @@ nlohmann::json counters_window_json(const TilesResult& r, size_t frame) {
           {"frame", frame},
           {"accesses", frame < r.frame_accesses.size() ? r.frame_accesses[frame] : 0},
           {"window", levels}};
-}
-
-std::string counters_over_time_csv(const TilesResult& r) {
-  std::ostringstream o;
-  o << "frame,step,accesses";
-  for (const std::string& l : r.level_names)
-    o << "," << l << "_accesses," << l << "_hits," << l << "_hit_rate," << l << "_bytes";
-  o << "\n";
-  for (size_t f = 0; f < r.frame_counters.size(); ++f) {
-    o << f << "," << r.frame_step[f] << "," << r.frame_accesses[f];
-    for (const LevelWindow& w : counters_window(r, f)) {
-      char rate[32];
-      std::snprintf(rate, sizeof rate, "%.6f", w.hit_rate());
-      o << "," << w.accesses << "," << w.hits << "," << rate << "," << w.bytes;
-    }
-    o << "\n";
-  }
-  return o.str();
 }
 
 }  // namespace tilescope::core

@@ -98,9 +98,6 @@ struct LevelWindow {
 };
 std::vector<LevelWindow> counters_window(const TilesResult& r, size_t frame);
 
-// Counters over time as CSV, one row per frame: frame, step, accesses so far, then per level its
-// window's accesses, hits, hit rate and bytes (the Tiles view's plot and `simulate --over-time`).
-std::string counters_over_time_csv(const TilesResult& r);
 // Frame `frame`'s window as the state JSON gives it: machine, frame, accesses so far, per level
 // accesses, hits, hit rate and bytes.
 nlohmann::json counters_window_json(const TilesResult& r, size_t frame);

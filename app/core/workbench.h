@@ -351,6 +351,8 @@ void workbench_load_recorded(Workbench& wb, const std::string& dir);
 // The work itself, callable without a thread (tests use them directly).
 MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
                              const predict::Machine& m, JobProgress& progress, bool sample = false);
+// Each level's counters of a simulated hierarchy, closest first, then main memory.
+std::vector<LevelResult> level_results(const memory::Hierarchy& h);
 // What the Memory job computes for a schedule: its current kernel (sampled when `sample`), then
 // the whole schedule's total; `steps`, `count` and `text` label it (MemoryResult::steps, ...).
 MemoryResult simulate_schedule(const schedule::Program& program, const predict::Machine& m,

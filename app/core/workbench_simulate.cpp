@@ -39,9 +39,6 @@ class ProgressSink final : public memory::AccessSink {
 
 }  // namespace
 
-namespace {
-
-// Each level's counters, closest first, then main memory.
 std::vector<LevelResult> level_results(const memory::Hierarchy& h) {
   std::vector<LevelResult> out;
   for (int level = 0; level <= h.level_count(); ++level) {
@@ -62,8 +59,6 @@ std::vector<LevelResult> level_results(const memory::Hierarchy& h) {
   }
   return out;
 }
-
-}  // namespace
 
 void total_program(MemoryResult& r, const schedule::Program& p, const predict::Machine& m,
                    JobProgress& progress) {

@@ -19,6 +19,7 @@
 #include "app/gui/views/views.h"
 #include "app/gui/widgets/opaque_draws.h"
 #include "app/gui/widgets/partial_redraw.h"
+#include "app/gui/widgets/screenshot.h"
 #include "app/gui/widgets/text_mask.h"
 #include "sim/lang/parser.h"
 #include "sim/io/input.h"
@@ -28,7 +29,6 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
-#include <stb_image_write.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -62,27 +62,6 @@ using namespace tilescope::core;
 namespace {
 
 // [SECTION] Screenshot and layout JSON
-
-// Reads the back buffer just rendered and writes it as a PNG (rows flipped: GL starts at the
-// bottom).
-std::string save_screenshot(const std::string& path, int width, int height) {
-  std::vector<unsigned char> pixels(static_cast<size_t>(width) * static_cast<size_t>(height) * 4);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadBuffer(GL_BACK);
-  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
-  const size_t stride = static_cast<size_t>(width) * 4;
-  std::vector<unsigned char> flipped(pixels.size());
-  for (int y = 0; y < height; ++y) {
-    std::copy_n(pixels.data() + static_cast<size_t>(height - 1 - y) * stride, stride,
-                flipped.data() + static_cast<size_t>(y) * stride);
-  }
-  // Drop alpha: the window is opaque, and an RGB PNG looks the same in every viewer.
-  for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
-  if (!stbi_write_png(path.c_str(), width, height, 4, flipped.data(), static_cast<int>(stride))) {
-    return "cannot write screenshot '" + path + "'";
-  }
-  return {};
-}
 
 std::string write_layout_json(const std::string& path, const AppState& state, int fb_w, int fb_h) {
   nlohmann::json j;
@@ -915,6 +894,15 @@ int run_app(const AppOptions& options) {
     if (last && !options.screenshot.empty()) shots.push_back(options.screenshot);
     state.requests.screenshot_path.clear();
     for (const std::string& path : shots) report(save_screenshot(path, fb_w, fb_h));
+    if (!state.requests.view_png_path.empty()) {
+      // File > Export > this view: the centre view's rectangle alone, in framebuffer pixels.
+      const Rect v = state.panels().graph;
+      const float sx = float(fb_w) / std::max(state.window_w, 1.0f),
+                  sy = float(fb_h) / std::max(state.window_h, 1.0f);
+      report(save_screenshot(state.requests.view_png_path, fb_w, fb_h,
+                             PixelBox{int(v.x * sx), int(v.y * sy), int(v.w * sx), int(v.h * sy)}));
+      state.requests.view_png_path.clear();
+    }
     presenter.present(redraw, fb_w, fb_h);
     if (!state.requests.screen_shot_path.empty()) {
       report(save_screen_shot(state.requests.screen_shot_path, window));

@@ -31,6 +31,8 @@ const char* browser_title(FileBrowser::Mode mode) {
       return "Save your grade as (.csv, or .json)";
     case FileBrowser::Mode::OpenTrace:
       return "Open a PyTorch profiler trace (.json)";
+    case FileBrowser::Mode::Export:
+      return "Export as (.csv or .json for a table, .png for the view)";
     case FileBrowser::Mode::Closed:
       break;
   }

@@ -2,6 +2,8 @@
 // is open, whether it parses, the last command's message, and the theme and UI scale menu.
 #include "app/gui/views/views.h"
 
+#include "app/core/exports.h"
+
 #include <imgui.h>
 
 #include <cstdio>
@@ -22,6 +24,35 @@ void menu_item(ViewContext& ctx, const char* label, const std::string& command, 
   if (!enabled) ImGui::EndDisabled();
   note_widget(widget);
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", why);
+}
+
+// File > Export: the tables of the view on screen, and the view as a picture; a table that has
+// nothing yet is greyed with the reason.
+void draw_export_items(ViewContext& ctx) {
+  const AppState& state = ctx.state;
+  const ViewTab tab = state.workbench.tab;
+  const auto shows = [&](const std::string& name) {
+    if (name == "view" || name == "baseline") return true;
+    if (name == "memory-levels" || name == "memory-tensors" || name == "measured")
+      return tab == ViewTab::Memory || tab == ViewTab::Roofline;
+    if (name == "counters") return tab == ViewTab::Tiles;
+    if (name == "autotune" || name == "timings") return tab == ViewTab::Timings;
+    if (name == "grade") return tab == ViewTab::Lessons;
+    return false;
+  };
+  ImGui::Separator();
+  ImGui::TextDisabled("Export from the %s view", view_tab_title(tab));
+  for (const ExportEntry& e : export_entries()) {
+    if (!shows(e.name)) continue;
+    std::string why;
+    const bool ready = std::string(e.name) == "view" || std::string(e.name) == "grade" ||
+                       export_table(state, e.name, why).has_value();
+    if (!ready && std::string(e.name) == "baseline" && !state.workbench.baseline) continue;
+    menu_item(ctx, (std::string(e.what) + "…").c_str(), std::string("files export ") + e.name,
+              ready ? "Choose where to write it (the same rows as the JSON the CLI prints)."
+                    : why.c_str(),
+              ("file.export." + std::string(e.name)).c_str(), ready);
+  }
 }
 
 void draw_file_menu(ViewContext& ctx) {
@@ -51,6 +82,7 @@ void draw_file_menu(ViewContext& ctx) {
             "Save this model, its steps, machine, view and lesson position to a file to hand "
             "out; Open session… on another computer brings it back.",
             "file.save-session");
+  draw_export_items(ctx);
   ImGui::Separator();
   menu_item(ctx, "Open trace…", "files open-trace",
             "Open a PyTorch profiler trace (torch.profiler … export_chrome_trace) of this model: "
