@@ -18,6 +18,7 @@ struct Control {
   int ViewControls::*views_int = nullptr;         // Int fields of the other views
   bool PaletteControls::*palette_flag = nullptr;
   std::string PaletteControls::*palette_text = nullptr;
+  std::string ScheduleControls::*schedule_text = nullptr;
   int min = 0, max = 0;                  // Int: the range; Choice: 0 and the count
   const char* const* choices = nullptr;  // Choice: the names
   size_t max_bytes = 0;                  // Text: the longest value
@@ -69,6 +70,31 @@ const Control kControls[] = {
      .schedule_int = &ScheduleControls::block_group,
      .min = kMinBlockGroup,
      .max = kMaxBlockGroup},
+    {.name = "schedule.reorder",
+     .kind = ControlKind::Text,
+     .schedule_text = &ScheduleControls::reorder,
+     .max_bytes = kReorderTextBytes},
+    {.name = "schedule.compute-producer",
+     .kind = ControlKind::Int,
+     .schedule_int = &ScheduleControls::compute_producer,
+     .max = kMaxIndex},
+    {.name = "schedule.compute-at",
+     .kind = ControlKind::Int,
+     .schedule_int = &ScheduleControls::compute_at,
+     .max = kMaxIndex},
+    {.name = "schedule.pad-target",
+     .kind = ControlKind::Int,
+     .schedule_int = &ScheduleControls::pad_target,
+     .max = kMaxIndex},
+    {.name = "schedule.pad-dim",
+     .kind = ControlKind::Int,
+     .schedule_int = &ScheduleControls::pad_dim,
+     .max = kMaxPadDim},
+    {.name = "schedule.pad-amount",
+     .kind = ControlKind::Int,
+     .schedule_int = &ScheduleControls::pad_amount,
+     .min = 1,
+     .max = kMaxPadAmount},
     {.name = "palette.open", .kind = ControlKind::Flag, .palette_flag = &PaletteControls::open},
     {.name = "palette.name",
      .kind = ControlKind::Text,
@@ -119,6 +145,10 @@ int int_field(const Control& c, const PanelControls& p) {
   return c.schedule_int ? p.schedule.*c.schedule_int : p.palette.*c.palette_int;
 }
 
+std::string& text_field(const Control& c, PanelControls& p) {
+  return c.schedule_text ? p.schedule.*c.schedule_text : p.palette.*c.palette_text;
+}
+
 std::string choice_list(const Control& c) {
   std::string s;
   for (int i = 0; i < c.max; ++i) s += (i ? ", " : "") + std::string(c.choices[i]);
@@ -161,7 +191,7 @@ std::string set_panel_control(PanelControls& controls, std::string_view name,
                  std::to_string(value.size());
         if (value.find_first_of("\n\r") != std::string_view::npos)
           return head + "one line of text, without line breaks";
-        controls.palette.*c.palette_text = std::string(value);
+        text_field(c, controls) = std::string(value);
         return {};
     }
   }
@@ -186,7 +216,7 @@ std::vector<std::pair<std::string, std::string>> panel_control_values(const Pane
         v = p.palette.*c.palette_flag ? "on" : "off";
         break;
       case ControlKind::Text:
-        v = p.palette.*c.palette_text;
+        v = c.schedule_text ? p.schedule.*c.schedule_text : p.palette.*c.palette_text;
         break;
     }
     out.emplace_back(c.name, std::move(v));

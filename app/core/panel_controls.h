@@ -44,7 +44,16 @@ struct ScheduleControls {
   int layout_tensor = 0;  // schedule.layout-tensor: index into the current kernel's tensors
   int layout_kind = 0;    // schedule.layout: index into kLayoutKinds
   int block_group = 8;    // schedule.group: N of block_order(grouped, N)
+  // The primitives without a button of their own: a free loop order, compute_at and pad.
+  std::string reorder;       // schedule.reorder: "k, i, j" ("" = the kernel's current order)
+  int compute_producer = 0;  // schedule.compute-producer: index into the producers it could take
+  int compute_at = 0;        // schedule.compute-at: 0 = inline, n = the kernel's loop n - 1
+  int pad_target = 0;        // schedule.pad-target: index into its tensors, then staged tiles
+  int pad_dim = 0;           // schedule.pad-dim: the dimension padded
+  int pad_amount = 1;        // schedule.pad-amount: elements added to it
 };
+inline constexpr int kMaxPadDim = 7, kMaxPadAmount = 64;
+inline constexpr size_t kReorderTextBytes = 255;
 
 struct PaletteControls {
   bool open = false;  // palette.open: folded at first, so the first screen shows the whole graph

@@ -27,8 +27,14 @@ file=$(at probe status.file)
 run_fresh menu "$start
 click $file
 wait-frames 3"
-levels=$(at menu file.export.memory-levels)
-picture=$(at menu file.export.view)
+export_menu=$(at menu file.export)
+run_fresh submenu "$start
+click $file
+wait-frames 3
+click $export_menu
+wait-frames 3"
+levels=$(at submenu file.export.memory-levels)
+picture=$(at submenu file.export.view)
 run_fresh browser "$start
 files export memory-levels $out
 wait-frames 3"
@@ -37,6 +43,8 @@ ok=$(at browser files.ok)
 
 run_fresh exported "$start
 click $file
+wait-frames 3
+click $export_menu
 wait-frames 3
 click $levels
 wait-frames 3
@@ -47,6 +55,8 @@ wait-frames 2
 click $ok
 wait-frames 3
 click $file
+wait-frames 3
+click $export_menu
 wait-frames 3
 click $picture
 wait-frames 3

@@ -10,8 +10,10 @@
 #include "app/gui/widgets/code_view.h"
 #include "app/gui/widgets/text_wrap.h"
 #include "sim/schedule/codegen.h"
+#include "sim/schedule/trace.h"
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <set>
@@ -388,13 +390,26 @@ void draw_grid_layout_section(ViewContext& ctx, const schedule::Kernel* k, float
     push_control(ctx, "schedule.layout-tensor", std::to_string(layout_tensor));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 7);
-  if (ImGui::Combo("##layoutkind", &layout_kind, kLayoutKinds, IM_ARRAYSIZE(kLayoutKinds)))
-    push_control(ctx, "schedule.layout", kLayoutKinds[layout_kind]);
+  // "transposed" is the column-major order of a matrix: the menu says both.
+  const auto layout_label = [](int i) {
+    return std::string_view(kLayoutKinds[i]) == "transposed" ? "transposed (column-major)"
+                                                             : kLayoutKinds[i];
+  };
+  if (ImGui::BeginCombo("##layoutkind", layout_label(layout_kind))) {
+    for (int i = 0; i < IM_ARRAYSIZE(kLayoutKinds); ++i) {
+      if (ImGui::Selectable(layout_label(i), i == layout_kind))
+        push_control(ctx, "schedule.layout", kLayoutKinds[i]);
+      note_widget(std::string("schedule.layout.kind.") + kLayoutKinds[i]);
+    }
+    ImGui::EndCombo();
+  }
+  note_widget("schedule.layout.kind");
   ImGui::SameLine();
   if (!tensor_names.empty()) {
     const std::string layout = std::string("layout(") + tensor_names[size_t(layout_tensor)] + ", " +
                                kLayoutKinds[layout_kind] + ")";
     if (ImGui::Button("Layout")) push_apply(ctx, layout);
+    note_widget("schedule.layout");
     step_tip(layout,
              "Stores the tensor in another order in memory, so the inner loop walks it "
              "contiguously (whole cache lines used).");
@@ -406,6 +421,112 @@ void draw_grid_layout_section(ViewContext& ctx, const schedule::Kernel* k, float
              "Rewrites the convolution as one matrix multiplication over "
              "copied input patches: more bytes, but a GEMM's fast loops.");
   }
+}
+
+// The elementwise producers another kernel computes for a tensor this kernel reads: what
+// compute_at could bring in (the transform says why one is refused).
+std::vector<std::string> compute_at_producers(const schedule::Program& prog,
+                                              const schedule::Kernel& k) {
+  std::vector<std::string> out;
+  for (const schedule::Kernel& other : prog.kernels) {
+    if (&other == &k || other.op_names.size() != 1) continue;
+    for (const schedule::KernelTensor& t : other.tensors) {
+      if (t.role != schedule::TensorRole::Output) continue;
+      for (const schedule::KernelTensor& mine : k.tensors)
+        if (mine.id == t.id && mine.role != schedule::TensorRole::Output)
+          out.push_back(other.op_names.front());
+    }
+  }
+  return out;
+}
+
+// The free loop order, compute_at and pad: each a step from the learner's choices, refused with
+// the transform's reason like every other control.
+void draw_more_steps_section(ViewContext& ctx, const schedule::Program& prog,
+                             const schedule::Kernel& k, float em) {
+  const ScheduleControls& sc = ctx.state.controls.schedule;
+  section_heading(ctx, "Reorder, compute at, pad");
+  // Reorder: the loops in any order, typed (the current order until the learner types one).
+  std::string current;
+  for (const schedule::Loop& l : k.loops) current += (current.empty() ? "" : ", ") + l.name;
+  bool known = !sc.reorder.empty();
+  for (size_t a = 0, b = 0; known && a < sc.reorder.size(); a = b + 1) {
+    b = sc.reorder.find(',', a);
+    if (b == std::string::npos) b = sc.reorder.size();
+    std::string name = sc.reorder.substr(a, b - a);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    known = k.find_loop(name) >= 0;
+  }
+  std::string order = known ? sc.reorder : current;
+  ImGui::SetNextItemWidth(em * 11);
+  if (ImGui::InputText("##reorder", &order)) push_control(ctx, "schedule.reorder", order);
+  note_widget("schedule.reorder.text");
+  ImGui::SameLine();
+  const std::string reorder = "reorder(" + order + ")";
+  if (ImGui::Button("Reorder")) push_apply(ctx, reorder);
+  note_widget("schedule.reorder");
+  step_tip(reorder,
+           "Puts the loops in this order, outermost first (type the names): the order decides "
+           "which data is reused while it is still in cache.");
+  // compute_at: an elementwise producer computed inside this kernel, inline or per tile.
+  const std::vector<std::string> producers = compute_at_producers(prog, k);
+  if (!producers.empty()) {
+    const int pi = std::clamp(sc.compute_producer, 0, int(producers.size()) - 1);
+    std::vector<const char*> producer_names, at_names = {"inline"};
+    for (const std::string& pr : producers) producer_names.push_back(pr.c_str());
+    for (const schedule::Loop& l : k.loops) at_names.push_back(l.name.c_str());
+    int chosen = pi, at = std::clamp(sc.compute_at, 0, int(at_names.size()) - 1);
+    ImGui::SetNextItemWidth(em * 6);
+    if (ImGui::Combo("##producer", &chosen, producer_names.data(), int(producer_names.size())))
+      push_control(ctx, "schedule.compute-producer", std::to_string(chosen));
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em * 6);
+    if (ImGui::Combo("at##compute", &at, at_names.data(), int(at_names.size())))
+      push_control(ctx, "schedule.compute-at", std::to_string(at));
+    note_widget("schedule.compute-at.loop");
+    ImGui::SameLine();
+    const std::string step = "compute_at(" + producers[size_t(pi)] + ", " + k.op_names.front() +
+                             ", at=" + at_names[size_t(at)] + ")";
+    if (ImGui::Button("Compute here")) push_apply(ctx, step);
+    note_widget("schedule.compute-at");
+    step_tip(step,
+             "Computes the producer inside this kernel instead of in its own: inline recomputes "
+             "it at every read (no round trip through memory); at a loop it is computed once "
+             "per tile of that loop and kept.");
+  }
+  // pad: a tensor's (or a staged tile's) dimension made longer, so rows start in other sets or
+  // banks.
+  std::vector<std::string> targets;
+  for (const schedule::KernelTensor& t : k.tensors) targets.push_back(t.name);
+  for (const schedule::StageArea& a : schedule::stage_areas(k, schedule::TraceOptions{}))
+    targets.push_back(a.buffer);
+  std::vector<const char*> target_names;
+  for (const std::string& t : targets) target_names.push_back(t.c_str());
+  int target = std::clamp(sc.pad_target, 0, int(targets.size()) - 1);
+  int dim = sc.pad_dim, amount = sc.pad_amount;
+  ImGui::SetNextItemWidth(em * 6);
+  if (ImGui::Combo("##padtarget", &target, target_names.data(), int(target_names.size())))
+    push_control(ctx, "schedule.pad-target", std::to_string(target));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(em * 3.5f);
+  if (ImGui::InputInt("dim##pad", &dim, 0))
+    push_control(ctx, "schedule.pad-dim", std::to_string(std::clamp(dim, 0, kMaxPadDim)));
+  note_widget("schedule.pad.dim");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(em * 3.5f);
+  if (ImGui::InputInt("by##pad", &amount, 0))
+    push_control(ctx, "schedule.pad-amount",
+                 std::to_string(std::clamp(amount, 1, kMaxPadAmount)));
+  note_widget("schedule.pad.amount");
+  ImGui::SameLine();
+  const std::string pad = "pad(" + targets[size_t(target)] + ", " + std::to_string(sc.pad_dim) +
+                          ", " + std::to_string(sc.pad_amount) + ")";
+  if (ImGui::Button("Pad")) push_apply(ctx, pad);
+  note_widget("schedule.pad");
+  step_tip(pad,
+           "Adds unused elements to the end of this dimension, so consecutive rows start in "
+           "other cache sets (or shared-memory banks) and stop evicting each other.");
 }
 
 }  // namespace
@@ -441,6 +562,7 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
   draw_stage_section(ctx, em, tensor_names, loop_names, stage_level);
 
   draw_grid_layout_section(ctx, k, em, tensor_names, group, layout_kind);
+  draw_more_steps_section(ctx, *prog, *k, em);
   ImGui::Spacing();
   ImGui::TextDisabled("Every control sends a step: apply \"...\" (replayable in scripts).");
   // Beside the grid controls: how many of this launch's blocks an SM holds at once.

@@ -40,8 +40,11 @@ void draw_export_items(ViewContext& ctx) {
     if (name == "grade") return tab == ViewTab::Lessons;
     return false;
   };
-  ImGui::Separator();
-  ImGui::TextDisabled("Export from the %s view", view_tab_title(tab));
+  // A submenu: the File menu keeps its height (and its entries their places) in every view.
+  const bool open = ImGui::BeginMenu("Export");
+  note_widget("file.export");
+  if (!open) return;
+  ImGui::TextDisabled("from the %s view", view_tab_title(tab));
   for (const ExportEntry& e : export_entries()) {
     if (!shows(e.name)) continue;
     std::string why;
@@ -53,6 +56,7 @@ void draw_export_items(ViewContext& ctx) {
                     : why.c_str(),
               ("file.export." + std::string(e.name)).c_str(), ready);
   }
+  ImGui::EndMenu();
 }
 
 void draw_file_menu(ViewContext& ctx) {
