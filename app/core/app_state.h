@@ -138,7 +138,8 @@ struct FileBrowser {
     SaveSession,
     SaveGrade,
     OpenTrace,
-    Export
+    Export,
+    SaveMachine
   };
   Mode mode = Mode::Closed;
   std::string export_name;  // Export: what is written (exports.h: "memory-levels", "view", ...)

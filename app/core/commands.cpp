@@ -506,6 +506,15 @@ constexpr VerbRow kVerbRows[] = {
        }
        expect_end(rest, verb);
      }},
+    {{"machine-edit"},
+     [](Command& c, std::string_view verb, std::string_view& rest) {
+       c.kind = CommandKind::MachineEdit;
+       c.text = unescape(trim(rest));
+       const std::string first = c.text.substr(0, c.text.find(' '));
+       if (first != "start" && first != "set" && first != "cancel" && first != "save")
+         throw CommandError(std::string(verb) +
+                            ": expected start, set SECTION KEY VALUE, cancel or save PATH");
+     }},
     {{"export"},
      [](Command& c, std::string_view verb, std::string_view& rest) {
        c.kind = CommandKind::Export;
@@ -611,6 +620,8 @@ constexpr HelpRow kHelpRows[] = {
      "toggle a full-screen window (F11)"},
     {"tiles record [anyway]|play|pause|step|back|seek N|speed X",
      "record (sized as simulate) or drive the Tiles animation"},
+    {"machine-edit start|set SECTION KEY VALUE|cancel|save PATH",
+     "edit a copy of the machine's file (the parser checks each value); save it and use it"},
     {"export TABLE PATH",
      "write a view's table as CSV (.json: JSON) or the centre view as PNG (TABLE view); File > Export"},
     {"baseline pin [N]|clear|run-cpu",
@@ -782,6 +793,8 @@ std::string command_to_string(const Command& c) {
       return "memory formula " + c.text;
     case CommandKind::Baseline:
       return "baseline " + c.text + (c.text == "pin" && c.a >= 0 ? " " + fmt(c.a) : "");
+    case CommandKind::MachineEdit:
+      return "machine-edit " + escape(c.text);
     case CommandKind::Export:
       return "export " + c.text.substr(0, c.text.find(' ')) + " " +
              escape(c.text.substr(c.text.find(' ') + 1));

@@ -60,6 +60,7 @@ enum class CommandKind {
   MemoryFormula,
   Baseline,
   Export,
+  MachineEdit,
   Palette,
   Autotune,
   Control,

@@ -358,6 +358,8 @@ std::string apply_workbench_command(AppState& state, const Command& c) {
       return workbench_memory_formula(state.workbench, c.text);
     case CommandKind::Baseline:
       return workbench_baseline(state.workbench, c.text, c.a);
+    case CommandKind::MachineEdit:
+      return workbench_machine_edit(state.workbench, c.text);
     case CommandKind::Export: {
       const size_t space = c.text.find(' ');
       const std::string name = c.text.substr(0, space), path = c.text.substr(space + 1);
@@ -457,6 +459,7 @@ std::string apply_command(AppState& state, const Command& c) {
     case CommandKind::MemoryFormula:
     case CommandKind::Baseline:
     case CommandKind::Export:
+    case CommandKind::MachineEdit:
     case CommandKind::Tiles:
       return apply_workbench_command(state, c);
     case CommandKind::Lesson:

@@ -81,6 +81,8 @@ std::vector<std::string> browser_extensions(FileBrowser::Mode mode) {
       return {".json"};
     case FileBrowser::Mode::Export:
       return {".csv", ".json", ".png"};
+    case FileBrowser::Mode::SaveMachine:
+      return {".machine"};
     case FileBrowser::Mode::Closed:
       break;
   }
@@ -89,7 +91,8 @@ std::vector<std::string> browser_extensions(FileBrowser::Mode mode) {
 
 bool browser_saves(FileBrowser::Mode mode) {
   return mode == FileBrowser::Mode::SaveModel || mode == FileBrowser::Mode::SaveSession ||
-         mode == FileBrowser::Mode::SaveGrade || mode == FileBrowser::Mode::Export;
+         mode == FileBrowser::Mode::SaveGrade || mode == FileBrowser::Mode::Export ||
+         mode == FileBrowser::Mode::SaveMachine;
 }
 
 void note_recent_file(AppState& state, const std::string& path) {
@@ -369,6 +372,8 @@ std::string file_browser_command(AppState& state, std::string_view args) {
              : mode == Mode::SaveModel ? "model.model"
              : mode == Mode::SaveGrade ? "grade.csv"
              : mode == Mode::Export    ? export_default_name(state, b.export_name)
+             : mode == Mode::SaveMachine && state.workbench.machine_draft
+                 ? machine_draft_file_name(*state.workbench.machine_draft)
                                        : "session.json";
     return std::string();
   };
@@ -378,6 +383,10 @@ std::string file_browser_command(AppState& state, std::string_view args) {
   if (verb == "save-session") return show(Mode::SaveSession, rest);
   if (verb == "save-grade") return show(Mode::SaveGrade, rest);
   if (verb == "open-trace") return show(Mode::OpenTrace, rest);
+  if (verb == "save-machine") {
+    if (!state.workbench.machine_draft) return "files save-machine: no machine copy is open";
+    return show(Mode::SaveMachine, rest);
+  }
   if (verb == "export") {
     // `files export NAME [DIR]`: NAME first, the folder (if any) after it.
     const size_t gap = rest.find(' ');
@@ -436,6 +445,9 @@ std::string file_browser_command(AppState& state, std::string_view args) {
       case Mode::OpenTrace:
         e = open_trace_file(state, target);
         break;
+      case Mode::SaveMachine:
+        e = workbench_machine_edit(state.workbench, "save " + target);
+        break;
       case Mode::Export:
         e = b.export_name == "grade" ? save_grade_file(state, target)
                                      : export_to_file(state, b.export_name, target);
@@ -449,7 +461,7 @@ std::string file_browser_command(AppState& state, std::string_view args) {
   }
   return "files: unknown verb '" + verb +
          "' (open-model, save-model, open-session, save-session, save-grade, open-trace, export, "
-         "cd, name, ok, close, open-choice, restore-model)";
+         "save-machine, cd, name, ok, close, open-choice, restore-model)";
 }
 
 }  // namespace tilescope::core

@@ -10,6 +10,7 @@
 #include "app/core/counters_compare.h"
 #include "app/core/gpu_run.h"
 #include "app/core/jobs.h"
+#include "app/core/machine_edit.h"
 #include "app/core/memory_grid.h"
 #include "app/core/tile_grid.h"
 #include "app/core/tiles_gpu.h"
@@ -211,6 +212,8 @@ struct Workbench {
   };
   std::optional<Baseline> baseline;
   Job<MemoryResult> baseline_job;
+  // The machine editor's copy (machine_edit.h), while it is open.
+  std::optional<MachineDraft> machine_draft;
   std::string memory_formula;  // "L1 B": the Memory view's "why this number" popup; "" = closed
   // How long the current (schedule, machine) waited for its Memory numbers: from the frame its key
   // first appeared (a step, an undo, a machine picked) to the frame its result arrived (0 when
@@ -318,6 +321,11 @@ bool workbench_redo(Workbench& wb);
 std::string workbench_go_to(Workbench& wb, size_t n);
 // Loads a machine and makes it the schedule's target; re-checks the history (machine_refusal).
 std::string workbench_set_machine(Workbench& wb, const std::string& name);
+// `machine-edit start | set SECTION KEY VALUE | cancel | save PATH` (machine_edit.h; in
+// workbench_machine_edit.cpp): start copies the current machine's file; set edits one field and
+// parses the copy again; save writes it (refused while it does not parse) and makes it the
+// machine, so the simulation re-runs. Returns "" or why not.
+std::string workbench_machine_edit(Workbench& wb, const std::string& args);
 // The legality target of the current machine (schedule::Target's defaults while none is loaded).
 schedule::Target workbench_target(const Workbench& wb);
 

@@ -242,6 +242,7 @@ std::string write_state_json(const std::string& path, const AppState& state) {
         {"step", wb.last->step}, {"ok", wb.last->ok}, {"explanation", wb.last->explanation}};
   memory_state_json(j, wb);
   if (nlohmann::json b = baseline_state_json(wb); !b.is_null()) j["baseline"] = std::move(b);
+  if (wb.machine_draft) j["machine_edit"] = machine_draft_json(*wb.machine_draft);
   if (const CpuRunResult* r = wb.cpu_result()) {
     j["cpu_run"] = {{"verified", r->verified},
                     {"rel_error", r->rel_error},

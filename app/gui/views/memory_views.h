@@ -44,6 +44,10 @@ void draw_baseline_section(ViewContext& ctx);
 void draw_baseline_tensors(ViewContext& ctx);
 void draw_baseline_timings(ViewContext& ctx);
 
+// The machine editor (machine_editor.cpp): "Edit a copy…", or the copy's fields by section, the
+// parser's verdict and "Save as… and use".
+void draw_machine_editor(ViewContext& ctx);
+
 // Colour of a graph tensor id in the grids and their legend (Okabe-Ito; -1: grey).
 ImU32 tensor_colour(int graph_id);
 

@@ -33,6 +33,8 @@ const char* browser_title(FileBrowser::Mode mode) {
       return "Open a PyTorch profiler trace (.json)";
     case FileBrowser::Mode::Export:
       return "Export as (.csv or .json for a table, .png for the view)";
+    case FileBrowser::Mode::SaveMachine:
+      return "Save the edited machine as (.machine), then use it";
     case FileBrowser::Mode::Closed:
       break;
   }

@@ -370,6 +370,7 @@ void draw_memory_inspector(ViewContext& ctx, const Rect& rect) {
     for (const std::string& note : wb.machine->notes) text_wrapped("%s", note.c_str());
     ImGui::PopStyleColor();
   }
+  draw_machine_editor(ctx);
   disabled_wrapped("Results are kept per schedule and machine.");
   section_heading(ctx, "Working set of one tile");
   draw_working_set_meter(ctx);

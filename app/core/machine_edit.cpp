@@ -1,0 +1,125 @@
+// The machine editor's text model: fields of a machine file, edited line by line (machine_edit.h).
+#include "app/core/machine_edit.h"
+
+#include <sstream>
+
+namespace tilescope::core {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return {};
+  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+// "[level L1]" → "L1"; "[sm]" → "sm"; a header line is in section "machine".
+std::string section_name(const std::string& header) {
+  std::string inside = trim(header.substr(1, header.find(']') - 1));
+  const size_t space = inside.find(' ');
+  return space == std::string::npos ? inside : trim(inside.substr(space + 1));
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+std::vector<MachineField> machine_fields(const std::string& text) {
+  std::vector<MachineField> out;
+  std::string section = "machine";
+  int n = 0;
+  for (const std::string& raw : split_lines(text)) {
+    ++n;
+    const std::string line = trim(raw);
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] == '[') {
+      section = section_name(line);
+      continue;
+    }
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    MachineField f;
+    f.section = section;
+    f.key = trim(line.substr(0, eq));
+    std::string value = line.substr(eq + 1);
+    if (const size_t hash = value.find('#'); hash != std::string::npos) {
+      f.comment = trim(value.substr(hash + 1));
+      value = value.substr(0, hash);
+    }
+    f.value = trim(value);
+    f.line = n;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::string set_machine_field(std::string& text, const std::string& section,
+                              const std::string& key, const std::string& value) {
+  if (value.find_first_of("\n\r#") != std::string::npos)
+    return "machine-edit: a value is one line, without '#'";
+  std::vector<std::string> lines = split_lines(text);
+  std::string current = "machine";
+  int section_end = -1;  // the last line of `section` (its last field), where a new key goes
+  bool seen = section == "machine";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string line = trim(lines[i]);
+    if (!line.empty() && line[0] == '[') {
+      current = section_name(line);
+      if (current == section) seen = true, section_end = int(i);
+      continue;
+    }
+    if (current != section) continue;
+    if (!line.empty() && line[0] != '#') section_end = int(i);
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos || line[0] == '#' || trim(line.substr(0, eq)) != key) continue;
+    // Keep the comment, aligned as it was when the new value is no longer than the old.
+    const size_t hash = lines[i].find('#', lines[i].find('='));
+    const std::string comment = hash == std::string::npos ? "" : lines[i].substr(hash);
+    std::string rebuilt = key + " = " + value;
+    if (!comment.empty()) {
+      const size_t col = hash;
+      rebuilt += rebuilt.size() + 1 < col ? std::string(col - rebuilt.size(), ' ') : "  ";
+      rebuilt += comment;
+    }
+    lines[i] = rebuilt;
+    text.clear();
+    for (const std::string& l : lines) text += l + "\n";
+    return {};
+  }
+  if (!seen) return "machine-edit: the machine has no section '" + section + "'";
+  lines.insert(lines.begin() + (section_end + 1), key + " = " + value);
+  text.clear();
+  for (const std::string& l : lines) text += l + "\n";
+  return {};
+}
+
+void reparse_draft(MachineDraft& d) {
+  d.fields = machine_fields(d.text);
+  d.machine.reset();
+  d.error.clear();
+  try {
+    d.machine = predict::parse_machine(d.text, "the edited copy");
+  } catch (const std::exception& e) {
+    d.error = e.what();
+  }
+}
+
+nlohmann::json machine_draft_json(const MachineDraft& d) {
+  nlohmann::json fields = nlohmann::json::object();
+  for (const MachineField& f : d.fields) fields[f.section + "." + f.key] = f.value;
+  nlohmann::json j = {{"based_on", d.based_on}, {"valid", d.machine.has_value()}, {"fields", fields}};
+  if (!d.error.empty()) j["error"] = d.error;
+  return j;
+}
+
+std::string machine_draft_file_name(const MachineDraft& d) {
+  return (d.machine ? d.machine->name : d.based_on) + "-edited.machine";
+}
+
+}  // namespace tilescope::core
