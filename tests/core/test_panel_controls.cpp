@@ -166,6 +166,12 @@ TEST_CASE("panel_control_values lists every control, and reads back to the same 
   c.schedule.layout_tensor = 1;
   c.schedule.layout_kind = 2;
   c.schedule.block_group = 16;
+  c.schedule.reorder = "k, i, j";
+  c.schedule.compute_producer = 1;
+  c.schedule.compute_at = 2;
+  c.schedule.pad_target = 4;
+  c.schedule.pad_dim = 1;
+  c.schedule.pad_amount = 8;
   c.palette.open = true;
   c.palette.name = "bias";
   c.palette.dims = "256";
@@ -177,20 +183,29 @@ TEST_CASE("panel_control_values lists every control, and reads back to the same 
   c.views.occupancy_registers = 64;
   c.views.occupancy_smem = 1024;
   const auto values = panel_control_values(c);
-  // 8 schedule controls, 5 of the palette, 1 of the Memory view, 1 of the Timings view, 3 of the
+  // 14 schedule controls, 5 of the palette, 1 of the Memory view, 1 of the Timings view, 3 of the
   // occupancy calculator
-  REQUIRE(values.size() == 18);
+  REQUIRE(values.size() == 24);
   CHECK(values[0] == std::pair<std::string, std::string>{"schedule.tile-log2", "7"});
   CHECK(values[1] == std::pair<std::string, std::string>{"schedule.bind", "thread.z"});
   CHECK(values[3] == std::pair<std::string, std::string>{"schedule.stage-level", "scratchpad"});
   CHECK(values[6] == std::pair<std::string, std::string>{"schedule.layout", "nchw"});
-  CHECK(values[8] == std::pair<std::string, std::string>{"palette.open", "on"});
-  CHECK(values[11] == std::pair<std::string, std::string>{"palette.dtype", "int8"});
-  CHECK(values[13] == std::pair<std::string, std::string>{"memory.measured-run", "3"});
-  CHECK(values[14] == std::pair<std::string, std::string>{"timings.report", "2"});
-  CHECK(values[15] == std::pair<std::string, std::string>{"occupancy.threads", "512"});
-  CHECK(values[16] == std::pair<std::string, std::string>{"occupancy.registers", "64"});
-  CHECK(values[17] == std::pair<std::string, std::string>{"occupancy.smem", "1024"});
+  CHECK(values[8] == std::pair<std::string, std::string>{"schedule.reorder", "k, i, j"});
+  CHECK(values[9] == std::pair<std::string, std::string>{"schedule.compute-producer", "1"});
+  CHECK(values[10] == std::pair<std::string, std::string>{"schedule.compute-at", "2"});
+  CHECK(values[11] == std::pair<std::string, std::string>{"schedule.pad-target", "4"});
+  CHECK(values[12] == std::pair<std::string, std::string>{"schedule.pad-dim", "1"});
+  CHECK(values[13] == std::pair<std::string, std::string>{"schedule.pad-amount", "8"});
+  CHECK(values[14] == std::pair<std::string, std::string>{"palette.open", "on"});
+  CHECK(values[17] == std::pair<std::string, std::string>{"palette.dtype", "int8"});
+  CHECK(values[19] == std::pair<std::string, std::string>{"memory.measured-run", "3"});
+  CHECK(values[20] == std::pair<std::string, std::string>{"timings.report", "2"});
+  CHECK(values[21] == std::pair<std::string, std::string>{"occupancy.threads", "512"});
+  CHECK(values[22] == std::pair<std::string, std::string>{"occupancy.registers", "64"});
+  CHECK(values[23] == std::pair<std::string, std::string>{"occupancy.smem", "1024"});
+  // Out of range: a pad of 0 elements, a dimension past any tensor's.
+  CHECK(set_panel_control(c, "schedule.pad-amount", "0").find("from 1 to 64") != std::string::npos);
+  CHECK(set_panel_control(c, "schedule.pad-dim", "8").find("from 0 to 7") != std::string::npos);
   PanelControls back;
   for (const auto& [name, value] : values) CHECK(set_panel_control(back, name, value) == "");
   CHECK(panel_control_values(back) == values);

@@ -12,14 +12,8 @@
 set -euo pipefail
 with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
 app=$1 png_check=$2 query=$3 out=$4
-if ! command -v Xvfb >/dev/null 2>&1; then
-  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
-  exit 77
-fi
-mkdir -p "$out"
-rm -f "$out"/*.png "$out"/*.json "$out"/*.script
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-source "$(dirname "$0")/gui_player_lib.sh"  # fail, at, expect, run_fresh
+source "$(dirname "$0")/gui_player_lib.sh"  # fail, at, expect, run_fresh, gui_start
+gui_start "$out"
 num() { "$query" "$out/$1.state.json" "$2" || fail "$1: no $2 in the state"; }
 # same A B: two numbers equal to the last digit JSON keeps.
 same() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a == b) }'; }

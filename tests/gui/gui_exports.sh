@@ -8,14 +8,8 @@
 set -euo pipefail
 with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
 app=$1 query=$2 out=$3
-if ! command -v Xvfb >/dev/null 2>&1; then
-  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
-  exit 77
-fi
-mkdir -p "$out"
-rm -f "$out"/*.png "$out"/*.json "$out"/*.script "$out"/*.csv
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-source "$(dirname "$0")/gui_player_lib.sh"  # fail, at, expect, run_fresh
+source "$(dirname "$0")/gui_player_lib.sh"  # fail, at, expect, run_fresh, gui_start
+gui_start "$out"
 
 settled=$'wait-frames 2\nwait-jobs\nwait-frames 3'
 start="machine tiny

@@ -13,14 +13,8 @@ set -euo pipefail
 with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
 app=$1 query=$2 out=$3
 limit=${TILESCOPE_MEMORY_WAIT_LIMIT:-}  # seconds; empty: print the waits, hold them to nothing
-if ! command -v Xvfb >/dev/null 2>&1; then
-  echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
-  exit 77
-fi
-mkdir -p "$out"
-rm -f "$out"/*.png "$out"/*.json "$out"/*.script
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-source "$(dirname "$0")/gui_player_lib.sh"  # fail, at, expect, run_fresh
+source "$(dirname "$0")/gui_player_lib.sh"  # fail, at, expect, run_fresh, gui_start
+gui_start "$out"
 
 # Where the tabs and the fuse button are (the probe settles on the Schedule view).
 run_fresh probe $'view schedule\nwait-frames 3'

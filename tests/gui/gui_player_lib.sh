@@ -6,6 +6,19 @@
 # Before sourcing, set: with_xvfb, app, query, out, session, GUI_SIZE (the window) and GUI_SCREEN
 # (the Xvfb screen).
 
+# gui_start OUT: a scenario's start: skipped (exit 77) without Xvfb, its output folder made and
+# emptied of the last run's files, leak checks off (the GL driver's allocations are not the
+# app's). Call it before anything else runs.
+gui_start() {
+  if ! command -v Xvfb >/dev/null 2>&1; then
+    echo "SKIP: Xvfb is not installed (Debian package xvfb), so the app cannot run headless"
+    exit 77
+  fi
+  mkdir -p "$1"
+  rm -f "$1"/*.png "$1"/*.json "$1"/*.script "$1"/*.csv "$1"/*.machine
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+}
+
 fail() {
   echo "FAIL: $*"
   exit 1
