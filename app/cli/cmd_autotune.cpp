@@ -7,14 +7,14 @@
 #include "commands.h"
 #include "work_limits.h"
 
-#include "app/core/exports.h"
 #include "app/core/autotune.h"
+#include "app/core/exports.h"
 #include "app/core/jobs.h"
 #include "app/core/verify_tolerance.h"
 #include "sim/io/format.h"
 #include "sim/io/input.h"
-#include "sim/predict/machine.h"
 #include "sim/pipeline.h"
+#include "sim/predict/machine.h"
 #include "sim/schedule/transform.h"
 
 #include <nlohmann/json.hpp>

@@ -550,7 +550,8 @@ int run_model(const SimulateFlags& f) {
                 << machine.name << " is a GPU (choose tiny, host or a CPU .machine file)\n";
       return 1;
     }
-    if (!simulation_fits(f, k, machine, {}, pipeline::size_walk(pipeline::Walk::Tiles, k, &machine)))
+    if (!simulation_fits(f, k, machine, {},
+                         pipeline::size_walk(pipeline::Walk::Tiles, k, &machine)))
       return 1;
     core::JobProgress progress;
     std::cout << core::table_csv(

@@ -62,7 +62,16 @@ std::vector<std::string> tensors_with_traffic(const MemoryResult& r) {
   return out;
 }
 
-uint64_t level_bytes(const memory::Counters& c) { return c.read_bytes + c.write_bytes; }
+// A's level for B's level `i`: main memory is each one's last level, whatever its name; a cache
+// is matched by name (nullptr when A's machine has none of that name).
+const LevelResult* level_of_a(const MemoryResult& a, const MemoryResult& b, size_t i) {
+  if (i + 1 == b.levels.size()) return a.levels.empty() ? nullptr : &a.levels.back();
+  return find_level(a, b.levels[i].name);
+}
+
+uint64_t level_bytes(const memory::Counters& c) {
+  return c.read_bytes + c.write_bytes;
+}
 
 }  // namespace
 
@@ -75,28 +84,31 @@ Comparison compare_results(const MemoryResult& a, const MemoryResult& b, std::st
     c.notes.push_back("A ran on " + a.machine + " and B on " + b.machine +
                       ": levels are matched by name");
   if (a.sampled || b.sampled)
-    c.notes.push_back(std::string(a.sampled && b.sampled ? "A and B are" : a.sampled ? "A is" : "B is") +
+    c.notes.push_back(std::string(a.sampled && b.sampled ? "A and B are"
+                                  : a.sampled            ? "A is"
+                                                         : "B is") +
                       " sampled: the numbers are estimates with an error bar");
   // The levels, in B's order; main memory (the last) by bytes, the caches by misses and hit rate.
   for (size_t i = 0; i < b.levels.size(); ++i) {
     const LevelResult& lb = b.levels[i];
     const bool memory = i + 1 == b.levels.size();
-    const LevelResult* la = memory ? (a.levels.empty() ? nullptr : &a.levels.back())
-                                   : find_level(a, lb.name);
+    const LevelResult* la = level_of_a(a, b, i);
     if (!la) {
       c.notes.push_back(lb.name + " is only in B's machine");
       continue;
     }
     if (memory) {
-      c.levels.push_back({lb.name, "", "bytes", double(level_bytes(la->total)),
-                          double(level_bytes(lb.total))});
+      c.levels.push_back(
+          {lb.name, "", "bytes", double(level_bytes(la->total)), double(level_bytes(lb.total))});
     } else {
-      c.levels.push_back({lb.name, "", "misses", double(la->total.misses), double(lb.total.misses)});
+      c.levels.push_back(
+          {lb.name, "", "misses", double(la->total.misses), double(lb.total.misses)});
       c.levels.push_back({lb.name, "", "hit rate", hit_rate(la->total), hit_rate(lb.total)});
     }
   }
   for (size_t i = 0; i + 1 < a.levels.size(); ++i)
-    if (!find_level(b, a.levels[i].name)) c.notes.push_back(a.levels[i].name + " is only in A's machine");
+    if (!find_level(b, a.levels[i].name))
+      c.notes.push_back(a.levels[i].name + " is only in A's machine");
   // The tensors, by name: B's, then those only A touched (a fusion removes an intermediate).
   std::vector<std::string> names = tensors_with_traffic(b);
   for (const std::string& t : tensors_with_traffic(a))
@@ -105,12 +117,12 @@ Comparison compare_results(const MemoryResult& a, const MemoryResult& b, std::st
     for (size_t i = 0; i < b.levels.size(); ++i) {
       const LevelResult& lb = b.levels[i];
       const bool memory = i + 1 == b.levels.size();
-      const LevelResult* la = memory ? (a.levels.empty() ? nullptr : &a.levels.back())
-                                     : find_level(a, lb.name);
+      const LevelResult* la = level_of_a(a, b, i);
       if (!la) continue;
       const memory::Counters ca = tensor_counters(a, *la, t), cb = tensor_counters(b, lb, t);
       if (memory)
-        c.tensors.push_back({lb.name, t, "bytes", double(level_bytes(ca)), double(level_bytes(cb))});
+        c.tensors.push_back(
+            {lb.name, t, "bytes", double(level_bytes(ca)), double(level_bytes(cb))});
       else
         c.tensors.push_back({lb.name, t, "misses", double(ca.misses), double(cb.misses)});
     }
@@ -123,8 +135,8 @@ Comparison compare_results(const MemoryResult& a, const MemoryResult& b, std::st
 
 nlohmann::json comparison_json(const Comparison& c) {
   const auto row = [](const CompareRow& r) {
-    nlohmann::json j = {{"level", r.level}, {"what", r.what}, {"a", r.a},
-                        {"b", r.b},         {"delta", r.delta()}};
+    nlohmann::json j = {
+        {"level", r.level}, {"what", r.what}, {"a", r.a}, {"b", r.b}, {"delta", r.delta()}};
     if (!r.tensor.empty()) j["tensor"] = r.tensor;
     const double rel = r.relative();
     j["relative"] = std::isinf(rel) ? nlohmann::json(nullptr) : nlohmann::json(rel);
@@ -189,8 +201,9 @@ std::string default_label(const std::string& steps, size_t count) {
 }
 
 // Starts A's simulation (or finds it done in the Memory cache).
-void start_baseline(Workbench& wb, const predict::Machine& machine) {
+void start_baseline(Workbench& wb) {
   Workbench::Baseline& a = *wb.baseline;
+  const predict::Machine& machine = *a.machine_model;
   if (auto it = wb.memory_cache.find(a.key); it != wb.memory_cache.end()) {
     a.result = it->second;
     return;
@@ -206,11 +219,11 @@ void start_baseline(Workbench& wb, const predict::Machine& machine) {
       return;
     }
   }
-  wb.baseline_job.start(a.key, [program = *a.program, machine, steps = a.steps,
-                                count = a.step_count, text = wb.graph_text, sample,
-                                exact_s = size.seconds](JobProgress& p) {
-    return simulate_schedule(program, machine, steps, count, text, sample, exact_s, p);
-  });
+  wb.baseline_job.start(
+      a.key, [program = *a.program, machine, steps = a.steps, count = a.step_count,
+              text = wb.graph_text, sample, exact_s = size.seconds](JobProgress& p) {
+        return simulate_schedule(program, machine, steps, count, text, sample, exact_s, p);
+      });
 }
 
 }  // namespace
@@ -230,8 +243,7 @@ std::string workbench_pin_baseline(Workbench& wb, const std::string& steps,
   }
   std::optional<schedule::History> h;
   try {
-    h.emplace(schedule::History::replay(wb.history->initial(), steps,
-                                        pipeline::target(&*machine)));
+    h.emplace(schedule::History::replay(wb.history->initial(), steps, pipeline::target(&*machine)));
   } catch (const std::exception& e) {
     return std::string("baseline: ") + e.what();
   }
@@ -242,10 +254,11 @@ std::string workbench_pin_baseline(Workbench& wb, const std::string& steps,
   a.label = label.empty() ? default_label(a.steps, a.step_count) : std::move(label);
   a.machine = machine_name;
   a.program = h->current();
+  a.machine_model = *machine;
   a.schedule_key = schedule_key_of(wb.graph_text, a.steps, a.program->current);
   a.key = a.schedule_key + "\n@" + machine_name;
   wb.baseline = std::move(a);
-  start_baseline(wb, *machine);
+  start_baseline(wb);
   return {};
 }
 
@@ -263,8 +276,9 @@ std::string workbench_baseline(Workbench& wb, const std::string& verb, double n)
     wb.cpu_errors.erase(a.schedule_key);
     const schedule::Kernel& k = a.program->kernels.at(size_t(a.program->current));
     const auto flops = static_cast<int64_t>(predict::kernel_flops(k, *a.program->graph));
-    wb.cpu_job.start(a.schedule_key,
-                     [kernel = k, flops](JobProgress& p) { return run_kernel_on_cpu(kernel, flops, p); });
+    wb.cpu_job.start(a.schedule_key, [kernel = k, flops](JobProgress& p) {
+      return run_kernel_on_cpu(kernel, flops, p);
+    });
     return {};
   }
   if (!wb.history) return "baseline: there is no schedule to pin";
@@ -293,7 +307,14 @@ void baseline_poll(Workbench& wb) {
     }
     return;
   }
-  if (auto it = wb.memory_cache.find(a.key); it != wb.memory_cache.end()) a.result = it->second;
+  if (auto it = wb.memory_cache.find(a.key); it != wb.memory_cache.end()) {
+    a.result = it->second;
+    return;
+  }
+  // A was left to the Memory job, which then moved on to another schedule (a step applied right
+  // after pinning): A's own job takes it up.
+  const bool memory_on_it = wb.memory_job.running() && wb.memory_job.key() == a.key;
+  if (a.error.empty() && !wb.baseline_job.running() && !memory_on_it) start_baseline(wb);
 }
 
 std::optional<Comparison> workbench_comparison(const Workbench& wb) {

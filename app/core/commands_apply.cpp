@@ -1,9 +1,9 @@
 // Named commands applied to the AppState: one function per family (the model text, the canvas and
 // raw input, the window and the script, the workbench, lessons and sessions) behind
 // apply_command's dispatch (commands.cpp parses and prints them).
+#include "app/core/baseline.h"
 #include "app/core/commands.h"
 #include "app/core/commands_impl.h"
-#include "app/core/baseline.h"
 #include "app/core/exports.h"
 
 #include "app/core/autotune_jobs.h"

@@ -8,13 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <sstream>
 
 namespace tilescope::core {
-
-namespace fs = std::filesystem;
 
 // [SECTION] Tables
 
@@ -44,7 +41,9 @@ std::string csv_field(const nlohmann::json& v) {
   return q + "\"";
 }
 
-double rate(uint64_t part, uint64_t whole) { return whole ? double(part) / double(whole) : 0.0; }
+double rate(uint64_t part, uint64_t whole) {
+  return whole ? double(part) / double(whole) : 0.0;
+}
 
 nlohmann::json optional_number(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
@@ -79,9 +78,8 @@ Table memory_levels_table(const MemoryResult& r) {
           {}};
   for (const LevelResult& l : r.levels) {
     const memory::Counters& c = l.total;
-    t.rows.push_back({l.name, l.size_bytes, c.accesses, c.hits, c.misses,
-                      rate(c.hits, c.accesses), c.read_bytes, c.write_bytes, c.compulsory,
-                      c.capacity, c.conflict});
+    t.rows.push_back({l.name, l.size_bytes, c.accesses, c.hits, c.misses, rate(c.hits, c.accesses),
+                      c.read_bytes, c.write_bytes, c.compulsory, c.capacity, c.conflict});
   }
   return t;
 }
@@ -95,8 +93,7 @@ Table memory_tensors_table(const MemoryResult& r) {
       if (id >= l.by_tensor.size()) continue;
       const memory::Counters& c = l.by_tensor[id];
       if (c.accesses == 0 && c.read_bytes + c.write_bytes == 0) continue;
-      t.rows.push_back(
-          {name, l.name, c.accesses, c.hits, c.misses, c.read_bytes, c.write_bytes});
+      t.rows.push_back({name, l.name, c.accesses, c.hits, c.misses, c.read_bytes, c.write_bytes});
     }
   }
   return t;
@@ -137,12 +134,14 @@ Table autotune_table(const AutotuneGrid& g) {
   Table t{{g.loop_a, g.loop_b, "step", "status", "seconds", "min_seconds", "best", "detail"}, {}};
   for (size_t i = 0; i < g.points.size(); ++i) {
     const AutotunePoint& p = g.points[i];
-    t.rows.push_back({p.tile_a, p.tile_b, p.step,
-                      p.refused ? "refused" : p.failed ? "failed" : "ok",
-                      p.ok() ? nlohmann::json(p.seconds) : nlohmann::json(nullptr),
-                      p.ok() && p.min_seconds > 0 ? nlohmann::json(p.min_seconds)
-                                                  : nlohmann::json(nullptr),
-                      int(i) == g.best, p.ok() ? p.detail : p.why});
+    t.rows.push_back(
+        {p.tile_a, p.tile_b, p.step,
+         p.refused  ? "refused"
+         : p.failed ? "failed"
+                    : "ok",
+         p.ok() ? nlohmann::json(p.seconds) : nlohmann::json(nullptr),
+         p.ok() && p.min_seconds > 0 ? nlohmann::json(p.min_seconds) : nlohmann::json(nullptr),
+         int(i) == g.best, p.ok() ? p.detail : p.why});
   }
   return t;
 }
@@ -193,7 +192,8 @@ const std::vector<ExportEntry>& export_entries() {
 
 std::string export_names() {
   std::string out;
-  for (const ExportEntry& e : export_entries()) out += (out.empty() ? "" : ", ") + std::string(e.name);
+  for (const ExportEntry& e : export_entries())
+    out += (out.empty() ? "" : ", ") + std::string(e.name);
   return out;
 }
 
@@ -249,16 +249,15 @@ std::optional<Table> export_table(const AppState& state, const std::string& name
     return timings_table(wb.recorded[i].second);
   }
   if (name == "measured") {
-    const auto* rec = counters_for_machine_kind(wb.counters_recorded,
-                                                wb.machine ? wb.machine->kind : "cpu",
-                                                wb.machine ? wb.machine->name : "");
+    const auto* rec =
+        counters_for_machine_kind(wb.counters_recorded, wb.machine ? wb.machine->kind : "cpu",
+                                  wb.machine ? wb.machine->name : "");
     if (!rec || rec->second.runs.empty()) {
       why = "no counters recording for this machine";
       return std::nullopt;
     }
     const auto& runs = rec->second.runs;
-    const size_t i =
-        size_t(std::clamp(state.controls.views.measured_run, 0, int(runs.size()) - 1));
+    const size_t i = size_t(std::clamp(state.controls.views.measured_run, 0, int(runs.size()) - 1));
     return measured_table(counter_level_rows(rec->second, runs[i]));
   }
   why = "unknown table '" + name + "'";
@@ -271,8 +270,8 @@ std::string export_to_file(AppState& state, const std::string& name, const std::
     return "export grade: the grade is written by save_grade_file (files.h: File > Export)";
   if (name == "view") {
     state.requests.view_png_path = path;
-    state.notice = "saved the " + std::string(view_tab_title(state.workbench.tab)) +
-                   " view as " + path;
+    state.notice =
+        "saved the " + std::string(view_tab_title(state.workbench.tab)) + " view as " + path;
     return {};
   }
   std::string why;

@@ -23,7 +23,8 @@ namespace tilescope::core {
 
 struct Table {
   std::vector<std::string> columns;
-  std::vector<std::vector<nlohmann::json>> rows;  // one value (number, string, bool or null) a column
+  std::vector<std::vector<nlohmann::json>>
+      rows;  // one value (number, string, bool or null) a column
 };
 
 // CSV as spreadsheets read it: a header row, commas, fields with a comma, quote or newline quoted

@@ -374,7 +374,7 @@ std::string file_browser_command(AppState& state, std::string_view args) {
              : mode == Mode::Export    ? export_default_name(state, b.export_name)
              : mode == Mode::SaveMachine && state.workbench.machine_draft
                  ? machine_draft_file_name(*state.workbench.machine_draft)
-                                       : "session.json";
+                 : "session.json";
     return std::string();
   };
   if (verb == "open-model") return show(Mode::OpenModel, rest);

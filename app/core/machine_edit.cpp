@@ -59,8 +59,8 @@ std::vector<MachineField> machine_fields(const std::string& text) {
   return out;
 }
 
-std::string set_machine_field(std::string& text, const std::string& section,
-                              const std::string& key, const std::string& value) {
+std::string set_machine_field(std::string& text, const std::string& section, const std::string& key,
+                              const std::string& value) {
   if (value.find_first_of("\n\r#") != std::string::npos)
     return "machine-edit: a value is one line, without '#'";
   std::vector<std::string> lines = split_lines(text);
@@ -113,7 +113,8 @@ void reparse_draft(MachineDraft& d) {
 nlohmann::json machine_draft_json(const MachineDraft& d) {
   nlohmann::json fields = nlohmann::json::object();
   for (const MachineField& f : d.fields) fields[f.section + "." + f.key] = f.value;
-  nlohmann::json j = {{"based_on", d.based_on}, {"valid", d.machine.has_value()}, {"fields", fields}};
+  nlohmann::json j = {
+      {"based_on", d.based_on}, {"valid", d.machine.has_value()}, {"fields", fields}};
   if (!d.error.empty()) j["error"] = d.error;
   return j;
 }

@@ -40,8 +40,8 @@ std::vector<MachineField> machine_fields(const std::string& text);
 // Sets `key` of `section` to `value` in the text: the line's value is replaced (its comment
 // kept), or a line is added at the end of the section. Returns "" or why not (no such section; a
 // value with a line break or '#').
-std::string set_machine_field(std::string& text, const std::string& section,
-                              const std::string& key, const std::string& value);
+std::string set_machine_field(std::string& text, const std::string& section, const std::string& key,
+                              const std::string& value);
 
 // Parses the draft's text again: its fields, and its machine or the parser's message.
 void reparse_draft(MachineDraft& d);

@@ -247,7 +247,7 @@ TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress,
       drawn = drawn || snapshot_cache_grid(*h, level).has_value();
     sink.set_lines(h->config().levels.empty() ? 64 : line, drawn);
   }
-  sink.snapshot_counters();  // frame 0: an empty hierarchy
+  sink.snapshot_counters();                     // frame 0: an empty hierarchy
   r.frames.push_back(std::vector<uint32_t>());  // frame 0: nothing touched yet (filled below)
   r.frame_step.push_back(0);
   r.frame_tiles.emplace_back();  // frame 0: no tile yet (sized below)

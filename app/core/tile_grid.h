@@ -5,9 +5,9 @@
 
 #include "app/core/jobs.h"
 #include "app/core/memory_grid.h"
+#include "sim/memory/access.h"
 #include "sim/memory/hierarchy.h"
 #include "sim/predict/machine.h"
-#include "sim/memory/access.h"
 #include "sim/schedule/kernel.h"
 #include "sim/schedule/trace.h"
 

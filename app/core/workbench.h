@@ -17,10 +17,10 @@
 #include "app/core/verify_tolerance.h"
 #include "sim/graph/graph.h"
 #include "sim/memory/hierarchy.h"
+#include "sim/pipeline.h"
 #include "sim/predict/analytic.h"
 #include "sim/predict/machine.h"
 #include "sim/predict/roofline.h"
-#include "sim/pipeline.h"
 #include "sim/predict/work_size.h"
 #include "sim/schedule/trace.h"
 #include "sim/schedule/transform.h"
@@ -200,13 +200,14 @@ struct Workbench {
   // Baseline A (baseline.h): a schedule pinned to compare the current one (B) against. Its result
   // comes from the Memory cache when the schedule was simulated there, else from its own job.
   struct Baseline {
-    std::string label;         // "A: step 2 (tile(i, 32))", what the views call it
-    std::string steps;         // its schedule text, as the history prints it
+    std::string label;  // "A: step 2 (tile(i, 32))", what the views call it
+    std::string steps;  // its schedule text, as the history prints it
     size_t step_count = 0;
     std::string machine;       // the machine it is simulated on (kept when B's changes)
     std::string schedule_key;  // its key in cpu_cache
     std::string key;           // its key in memory_cache
-    std::optional<schedule::Program> program;  // what is simulated and run for it
+    std::optional<schedule::Program> program;       // what is simulated and run for it
+    std::optional<predict::Machine> machine_model;  // what it is simulated on
     std::optional<MemoryResult> result;
     std::string error;  // why it could not be simulated
   };

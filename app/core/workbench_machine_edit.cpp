@@ -18,8 +18,7 @@ std::string start_draft(Workbench& wb) {
   std::error_code ec;
   if (file.empty() || !std::filesystem::is_regular_file(file, ec))
     return "machine-edit: " + wb.machine->name + " came from " +
-           (file.empty() ? std::string("no file") : "'" + file + "'") +
-           ", which cannot be copied";
+           (file.empty() ? std::string("no file") : "'" + file + "'") + ", which cannot be copied";
   std::ifstream in(file, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();

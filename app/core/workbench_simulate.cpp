@@ -203,9 +203,9 @@ std::string workbench_simulate(Workbench& wb, bool anyway) {
     return {};
   }
   wb.memory_held.erase(key);
-  wb.memory_job.start(key, [program = *wb.program(), machine = *wb.machine,
-                            steps = wb.steps_text(), count = wb.history->size(),
-                            text = wb.graph_text, sample, exact_s = size.seconds](JobProgress& p) {
+  wb.memory_job.start(key, [program = *wb.program(), machine = *wb.machine, steps = wb.steps_text(),
+                            count = wb.history->size(), text = wb.graph_text, sample,
+                            exact_s = size.seconds](JobProgress& p) {
     return simulate_schedule(program, machine, steps, count, text, sample, exact_s, p);
   });
   return {};

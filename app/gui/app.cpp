@@ -21,8 +21,8 @@
 #include "app/gui/widgets/partial_redraw.h"
 #include "app/gui/widgets/screenshot.h"
 #include "app/gui/widgets/text_mask.h"
-#include "sim/lang/parser.h"
 #include "sim/io/input.h"
+#include "sim/lang/parser.h"
 #include "sim/pipeline.h"
 
 #include <GLFW/glfw3.h>

@@ -1,7 +1,7 @@
 // `tilescope-cli simulate --baseline` (issue #32): A's and B's numbers in the comparison equal
 // what two separate `simulate` runs of each schedule report, and Δ is their difference.
-#include "build_paths.h"
 #include <doctest/doctest.h>
+#include "build_paths.h"
 
 #include "tests/support/run_command.h"
 

@@ -1,7 +1,7 @@
 // `tilescope-cli simulate --csv` (issue #32): the Memory view's tables as CSV hold the numbers the
 // same run prints as JSON.
-#include "build_paths.h"
 #include <doctest/doctest.h>
+#include "build_paths.h"
 
 #include "tests/support/run_command.h"
 

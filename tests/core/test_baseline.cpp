@@ -158,6 +158,21 @@ TEST_CASE("baseline pin, a step, and the change in DRAM bytes is the fused-in bi
   CHECK(test::run(state, "baseline run-cpu") == "baseline run-cpu: no baseline is pinned");
 }
 
+TEST_CASE("A pinned while its simulation runs, then a step at once: A's own job finishes it") {
+  AppState state = test::state_for(kModel);
+  Workbench& wb = state.workbench;
+  wb.machine = test::big_cache_machine();
+  wb.machine_name = "bigcache";
+  REQUIRE(test::run(state, "simulate") == "");
+  REQUIRE(test::run(state, "baseline pin") == "");  // left to the Memory job, still running
+  REQUIRE(test::run(state, "apply \"tile(i, 8)\"") == "");
+  REQUIRE(test::run(state, "simulate") == "");  // the Memory job moves on to B
+  test::wait_jobs(state);
+  REQUIRE(wb.baseline->result);
+  CHECK(wb.baseline->result->dram_bytes() == (M * K + N * K + 2 * M * N) * 4);
+  CHECK(workbench_comparison(wb));
+}
+
 TEST_CASE("a session keeps baseline A and simulates it again on restore") {
   AppState state = test::state_for(kModel);
   REQUIRE(test::run(state, "machine tiny") == "");

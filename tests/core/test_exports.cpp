@@ -1,8 +1,8 @@
 // Exports (issue #32) without a display: CSV quoting, the Memory tables against hand counts on a
 // cache that holds everything, every table written as CSV and as JSON holding the same rows, the
 // `export` and `files export` commands, and their refusals.
-#include "app/core/exports.h"
 #include "app/core/commands.h"
+#include "app/core/exports.h"
 #include "app/core/files.h"
 #include "tests/core/workbench_fixtures.h"
 #include "tests/support/run_command.h"
@@ -106,8 +106,8 @@ TEST_CASE("the Memory tables hold the simulation's counts, as CSV and as JSON al
   // One big cache: x, W read once, y's lines fetched (write-allocate) and written back once.
   const uint64_t x = M * K * 4, w = N * K * 4, y = M * N * 4;
   CHECK(levels.rows[1][0] == "DRAM");
-  CHECK(levels.rows[1][6].get<uint64_t>() == x + w + y);  // read_bytes
-  CHECK(levels.rows[1][7].get<uint64_t>() == y);          // write_bytes
+  CHECK(levels.rows[1][6].get<uint64_t>() == x + w + y);              // read_bytes
+  CHECK(levels.rows[1][7].get<uint64_t>() == y);                      // write_bytes
   CHECK(levels.rows[0][2].get<uint64_t>() == 2 * M * N * K + M * N);  // L1 accesses
   const Table tensors = *export_table(state, "memory-tensors", why);
   bool saw_w = false;

@@ -1,8 +1,8 @@
 // The machine editor (issue #32) without a display: a machine file's fields, a field set in place
 // (its comment kept) or added, a value the parser refuses with its message and line, and a saved
 // copy that becomes the machine — the preset untouched.
-#include "app/core/machine_edit.h"
 #include "app/core/commands.h"
+#include "app/core/machine_edit.h"
 #include "app/core/workbench.h"
 #include "build_paths.h"
 #include "tests/core/workbench_fixtures.h"

@@ -43,8 +43,8 @@ bool same_cells(const CacheGrid& a, const CacheGrid& b) {
   for (size_t i = 0; i < a.cells.size(); ++i) {
     const CacheCell &x = a.cells[i], &y = b.cells[i];
     if (x.valid != y.valid) return false;
-    if (x.valid && (x.line != y.line || x.tensor != y.tensor || x.dirty_sectors != y.dirty_sectors ||
-                    x.mru != y.mru))
+    if (x.valid && (x.line != y.line || x.tensor != y.tensor ||
+                    x.dirty_sectors != y.dirty_sectors || x.mru != y.mru))
       return false;
   }
   return true;

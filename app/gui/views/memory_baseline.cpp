@@ -87,8 +87,8 @@ void draw_baseline_section(ViewContext& ctx) {
     return;
   }
   if (!a.result) {
-    job_progress_line(ctx, "Simulating A…", wb.baseline_job.running() ? wb.baseline_job.fraction() : 0,
-                      "");
+    job_progress_line(ctx, "Simulating A…",
+                      wb.baseline_job.running() ? wb.baseline_job.fraction() : 0, "");
     return;
   }
   const std::optional<Comparison> c = workbench_comparison(wb);

@@ -409,11 +409,10 @@ ImVec2 draw_cache_grids(ViewContext& ctx, const std::vector<CacheGrid>& grids,
                                       : size_t(c.tensor) < tensor_names.size()
                                           ? tensor_names[size_t(c.tensor)]
                                           : "tensor " + std::to_string(c.tensor);
-            const std::string age =
-                c.age == CacheCell::kNoAge
-                    ? std::string()
-                    : "\nlast used by the core " + format_thousands(int64_t(c.age)) +
-                          " accesses ago";
+            const std::string age = c.age == CacheCell::kNoAge
+                                        ? std::string()
+                                        : "\nlast used by the core " +
+                                              format_thousands(int64_t(c.age)) + " accesses ago";
             ImGui::SetTooltip("%s set %" PRIu64 ", way %" PRIu64 "\n%s\nbrought in by %s\n%s%s%s",
                               g.name.c_str(), s, w, addr, owner.c_str(),
                               c.dirty_sectors ? "dirty: written, not yet back in memory"

@@ -20,7 +20,9 @@ namespace tilescope::gui {
 
 using namespace tilescope::core;
 
-float tiles_counters_height(float em) { return em * 9.5f; }
+float tiles_counters_height(float em) {
+  return em * 9.5f;
+}
 
 void draw_tiles_counters(ViewContext& ctx, const TilesResult& t, int frame, ImVec2 origin,
                          float width) {
@@ -34,8 +36,8 @@ void draw_tiles_counters(ViewContext& ctx, const TilesResult& t, int frame, ImVe
 
   // The numbers at the cursor: this frame's window.
   const std::vector<LevelWindow> now = counters_window(t, f);
-  std::string line = "Counters over time on " + t.machine + " · frame " + std::to_string(f) +
-                     "'s window: ";
+  std::string line =
+      "Counters over time on " + t.machine + " · frame " + std::to_string(f) + "'s window: ";
   for (size_t l = 0; l < memory; ++l)
     line += now[l].level + " hit " +
             (now[l].accesses ? format_percent(now[l].hit_rate()) : std::string("—")) + " · ";

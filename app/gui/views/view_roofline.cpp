@@ -289,11 +289,10 @@ std::string draw_baseline_point(const Chart& c, const Palette& p, const Workbenc
   for (const ImVec2& q : pts)
     obstacles.push_back(Rect{q.x - c.em * 0.3f, q.y - c.em * 0.3f, c.em * 0.6f, c.em * 0.6f});
   const ImVec2 size = ImGui::CalcTextSize("A");
-  const std::optional<Rect> spot = place_labels({{pt.x, pt.y, size.x, size.y}}, obstacles,
-                                                Rect{c.left, c.top, c.right - c.left,
-                                                     c.bottom - c.top},
-                                                c.em * 0.7f)
-                                       .front();
+  const std::optional<Rect> spot =
+      place_labels({{pt.x, pt.y, size.x, size.y}}, obstacles,
+                   Rect{c.left, c.top, c.right - c.left, c.bottom - c.top}, c.em * 0.7f)
+          .front();
   if (spot) {
     c.dl->AddText(ImVec2(spot->x, spot->y), p.text, "A");
     placed_text.push_back(*spot);

@@ -55,7 +55,8 @@ void empty_state(const Workbench& wb, const Palette& p) {
 // The first n entries of the history as one schedule text ("a; b"), as baseline A keeps its steps.
 std::string schedule_prefix(const Workbench& wb, size_t n) {
   std::string out;
-  for (size_t i = 0; i < n && i < wb.step_texts.size(); ++i) out += (i ? "; " : "") + wb.step_texts[i];
+  for (size_t i = 0; i < n && i < wb.step_texts.size(); ++i)
+    out += (i ? "; " : "") + wb.step_texts[i];
   return out;
 }
 
@@ -106,8 +107,8 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
     if (undone) ImGui::PopStyleColor();
     const bool hovered = ImGui::IsItemHovered();
     ImGui::SameLine();
-    const bool pinned = wb.baseline && wb.baseline->step_count == i &&
-                        schedule_prefix(wb, i) == wb.baseline->steps;
+    const bool pinned =
+        wb.baseline && wb.baseline->step_count == i && schedule_prefix(wb, i) == wb.baseline->steps;
     if (pinned) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(p.selection));
     if (ImGui::SmallButton(("A##pin" + std::to_string(i)).c_str()))
       ctx.push(command_from("baseline pin " + std::to_string(i)));
@@ -516,8 +517,7 @@ void draw_more_steps_section(ViewContext& ctx, const schedule::Program& prog,
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 3.5f);
   if (ImGui::InputInt("by##pad", &amount, 0))
-    push_control(ctx, "schedule.pad-amount",
-                 std::to_string(std::clamp(amount, 1, kMaxPadAmount)));
+    push_control(ctx, "schedule.pad-amount", std::to_string(std::clamp(amount, 1, kMaxPadAmount)));
   note_widget("schedule.pad.amount");
   ImGui::SameLine();
   const std::string pad = "pad(" + targets[size_t(target)] + ", " + std::to_string(sc.pad_dim) +

@@ -252,7 +252,8 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
         std::to_string(g.rows) + "×" + std::to_string(g.cols) +
         (g.rows > g.bin_rows || g.cols > g.bin_cols ? " (binned: mean per bin)" : "");
     // The title counts too: a long one ran into the caches' column.
-    const float title_w = ctx.fonts.ui_bold->CalcTextSizeA(ctx.fonts.px, FLT_MAX, 0, title.c_str()).x;
+    const float title_w =
+        ctx.fonts.ui_bold->CalcTextSizeA(ctx.fonts.px, FLT_MAX, 0, title.c_str()).x;
     if (x > start.x && x + std::max(gw, title_w) > start.x + avail_w) {
       x = start.x;
       y += row_h + em * 2.2f;
