@@ -142,6 +142,28 @@ TEST_CASE("the Memory tables hold the simulation's counts, as CSV and as JSON al
   }
 }
 
+TEST_CASE("the recorded timings and predicted-vs-measured tables: CSV and JSON hold the same rows") {
+  AppState state = test::state_for(kModel);
+  workbench_load_recorded(state.workbench, "assets/recorded");  // tests run from the source tree
+  REQUIRE_FALSE(state.workbench.recorded.empty());
+  REQUIRE(test::run(state, "machine h200") == "");
+  const std::string dir = tilescope::test::scratch_dir().string();
+  for (const char* name : {"timings", "measured"}) {
+    CAPTURE(name);
+    const std::string csv = dir + "/" + name + ".csv", json = dir + "/" + name + ".json";
+    REQUIRE(test::run(state, std::string("export ") + name + " " + csv) == "");
+    REQUIRE(test::run(state, std::string("export ") + name + " " + json) == "");
+    const nlohmann::json rows = nlohmann::json::parse(read_file(json));
+    CHECK(rows.size() >= 3);
+    check_csv_matches_json(read_file(csv), rows);
+  }
+  // The timings rows are the shown report's versions, in its order.
+  const nlohmann::json& report = state.workbench.recorded.front().second;
+  const nlohmann::json rows = nlohmann::json::parse(read_file(dir + "/timings.json"));
+  CHECK(rows[0]["suite"] == report["suites"][0]["name"]);
+  CHECK(rows[0]["median_ms"] == report["suites"][0]["results"][0]["median_ms"]);
+}
+
 TEST_CASE("export commands: the browser, the view's picture, and refusals") {
   AppState state = test::state_for(kModel);
   const std::string dir = tilescope::test::scratch_dir().string();
