@@ -105,10 +105,8 @@ TEST_CASE("the comparison puts A beside B per level, per tensor and in time") {
 }
 
 TEST_CASE("baseline pin, a step, and the change in DRAM bytes is the fused-in bias") {
-  AppState state = test::state_for(kModel);
+  AppState state = test::state_on_big_cache(kModel);
   Workbench& wb = state.workbench;
-  wb.machine = test::big_cache_machine();
-  wb.machine_name = "bigcache";
   REQUIRE(test::run(state, "simulate") == "");
   test::wait_jobs(state);
   REQUIRE(test::run(state, "baseline pin") == "");
@@ -159,10 +157,8 @@ TEST_CASE("baseline pin, a step, and the change in DRAM bytes is the fused-in bi
 }
 
 TEST_CASE("A pinned while its simulation runs, then a step at once: A's own job finishes it") {
-  AppState state = test::state_for(kModel);
+  AppState state = test::state_on_big_cache(kModel);
   Workbench& wb = state.workbench;
-  wb.machine = test::big_cache_machine();
-  wb.machine_name = "bigcache";
   REQUIRE(test::run(state, "simulate") == "");
   REQUIRE(test::run(state, "baseline pin") == "");  // left to the Memory job, still running
   REQUIRE(test::run(state, "apply \"tile(i, 8)\"") == "");

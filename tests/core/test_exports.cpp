@@ -78,6 +78,20 @@ void check_csv_matches_json(const std::string& csv, const nlohmann::json& json) 
   CHECK(row == json.size());
 }
 
+// Writes table `name` through the `export` command as CSV and as JSON, checks the two hold the
+// same rows, and returns the JSON's rows.
+nlohmann::json export_both(AppState& state, const std::string& name) {
+  CAPTURE(name);
+  const std::string dir = tilescope::test::scratch_dir().string();
+  const std::string csv = dir + "/" + name + ".csv", json = dir + "/" + name + ".json";
+  REQUIRE(test::run(state, "export " + name + " " + csv) == "");
+  REQUIRE(test::run(state, "export " + name + " " + json) == "");
+  CHECK(state.notice.find("exported " + name) != std::string::npos);
+  const nlohmann::json rows = nlohmann::json::parse(read_file(json));
+  check_csv_matches_json(read_file(csv), rows);
+  return rows;
+}
+
 }  // namespace
 
 TEST_CASE("CSV quotes what spreadsheets need quoted and prints numbers exactly") {
@@ -93,9 +107,7 @@ TEST_CASE("CSV quotes what spreadsheets need quoted and prints numbers exactly")
 }
 
 TEST_CASE("the Memory tables hold the simulation's counts, as CSV and as JSON alike") {
-  AppState state = test::state_for(kModel);
-  state.workbench.machine = test::big_cache_machine();
-  state.workbench.machine_name = "bigcache";
+  AppState state = test::state_on_big_cache(kModel);
   std::string why;
   CHECK_FALSE(export_table(state, "memory-levels", why));
   CHECK(why.find("not simulated yet") != std::string::npos);
@@ -116,30 +128,14 @@ TEST_CASE("the Memory tables hold the simulation's counts, as CSV and as JSON al
   CHECK(saw_w);
 
   // Written through the command, as CSV and as JSON: the same rows.
-  const std::string dir = tilescope::test::scratch_dir().string();
-  for (const char* name : {"memory-levels", "memory-tensors"}) {
-    CAPTURE(name);
-    const std::string csv = dir + "/" + name + ".csv", json = dir + "/" + name + ".json";
-    REQUIRE(test::run(state, std::string("export ") + name + " " + csv) == "");
-    REQUIRE(test::run(state, std::string("export ") + name + " " + json) == "");
-    CHECK(state.notice.find("exported " + std::string(name)) != std::string::npos);
-    check_csv_matches_json(read_file(csv), nlohmann::json::parse(read_file(json)));
-  }
+  for (const char* name : {"memory-levels", "memory-tensors"}) export_both(state, name);
   // Baseline and autotune too, once there is one.
   REQUIRE(test::run(state, "baseline pin") == "");
   REQUIRE(test::run(state, "apply \"tile(i, 8)\"") == "");
   REQUIRE(test::run(state, "simulate") == "");
   REQUIRE(test::run(state, "autotune sim") == "");
   test::wait_jobs(state);
-  for (const char* name : {"baseline", "autotune"}) {
-    CAPTURE(name);
-    const std::string csv = dir + "/" + name + ".csv", json = dir + "/" + name + ".json";
-    REQUIRE(test::run(state, std::string("export ") + name + " " + csv) == "");
-    REQUIRE(test::run(state, std::string("export ") + name + " " + json) == "");
-    const nlohmann::json rows = nlohmann::json::parse(read_file(json));
-    CHECK(rows.size() > 3);
-    check_csv_matches_json(read_file(csv), rows);
-  }
+  for (const char* name : {"baseline", "autotune"}) CHECK(export_both(state, name).size() > 3);
 }
 
 TEST_CASE("the recorded timings and predicted-vs-measured tables: CSV and JSON hold the same rows") {
@@ -147,19 +143,11 @@ TEST_CASE("the recorded timings and predicted-vs-measured tables: CSV and JSON h
   workbench_load_recorded(state.workbench, "assets/recorded");  // tests run from the source tree
   REQUIRE_FALSE(state.workbench.recorded.empty());
   REQUIRE(test::run(state, "machine h200") == "");
-  const std::string dir = tilescope::test::scratch_dir().string();
-  for (const char* name : {"timings", "measured"}) {
-    CAPTURE(name);
-    const std::string csv = dir + "/" + name + ".csv", json = dir + "/" + name + ".json";
-    REQUIRE(test::run(state, std::string("export ") + name + " " + csv) == "");
-    REQUIRE(test::run(state, std::string("export ") + name + " " + json) == "");
-    const nlohmann::json rows = nlohmann::json::parse(read_file(json));
-    CHECK(rows.size() >= 3);
-    check_csv_matches_json(read_file(csv), rows);
-  }
+  for (const char* name : {"timings", "measured"}) CHECK(export_both(state, name).size() >= 3);
   // The timings rows are the shown report's versions, in its order.
   const nlohmann::json& report = state.workbench.recorded.front().second;
-  const nlohmann::json rows = nlohmann::json::parse(read_file(dir + "/timings.json"));
+  const nlohmann::json rows =
+      nlohmann::json::parse(read_file(tilescope::test::scratch_dir().string() + "/timings.json"));
   CHECK(rows[0]["suite"] == report["suites"][0]["name"]);
   CHECK(rows[0]["median_ms"] == report["suites"][0]["results"][0]["median_ms"]);
 }

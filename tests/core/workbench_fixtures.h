@@ -50,4 +50,12 @@ inline predict::Machine big_cache_machine(const std::string& peak = "100 GFLOP/s
       "<test>");
 }
 
+// state_for(text) on big_cache_machine(): traffic that is a closed form (every line read once).
+inline AppState state_on_big_cache(const char* text) {
+  AppState state = state_for(text);
+  state.workbench.machine = big_cache_machine();
+  state.workbench.machine_name = "bigcache";
+  return state;
+}
+
 }  // namespace tilescope::core::test
