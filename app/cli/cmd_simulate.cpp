@@ -68,6 +68,9 @@ struct SimulateFlags {
   // --baseline STEPS: the schedule A that --apply's schedule (B) is compared against.
   std::string baseline;
   bool has_baseline = false;
+  // --baseline-recorded FILE --recorded-run N: A is run N of a counters recording instead.
+  std::string baseline_recorded;
+  int recorded_run = 0;
   bool over_time = false;  // counters over time as CSV (the Tiles view's plot)
   std::string csv;         // "levels" or "tensors": that table as CSV instead of the report
 };
@@ -486,35 +489,66 @@ void print_model_text(const schedule::Kernel& k, const predict::Machine& machine
     std::cout << "roofline from analytic traffic\n" << roofline_text(*run.analytic_roofline);
 }
 
-// --baseline: A (its steps) and B (--apply's) simulated on one machine, and the table of the two
-// side by side — per level, per tensor and the roofline bound — that the app's views show.
+// One schedule (`steps`, "A" or "B" in messages) of the model simulated on `machine`.
+core::MemoryResult simulate_steps(const SimulateFlags& f,
+                                  const std::shared_ptr<const graph::Graph>& g,
+                                  const predict::Machine& machine, const std::string& steps,
+                                  const char* which) {
+  schedule::Program p;
+  try {
+    p = pipeline::plan(g, steps, pipeline::target(&machine)).current();
+  } catch (const schedule::ScheduleError& e) {
+    throw schedule::ScheduleError(std::string("schedule ") + which + " on machine " + machine.name +
+                                  ": " + e.what());
+  }
+  const schedule::Kernel& k = p.kernels.at(size_t(p.current));
+  const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Simulation, k, &machine);
+  const bool sampled =
+      f.sample == "on" || (f.sample == "auto" && predict::sampled_by_default(size.accesses));
+  core::JobProgress progress;
+  core::MemoryResult r = core::simulate_kernel(k, *g, machine, progress, sampled);
+  r.steps = schedule::steps_to_string(schedule::parse_steps(steps));
+  return r;
+}
+
+// --baseline / --baseline-recorded: A (schedule steps, or a run of a counters recording) and B
+// (--apply's) on one machine, and the table of the two side by side — per level, per tensor and
+// in time — that the app's views show.
 int run_baseline(const SimulateFlags& f, const std::shared_ptr<const graph::Graph>& g,
                  const predict::Machine& machine) {
-  const schedule::Target target = pipeline::target(&machine);
-  std::vector<core::MemoryResult> results;
-  for (const std::string* steps : {&f.baseline, &f.apply}) {
-    const char* which = steps == &f.baseline ? "A" : "B";
-    schedule::Program p;
-    try {
-      p = pipeline::plan(g, *steps, target).current();
-    } catch (const schedule::ScheduleError& e) {
-      throw schedule::ScheduleError(std::string("schedule ") + which + " on machine " +
-                                    machine.name + ": " + e.what());
-    }
-    const schedule::Kernel& k = p.kernels.at(size_t(p.current));
-    const pipeline::WalkSize size = pipeline::size_walk(pipeline::Walk::Simulation, k, &machine);
-    const bool sampled =
-        f.sample == "on" || (f.sample == "auto" && predict::sampled_by_default(size.accesses));
-    core::JobProgress progress;
-    core::MemoryResult r = core::simulate_kernel(k, *g, machine, progress, sampled);
-    r.steps = schedule::steps_to_string(schedule::parse_steps(*steps));
-    results.push_back(std::move(r));
-  }
   const auto label = [](const core::MemoryResult& r) {
     return r.kernel + (r.steps.empty() ? std::string(", the default lowering") : ", " + r.steps);
   };
-  const core::Comparison c =
-      core::compare_results(results[0], results[1], label(results[0]), label(results[1]));
+  core::Comparison c;
+  if (!f.baseline_recorded.empty()) {
+    kernels::CounterReport report;
+    try {
+      report = kernels::load_counters_report(f.baseline_recorded);
+    } catch (const std::exception& e) {
+      std::cerr << "simulate: --baseline-recorded: " << e.what() << "\n";
+      return 1;
+    }
+    if (f.recorded_run < 0 || size_t(f.recorded_run) >= report.runs.size()) {
+      std::cerr << "simulate: --recorded-run " << f.recorded_run << ": " << f.baseline_recorded
+                << " has runs 0 to " << report.runs.size() - 1 << "\n";
+      return 1;
+    }
+    const kernels::CounterRun& run = report.runs[size_t(f.recorded_run)];
+    if (run.error) {
+      std::cerr << "simulate: recorded run " << f.recorded_run
+                << " did not complete: " << *run.error << "\n";
+      return 1;
+    }
+    const std::string device =
+        report.device.is_object() ? report.device.value("name", "") : std::string();
+    const core::MemoryResult b = simulate_steps(f, g, machine, f.apply, "B");
+    c = core::compare_recording(run, report.tool, device.empty() ? "an unnamed device" : device, b,
+                                "recorded " + core::counter_run_label(run), label(b));
+  } else {
+    const core::MemoryResult a = simulate_steps(f, g, machine, f.baseline, "A");
+    const core::MemoryResult b = simulate_steps(f, g, machine, f.apply, "B");
+    c = core::compare_results(a, b, label(a), label(b));
+  }
   if (!f.csv.empty()) {
     std::cout << core::table_csv(core::comparison_table(c));
   } else if (f.json) {
@@ -541,7 +575,7 @@ int run_model(const SimulateFlags& f) {
   }
   const schedule::Kernel& k = p.kernels.at(size_t(p.current));
   if (!f.follow.empty()) return follow_warp(f, k, machine);
-  if (f.has_baseline) return run_baseline(f, g, machine);
+  if (f.has_baseline || !f.baseline_recorded.empty()) return run_baseline(f, g, machine);
   if (f.over_time) {
     // The Tiles view's walk through the machine's caches: a row per animation frame.
     if (machine.kind == "gpu") {
@@ -690,6 +724,13 @@ const CommandRegistrar registrar{
                      "lowering) on the same model and machine; prints A, B (--apply) and the "
                      "change per level, per tensor and in time")
           ->each([flags](const std::string&) { flags->has_baseline = true; });
+      sub.add_option("--baseline-recorded", flags->baseline_recorded,
+                     "Compare against baseline A: a run of a counters recording (ncu or "
+                     "cachegrind, e.g. assets/recorded/gpu-h200-counters-*.json); its measured "
+                     "L2 and DRAM traffic (or D1/LL misses) and time beside B's");
+      sub.add_option("--recorded-run", flags->recorded_run,
+                     "Which run of --baseline-recorded's recording is A (0 = the first)")
+          ->capture_default_str();
       sub.add_option("--csv", flags->csv,
                      "Print one table as CSV instead of the report: levels (each level's "
                      "counters) or tensors (each tensor at each level); with --baseline, the "

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 
@@ -127,10 +128,88 @@ Comparison compare_results(const MemoryResult& a, const MemoryResult& b, std::st
         c.tensors.push_back({lb.name, t, "misses", double(ca.misses), double(cb.misses)});
     }
   }
-  c.time = {"time", "", "seconds", a.roofline.seconds, b.roofline.seconds};
+  c.time = CompareRow{"time", "", "seconds", a.roofline.seconds, b.roofline.seconds};
   c.a_binding = a.roofline.binding;
   c.b_binding = b.roofline.binding;
   return c;
+}
+
+namespace {
+
+// The sum of a run's measured counters `keys`; nullopt when one is missing.
+std::optional<double> measured_sum(const kernels::CounterRun& run,
+                                   std::initializer_list<const char*> keys) {
+  double s = 0;
+  for (const char* k : keys) {
+    const auto it = run.measured.find(k);
+    if (it == run.measured.end()) return std::nullopt;
+    s += it->second;
+  }
+  return s;
+}
+
+}  // namespace
+
+Comparison compare_recording(const kernels::CounterRun& run, const std::string& tool,
+                             const std::string& device, const MemoryResult& b, std::string a_label,
+                             std::string b_label) {
+  Comparison c;
+  c.a_label = std::move(a_label);
+  c.b_label = std::move(b_label);
+  const bool cachegrind = tool == "cachegrind";
+  c.notes.push_back("A was measured by " +
+                    std::string(cachegrind ? "cachegrind" : "Nsight Compute") + " on " + device +
+                    "; B is simulated on " + b.machine);
+  // The recordings are GEMMs (2·M·N·K FLOPs): a different size is said, since bytes scale with it.
+  const double a_flops = 2.0 * run.m * run.n * run.k;
+  if (a_flops > 0 && b.flops > 0 && std::abs(a_flops - double(b.flops)) > 0.01 * a_flops)
+    c.notes.push_back("the problems differ in size: A's GEMM does " + format_si(a_flops) +
+                      "FLOP, B's kernel " + format_si(double(b.flops)) + "FLOP");
+  if (b.sampled) c.notes.push_back("B is sampled: its numbers are estimates with an error bar");
+  const size_t caches = b.levels.empty() ? 0 : b.levels.size() - 1;
+  if (cachegrind) {
+    // cachegrind simulates two data caches: the first level and the last before memory.
+    if (caches > 0) {
+      const LevelResult& first = b.levels.front();
+      const LevelResult& last = b.levels[caches - 1];
+      if (const auto d1 = measured_sum(run, {"d1_misses"}))
+        c.levels.push_back({first.name, "", "misses", *d1, double(first.total.misses)});
+      if (const auto ll = measured_sum(run, {"ll_misses"}))
+        c.levels.push_back({last.name, "", "misses", *ll, double(last.total.misses)});
+      c.notes.push_back("cachegrind's D1 is matched with B's " + first.name +
+                        " and its LL with B's " + last.name);
+    }
+  } else {
+    if (const auto l2 = measured_sum(run, {"l2_read_sectors", "l2_write_sectors"})) {
+      if (const LevelResult* lb = caches > 0 ? find_level(b, "L2") : nullptr;
+          lb && lb != &b.levels.back())
+        c.levels.push_back({"L2", "", "bytes", 32 * *l2, double(level_bytes(lb->total))});
+      else
+        c.notes.push_back("L2 is only in A's recording");
+    }
+    if (const auto dram = measured_sum(run, {"dram_read_bytes", "dram_write_bytes"});
+        dram && !b.levels.empty())
+      c.levels.push_back(
+          {b.levels.back().name, "", "bytes", *dram, double(level_bytes(b.levels.back().total))});
+    c.notes.push_back(
+        "L2 bytes are ncu's 32-byte sectors read and written; L1 is not compared (ncu counts "
+        "sectors, the simulation the bytes each thread asks for)");
+  }
+  c.notes.push_back("a recording has no per-tensor counts");
+  if (const auto ns = measured_sum(run, {"time_ns"})) {
+    c.time = CompareRow{"time", "", "seconds", *ns * 1e-9, b.roofline.seconds};
+    c.time_label = "A measured, B bound";
+    c.a_binding = "measurement";
+    c.b_binding = b.roofline.binding;
+  }
+  return c;
+}
+
+std::optional<RecordedPoint> recorded_point(const kernels::CounterRun& run) {
+  const auto dram = measured_sum(run, {"dram_read_bytes", "dram_write_bytes"});
+  const auto ns = measured_sum(run, {"time_ns"});
+  if (!dram || !ns || *dram <= 0 || *ns <= 0 || run.m <= 0) return std::nullopt;
+  return RecordedPoint{2.0 * run.m * run.n * run.k, *dram, *ns * 1e-9};
 }
 
 nlohmann::json comparison_json(const Comparison& c) {
@@ -147,9 +226,14 @@ nlohmann::json comparison_json(const Comparison& c) {
   for (const CompareRow& r : c.levels) j["levels"].push_back(row(r));
   j["tensors"] = nlohmann::json::array();
   for (const CompareRow& r : c.tensors) j["tensors"].push_back(row(r));
-  j["time"] = row(c.time);
-  j["time"]["a_binding"] = c.a_binding;
-  j["time"]["b_binding"] = c.b_binding;
+  if (c.time) {
+    j["time"] = row(*c.time);
+    j["time"]["label"] = c.time_label;
+    j["time"]["a_binding"] = c.a_binding;
+    j["time"]["b_binding"] = c.b_binding;
+  } else {
+    j["time"] = nullptr;
+  }
   return j;
 }
 
@@ -184,7 +268,8 @@ std::string comparison_text(const Comparison& c) {
   };
   print_line("level", "", "A", "B", "change");
   for (const CompareRow& r : c.levels) print(r, r.level);
-  print(c.time, "roofline bound");
+  if (c.time) print(*c.time, c.time_label);
+  if (c.tensors.empty()) return o.str();
   o << "\nper tensor\n";
   for (const CompareRow& r : c.tensors) print(r, r.tensor + " @ " + r.level);
   return o.str();
@@ -262,7 +347,54 @@ std::string workbench_pin_baseline(Workbench& wb, const std::string& steps,
   return {};
 }
 
+std::string workbench_pin_recorded(Workbench& wb, const std::string& file, size_t run,
+                                   const std::string& machine_name) {
+  // By path, else by file name (a session saved in another working directory).
+  auto rec = std::find_if(wb.counters_recorded.begin(), wb.counters_recorded.end(),
+                          [&](const auto& r) { return r.first == file; });
+  if (rec == wb.counters_recorded.end())
+    rec =
+        std::find_if(wb.counters_recorded.begin(), wb.counters_recorded.end(), [&](const auto& r) {
+          return std::filesystem::path(r.first).filename() ==
+                 std::filesystem::path(file).filename();
+        });
+  if (rec == wb.counters_recorded.end())
+    return "baseline: no counters recording '" + file + "' is loaded";
+  const kernels::CounterReport& report = rec->second;
+  if (run >= report.runs.size())
+    return "baseline pin-recorded: the recording has " + std::to_string(report.runs.size()) +
+           " runs (0 to " + std::to_string(report.runs.size() - 1) + "), not " +
+           std::to_string(run);
+  const kernels::CounterRun& r = report.runs[run];
+  if (r.error)
+    return "baseline pin-recorded: run " + std::to_string(run) + " did not complete: " + *r.error;
+  wb.baseline_job.cancel();
+  Workbench::Baseline a;
+  Workbench::Baseline::Recording rc;
+  rc.file = file;
+  rc.run = run;
+  rc.tool = report.tool;
+  rc.device = report.device.is_object() ? report.device.value("name", "") : "";
+  if (rc.device.empty()) rc.device = report.tool == "cachegrind" ? "this CPU" : "a GPU";
+  rc.data = r;
+  a.label = "recorded " + counter_run_label(r) + " (" + rc.tool + ", " + rc.device + ")";
+  a.machine = machine_name;
+  a.recording = std::move(rc);
+  wb.baseline = std::move(a);
+  return {};
+}
+
 std::string workbench_baseline(Workbench& wb, const std::string& verb, double n) {
+  if (verb == "pin-recorded") {
+    const std::string kind = wb.machine ? wb.machine->kind : "cpu";
+    const auto* rec =
+        counters_for_machine_kind(wb.counters_recorded, kind, wb.machine ? wb.machine->name : "");
+    if (!rec)
+      return "baseline pin-recorded: no " +
+             std::string(kind == "gpu" ? "Nsight Compute" : "cachegrind") +
+             " counters recording for machine " + wb.machine_name + " in assets/recorded/";
+    return workbench_pin_recorded(wb, rec->first, size_t(std::max(0.0, n)), wb.machine_name);
+  }
   if (verb == "clear") {
     wb.baseline_job.cancel();
     wb.baseline.reset();
@@ -271,6 +403,9 @@ std::string workbench_baseline(Workbench& wb, const std::string& verb, double n)
   if (verb == "run-cpu") {
     if (!wb.baseline) return "baseline run-cpu: no baseline is pinned";
     const Workbench::Baseline& a = *wb.baseline;
+    if (a.recording)
+      return "baseline run-cpu: A is a recording (measured on " + a.recording->device +
+             "), not a schedule to run";
     if (wb.cpu_cache.count(a.schedule_key)) return {};
     if (wb.cpu_job.running()) return "baseline run-cpu: a CPU run is going; wait for it";
     wb.cpu_errors.erase(a.schedule_key);
@@ -296,7 +431,7 @@ void baseline_poll(Workbench& wb) {
   std::optional<MemoryResult> r;
   std::string error;
   const bool done = wb.baseline_job.poll(r, error);
-  if (!wb.baseline || wb.baseline->result) return;
+  if (!wb.baseline || wb.baseline->ready()) return;
   Workbench::Baseline& a = *wb.baseline;
   if (done && wb.baseline_job.key() == a.key) {
     if (r) {
@@ -318,12 +453,16 @@ void baseline_poll(Workbench& wb) {
 }
 
 std::optional<Comparison> workbench_comparison(const Workbench& wb) {
-  if (!wb.baseline || !wb.baseline->result) return std::nullopt;
+  if (!wb.baseline || !wb.baseline->ready()) return std::nullopt;
   const MemoryResult* b = wb.memory_result();
   if (!b) return std::nullopt;
   const size_t count = wb.history ? wb.history->size() : 0;
-  return compare_results(*wb.baseline->result, *b, "A: " + wb.baseline->label,
-                         "B: " + default_label(wb.steps_text(), count));
+  std::string a_label = "A: " + wb.baseline->label;
+  std::string b_label = "B: " + default_label(wb.steps_text(), count);
+  if (const auto& rc = wb.baseline->recording)
+    return compare_recording(rc->data, rc->tool, rc->device, *b, std::move(a_label),
+                             std::move(b_label));
+  return compare_results(*wb.baseline->result, *b, std::move(a_label), std::move(b_label));
 }
 
 nlohmann::json baseline_state_json(const Workbench& wb) {
@@ -333,9 +472,17 @@ nlohmann::json baseline_state_json(const Workbench& wb) {
                       {"steps", a.steps},
                       {"step_count", a.step_count},
                       {"machine", a.machine},
-                      {"ready", a.result.has_value()}};
+                      {"ready", a.ready()}};
   if (!a.error.empty()) j["error"] = a.error;
   if (a.result) j["dram_bytes"] = a.result->dram_bytes();
+  if (a.recording) {
+    j["recording"] = {{"file", a.recording->file},
+                      {"run", a.recording->run},
+                      {"tool", a.recording->tool},
+                      {"device", a.recording->device}};
+    if (const auto d = measured_sum(a.recording->data, {"dram_read_bytes", "dram_write_bytes"}))
+      j["dram_bytes"] = *d;
+  }
   if (std::optional<Comparison> c = workbench_comparison(wb)) j["comparison"] = comparison_json(*c);
   if (auto it = wb.cpu_cache.find(a.schedule_key); it != wb.cpu_cache.end())
     j["cpu_median_ms"] = it->second.median_ms;

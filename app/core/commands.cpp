@@ -496,13 +496,19 @@ constexpr VerbRow kVerbRows[] = {
        c.kind = CommandKind::Baseline;
        c.text = std::string(take_word(rest));
        c.a = -1;  // pin: the current schedule
-       if (c.text == "pin" && !trim(rest).empty()) {
+       if (c.text == "pin-recorded") {
+         const double n = parse_number(take_word(rest), "recorded run", verb);
+         if (n < 0 || n != std::floor(n) || n > 1e6)
+           throw CommandError("baseline pin-recorded: the run must be a whole number >= 0");
+         c.a = n;
+       } else if (c.text == "pin" && !trim(rest).empty()) {
          const double n = parse_number(take_word(rest), "history entry", verb);
          if (n < 0 || n != std::floor(n) || n > 1e6)
            throw CommandError("baseline pin: the history entry must be a whole number >= 0");
          c.a = n;
        } else if (c.text != "pin" && c.text != "clear" && c.text != "run-cpu") {
-         throw CommandError("baseline: expected pin [N], clear or run-cpu, got '" + c.text + "'");
+         throw CommandError("baseline: expected pin [N], pin-recorded N, clear or run-cpu, got '" +
+                            c.text + "'");
        }
        expect_end(rest, verb);
      }},
@@ -624,8 +630,8 @@ constexpr HelpRow kHelpRows[] = {
      "edit a copy of the machine's file (the parser checks each value); save it and use it"},
     {"export TABLE PATH",
      "write a view's table as CSV (.json: JSON) or the centre view as PNG (TABLE view); File > Export"},
-    {"baseline pin [N]|clear|run-cpu",
-     "pin the current schedule (or history entry N) as baseline A; forget it; run A on this CPU"},
+    {"baseline pin [N]|pin-recorded N|clear|run-cpu",
+     "pin the current schedule (or history entry N, or run N of the machine's counters recording) as baseline A; forget it; run A on this CPU"},
     {"memory formula LEVEL [TENSOR]|off",
      "the Memory view's \"why this number\" popup: the analytic formula of LEVEL's misses (of TENSOR), or main memory's bytes"},
     {"autotune sim|cpu|show|hide",
@@ -792,7 +798,8 @@ std::string command_to_string(const Command& c) {
     case CommandKind::MemoryFormula:
       return "memory formula " + c.text;
     case CommandKind::Baseline:
-      return "baseline " + c.text + (c.text == "pin" && c.a >= 0 ? " " + fmt(c.a) : "");
+      return "baseline " + c.text +
+             ((c.text == "pin" || c.text == "pin-recorded") && c.a >= 0 ? " " + fmt(c.a) : "");
     case CommandKind::MachineEdit:
       return "machine-edit " + escape(c.text);
     case CommandKind::Export:

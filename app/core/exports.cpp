@@ -107,7 +107,7 @@ Table comparison_table(const Comparison& c) {
                       std::isinf(rel) ? nlohmann::json(nullptr) : nlohmann::json(rel)});
   };
   for (const CompareRow& r : c.levels) add(r);
-  add(c.time);
+  if (c.time) add(*c.time);
   for (const CompareRow& r : c.tensors) add(r);
   return t;
 }

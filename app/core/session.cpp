@@ -57,9 +57,12 @@ namespace {
 // Baseline A as the session keeps it: what is needed to simulate it again (null when none).
 nlohmann::json baseline_session_json(const Workbench& wb) {
   if (!wb.baseline) return nullptr;
-  return {{"steps", wb.baseline->steps},
-          {"machine", wb.baseline->machine},
-          {"label", wb.baseline->label}};
+  nlohmann::json j = {{"steps", wb.baseline->steps},
+                      {"machine", wb.baseline->machine},
+                      {"label", wb.baseline->label}};
+  if (const auto& rc = wb.baseline->recording)
+    j["recording"] = {{"file", rc->file}, {"run", rc->run}};
+  return j;
 }
 
 // The undone steps past the history's cursor ("; "-separated), so redo survives a restart.
@@ -175,9 +178,19 @@ SessionFields check_session_fields(const nlohmann::json& j) {
       return v != it->end() && v->is_string() ? std::optional(v->get<std::string>()) : std::nullopt;
     };
     if (it->is_object() && str("steps") && str("machine") && str("label"))
-      f.baseline = SessionFields::BaselineFields{*str("steps"), *str("machine"), *str("label")};
+      f.baseline = SessionFields::BaselineFields{*str("steps"), *str("machine"), *str("label"), {}};
     else
       f.skipped.push_back("baseline is not an object of the strings steps, machine and label");
+    if (const auto rc = it->find("recording"); f.baseline && rc != it->end()) {
+      const auto file = rc->is_object() ? rc->find("file") : rc->end();
+      const auto run = rc->is_object() ? rc->find("run") : rc->end();
+      if (file != rc->end() && file->is_string() && run != rc->end() && run->is_number_unsigned())
+        f.baseline->recording = std::pair(file->get<std::string>(), run->get<size_t>());
+      else
+        f.skipped.push_back(
+            "baseline's recording is not an object of a file (string) and a run (a "
+            "whole number)");
+    }
   }
   if (const auto it = j.find("controls"); it != j.end()) {
     if (!it->is_object()) {
@@ -290,8 +303,11 @@ std::string session_from_json(AppState& state, const nlohmann::json& j) {
   // Baseline A, simulated again on its machine (after the history: it replays on the same model).
   state.workbench.baseline.reset();
   if (f.baseline) {
-    if (std::string e = workbench_pin_baseline(state.workbench, f.baseline->steps,
-                                               f.baseline->machine, f.baseline->label);
+    const auto& rc = f.baseline->recording;
+    if (std::string e =
+            rc ? workbench_pin_recorded(state.workbench, rc->first, rc->second, f.baseline->machine)
+               : workbench_pin_baseline(state.workbench, f.baseline->steps, f.baseline->machine,
+                                        f.baseline->label);
         !e.empty())
       problems.add("baseline A was not restored: " + io::printable(e, 200));
   }

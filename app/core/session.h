@@ -17,6 +17,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tilescope::core {
@@ -53,6 +54,7 @@ struct SessionFields {
   // Baseline A (baseline.h): its steps, machine and label, all strings.
   struct BaselineFields {
     std::string steps, machine, label;
+    std::optional<std::pair<std::string, size_t>> recording;  // a recorded A: file and run
   };
   std::optional<BaselineFields> baseline;
 };

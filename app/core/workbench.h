@@ -210,6 +210,17 @@ struct Workbench {
     std::optional<predict::Machine> machine_model;  // what it is simulated on
     std::optional<MemoryResult> result;
     std::string error;  // why it could not be simulated
+    // A recorded run instead of a schedule (baseline pin-recorded): steps, program and result
+    // stay empty, and the comparison is compare_recording's.
+    struct Recording {
+      std::string file;    // the recording, as loaded into counters_recorded
+      size_t run = 0;      // its index there
+      std::string tool;    // "ncu" or "cachegrind"
+      std::string device;  // what it was measured on ("NVIDIA H200")
+      kernels::CounterRun data;
+    };
+    std::optional<Recording> recording;
+    bool ready() const { return result || recording; }
   };
   std::optional<Baseline> baseline;
   Job<MemoryResult> baseline_job;

@@ -1,5 +1,6 @@
 // `tilescope-cli simulate --baseline` (issue #32): A's and B's numbers in the comparison equal
-// what two separate `simulate` runs of each schedule report, and Δ is their difference.
+// what two separate `simulate` runs of each schedule report, and Δ is their difference; with
+// --baseline-recorded, A's are the recording's own numbers.
 #include <doctest/doctest.h>
 #include "build_paths.h"
 
@@ -7,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <string>
 
 namespace {
@@ -58,4 +60,37 @@ TEST_CASE("simulate --baseline prints A and B as two separate runs give them, an
                                      model + "' --machine tiny --baseline 'tile(q, 8)'");
   CHECK(bad.code == 1);
   CHECK(bad.err.find("schedule A on machine tiny") != std::string::npos);
+}
+
+TEST_CASE("simulate --baseline-recorded: A is a recorded run's measured counters, B a plain run") {
+  const std::string model =
+      tilescope::test::write_scratch_file("baseline_rec.model",
+                                          "x: [32, 256]\nW: [64, 256] weight\ny = x @ W.T\n")
+          .string();
+  const std::string recording = "assets/recorded/gpu-h200-counters-2026-12-02.json";
+  std::ifstream in(recording);
+  const nlohmann::json run = nlohmann::json::parse(in)["runs"][1];
+  const double recorded_dram = run["measured"]["dram_read_bytes"].get<double>() +
+                               run["measured"]["dram_write_bytes"].get<double>();
+  const double b = dram_bytes(cli_json("simulate '" + model + "' --machine h200 --json"));
+  const nlohmann::json c = cli_json("simulate '" + model + "' --machine h200 --baseline-recorded " +
+                                    recording + " --recorded-run 1 --json")["comparison"];
+  const nlohmann::json& dram = c["levels"].back();
+  CHECK(dram["a"].get<double>() == recorded_dram);
+  CHECK(dram["b"].get<double>() == b);
+  CHECK(c["a"].get<std::string>().find("recorded " + run["suite"].get<std::string>()) == 0);
+  CHECK(c["tensors"].empty());
+  CHECK(c["time"]["a"].get<double>() ==
+        doctest::Approx(run["measured"]["time_ns"].get<double>() * 1e-9));
+
+  // A run the recording does not have, and a file that is not a recording.
+  const auto bad = run_command_split(std::string("'") + TILESCOPE_CLI_PATH + "' simulate '" +
+                                     model + "' --machine h200 --baseline-recorded " + recording +
+                                     " --recorded-run 4000");
+  CHECK(bad.code == 1);
+  CHECK(bad.err.find("--recorded-run 4000") != std::string::npos);
+  const auto missing = run_command_split(std::string("'") + TILESCOPE_CLI_PATH + "' simulate '" +
+                                         model + "' --baseline-recorded no-such.json");
+  CHECK(missing.code == 1);
+  CHECK(missing.err.find("no-such.json") != std::string::npos);
 }

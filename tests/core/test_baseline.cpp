@@ -9,6 +9,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
+#include <map>
 #include <string>
 
 using namespace tilescope::core;
@@ -81,8 +83,9 @@ TEST_CASE("the comparison puts A beside B per level, per tensor and in time") {
   CHECK(std::isinf(row(c.tensors, "DRAM", "bytes", "u").relative()));
   CHECK(row(c.tensors, "L1", "misses", "t").b == 0);
   CHECK(row(c.tensors, "L1", "misses", "t").a == 50);
-  CHECK(c.time.a == 2e-3);
-  CHECK(c.time.relative() == doctest::Approx(-0.5));
+  REQUIRE(c.time);
+  CHECK(c.time->a == 2e-3);
+  CHECK(c.time->relative() == doctest::Approx(-0.5));
   // JSON: null for an infinite change, numbers otherwise.
   const nlohmann::json j = comparison_json(c);
   CHECK(j["levels"].size() == 3);
@@ -198,4 +201,148 @@ TEST_CASE("a session keeps baseline A and simulates it again on restore") {
   CHECK(session_from_json(again, bad).find("baseline is not an object") != std::string::npos);
   CHECK_FALSE(again.workbench.baseline);
   CHECK(again.workbench.history->size() == 2);
+}
+
+namespace {
+
+// A recorded run with the counters named, as a recording's JSON holds them.
+tilescope::kernels::CounterRun recorded_run(std::map<std::string, double> measured) {
+  tilescope::kernels::CounterRun run;
+  run.suite = "sgemm";
+  run.version = 3;
+  run.name = "smem_tiled";
+  run.m = run.n = run.k = 256;
+  run.measured = std::move(measured);
+  return run;
+}
+
+// L1, L2 and DRAM, as a GPU machine's result has them.
+MemoryResult three_levels(const std::string& machine) {
+  MemoryResult r;
+  r.machine = machine;
+  r.levels = {{"L1", 1024, 0, counters(1000, 300, 4000, 0), {}},
+              {"L2", 4096, 0, counters(300, 100, 9600, 640), {}},
+              {"DRAM", 0, 0, counters(100, 0, 6400, 640), {}}};
+  r.roofline.seconds = 2e-6;
+  r.roofline.binding = "DRAM";
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a recorded run against B: ncu's L2 sectors and DRAM bytes, cachegrind's misses") {
+  const MemoryResult b = three_levels("h200");
+  // ncu: L2 sectors × 32 B against B's L2 bytes; DRAM bytes; its time beside B's bound.
+  const auto ncu = recorded_run({{"l1_load_sectors", 999},
+                                 {"l2_read_sectors", 250},
+                                 {"l2_write_sectors", 50},
+                                 {"dram_read_bytes", 5000},
+                                 {"dram_write_bytes", 1000},
+                                 {"time_ns", 4000}});
+  const Comparison c = compare_recording(ncu, "ncu", "NVIDIA H200", b, "A", "B");
+  REQUIRE(c.levels.size() == 2);  // L1 is not compared: sectors against bytes asked for
+  CHECK(row(c.levels, "L2", "bytes").a == 32 * 300);
+  CHECK(row(c.levels, "L2", "bytes").b == 9600 + 640);
+  CHECK(row(c.levels, "DRAM", "bytes").a == 6000);
+  CHECK(row(c.levels, "DRAM", "bytes").b == 7040);
+  REQUIRE(c.time);
+  CHECK(c.time->a == doctest::Approx(4e-6));
+  CHECK(c.time->b == 2e-6);
+  CHECK(c.time_label == "A measured, B bound");
+  CHECK(c.tensors.empty());
+  CHECK(c.notes.front() ==
+        "A was measured by Nsight Compute on NVIDIA H200; B is simulated on h200");
+  CHECK(c.notes.size() == 3);  // B states no FLOPs: no size note
+  CHECK(comparison_json(c)["time"]["label"] == "A measured, B bound");
+  CHECK(comparison_text(c).find("per tensor") == std::string::npos);
+
+  // Without a time or L2 counters: no time row, and the missing counter is no row.
+  const Comparison d =
+      compare_recording(recorded_run({{"dram_read_bytes", 10}, {"dram_write_bytes", 0}}), "ncu",
+                        "a GPU", b, "A", "B");
+  CHECK(d.levels.size() == 1);
+  CHECK_FALSE(d.time);
+  CHECK(comparison_json(d)["time"].is_null());
+
+  // cachegrind: D1 against B's first cache, LL against its last, in misses.
+  const Comparison g = compare_recording(recorded_run({{"d1_misses", 280}, {"ll_misses", 120}}),
+                                         "cachegrind", "this CPU", b, "A", "B");
+  REQUIRE(g.levels.size() == 2);
+  CHECK(row(g.levels, "L1", "misses").a == 280);
+  CHECK(row(g.levels, "L1", "misses").b == 300);
+  CHECK(row(g.levels, "L2", "misses").a == 120);
+  CHECK(row(g.levels, "L2", "misses").b == 100);
+  CHECK_FALSE(g.time);
+  // B's kernel does other FLOPs than A's 2·256³: said.
+  MemoryResult small = b;
+  small.flops = 1000;
+  const Comparison sized = compare_recording(ncu, "ncu", "NVIDIA H200", small, "A", "B");
+  CHECK(sized.notes.size() == 4);
+  CHECK(sized.notes[1].find("the problems differ in size: A's GEMM does 33.6 MFLOP") == 0);
+
+  // The Roofline view's point: 2·256³ FLOPs, 6000 B, 4 µs.
+  const std::optional<RecordedPoint> p = recorded_point(ncu);
+  REQUIRE(p);
+  CHECK(p->flops == 2.0 * 256 * 256 * 256);
+  CHECK(p->dram_bytes == 6000);
+  CHECK(p->seconds == doctest::Approx(4e-6));
+  CHECK_FALSE(recorded_point(recorded_run({{"d1_misses", 1}})));
+}
+
+TEST_CASE("baseline pin-recorded: a recorded H200 run is A, kept in the session") {
+  AppState state = test::state_for(kModel);
+  Workbench& wb = state.workbench;
+  workbench_load_recorded(wb, "assets/recorded");  // tests run from the source tree
+  REQUIRE(test::run(state, "machine h200") == "");
+  const auto* rec = counters_for_machine_kind(wb.counters_recorded, "gpu", "h200");
+  REQUIRE(rec);
+  CHECK(rec->first.find("h200") != std::string::npos);
+  // The recording's run 2, read from its JSON here, not through the report's loader.
+  std::ifstream in(rec->first);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  const nlohmann::json& run = doc["runs"][2];
+  const double dram = run["measured"]["dram_read_bytes"].get<double>() +
+                      run["measured"]["dram_write_bytes"].get<double>();
+  const double l2 = 32 * (run["measured"]["l2_read_sectors"].get<double>() +
+                          run["measured"]["l2_write_sectors"].get<double>());
+
+  REQUIRE(test::run(state, "baseline pin-recorded 2") == "");
+  REQUIRE(wb.baseline);
+  REQUIRE(wb.baseline->recording);
+  CHECK(wb.baseline->ready());
+  CHECK(wb.baseline->label.find("recorded " + run["suite"].get<std::string>() + " ") == 0);
+  CHECK(baseline_state_json(wb)["recording"]["run"] == 2);
+  CHECK(baseline_state_json(wb)["dram_bytes"] == dram);
+  REQUIRE(test::run(state, "simulate") == "");
+  test::wait_jobs(state);
+  const std::optional<Comparison> c = workbench_comparison(wb);
+  REQUIRE(c);
+  const std::string memory = wb.memory_result()->levels.back().name;  // "HBM3e"
+  CHECK(row(c->levels, memory, "bytes").a == dram);
+  CHECK(row(c->levels, memory, "bytes").b == double(wb.memory_result()->dram_bytes()));
+  CHECK(row(c->levels, "L2", "bytes").a == l2);
+  REQUIRE(c->time);
+  CHECK(c->time->a == doctest::Approx(run["measured"]["time_ns"].get<double>() * 1e-9));
+  CHECK(test::run(state, "baseline run-cpu").find("A is a recording") != std::string::npos);
+  CHECK(command_to_string(parse_command("baseline pin-recorded 4")) == "baseline pin-recorded 4");
+  CHECK_THROWS_AS(parse_command("baseline pin-recorded"), CommandError);
+  CHECK(test::run(state, "baseline pin-recorded 999").find("runs (0 to") != std::string::npos);
+  CHECK(wb.baseline->recording->run == 2);  // a refused pin keeps A
+
+  // The session keeps the file and the run; a restore pins it again.
+  const nlohmann::json saved = session_to_json(state);
+  CHECK(saved["baseline"]["recording"]["run"] == 2);
+  AppState restored = test::state_for(kModel);
+  workbench_load_recorded(restored.workbench, "assets/recorded");
+  CHECK(session_from_json(restored, saved) == "");
+  REQUIRE(restored.workbench.baseline);
+  REQUIRE(restored.workbench.baseline->recording);
+  CHECK(restored.workbench.baseline->recording->run == 2);
+  CHECK(restored.workbench.baseline->label == wb.baseline->label);
+
+  // No recording loaded: said, and nothing pinned.
+  AppState bare = test::state_for(kModel);
+  CHECK(test::run(bare, "baseline pin-recorded 0").find("no cachegrind counters recording") !=
+        std::string::npos);
+  CHECK_FALSE(bare.workbench.baseline);
 }

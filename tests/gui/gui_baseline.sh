@@ -6,7 +6,8 @@
 # them, B's as the Memory view shows them, and Δ = B − A, with the fused-away intermediate matmul0
 # a tensor only A has. Then the history's "A" button of entry 0 pins the default lowering from the
 # fused schedule (simulated by the baseline's own job, to the same bytes); "Clear A" forgets it;
-# the Timings panel's "Run A on this CPU" times A; a saved session restores A; 200 % type.
+# the Timings panel's "Run A on this CPU" times A; a saved session restores A; 200 % type. Last,
+# on h200, a recorded ncu run pinned as A from the Memory view's predicted-vs-measured section.
 # Writes screenshots of the Memory, Roofline and Timings views with a baseline.
 # usage: gui_baseline.sh TILESCOPE GUI_PNG_CHECK GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped)
 set -euo pipefail
@@ -141,4 +142,38 @@ expect restored /baseline/ready true
 restored_a=$(num restored /baseline/dram_bytes)
 same "$restored_a" "$a_bytes" || fail "restored: A has $restored_a bytes, expected $a_bytes"
 echo "session restored A ($restored_a bytes); 200 % screenshot written"
+
+# A recording as A: on h200, the Memory view's "Predicted vs measured" section's "Pin as A" pins
+# the recorded run shown (run 0 of the H200's ncu recording); A's DRAM bytes must be the
+# recording's own (read from its file here), B's the Memory view's.
+run_fresh rec-probe "machine h200
+view memory
+$settled
+write-layout OUT/rec-probe.layout.json
+wait-frames 1"
+pin_rec=$("$query" "$out/rec-probe.layout.json" --widget memory.measured.pin) ||
+  fail "no 'Pin as A' button in the Memory view's predicted-vs-measured section"
+run_fresh recorded "machine h200
+view memory
+$settled
+click $pin_rec
+wait-frames 2
+$settled
+screenshot OUT/memory-baseline-recorded.png
+wait-frames 1
+click $roofline_tab
+wait-frames 3
+screenshot OUT/roofline-baseline-recorded.png
+wait-frames 1"
+expect recorded /baseline/recording/run 0
+file=$(num recorded /baseline/recording/file)
+rd=$("$query" "$file" /runs/0/measured/dram_read_bytes) || fail "no DRAM reads in $file's run 0"
+wr=$("$query" "$file" /runs/0/measured/dram_write_bytes) || fail "no DRAM writes in $file's run 0"
+rec_dram=$(awk -v r="$rd" -v w="$wr" 'BEGIN { printf "%.0f", r + w }')
+last=$(num recorded /baseline/comparison/levels | grep -o '"level"' | wc -l)
+rec_a=$(num recorded /baseline/comparison/levels/$((last - 1))/a)
+rec_b=$(num recorded /baseline/comparison/levels/$((last - 1))/b)
+same "$rec_a" "$rec_dram" || fail "recorded A has $rec_a DRAM bytes, the recording $rec_dram"
+same "$rec_b" "$(num recorded /memory/dram_bytes)" || fail "B's DRAM bytes $rec_b are not the Memory view's"
+echo "recorded run 0 as A: DRAM $rec_a B (the recording's), B $rec_b B"
 echo "PASS"

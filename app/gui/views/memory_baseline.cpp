@@ -70,9 +70,11 @@ void draw_baseline_section(ViewContext& ctx) {
   }
   const Workbench::Baseline& a = *wb.baseline;
   ImGui::PushFont(ctx.fonts.ui_bold);
-  text_wrapped("Baseline A: %s, on %s", a.label.c_str(), a.machine.c_str());
+  if (a.recording)  // its label names the device
+    text_wrapped("Baseline A: %s", a.label.c_str());
+  else
+    text_wrapped("Baseline A: %s, on %s", a.label.c_str(), a.machine.c_str());
   ImGui::PopFont();
-  ImGui::SameLine();
   if (ImGui::SmallButton("Clear A")) ctx.push(command_from("baseline clear"));
   note_widget("memory.baseline.clear");
   if (a.key != wb.memory_key()) {  // B is another schedule (or machine): it may become A
@@ -86,7 +88,7 @@ void draw_baseline_section(ViewContext& ctx) {
     ImGui::PopStyleColor();
     return;
   }
-  if (!a.result) {
+  if (!a.ready()) {
     job_progress_line(ctx, "Simulating A…",
                       wb.baseline_job.running() ? wb.baseline_job.fraction() : 0, "");
     return;
@@ -96,19 +98,25 @@ void draw_baseline_section(ViewContext& ctx) {
   for (const std::string& n : c->notes) disabled_wrapped("%s", n.c_str());
   if (begin_compare_table("baseline.levels", "level")) {
     for (const CompareRow& r : c->levels) compare_row(p, r.level + " " + r.what, r);
-    compare_row(p, "roofline bound", c->time);
+    if (c->time) compare_row(p, c->time_label, *c->time);
     ImGui::EndTable();
   }
   note_widget("memory.baseline.table");
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("A: %s\nB: %s\nroofline bound: A by %s, B by %s", c->a_label.c_str(),
-                      c->b_label.c_str(), c->a_binding.c_str(), c->b_binding.c_str());
+    ImGui::SetTooltip("A: %s\nB: %s\n%s: A by %s, B by %s", c->a_label.c_str(), c->b_label.c_str(),
+                      c->time_label.c_str(), c->a_binding.c_str(), c->b_binding.c_str());
 }
 
 void draw_baseline_tensors(ViewContext& ctx) {
   const std::optional<Comparison> c = workbench_comparison(ctx.state.workbench);
   if (!c) return;
   section_heading(ctx, "Per tensor against A");
+  if (c->tensors.empty()) {
+    disabled_wrapped("%s", ctx.state.workbench.baseline->recording
+                               ? "A is a recording: it has no per-tensor counts."
+                               : "Neither A nor B moves a tensor's bytes.");
+    return;
+  }
   if (begin_compare_table("baseline.tensors", "tensor")) {
     for (const CompareRow& r : c->tensors) compare_row(ctx.palette, r.tensor + " " + r.level, r);
     ImGui::EndTable();
@@ -128,9 +136,20 @@ void draw_baseline_timings(ViewContext& ctx) {
     return it->second.median_ms / 1e3;
   };
   const std::optional<Comparison> c = workbench_comparison(wb);
+  if (a.recording) {
+    disabled_wrapped(
+        "A was measured on %s, not on this computer: its time stands beside B's roofline bound "
+        "on %s. Run B on the GPU (tilescope-cli run --gpu) for a measured pair.",
+        a.recording->device.c_str(), a.machine.c_str());
+    if (c && c->time && begin_compare_table("baseline.time", "time")) {
+      compare_row(ctx.palette, c->time_label, *c->time);
+      ImGui::EndTable();
+    }
+    return;
+  }
   const std::optional<double> ma = measured(a.schedule_key), mb = measured(wb.schedule_key());
   if (begin_compare_table("baseline.time", "time")) {
-    if (c) compare_row(ctx.palette, "roofline bound", c->time);
+    if (c && c->time) compare_row(ctx.palette, c->time_label, *c->time);
     if (ma && mb) compare_row(ctx.palette, "measured here", {"time", "", "seconds", *ma, *mb});
     ImGui::EndTable();
   }

@@ -84,7 +84,10 @@ void draw_measured_section(ViewContext& ctx) {
 
   const int count = int(report.runs.size());
   const int chosen = std::clamp(ctx.state.controls.views.measured_run, 0, count - 1);
-  ImGui::SetNextItemWidth(-1);
+  const char* pin_label = "Pin as A";
+  ImGui::SetNextItemWidth(-(ImGui::CalcTextSize(pin_label).x +
+                            2 * ImGui::GetStyle().FramePadding.x +
+                            ImGui::GetStyle().ItemSpacing.x));
   if (ImGui::BeginCombo("##measured-run", counter_run_label(report.runs[size_t(chosen)]).c_str())) {
     for (int i = 0; i < count; ++i) {
       if (ImGui::Selectable(counter_run_label(report.runs[size_t(i)]).c_str(), i == chosen))
@@ -96,8 +99,18 @@ void draw_measured_section(ViewContext& ctx) {
   note_widget("memory.measured-run");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Which recorded kernel to compare (%d runs in this recording)", count);
-
   const kernels::CounterRun& run = report.runs[size_t(chosen)];
+  ImGui::SameLine();
+  ImGui::BeginDisabled(run.error.has_value());
+  if (ImGui::Button(pin_label))
+    ctx.push(command_from("baseline pin-recorded " + std::to_string(chosen)));
+  ImGui::EndDisabled();
+  note_widget("memory.measured.pin");
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(
+        "Pin this measured kernel as baseline A: the Memory view then shows its measured\n"
+        "L2 and DRAM traffic (and time) beside your schedule's, B, as you change it.");
+
   if (run.error) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(ctx.palette.error));
     text_wrapped("This run did not complete: %s", run.error->c_str());

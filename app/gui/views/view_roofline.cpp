@@ -9,6 +9,7 @@
 #include "app/gui/views/views.h"
 #include "app/gui/widgets/text_wrap.h"
 
+#include "app/core/baseline.h"
 #include "app/core/format.h"
 #include "app/core/label_place.h"
 
@@ -279,11 +280,24 @@ std::string draw_level_points(const Chart& c, const Palette& p, const std::vecto
 std::string draw_baseline_point(const Chart& c, const Palette& p, const Workbench& wb,
                                 const predict::Machine& m, double peak, double dram_bw,
                                 const std::vector<ImVec2>& pts, std::vector<Rect>& placed_text) {
-  if (!wb.baseline || !wb.baseline->result) return "";
-  const MemoryResult& a = *wb.baseline->result;
-  if (a.machine != m.name) return "; baseline A ran on " + a.machine + " and is not drawn here";
-  const double i = std::clamp(a.intensity(), std::pow(10.0, c.xmin), std::pow(10.0, c.xmax));
-  const ImVec2 pt(c.px(i), c.py(dram_bw > 0 ? std::min(peak, i * dram_bw) : peak));
+  if (!wb.baseline || !wb.baseline->ready()) return "";
+  const Workbench::Baseline& base = *wb.baseline;
+  if (base.machine != m.name)
+    return "; baseline A " + std::string(base.recording ? "was pinned" : "ran") + " on " +
+           base.machine + " and is not drawn here";
+  // A schedule sits on the roof at its intensity; a recorded run where it was measured.
+  double intensity = 0, flops_per_s = 0;
+  if (base.recording) {
+    const std::optional<RecordedPoint> r = recorded_point(base.recording->data);
+    if (!r) return "; baseline A's recording lacks DRAM bytes or a time and is not drawn";
+    intensity = r->flops / r->dram_bytes;
+    flops_per_s = r->flops / r->seconds;
+  } else {
+    intensity = base.result->intensity();
+  }
+  const double i = std::clamp(intensity, std::pow(10.0, c.xmin), std::pow(10.0, c.xmax));
+  if (!base.recording) flops_per_s = dram_bw > 0 ? std::min(peak, i * dram_bw) : peak;
+  const ImVec2 pt(c.px(i), c.py(flops_per_s));
   c.dl->AddCircle(pt, c.em * 0.65f, p.text, 0, 2.0f * p.line_scale);
   std::vector<Rect> obstacles = placed_text;
   for (const ImVec2& q : pts)
@@ -297,9 +311,12 @@ std::string draw_baseline_point(const Chart& c, const Palette& p, const Workbenc
     c.dl->AddText(ImVec2(spot->x, spot->y), p.text, "A");
     placed_text.push_back(*spot);
   }
-  char intensity[32];
-  std::snprintf(intensity, sizeof intensity, "%.2f FLOP/B", a.intensity());
-  return "; ring A: baseline A (" + wb.baseline->label + ") at " + intensity;
+  char where[64];
+  std::snprintf(where, sizeof where, "%.2f FLOP/B", intensity);
+  if (base.recording)
+    return "; ring A: baseline A (" + base.label + ") at " + where + ", " + format_si(flops_per_s) +
+           "FLOP/s measured";
+  return "; ring A: baseline A (" + base.label + ") at " + where;
 }
 
 // Draws the FLOP/s measured on this CPU as a diamond, with its label.

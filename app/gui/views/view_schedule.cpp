@@ -107,8 +107,8 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
     if (undone) ImGui::PopStyleColor();
     const bool hovered = ImGui::IsItemHovered();
     ImGui::SameLine();
-    const bool pinned =
-        wb.baseline && wb.baseline->step_count == i && schedule_prefix(wb, i) == wb.baseline->steps;
+    const bool pinned = wb.baseline && !wb.baseline->recording && wb.baseline->step_count == i &&
+                        schedule_prefix(wb, i) == wb.baseline->steps;
     if (pinned) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(p.selection));
     if (ImGui::SmallButton(("A##pin" + std::to_string(i)).c_str()))
       ctx.push(command_from("baseline pin " + std::to_string(i)));
@@ -132,8 +132,7 @@ void draw_schedule_view(ViewContext& ctx, const Rect& rect) {
   ImGui::PopFont();
   if (cursor < wb.step_texts.size()) {
     ImGui::Spacing();
-    text_wrapped(
-        "Greyed steps were undone: Ctrl+Y brings them back; a new step replaces them.");
+    text_wrapped("Greyed steps were undone: Ctrl+Y brings them back; a new step replaces them.");
   }
   ImGui::EndChild();
   ImGui::SameLine();
