@@ -1,8 +1,10 @@
 // `tilescope-cli bench`: runs the real CPU (or GPU) kernel suites, prints the table, writes the
-// JSON; `--show FILE` prints the table of a recorded report without running anything.
+// JSON; `--show FILE` prints the table of a recorded report without running anything (`--csv`:
+// as CSV, the rows the app's exports write).
 #include "build_paths.h"
 #include "commands.h"
 
+#include "app/core/exports.h"
 #include "kernels/counters_predict.h"
 #include "kernels/cpu/bench_report.h"
 #include "kernels/cpu/cpu_bench.h"
@@ -37,6 +39,7 @@ struct BenchFlags {
   bool quick = false;
   std::string out;
   std::string show;
+  bool csv = false;  // with --show: the table as CSV (the app's Export ▸ table)
   bool counters = false;
   std::string sizes;
   std::string predict;
@@ -106,11 +109,18 @@ int run_bench(const BenchFlags& flags) {
   using namespace tilescope::kernels;
   if (!flags.show.empty()) {
     if (CounterReport counters; read_counters(flags.show, counters)) {
-      std::cout << format_counters_table(counters);
+      std::cout << (flags.csv ? core::table_csv(core::measured_report_table(counters))
+                              : format_counters_table(counters));
       return 0;
     }
-    std::cout << format_bench_table(load_bench_report(flags.show));
+    const BenchReport report = load_bench_report(flags.show);
+    std::cout << (flags.csv ? core::table_csv(core::timings_table(nlohmann::json(report)))
+                            : format_bench_table(report));
     return 0;
+  }
+  if (flags.csv) {
+    std::cerr << "bench: --csv goes with --show FILE (a recorded report's table as CSV)\n";
+    return 1;
   }
   if (!flags.twin.empty()) return print_twin(flags);
   if (!flags.predict.empty()) {
@@ -231,6 +241,10 @@ const CommandRegistrar registrar{
       sub.add_option("--show", flags->show,
                      "Print the table of a recorded report (e.g. assets/recorded/cpu-*.json; a "
                      "counters recording prints measured vs predicted counters)");
+      sub.add_flag("--csv", flags->csv,
+                   "With --show: the table as CSV — a timing report's versions (the Timings "
+                   "view's table), or every run of a counters recording with each level's "
+                   "predicted and measured traffic (the Memory view's predicted vs measured)");
       sub.add_flag("--counters", flags->counters,
                    "With --gpu: profile each version of sgemm, gemm_epilogue and grid_order once "
                    "under Nsight Compute and print the counters beside the simulator's "

@@ -173,6 +173,19 @@ Table measured_table(const std::vector<CounterLevelRow>& rows) {
   return t;
 }
 
+Table measured_report_table(const kernels::CounterReport& report) {
+  Table t = measured_table({});
+  t.columns.insert(t.columns.begin(), {"run", "kernel"});
+  for (size_t i = 0; i < report.runs.size(); ++i) {
+    const kernels::CounterRun& run = report.runs[i];
+    for (std::vector<nlohmann::json>& row : measured_table(counter_level_rows(report, run)).rows) {
+      row.insert(row.begin(), {nlohmann::json(i), nlohmann::json(counter_run_label(run))});
+      t.rows.push_back(std::move(row));
+    }
+  }
+  return t;
+}
+
 // [SECTION] What can be exported
 
 const std::vector<ExportEntry>& export_entries() {

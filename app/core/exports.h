@@ -47,6 +47,9 @@ Table autotune_table(const AutotuneGrid& g);
 Table timings_table(const nlohmann::json& report);
 // The Memory view's predicted-vs-measured rows for one recorded run.
 Table measured_table(const std::vector<CounterLevelRow>& rows);
+// Every run of a counters recording: measured_table's rows, each after its run's index and label
+// (`tilescope-cli bench --show FILE --csv`).
+Table measured_report_table(const kernels::CounterReport& report);
 
 // [SECTION] What can be exported
 

@@ -1,5 +1,5 @@
 // `tilescope-cli simulate --csv` (issue #32): the Memory view's tables as CSV hold the numbers the
-// same run prints as JSON.
+// same run prints as JSON; `bench --show --csv` the recorded reports' numbers.
 #include <doctest/doctest.h>
 #include "build_paths.h"
 
@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -69,4 +70,45 @@ TEST_CASE("simulate --csv levels and tensors hold the numbers of simulate --json
                                      "' simulate default --machine tiny --csv everything");
   CHECK(bad.code == 1);
   CHECK(bad.err.find("--csv expects levels or tensors") != std::string::npos);
+}
+
+TEST_CASE("bench --show --csv: a timing report's versions and a counters recording's runs") {
+  // The timings: one row per version of every suite, as the report's JSON has them.
+  const std::string timings = "assets/recorded/gpu-h200-2026-12-02.json";
+  std::ifstream tin(timings);
+  const nlohmann::json report = nlohmann::json::parse(tin);
+  const auto rows = csv_rows(cli("bench --show " + timings + " --csv"));
+  REQUIRE(rows.size() > 1);
+  CHECK(rows[0][0] == "suite");
+  CHECK(rows[0][3] == "median_ms");
+  size_t row = 1;
+  for (const nlohmann::json& suite : report["suites"])
+    for (const nlohmann::json& r : suite["results"]) {
+      REQUIRE(row < rows.size());
+      CHECK(rows[row][0] == suite["name"].get<std::string>());
+      CHECK(std::stoi(rows[row][1]) == r["version"].get<int>());
+      CHECK(std::stod(rows[row][3]) == r["median_ms"].get<double>());
+      ++row;
+    }
+  CHECK(row == rows.size());
+
+  // The counters recording: every run's DRAM row holds its measured bytes read + written.
+  const std::string counters = "assets/recorded/gpu-h200-counters-2026-12-02.json";
+  std::ifstream cin(counters);
+  const nlohmann::json rec = nlohmann::json::parse(cin);
+  size_t dram_rows = 0;
+  for (const auto& r : csv_rows(cli("bench --show " + counters + " --csv"))) {
+    if (r.size() < 5 || r[2] != "DRAM") continue;
+    const nlohmann::json& m = rec["runs"][std::stoul(r[0])]["measured"];
+    CHECK(std::stod(r[4]) ==
+          m["dram_read_bytes"].get<double>() + m["dram_write_bytes"].get<double>());
+    ++dram_rows;
+  }
+  size_t completed = 0;
+  for (const nlohmann::json& r : rec["runs"]) completed += r.contains("error") ? 0 : 1;
+  CHECK(dram_rows == completed);
+
+  const auto alone = run_command_split(std::string("'") + TILESCOPE_CLI_PATH + "' bench --csv");
+  CHECK(alone.code == 1);
+  CHECK(alone.err.find("--csv goes with --show") != std::string::npos);
 }
