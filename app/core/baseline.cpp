@@ -33,10 +33,6 @@ std::string relative_text(const CompareRow& r) {
 
 namespace {
 
-double hit_rate(const memory::Counters& c) {
-  return c.accesses ? double(c.hits) / double(c.accesses) : 0.0;
-}
-
 const LevelResult* find_level(const MemoryResult& r, const std::string& name) {
   for (const LevelResult& l : r.levels)
     if (l.name == name) return &l;
@@ -104,7 +100,7 @@ Comparison compare_results(const MemoryResult& a, const MemoryResult& b, std::st
     } else {
       c.levels.push_back(
           {lb.name, "", "misses", double(la->total.misses), double(lb.total.misses)});
-      c.levels.push_back({lb.name, "", "hit rate", hit_rate(la->total), hit_rate(lb.total)});
+      c.levels.push_back({lb.name, "", "hit rate", la->total.hit_rate(), lb.total.hit_rate()});
     }
   }
   for (size_t i = 0; i + 1 < a.levels.size(); ++i)

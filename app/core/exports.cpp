@@ -41,10 +41,6 @@ std::string csv_field(const nlohmann::json& v) {
   return q + "\"";
 }
 
-double rate(uint64_t part, uint64_t whole) {
-  return whole ? double(part) / double(whole) : 0.0;
-}
-
 nlohmann::json optional_number(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
@@ -78,7 +74,7 @@ Table memory_levels_table(const MemoryResult& r) {
           {}};
   for (const LevelResult& l : r.levels) {
     const memory::Counters& c = l.total;
-    t.rows.push_back({l.name, l.size_bytes, c.accesses, c.hits, c.misses, rate(c.hits, c.accesses),
+    t.rows.push_back({l.name, l.size_bytes, c.accesses, c.hits, c.misses, c.hit_rate(),
                       c.read_bytes, c.write_bytes, c.compulsory, c.capacity, c.conflict});
   }
   return t;

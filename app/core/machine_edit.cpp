@@ -1,6 +1,7 @@
 // The machine editor's text model: fields of a machine file, edited line by line (machine_edit.h).
 #include "app/core/machine_edit.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tilescope::core {
@@ -20,6 +21,12 @@ std::string section_name(const std::string& header) {
   return space == std::string::npos ? inside : trim(inside.substr(space + 1));
 }
 
+// "[level L1]" → "level"; "[sm]" → "sm".
+std::string section_kind(const std::string& header) {
+  std::string inside = trim(header.substr(1, header.find(']') - 1));
+  return inside.substr(0, inside.find(' '));
+}
+
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -32,7 +39,7 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 std::vector<MachineField> machine_fields(const std::string& text) {
   std::vector<MachineField> out;
-  std::string section = "machine";
+  std::string section = "machine", kind = "machine";
   int n = 0;
   for (const std::string& raw : split_lines(text)) {
     ++n;
@@ -40,12 +47,14 @@ std::vector<MachineField> machine_fields(const std::string& text) {
     if (line.empty() || line[0] == '#') continue;
     if (line[0] == '[') {
       section = section_name(line);
+      kind = section_kind(line);
       continue;
     }
     const size_t eq = line.find('=');
     if (eq == std::string::npos) continue;
     MachineField f;
     f.section = section;
+    f.kind = kind;
     f.key = trim(line.substr(0, eq));
     std::string value = line.substr(eq + 1);
     if (const size_t hash = value.find('#'); hash != std::string::npos) {
@@ -108,6 +117,37 @@ void reparse_draft(MachineDraft& d) {
   } catch (const std::exception& e) {
     d.error = e.what();
   }
+}
+
+std::vector<MachineSection> machine_sections(const MachineDraft& d) {
+  std::vector<MachineSection> out = {{"machine", "machine"}};
+  for (const std::string& raw : split_lines(d.text))
+    if (const std::string line = trim(raw); !line.empty() && line[0] == '[')
+      out.push_back({section_name(line), section_kind(line)});
+  return out;
+}
+
+std::vector<predict::MachineKey> machine_missing_keys(const MachineDraft& d,
+                                                      const std::string& section) {
+  std::string kind;
+  for (const MachineSection& s : machine_sections(d))
+    if (s.name == section) kind = s.kind;
+  std::vector<std::string> present;
+  for (const MachineField& f : d.fields)
+    if (f.section == section) present.push_back(f.key);
+  const auto has = [&](const std::string& k) {
+    return std::find(present.begin(), present.end(), k) != present.end();
+  };
+  std::vector<predict::MachineKey> out;
+  for (const predict::MachineKey& k : predict::machine_section_keys(kind)) {
+    if (has(k.key)) continue;
+    // A machine counts cores or SMs, not both.
+    if ((k.key == std::string("cores") || k.key == std::string("sms")) &&
+        (has("cores") || has("sms")))
+      continue;
+    out.push_back(k);
+  }
+  return out;
 }
 
 nlohmann::json machine_draft_json(const MachineDraft& d) {

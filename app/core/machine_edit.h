@@ -20,6 +20,7 @@ namespace tilescope::core {
 
 struct MachineField {
   std::string section;  // "machine" for the header, else the section's name ("L1", "DRAM")
+  std::string kind;     // "machine" for the header, else the section's kind ("level", "memory")
   std::string key, value;
   std::string comment;  // what follows '#' on the line, kept when the value changes
   int line = 0;         // 1-based line in the text
@@ -42,6 +43,18 @@ std::vector<MachineField> machine_fields(const std::string& text);
 // value with a line break or '#').
 std::string set_machine_field(std::string& text, const std::string& section, const std::string& key,
                               const std::string& value);
+
+// The sections of the draft in order (the header "machine" first), with their kinds.
+struct MachineSection {
+  std::string name, kind;
+};
+std::vector<MachineSection> machine_sections(const MachineDraft& d);
+
+// The keys the parser accepts in `section` that the draft's section does not have yet, with an
+// example value each (the editor's "Add a field" menu). The header offers "cores" or "sms" only
+// when it has neither.
+std::vector<predict::MachineKey> machine_missing_keys(const MachineDraft& d,
+                                                      const std::string& section);
 
 // Parses the draft's text again: its fields, and its machine or the parser's message.
 void reparse_draft(MachineDraft& d);

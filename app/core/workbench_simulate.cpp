@@ -114,8 +114,8 @@ MemoryResult simulate_kernel(const schedule::Kernel& k, const graph::Graph& g,
     for (int level = 0; level < h.level_count(); ++level) {
       const memory::Counters c = h.counters(level);
       lines.push_back(h.config().levels[size_t(level)].name + " hit rate " +
-                      format_percent(c.accesses ? double(c.hits) / double(c.accesses) : 0.0) +
-                      " of " + format_si(double(c.accesses)) + " accesses");
+                      format_percent(c.hit_rate()) + " of " + format_si(double(c.accesses)) +
+                      " accesses");
     }
     const memory::Counters d = h.counters(h.level_count());
     lines.push_back(h.config().memory.name + " read " + io::format_bytes(double(d.read_bytes)) +

@@ -75,6 +75,8 @@ struct Counters {
   uint64_t read_bytes = 0;          // bytes of read requests that reached this level
   uint64_t write_bytes = 0;         // bytes of write requests that reached this level
   Counters& operator+=(const Counters& o);
+  // hits / accesses; 0 for a level nothing reached.
+  double hit_rate() const { return accesses ? double(hits) / double(accesses) : 0.0; }
 };
 
 // `c` with accesses = reads + writes and hits = accesses − misses.

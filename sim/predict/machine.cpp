@@ -21,6 +21,73 @@
 
 namespace tilescope::predict {
 
+const std::vector<MachineKey>& machine_section_keys(const std::string& kind) {
+  static const std::vector<MachineKey> header = {{"name", "my-gpu"},
+                                                 {"kind", "gpu"},
+                                                 {"description", "what it is"},
+                                                 {"cores", "8"},
+                                                 {"sms", "132"},
+                                                 {"clock", "1.98 GHz"},
+                                                 {"caches", "host"},
+                                                 {"fma_units", "2"},
+                                                 {"dependent_fma", "4 cycles"},
+                                                 {"smem_per_block", "227 KiB"},
+                                                 {"registers_per_thread", "255"},
+                                                 {"threads_per_block", "1024"},
+                                                 {"warps_per_sm", "64"},
+                                                 {"blocks_per_sm", "32"},
+                                                 {"registers_per_sm", "65536"},
+                                                 {"register_unit", "256"},
+                                                 {"sub_partitions", "4"},
+                                                 {"smem_reserved_per_block", "1 KiB"},
+                                                 {"smem_unit", "128 B"},
+                                                 {"vector", "32 B"},
+                                                 {"vector_registers", "16"}};
+  static const std::vector<MachineKey> level = {{"size", "32 KiB"},
+                                                {"line", "64 B"},
+                                                {"sector", "32 B"},
+                                                {"ways", "8"},
+                                                {"replacement", "lru"},
+                                                {"write", "back"},
+                                                {"write_allocate", "yes"},
+                                                {"writebacks", "below"},
+                                                {"inclusion", "non-inclusive"},
+                                                {"seed", "1"},
+                                                {"bandwidth", "1 TB/s"},
+                                                {"latency", "4 cycles"},
+                                                {"strided_line", "2 ns"},
+                                                {"shared_by", "1"}};
+  static const std::vector<MachineKey> memory = {{"size", "16 GiB"},
+                                                 {"bandwidth", "100 GB/s"},
+                                                 {"latency", "80 ns"},
+                                                 {"strided_line", "2 ns"}};
+  static const std::vector<MachineKey> scratchpad = {
+      {"size", "228 KiB"}, {"banks", "32"},          {"bank_width", "4 B"},
+      {"warp_size", "32"}, {"bandwidth", "10 TB/s"}, {"latency", "23 cycles"}};
+  static const std::vector<MachineKey> none;
+  if (kind == "machine") return header;
+  if (kind == "level") return level;
+  if (kind == "memory") return memory;
+  if (kind == "scratchpad") return scratchpad;
+  return none;
+}
+
+namespace {
+
+// "size, line or seed": the keys of a section of `kind`, for the parser's messages; the header's
+// peak pattern after `after_peak`.
+std::string expected_keys(const std::string& kind, const std::string& after = "") {
+  const std::vector<MachineKey>& keys = machine_section_keys(kind);
+  std::string out;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == keys.size() ? " or " : ", ") + std::string(keys[i].key);
+    if (keys[i].key == after) out += ", 'peak <dtype> <unit>'";
+  }
+  return out;
+}
+
+}  // namespace
+
 MachineError::MachineError(std::string file, int line, const std::string& message)
     : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) +
                          ": error: " + message),
@@ -445,12 +512,8 @@ class Parser {
       } else if (e.key == "vector_registers") {
         m.vector_registers = whole<int64_t>(e, Quantity::Count, 1, 1 << 12);
       } else {
-        fail(e, "unknown key '" + e.key +
-                    "' (expected name, kind, description, cores, sms, clock, caches, fma_units, "
-                    "dependent_fma, 'peak <dtype> <unit>', smem_per_block, registers_per_thread, "
-                    "threads_per_block, warps_per_sm, blocks_per_sm, registers_per_sm, "
-                    "register_unit, sub_partitions, smem_reserved_per_block, smem_unit, vector or "
-                    "vector_registers)");
+        fail(e, "unknown key '" + e.key + "' (expected " +
+                    expected_keys("machine", "dependent_fma") + ")");
       }
     }
     if (m.name.empty()) fail_at(1, "the machine has no 'name = …' line");
@@ -527,8 +590,8 @@ class Parser {
           } else if (e.key == "strided_line")
             m.strided_line_s[s.name] = strided_line(e);
           else
-            fail(e, "unknown key '" + e.key +
-                        "' in [memory] (expected size, bandwidth, latency, strided_line)");
+            fail(e, "unknown key '" + e.key + "' in [memory] (expected " + expected_keys("memory") +
+                        ")");
         }
       } else if (s.kind == "scratchpad") {
         memory::ScratchpadConfig sp;
@@ -547,9 +610,8 @@ class Parser {
           else if (e.key == "latency")
             sp.latency_cycles = latency(e).first;
           else
-            fail(e, "unknown key '" + e.key +
-                        "' in [scratchpad] (expected size, banks, "
-                        "bank_width, warp_size, bandwidth, latency)");
+            fail(e, "unknown key '" + e.key + "' in [scratchpad] (expected " +
+                        expected_keys("scratchpad") + ")");
         }
         if (m.scratchpad) fail_at(s.line, "only one [scratchpad] section is supported");
         m.scratchpad = sp;
@@ -721,10 +783,8 @@ class Parser {
                "writebacks must be 'below' (the default) or 'dropped' (counted, sent nowhere, "
                "as cachegrind models caches)");
       } else
-        fail(e, "unknown key '" + e.key + "' in [level " + s.name +
-                    "] (expected size, line, sector, ways, replacement, write, "
-                    "write_allocate, writebacks, inclusion, seed, bandwidth, latency, "
-                    "strided_line, shared_by)");
+        fail(e, "unknown key '" + e.key + "' in [level " + s.name + "] (expected " +
+                    expected_keys("level") + ")");
     }
     if (!has_size) fail_at(s.line, "level " + s.name + " has no 'size = …'");
     if (!has_ways) fail_at(s.line, "level " + s.name + " has no 'ways = …' (a number or full)");

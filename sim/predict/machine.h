@@ -103,6 +103,17 @@ double parse_quantity(std::string_view text, Quantity kind);
 // Latency: "4 cycles" or "80 ns" → (cycles, ns), one of them 0.
 std::pair<double, double> parse_latency(std::string_view text);
 
+// A key a machine file's section accepts, with an example value (what the machine editor offers
+// for a key the file lacks).
+struct MachineKey {
+  const char* key;
+  const char* example;
+};
+// The keys of a section of `kind`: "machine" (the header, before any section), "level", "memory"
+// or "scratchpad"; empty for another kind. The header's 'peak <dtype> <unit>' is not listed (its
+// key is a pattern). The parser's "unknown key" messages list these.
+const std::vector<MachineKey>& machine_section_keys(const std::string& kind);
+
 // Where this computer's description is read from. The defaults honour $TILESCOPE_SYSFS_ROOT (a
 // folder that stands for `/`: tests and CI point it at a fake or empty tree) and
 // $TILESCOPE_NO_CPUID=1 (skip the CPUID fallback, to reach the generic default).

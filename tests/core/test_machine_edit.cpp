@@ -63,6 +63,48 @@ TEST_CASE("a machine file's fields, set in place or added to their section") {
         std::string::npos);
 }
 
+TEST_CASE("the keys a section lacks: what the editor's Add a field offers") {
+  MachineDraft d;
+  d.text = kText;
+  reparse_draft(d);
+  REQUIRE(d.machine);
+  const auto names = [](const std::vector<tilescope::predict::MachineKey>& keys) {
+    std::string s;
+    for (const auto& k : keys) s += std::string(s.empty() ? "" : ",") + k.key;
+    return s;
+  };
+  // [level L1] has size, line and ways: the other eleven level keys, in the parser's order.
+  CHECK(names(machine_missing_keys(d, "L1")) ==
+        "sector,replacement,write,write_allocate,writebacks,inclusion,seed,bandwidth,latency,"
+        "strided_line,shared_by");
+  CHECK(names(machine_missing_keys(d, "DRAM")) == "bandwidth,latency,strided_line");
+  // The header has name and kind; neither cores nor sms, so both are offered.
+  const std::string header = names(machine_missing_keys(d, "machine"));
+  CHECK(header.rfind("description,cores,sms,clock,", 0) == 0);
+  CHECK(machine_missing_keys(d, "L9").empty());
+  REQUIRE(machine_sections(d).size() == 3);
+  CHECK(machine_sections(d)[1].name == "L1");
+  CHECK(machine_sections(d)[1].kind == "level");
+  CHECK(machine_sections(d)[2].kind == "memory");
+  // Each example value is one the parser accepts: added to its section, the copy still parses.
+  for (const auto& [section, kind] : {std::pair("L1", "level"), std::pair("DRAM", "memory")})
+    for (const auto& k : tilescope::predict::machine_section_keys(kind)) {
+      if (k.key == std::string("size") || k.key == std::string("line") ||
+          k.key == std::string("ways"))
+        continue;
+      MachineDraft e = d;
+      REQUIRE(set_machine_field(e.text, section, k.key, k.example) == "");
+      reparse_draft(e);
+      CAPTURE(k.key);
+      CHECK(e.error == "");
+    }
+  // The parser's own message lists the same keys.
+  MachineDraft bad = d;
+  REQUIRE(set_machine_field(bad.text, "DRAM", "colour", "red") == "");
+  reparse_draft(bad);
+  CHECK(bad.error.find("(expected size, bandwidth, latency or strided_line)") != std::string::npos);
+}
+
 TEST_CASE("machine-edit: refused with the parser's message, saved, and then the machine") {
   AppState state = test::state_for("x: [16]\ny = relu(x)\n");
   REQUIRE(test::run(state, "machine tiny") == "");

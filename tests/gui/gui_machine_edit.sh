@@ -4,6 +4,7 @@
 # message (16 lines do not divide into sets of 3 ways); in a second run L1's size typed as
 # 2 KiB, "Save as… and use" clicked, a path typed into the browser and Save clicked: the machine is
 # then the saved file, the Memory view simulates on it (L1 2 KiB), and the preset is unchanged.
+# Last, a field the copy lacks (L1's sector) added with the "Add a field" row.
 # usage: gui_machine_edit.sh TILESCOPE GUI_JSON_QUERY OUT_DIR   (exit 77 = skipped)
 set -euo pipefail
 with_xvfb="$(cd "$(dirname "$0")" && pwd)/with_xvfb.sh"  # a private display per run
@@ -75,4 +76,33 @@ grep -q '^size = 2 KiB' "$out/tiny-2k.machine" || fail "the saved copy has no 's
 expect saved /memory/machine tiny
 [[ $(cksum <"$preset") == "$before" ]] || fail "the preset tiny.machine was written"
 echo "saved $out/tiny-2k.machine and simulated on it; the preset is unchanged"
+
+# A field the copy lacks, added by mouse: section L1 from the menu (its first missing key,
+# sector, is offered), "32 B" typed, Add clicked.
+add_section=$(at editing machine-edit.add.section)
+add_value=$(at editing machine-edit.add.value)
+add=$(at editing machine-edit.add.button)
+run_fresh add-probe "$start
+click $edit
+wait-frames 3
+click $add_section
+wait-frames 3"
+l1=$(at add-probe machine-edit.add.section.L1)
+run_fresh added "$start
+click $edit
+wait-frames 3
+click $add_section
+wait-frames 3
+click $l1
+wait-frames 3
+click $add_value
+type 32 B
+wait-frames 2
+click $add
+wait-frames 3
+screenshot OUT/machine-edit-added.png
+wait-frames 1"
+expect added /machine_edit/fields/L1.sector "32 B"
+expect added /machine_edit/valid true
+echo "added L1 sector = 32 B by mouse; the copy parses"
 echo "PASS"

@@ -9,6 +9,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -31,11 +32,67 @@ const std::vector<const char*>* choices_for(const std::string& key) {
   return nullptr;
 }
 
-void push_edit(ViewContext& ctx, const MachineField& f, const std::string& value) {
+void push_edit(ViewContext& ctx, const std::string& section, const std::string& key,
+               const std::string& value) {
   Command c;
   c.kind = CommandKind::MachineEdit;
-  c.text = "set " + f.section + " " + f.key + " " + value;
+  c.text = "set " + section + " " + key + " " + value;
   ctx.push(std::move(c));
+}
+
+// The "Add a field" row: a section, one of the keys it lacks, a value, Add. What is being typed
+// lives here until Add (a view-local draft of one line; the copy itself is the workbench's).
+void draw_add_field(ViewContext& ctx, const MachineDraft& d) {
+  static std::string section = "machine", key, value;
+  const float em = ImGui::GetFontSize();
+  const std::vector<MachineSection> sections = machine_sections(d);
+  bool known = false;
+  for (const MachineSection& s : sections) known |= s.name == section;
+  if (!known) section = "machine";
+  const std::vector<predict::MachineKey> keys = machine_missing_keys(d, section);
+  const predict::MachineKey* chosen = nullptr;
+  for (const predict::MachineKey& k : keys)
+    if (key == k.key) chosen = &k;
+  if (!chosen)
+    key = keys.empty() ? "" : keys.front().key, chosen = keys.empty() ? nullptr : &keys.front();
+
+  ImGui::Spacing();
+  ImGui::TextDisabled("Add a field the copy does not have");
+  ImGui::SetNextItemWidth(em * 6);
+  if (ImGui::BeginCombo("##add-section", section.c_str())) {
+    for (const MachineSection& s : sections) {
+      if (ImGui::Selectable(s.name.c_str(), s.name == section)) section = s.name, key.clear();
+      note_widget("machine-edit.add.section." + s.name);
+    }
+    ImGui::EndCombo();
+  }
+  note_widget("machine-edit.add.section");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(em * 9);
+  ImGui::BeginDisabled(keys.empty());
+  if (ImGui::BeginCombo("##add-key", keys.empty() ? "(all present)" : key.c_str())) {
+    for (const predict::MachineKey& k : keys) {
+      if (ImGui::Selectable(k.key, key == k.key)) key = k.key;
+      note_widget(std::string("machine-edit.add.key.") + k.key);
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::EndDisabled();
+  note_widget("machine-edit.add.key");
+  ImGui::SetNextItemWidth(std::max(em * 6, ImGui::GetContentRegionAvail().x - em * 4));
+  ImGui::InputTextWithHint("##add-value", chosen ? chosen->example : "", &value);
+  note_widget("machine-edit.add.value");
+  if (ImGui::IsItemHovered() && chosen)
+    ImGui::SetTooltip("The value of %s in [%s], e.g. %s", chosen->key, section.c_str(),
+                      chosen->example);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!chosen || value.empty());
+  if (ImGui::Button("Add")) {
+    push_edit(ctx, section, key, value);
+    value.clear();
+  }
+  ImGui::EndDisabled();
+  note_widget("machine-edit.add.button");
 }
 
 }  // namespace
@@ -77,11 +134,9 @@ void draw_machine_editor(ViewContext& ctx) {
   ImGui::SameLine();
   if (ImGui::Button("Cancel")) ctx.push(command_from("machine-edit cancel"));
   note_widget("machine-edit.cancel");
+  draw_add_field(ctx, d);
   std::string section;
   for (const MachineField& f : d.fields) {
-    // The header's long descriptions and the per-SM limits are edited in the file; the levels
-    // and main memory are what this editor is for.
-    if (f.section == "machine" && f.key != "name") continue;
     if (f.section != section) {
       section = f.section;
       ImGui::Spacing();
@@ -96,7 +151,7 @@ void draw_machine_editor(ViewContext& ctx) {
     if (const std::vector<const char*>* options = choices_for(f.key)) {
       if (ImGui::BeginCombo("##v", f.value.c_str())) {
         for (const char* o : *options) {
-          if (ImGui::Selectable(o, f.value == o)) push_edit(ctx, f, o);
+          if (ImGui::Selectable(o, f.value == o)) push_edit(ctx, f.section, f.key, o);
           note_widget(widget + "." + o);
         }
         ImGui::EndCombo();
@@ -105,7 +160,8 @@ void draw_machine_editor(ViewContext& ctx) {
       std::string value = f.value;
       // Sent when the field is left or Enter is pressed: a half-typed "2 Ki" is not an error.
       ImGui::InputText("##v", &value, ImGuiInputTextFlags_EnterReturnsTrue);
-      if (ImGui::IsItemDeactivatedAfterEdit() && value != f.value) push_edit(ctx, f, value);
+      if (ImGui::IsItemDeactivatedAfterEdit() && value != f.value)
+        push_edit(ctx, f.section, f.key, value);
     }
     note_widget(widget);
     if (!f.comment.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", f.comment.c_str());

@@ -23,10 +23,6 @@ using namespace tilescope::core;
 
 namespace {
 
-double hit_rate(const memory::Counters& c) {
-  return c.accesses ? static_cast<double>(c.hits) / static_cast<double>(c.accesses) : 0.0;
-}
-
 // Each box's lines: its title (and a cache's miss count beside it), then one line under it.
 struct BoxText {
   std::string title, line2, misses;
@@ -103,13 +99,12 @@ std::vector<BoxText> box_texts(const MemoryResult& r) {
   for (size_t i = 0; i < r.levels.size(); ++i) {
     const LevelResult& l = r.levels[i];
     const bool dram = i + 1 == r.levels.size();
-    texts.push_back(
-        {l.name + (l.size_bytes ? "  " + format_bytes(int64_t(l.size_bytes)) : ""),
-         dram ? "read " + format_bytes(int64_t(l.total.read_bytes)) + ", written " +
-                    format_bytes(int64_t(l.total.write_bytes))
-              : "hit rate " + format_percent(hit_rate(l.total)) + " of " +
-                    format_si(double(l.total.accesses)) + " accesses",
-         dram ? "" : format_thousands(int64_t(l.total.misses)) + " misses"});
+    texts.push_back({l.name + (l.size_bytes ? "  " + format_bytes(int64_t(l.size_bytes)) : ""),
+                     dram ? "read " + format_bytes(int64_t(l.total.read_bytes)) + ", written " +
+                                format_bytes(int64_t(l.total.write_bytes))
+                          : "hit rate " + format_percent(l.total.hit_rate()) + " of " +
+                                format_si(double(l.total.accesses)) + " accesses",
+                     dram ? "" : format_thousands(int64_t(l.total.misses)) + " misses"});
   }
   return texts;
 }
@@ -158,7 +153,7 @@ float draw_memory_boxes(ViewContext& ctx, const Rect& rect, float em, const Memo
     }
     if (!dram) {
       draw_share_bar(dl, ImVec2(tx, y + em * 2.8f), ImVec2(b.x - em * 0.6f, y + em * 3.1f),
-                     hit_rate(l.total), p.bar_bg, p.ok);
+                     l.total.hit_rate(), p.bar_bg, p.ok);
     }
     // The arrow from the level above into this one: the bytes that reached this level.
     const uint64_t bytes = l.total.read_bytes + l.total.write_bytes;
@@ -445,7 +440,7 @@ void draw_result_details(ViewContext& ctx, const MemoryResult& result) {
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s: %s %s accesses, hit rate %s", name.c_str(),
                           format_thousands(int64_t(at(0).accesses)).c_str(),
-                          r->levels[0].name.c_str(), format_percent(hit_rate(at(0))).c_str());
+                          r->levels[0].name.c_str(), format_percent(at(0).hit_rate()).c_str());
       for (size_t i = 0; i <= last; ++i) {
         ImGui::TableNextColumn();
         const memory::Counters c = at(i);
