@@ -220,57 +220,69 @@ const AutotuneGrid* shown_autotune(const Workbench& wb) {
 
 }  // namespace
 
-std::optional<Table> export_table(const AppState& state, const std::string& name,
-                                  std::string& why) {
+namespace {
+
+// The counters recording the Memory view shows for the current machine, if any.
+const std::pair<std::string, kernels::CounterReport>* shown_counters(const Workbench& wb) {
+  const auto* rec =
+      counters_for_machine_kind(wb.counters_recorded, wb.machine ? wb.machine->kind : "cpu",
+                                wb.machine ? wb.machine->name : "");
+  return rec && !rec->second.runs.empty() ? rec : nullptr;
+}
+
+}  // namespace
+
+bool export_ready(const AppState& state, const std::string& name, std::string& why) {
   const Workbench& wb = state.workbench;
   if (name == "memory-levels" || name == "memory-tensors") {
-    const MemoryResult* r = wb.memory_result();
-    if (!r) {
-      why = "the current schedule is not simulated yet (open the Memory view)";
-      return std::nullopt;
-    }
-    return name == "memory-levels" ? memory_levels_table(*r) : memory_tensors_table(*r);
-  }
-  if (name == "baseline") {
-    if (std::optional<Comparison> c = workbench_comparison(wb)) return comparison_table(*c);
+    if (wb.memory_result()) return true;
+    why = "the current schedule is not simulated yet (open the Memory view)";
+  } else if (name == "baseline") {
+    if (wb.baseline && wb.baseline->ready() && wb.memory_result()) return true;
     why = wb.baseline ? "baseline A or the current schedule is still being simulated"
                       : "no baseline is pinned (Memory view: Pin as baseline A)";
-    return std::nullopt;
-  }
-  if (name == "counters") {
+  } else if (name == "counters") {
     if (wb.tiles && wb.tiles_key == wb.tiles_key_now() && wb.tiles->frame_counters.size() > 1)
-      return counters_over_time_table(*wb.tiles);
+      return true;
     why = "no counters over time for this schedule (the Tiles view records them on a CPU machine)";
-    return std::nullopt;
-  }
-  if (name == "autotune") {
-    if (const AutotuneGrid* g = shown_autotune(wb)) return autotune_table(*g);
+  } else if (name == "autotune") {
+    if (shown_autotune(wb)) return true;
     why = "no autotune sweep of this kernel yet (Timings view: Autotune sweep)";
+  } else if (name == "timings") {
+    if (!wb.recorded.empty()) return true;
+    why = "no recorded measurements are loaded";
+  } else if (name == "measured") {
+    if (shown_counters(wb)) return true;
+    why = "no counters recording for this machine";
+  } else {
+    why = "unknown table '" + name + "'";
+  }
+  return false;
+}
+
+std::optional<Table> export_table(const AppState& state, const std::string& name,
+                                  std::string& why) {
+  if (!export_ready(state, name, why)) return std::nullopt;
+  const Workbench& wb = state.workbench;
+  if (name == "memory-levels") return memory_levels_table(*wb.memory_result());
+  if (name == "memory-tensors") return memory_tensors_table(*wb.memory_result());
+  if (name == "baseline") {
+    if (std::optional<Comparison> c = workbench_comparison(wb)) return comparison_table(*c);
+    why = "baseline A or the current schedule is still being simulated";
     return std::nullopt;
   }
+  if (name == "counters") return counters_over_time_table(*wb.tiles);
+  if (name == "autotune") return autotune_table(*shown_autotune(wb));
   if (name == "timings") {
-    if (wb.recorded.empty()) {
-      why = "no recorded measurements are loaded";
-      return std::nullopt;
-    }
     const size_t i =
         size_t(std::clamp(state.controls.views.timings_report, 0, int(wb.recorded.size()) - 1));
     return timings_table(wb.recorded[i].second);
   }
-  if (name == "measured") {
-    const auto* rec =
-        counters_for_machine_kind(wb.counters_recorded, wb.machine ? wb.machine->kind : "cpu",
-                                  wb.machine ? wb.machine->name : "");
-    if (!rec || rec->second.runs.empty()) {
-      why = "no counters recording for this machine";
-      return std::nullopt;
-    }
-    const auto& runs = rec->second.runs;
-    const size_t i = size_t(std::clamp(state.controls.views.measured_run, 0, int(runs.size()) - 1));
-    return measured_table(counter_level_rows(rec->second, runs[i]));
-  }
-  why = "unknown table '" + name + "'";
-  return std::nullopt;
+  // measured
+  const auto& [file, report] = *shown_counters(wb);
+  const size_t i =
+      size_t(std::clamp(state.controls.views.measured_run, 0, int(report.runs.size()) - 1));
+  return measured_table(counter_level_rows(report, report.runs[i]));
 }
 
 std::string export_to_file(AppState& state, const std::string& name, const std::string& path) {

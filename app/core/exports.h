@@ -64,6 +64,9 @@ std::string export_names();
 // The default file name for `name` ("memory-levels.csv", "view-memory.png").
 std::string export_default_name(const AppState& state, const std::string& name);
 
+// Whether the table `name` has something to export now, without building it (the Export menu
+// greys an entry with `why`).
+bool export_ready(const AppState& state, const std::string& name, std::string& why);
 // The table `name` as the app shows it now, or nullopt with `why` ("nothing simulated yet").
 std::optional<Table> export_table(const AppState& state, const std::string& name, std::string& why);
 

@@ -136,6 +136,17 @@ TEST_CASE("the Memory tables hold the simulation's counts, as CSV and as JSON al
   REQUIRE(test::run(state, "autotune sim") == "");
   test::wait_jobs(state);
   for (const char* name : {"baseline", "autotune"}) CHECK(export_both(state, name).size() > 3);
+
+  // The menu's cheap answer agrees with building each table, here and on a fresh state.
+  AppState fresh = test::state_on_big_cache(kModel);
+  for (AppState* s : {&state, &fresh})
+    for (const char* name : {"memory-levels", "memory-tensors", "baseline", "counters", "autotune",
+                             "timings", "measured", "no-such-table"}) {
+      std::string why_ready, why_table;
+      CAPTURE(name);
+      CHECK(export_ready(*s, name, why_ready) == export_table(*s, name, why_table).has_value());
+      CHECK(why_ready == why_table);
+    }
 }
 
 TEST_CASE("the recorded timings and predicted-vs-measured tables: CSV and JSON hold the same rows") {

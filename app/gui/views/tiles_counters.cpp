@@ -20,6 +20,33 @@ namespace tilescope::gui {
 
 using namespace tilescope::core;
 
+namespace {
+
+// Every frame's windows of a recording, computed once per recording: keyed by the workbench's
+// tiles key (the schedule and machine it was recorded for; a new recording may reuse the storage).
+struct WindowsCache {
+  std::string key;
+  const TilesResult* recording = nullptr;
+  size_t frames = 0;
+  std::vector<std::vector<LevelWindow>> windows;
+  uint64_t max_memory_bytes = 1;
+};
+
+const WindowsCache& windows_of(const std::string& key, const TilesResult& t) {
+  static WindowsCache cache;
+  if (cache.key == key && cache.recording == &t && cache.frames == t.frame_counters.size())
+    return cache;
+  cache = WindowsCache{key, &t, t.frame_counters.size(), {}, 1};
+  const size_t memory = t.level_names.size() - 1;
+  for (size_t i = 0; i < t.frame_counters.size(); ++i) {
+    cache.windows.push_back(counters_window(t, i));
+    cache.max_memory_bytes = std::max(cache.max_memory_bytes, cache.windows.back()[memory].bytes);
+  }
+  return cache;
+}
+
+}  // namespace
+
 float tiles_counters_height(float em) {
   return em * 9.5f;
 }
@@ -35,7 +62,7 @@ void draw_tiles_counters(ViewContext& ctx, const TilesResult& t, int frame, ImVe
   const size_t memory = t.level_names.size() - 1;  // main memory is the last level
 
   // The numbers at the cursor: this frame's window.
-  const std::vector<LevelWindow> now = counters_window(t, f);
+  const std::vector<LevelWindow>& now = windows_of(ctx.state.workbench.tiles_key, t).windows[f];
   std::string line =
       "Counters over time on " + t.machine + " · frame " + std::to_string(f) + "'s window: ";
   for (size_t l = 0; l < memory; ++l)
@@ -67,12 +94,9 @@ void draw_tiles_counters(ViewContext& ctx, const TilesResult& t, int frame, ImVe
   const auto px = [&](size_t frame_index) {
     return x0 + (x1 - x0) * float(frame_index) / float(last);
   };
-  uint64_t max_bytes = 1;
-  std::vector<std::vector<LevelWindow>> windows;
-  for (size_t i = 0; i <= size_t(last); ++i) {
-    windows.push_back(counters_window(t, i));
-    max_bytes = std::max(max_bytes, windows.back()[memory].bytes);
-  }
+  const WindowsCache& cache = windows_of(ctx.state.workbench.tiles_key, t);
+  const std::vector<std::vector<LevelWindow>>& windows = cache.windows;
+  const uint64_t max_bytes = cache.max_memory_bytes;
   const float bar_w = std::max(1.0f, (x1 - x0) / float(last) - 1.0f);
   for (size_t i = 1; i <= size_t(last); ++i) {
     const float h = (y1 - y0) * 0.45f * float(double(windows[i][memory].bytes) / double(max_bytes));

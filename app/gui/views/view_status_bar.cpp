@@ -49,7 +49,7 @@ void draw_export_items(ViewContext& ctx) {
     if (!shows(e.name)) continue;
     std::string why;
     const bool ready = std::string(e.name) == "view" || std::string(e.name) == "grade" ||
-                       export_table(state, e.name, why).has_value();
+                       export_ready(state, e.name, why);
     if (!ready && std::string(e.name) == "baseline" && !state.workbench.baseline) continue;
     menu_item(ctx, (std::string(e.what) + "…").c_str(), std::string("files export ") + e.name,
               ready ? "Choose where to write it (the same rows as the JSON the CLI prints)."
