@@ -168,7 +168,7 @@ std::string roofline_text(const predict::Roofline& r) {
 int follow_warp(const SimulateFlags& f, const schedule::Kernel& k, const predict::Machine& machine) {
   int64_t block = 0;
   int warp = 0;
-  {
+  if (!f.follow.empty()) {
     const size_t colon = f.follow.find(':');
     char* end = nullptr;
     const std::string b = f.follow.substr(0, colon);
@@ -194,6 +194,10 @@ int follow_warp(const SimulateFlags& f, const schedule::Kernel& k, const predict
   }
   core::JobProgress progress;
   const core::GpuTilesResult r = core::record_gpu_tiles(k, machine, block, warp, progress);
+  if (f.over_time) {  // the GPU mode's counters over time along the wave, as CSV
+    std::cout << core::table_csv(core::counters_over_time_table(r));
+    return 0;
+  }
   std::printf("machine %s, kernel %s: grid %lldx%lldx%lld = %lld blocks, %d warps each; up to %lld "
               "at once (one per SM): %lld wave%s\n",
               machine.name.c_str(), k.name.c_str(), static_cast<long long>(r.grid[0]),
@@ -574,16 +578,12 @@ int run_model(const SimulateFlags& f) {
     throw schedule::ScheduleError("on machine " + machine.name + ": " + e.what());
   }
   const schedule::Kernel& k = p.kernels.at(size_t(p.current));
-  if (!f.follow.empty()) return follow_warp(f, k, machine);
+  // On a GPU, counters over time follow the GPU mode's wave (block 0, warp 0 unless --follow).
+  if (!f.follow.empty() || (f.over_time && machine.kind == "gpu"))
+    return follow_warp(f, k, machine);
   if (f.has_baseline || !f.baseline_recorded.empty()) return run_baseline(f, g, machine);
   if (f.over_time) {
     // The Tiles view's walk through the machine's caches: a row per animation frame.
-    if (machine.kind == "gpu") {
-      std::cerr << "simulate: --over-time follows the loop nest's walk through a CPU machine's "
-                   "caches; "
-                << machine.name << " is a GPU (choose tiny, host or a CPU .machine file)\n";
-      return 1;
-    }
     if (!simulation_fits(f, k, machine, {},
                          pipeline::size_walk(pipeline::Walk::Tiles, k, &machine)))
       return 1;
@@ -737,7 +737,8 @@ const CommandRegistrar registrar{
                      "comparison");
       sub.add_flag("--over-time", flags->over_time,
                    "Counters over time as CSV: per frame of the Tiles animation's walk, each "
-                   "level's accesses, hits, hit rate and bytes in that window (CPU machines)");
+                   "level's accesses, hits, hit rate and bytes in that window (on a GPU machine, "
+                   "along the GPU mode's wave: block 0, warp 0, or --follow's)");
       sub.add_option("--tensor", flags->tensors,
                      "Label an address range as a tensor: NAME=BASE+BYTES (repeatable)");
       sub.callback([flags, &exit_code] {

@@ -108,7 +108,7 @@ Table comparison_table(const Comparison& c) {
   return t;
 }
 
-Table counters_over_time_table(const TilesResult& r) {
+Table counters_over_time_table(const CountersOverTime& r) {
   Table t{{"frame", "step", "accesses"}, {}};
   for (const std::string& l : r.level_names)
     for (const char* what : {"_accesses", "_hits", "_hit_rate", "_bytes"})
@@ -230,6 +230,14 @@ const std::pair<std::string, kernels::CounterReport>* shown_counters(const Workb
   return rec && !rec->second.runs.empty() ? rec : nullptr;
 }
 
+// The GPU mode's wave for the current pick, when it has counters over time.
+const GpuTilesResult* gpu_counters_shown(const Workbench& wb) {
+  return wb.gpu_tiles && wb.gpu_tiles_key == wb.gpu_tiles_key_now() &&
+                 wb.gpu_tiles->frame_counters.size() > 1
+             ? &*wb.gpu_tiles
+             : nullptr;
+}
+
 }  // namespace
 
 bool export_ready(const AppState& state, const std::string& name, std::string& why) {
@@ -242,9 +250,13 @@ bool export_ready(const AppState& state, const std::string& name, std::string& w
     why = wb.baseline ? "baseline A or the current schedule is still being simulated"
                       : "no baseline is pinned (Memory view: Pin as baseline A)";
   } else if (name == "counters") {
-    if (wb.tiles && wb.tiles_key == wb.tiles_key_now() && wb.tiles->frame_counters.size() > 1)
+    if (wb.tiles_gpu
+            ? gpu_counters_shown(wb) != nullptr
+            : wb.tiles && wb.tiles_key == wb.tiles_key_now() && wb.tiles->frame_counters.size() > 1)
       return true;
-    why = "no counters over time for this schedule (the Tiles view records them on a CPU machine)";
+    why = wb.tiles_gpu ? "the GPU mode has not recorded this pick's wave yet (the Tiles view)"
+                       : "no counters over time for this schedule (the Tiles view records them "
+                         "on a CPU machine, or in its GPU mode)";
   } else if (name == "autotune") {
     if (shown_autotune(wb)) return true;
     why = "no autotune sweep of this kernel yet (Timings view: Autotune sweep)";
@@ -271,7 +283,9 @@ std::optional<Table> export_table(const AppState& state, const std::string& name
     why = "baseline A or the current schedule is still being simulated";
     return std::nullopt;
   }
-  if (name == "counters") return counters_over_time_table(*wb.tiles);
+  if (name == "counters")
+    return counters_over_time_table(wb.tiles_gpu ? *gpu_counters_shown(wb)
+                                                 : static_cast<const CountersOverTime&>(*wb.tiles));
   if (name == "autotune") return autotune_table(*shown_autotune(wb));
   if (name == "timings") {
     const size_t i =

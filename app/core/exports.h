@@ -40,7 +40,7 @@ Table memory_tensors_table(const MemoryResult& r);
 // Baseline A against B (baseline.h).
 Table comparison_table(const Comparison& c);
 // Counters over time (tile_grid.h): a row per frame of the Tiles walk.
-Table counters_over_time_table(const TilesResult& r);
+Table counters_over_time_table(const CountersOverTime& r);
 // The Timings view's autotune sweep, a row per point.
 Table autotune_table(const AutotuneGrid& g);
 // A recorded benchmark report (the Timings view's list), a row per version of every suite.

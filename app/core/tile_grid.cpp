@@ -268,7 +268,7 @@ TilesResult record_tiles(const schedule::Kernel& k, JobProgress& progress,
 
 // [SECTION] Counters over time
 
-std::vector<LevelWindow> counters_window(const TilesResult& r, size_t frame) {
+std::vector<LevelWindow> counters_window(const CountersOverTime& r, size_t frame) {
   std::vector<LevelWindow> out;
   if (frame >= r.frame_counters.size()) return out;
   for (size_t level = 0; level < r.level_names.size(); ++level) {
@@ -285,7 +285,7 @@ std::vector<LevelWindow> counters_window(const TilesResult& r, size_t frame) {
   return out;
 }
 
-nlohmann::json counters_window_json(const TilesResult& r, size_t frame) {
+nlohmann::json counters_window_json(const CountersOverTime& r, size_t frame) {
   nlohmann::json levels = nlohmann::json::array();
   for (const LevelWindow& w : counters_window(r, frame))
     levels.push_back({{"level", w.level},

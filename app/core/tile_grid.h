@@ -65,11 +65,22 @@ struct TileBox {
   int r0 = 0, c0 = 0, r1 = -1, c1 = -1;
   bool empty() const { return r1 < 0; }
 };
-struct TilesResult {
+// Counters over time (issue #32): along an animation's frames, the counters so far per level
+// (closest first, then main memory; before the end's write-back) and the trace accesses so far.
+// The loop-nest walk fills it on a CPU machine (TilesResult), the GPU mode for its wave
+// (GpuTilesResult: the Memory view's GPU hierarchy, fed by every block of the trace).
+struct CountersOverTime {
+  std::vector<uint64_t> frame_step;  // the step each frame was taken at
+  std::string machine;               // "" when the walk ran through no hierarchy
+  std::vector<std::string> level_names;
+  std::vector<uint64_t> frame_accesses;
+  std::vector<std::vector<memory::Counters>> frame_counters;
+};
+
+struct TilesResult : CountersOverTime {
   std::string kernel;
   std::string step_loop;             // the loop whose iterations are the animation's steps
   uint64_t steps = 0;                // iterations of step_loop in the whole run
-  std::vector<uint64_t> frame_step;  // the step each frame was taken at
   std::vector<TileGrid> grids;
   std::vector<std::vector<uint32_t>> frames;  // cumulative accesses per bin
   // Per frame, per grid: the current tile — what the last step before the frame touched (a frame
@@ -77,15 +88,9 @@ struct TilesResult {
   std::vector<std::vector<TileBox>> frame_tiles;
   double peak_per_element = 1;  // the most accesses per element any bin reaches (≥ 1)
 
-  // Counters over time (issue #32), when the walk is given a CPU machine: the same accesses also
-  // run through the machine's hierarchy, and each frame keeps the counters so far per level
-  // (closest first, then main memory; before the end's write-back), the trace accesses so far and
-  // the small levels' set × way grids as they stand then, each way's `age` being the accesses
-  // since the core last touched its line.
-  std::string machine;  // "" when the walk ran through no hierarchy
-  std::vector<std::string> level_names;
-  std::vector<uint64_t> frame_accesses;
-  std::vector<std::vector<memory::Counters>> frame_counters;
+  // When the walk is given a CPU machine, the same accesses also run through the machine's
+  // hierarchy: the counters over time (the base), and per frame the small levels' set × way grids
+  // as they stand then, each way's `age` being the accesses since the core last touched its line.
   std::vector<std::vector<CacheGrid>> frame_grids;
 };
 
@@ -96,11 +101,11 @@ struct LevelWindow {
   uint64_t bytes = 0;  // read + written at this level in the window
   double hit_rate() const { return accesses ? double(hits) / double(accesses) : 0.0; }
 };
-std::vector<LevelWindow> counters_window(const TilesResult& r, size_t frame);
+std::vector<LevelWindow> counters_window(const CountersOverTime& r, size_t frame);
 
 // Frame `frame`'s window as the state JSON gives it: machine, frame, accesses so far, per level
 // accesses, hits, hit rate and bytes.
-nlohmann::json counters_window_json(const TilesResult& r, size_t frame);
+nlohmann::json counters_window_json(const CountersOverTime& r, size_t frame);
 
 // The walk itself (tile_grid.cpp), callable without a thread (the workbench runs it as a job;
 // tests call it directly): the step loop chosen, the frames recorded; throws JobCancelled when

@@ -114,6 +114,9 @@ class GpuTileSink final : public memory::AccessSink {
         m_banks(m.scratchpad ? m.scratchpad->banks : 32),
         m_bank_width(m.scratchpad ? m.scratchpad->bank_width : 4) {
     for (const TileGrid& g : m_r.grids) m_bins += g.bins();
+    for (int level = 0; level < m_main.level_count(); ++level)
+      m_r.level_names.push_back(m_main.config().levels[size_t(level)].name);
+    m_r.level_names.push_back(m_main.config().memory.name);
     m_wave.assign(m_bins, 0);
     m_box.assign(m_r.grids.size(), TileBox{});
     m_picked_warp = int32_t(m_r.block * m_r.warps_per_block + m_r.warp);
@@ -264,6 +267,12 @@ class GpuTileSink final : public memory::AccessSink {
     f.warp = m_warp;
     f.warp_more = m_warp_more;
     m_r.frames.push_back(std::move(f));
+    // Counters over time: the whole hierarchy's counters so far (every block up to here).
+    std::vector<memory::Counters> c;
+    for (int level = 0; level <= m_main.level_count(); ++level) c.push_back(m_main.counters(level));
+    m_r.frame_counters.push_back(std::move(c));
+    m_r.frame_accesses.push_back(m_main.trace_accesses());
+    m_r.frame_step.push_back(step);
     m_p.fraction = std::min(0.99, m_p.fraction + 0.001);
   }
 
@@ -277,10 +286,16 @@ class GpuTileSink final : public memory::AccessSink {
 
   void thin() {
     // Keep frame 0 and every other one after it.
-    std::vector<GpuTilesFrame> kept;
-    for (size_t i = 0; i < m_r.frames.size(); ++i)
-      if (i == 0 || i % 2 == 0) kept.push_back(std::move(m_r.frames[i]));
-    m_r.frames = std::move(kept);
+    const auto keep = [](auto& v) {
+      size_t n = 0;
+      for (size_t i = 0; i < v.size(); i += 2, ++n)
+        if (n != i) v[n] = std::move(v[i]);  // a vector moved onto itself is left empty
+      v.resize(n);
+    };
+    keep(m_r.frames);
+    keep(m_r.frame_counters);
+    keep(m_r.frame_accesses);
+    keep(m_r.frame_step);
     m_every *= 2;
   }
 

@@ -49,8 +49,10 @@ struct GpuTilesFrame {
   uint32_t warp_more = 0;            // instructions beyond kMaxWarpAccessesPerFrame
 };
 
-struct GpuTilesResult {
-  std::string kernel, machine;
+// The base's counters over time: per frame, the counters so far of the Memory view's GPU hierarchy
+// (every block of the trace up to the end of the picked wave).
+struct GpuTilesResult : CountersOverTime {
+  std::string kernel;
   std::array<int64_t, 3> grid{1, 1, 1}, block_dims{1, 1, 1};
   int64_t blocks = 1, resident = 1;  // blocks in the grid, blocks in flight at once
   int64_t block = 0, wave = 0, waves = 1, sm = 0;

@@ -318,6 +318,9 @@ std::string write_state_json(const std::string& path, const AppState& state) {
                               {"wave", g.wave}, {"waves", g.waves}, {"resident", g.resident},
                               {"sm", g.sm}, {"warp_sectors", g.warp_sectors},
                               {"warp_ideal_sectors", g.warp_ideal_sectors}};
+    if (g.frame_counters.size() > 1)
+      j["tiles"]["gpu_wave"]["counters"] = counters_window_json(
+          g, size_t(std::clamp(wb.tiles_frame, 0.0, double(g.frame_counters.size() - 1))));
   }
   if (!wb.gpu_tiles_error.empty()) j["tiles"]["gpu_error"] = wb.gpu_tiles_error;
   if (wb.tiles && wb.tiles->frame_counters.size() > 1)

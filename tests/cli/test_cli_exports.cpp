@@ -112,3 +112,31 @@ TEST_CASE("bench --show --csv: a timing report's versions and a counters recordi
   CHECK(alone.code == 1);
   CHECK(alone.err.find("--csv goes with --show") != std::string::npos);
 }
+
+TEST_CASE(
+    "simulate --over-time on a GPU follows the GPU mode's wave; an unbound kernel is refused") {
+  const std::string model =
+      tilescope::test::write_scratch_file("over_time_gpu.model",
+                                          "x: [64, 64]\nW: [64, 64] weight\ny = x @ W.T\n")
+          .string();
+  const std::string steps =
+      "tile(i, 8); tile(j, 32); reorder(i.o, j.o, i.i, j.i, k); bind(i.o, block.y); "
+      "bind(j.o, block.x); bind(i.i, thread.y); bind(j.i, thread.x)";
+  const auto rows = csv_rows(
+      cli("simulate '" + model + "' --machine minigpu --apply '" + steps + "' --over-time"));
+  REQUIRE(rows.size() > 3);
+  CHECK(rows[0][3] == "L1_accesses");
+  // Frame 0 is the wave's start (block 0's wave is the first: nothing before it); the accesses
+  // so far grow by each frame's L1 window (every global access reaches L1 first).
+  CHECK(rows[1][2] == "0");
+  for (size_t r = 2; r < rows.size(); ++r)
+    CHECK(std::stoull(rows[r][2]) >= std::stoull(rows[r - 1][2]) + std::stoull(rows[r][3]));
+  // Following block 9 (the second wave): frame 0 then holds the first wave's accesses.
+  const auto second = csv_rows(cli("simulate '" + model + "' --machine minigpu --apply '" + steps +
+                                   "' --over-time --follow 9"));
+  CHECK(std::stoull(second[1][2]) > 0);
+  const auto unbound = run_command_split(std::string("'") + TILESCOPE_CLI_PATH + "' simulate '" +
+                                         model + "' --machine minigpu --over-time");
+  CHECK(unbound.code == 1);
+  CHECK(unbound.err.find("GPU tiles") != std::string::npos);
+}

@@ -3,6 +3,9 @@
 // (a fully associative L1, an L2 larger than the three matrices), so what each level holds is
 // exactly what the blocks that ran before have touched.
 #include "app/core/tiles_gpu.h"
+#include "sim/memory/hierarchy.h"
+#include "sim/predict/simulate.h"
+#include "sim/schedule/trace.h"
 
 #include "tests/core/workbench_fixtures.h"
 
@@ -195,4 +198,76 @@ TEST_CASE("tiles gpu: the commands pick, record and play through the workbench")
 }
 
 }  // namespace
+}  // namespace tilescope::core
+
+namespace tilescope::core {
+
+TEST_CASE("tiles gpu: counters over time along the wave, by hand count and by re-simulation") {
+  AppState state = test::state_for(kGemm);
+  const schedule::Kernel& k = kernel_after(state, kRowsToBlocks);
+  const predict::Machine m = roomy_gpu();
+  JobProgress progress;
+  const GpuTilesResult r = record_gpu_tiles(k, m, 5, 2, progress);
+  REQUIRE(r.level_names == std::vector<std::string>{"L1", "L2", "DRAM"});
+  REQUIRE(r.frame_counters.size() == r.frames.size());
+  REQUIRE(r.frame_accesses.size() == r.frames.size());
+  // Each warp makes 32 × (1 sector of A + 4 of B) loads and 4 sector stores of its C row: 164
+  // global accesses; a block has 4 warps. Frame 0 is wave 1's start: wave 0's 4 blocks are done.
+  const uint64_t per_block = 4 * (32 * (1 + 4) + 4);
+  CHECK(r.frame_counters.front()[0].accesses == 4 * per_block);
+  // The last frame: all 8 blocks. The L1 (16 KiB, fully associative) keeps A and B (8 KiB): each
+  // of their 2 × 128 sectors misses once; C's 128 stores do not allocate (write-through, no
+  // write-allocate) and miss.
+  const memory::Counters& l1 = r.frame_counters.back()[0];
+  CHECK(l1.accesses == 8 * per_block);
+  CHECK(l1.misses == 256 + 128);
+  CHECK(l1.hits == l1.accesses - l1.misses);
+  // The windows add up to the last frame's counters from frame 0's.
+  uint64_t accesses = r.frame_counters.front()[0].accesses;
+  for (size_t f = 1; f < r.frame_counters.size(); ++f)
+    accesses += counters_window(r, f)[0].accesses;
+  CHECK(accesses == l1.accesses);
+  // A long wave is thinned to kMaxGpuTileFrames: every kept frame keeps its counters and its
+  // picture (frame 0 included: thinning once moved it onto itself and emptied it).
+  AppState big = test::state_for("A: [32, 1024]\nB: [1024, 32]\nC = A @ B\n");
+  const GpuTilesResult t = record_gpu_tiles(kernel_after(big, kRowsToBlocks), m, 0, 0, progress);
+  CHECK(t.frames.size() <= size_t(kMaxGpuTileFrames));
+  CHECK(t.frames.size() > size_t(kMaxGpuTileFrames) / 2);
+  REQUIRE(t.frame_counters.size() == t.frames.size());
+  CHECK(t.frame_step.size() == t.frames.size());
+  for (size_t f = 0; f < t.frames.size(); ++f) {
+    CAPTURE(f);
+    REQUIRE(t.frame_counters[f].size() == 3);
+    CHECK(t.frames[f].l2.size() == t.frames.back().l2.size());
+    if (f > 0) CHECK(t.frame_accesses[f] > t.frame_accesses[f - 1]);
+  }
+  // Re-simulation: the same trace into a fresh hierarchy, stopped where frame 0 and the last frame
+  // were taken, holds the same counters at every level.
+  struct Stop : memory::AccessSink {
+    memory::Hierarchy h;
+    uint64_t stop, seen = 0;
+    Stop(const predict::Machine& m, uint64_t stop) : h(m.hierarchy()), stop(stop) {}
+    void access(const memory::Access& a) override {
+      if (seen++ < stop) h.access(a);
+    }
+  };
+  for (size_t f : {size_t(0), r.frames.size() / 2, r.frames.size() - 1}) {
+    Stop s(m, r.frame_accesses[f]);
+    schedule::TraceOptions to = predict::trace_options_for(m);
+    to.lane_detail = true;
+    to.step_loop = r.step_loop;
+    schedule::trace_kernel(k, s, to);
+    CAPTURE(f);
+    for (int level = 0; level <= s.h.level_count(); ++level) {
+      const memory::Counters c = s.h.counters(level);
+      const memory::Counters& g = r.frame_counters[f][size_t(level)];
+      CHECK(c.accesses == g.accesses);
+      CHECK(c.hits == g.hits);
+      CHECK(c.misses == g.misses);
+      CHECK(c.read_bytes == g.read_bytes);
+      CHECK(c.write_bytes == g.write_bytes);
+    }
+  }
+}
+
 }  // namespace tilescope::core

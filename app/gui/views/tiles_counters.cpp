@@ -26,13 +26,13 @@ namespace {
 // tiles key (the schedule and machine it was recorded for; a new recording may reuse the storage).
 struct WindowsCache {
   std::string key;
-  const TilesResult* recording = nullptr;
+  const CountersOverTime* recording = nullptr;
   size_t frames = 0;
   std::vector<std::vector<LevelWindow>> windows;
   uint64_t max_memory_bytes = 1;
 };
 
-const WindowsCache& windows_of(const std::string& key, const TilesResult& t) {
+const WindowsCache& windows_of(const std::string& key, const CountersOverTime& t) {
   static WindowsCache cache;
   if (cache.key == key && cache.recording == &t && cache.frames == t.frame_counters.size())
     return cache;
@@ -51,8 +51,8 @@ float tiles_counters_height(float em) {
   return em * 9.5f;
 }
 
-void draw_tiles_counters(ViewContext& ctx, const TilesResult& t, int frame, ImVec2 origin,
-                         float width) {
+void draw_tiles_counters(ViewContext& ctx, const CountersOverTime& t, const std::string& key,
+                         int frame, ImVec2 origin, float width) {
   const Palette& p = ctx.palette;
   const float em = ImGui::GetFontSize();
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -62,7 +62,7 @@ void draw_tiles_counters(ViewContext& ctx, const TilesResult& t, int frame, ImVe
   const size_t memory = t.level_names.size() - 1;  // main memory is the last level
 
   // The numbers at the cursor: this frame's window.
-  const std::vector<LevelWindow>& now = windows_of(ctx.state.workbench.tiles_key, t).windows[f];
+  const std::vector<LevelWindow>& now = windows_of(key, t).windows[f];
   std::string line =
       "Counters over time on " + t.machine + " · frame " + std::to_string(f) + "'s window: ";
   for (size_t l = 0; l < memory; ++l)
@@ -94,7 +94,7 @@ void draw_tiles_counters(ViewContext& ctx, const TilesResult& t, int frame, ImVe
   const auto px = [&](size_t frame_index) {
     return x0 + (x1 - x0) * float(frame_index) / float(last);
   };
-  const WindowsCache& cache = windows_of(ctx.state.workbench.tiles_key, t);
+  const WindowsCache& cache = windows_of(key, t);
   const std::vector<std::vector<LevelWindow>>& windows = cache.windows;
   const uint64_t max_bytes = cache.max_memory_bytes;
   const float bar_w = std::max(1.0f, (x1 - x0) / float(last) - 1.0f);

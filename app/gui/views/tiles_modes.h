@@ -20,12 +20,13 @@ bool tiles_mode_switch(ViewContext& ctx);
 // The GPU mode's body, below the switch, inside the Tiles panel.
 void draw_tiles_gpu(ViewContext& ctx, const core::Rect& rect);
 
-// Counters over time (tiles_counters.cpp), for a walk recorded through a CPU machine's
-// hierarchy: the plot across `width` at `origin` (tiles_counters_height tall), and the small
+// Counters over time (tiles_counters.cpp), for a walk recorded through a machine's hierarchy (the
+// loop nest's on a CPU machine, the GPU mode's wave): the plot across `width` at `origin`
+// (tiles_counters_height tall; `key` names the recording, for the plot's cache), and the small
 // caches' set × way grids at `frame` (returns the size used).
 float tiles_counters_height(float em);
-void draw_tiles_counters(ViewContext& ctx, const core::TilesResult& t, int frame, ImVec2 origin,
-                         float width);
+void draw_tiles_counters(ViewContext& ctx, const core::CountersOverTime& t, const std::string& key,
+                         int frame, ImVec2 origin, float width);
 ImVec2 draw_tiles_cache(ViewContext& ctx, const core::TilesResult& t, int frame, ImVec2 origin,
                         float width, float height);
 

@@ -270,12 +270,12 @@ void draw_tiles_view(ViewContext& ctx, const Rect& rect) {
   ImGui::Dummy(ImVec2(avail_w, y + row_h - start.y));
   if (counters) {
     const ImVec2 plot_at(rect.x + em, rect.y + rect.h - plot_h);
-    draw_tiles_counters(ctx, t, frame, plot_at, rect.w - em * 2);
+    draw_tiles_counters(ctx, t, wb.tiles_key, frame, plot_at, rect.w - em * 2);
   } else if (wb.machine && wb.machine->kind == "gpu") {
     disabled_wrapped(
         "Counters over time and the caches at each step follow this walk through a CPU "
-        "machine's caches (tiny, host); on a GPU the GPU mode above shows what each SM's L1 "
-        "and the L2 hold.");
+        "machine's caches (tiny, host); on a GPU, the GPU mode above plots them along the "
+        "wave it follows.");
   }
   if (cache_column) {
     const ImVec2 at(rect.x + rect.w - cache_w - em, start.y);
