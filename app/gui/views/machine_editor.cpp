@@ -41,9 +41,11 @@ void push_edit(ViewContext& ctx, const std::string& section, const std::string& 
 }
 
 // The "Add a field" row: a section, one of the keys it lacks, a value, Add. What is being typed
-// lives here until Add (a view-local draft of one line; the copy itself is the workbench's).
+// is kept in the view caches until Add (a draft of one line; the copy itself is the workbench's).
 void draw_add_field(ViewContext& ctx, const MachineDraft& d) {
-  static std::string section = "machine", key, value;
+  std::string& section = ctx.caches.machine_add.section;
+  std::string& key = ctx.caches.machine_add.key;
+  std::string& value = ctx.caches.machine_add.value;
   const float em = ImGui::GetFontSize();
   const std::vector<MachineSection> sections = machine_sections(d);
   bool known = false;

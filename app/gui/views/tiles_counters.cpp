@@ -24,19 +24,11 @@ namespace {
 
 // Every frame's windows of a recording, computed once per recording: keyed by the workbench's
 // tiles key (the schedule and machine it was recorded for; a new recording may reuse the storage).
-struct WindowsCache {
-  std::string key;
-  const CountersOverTime* recording = nullptr;
-  size_t frames = 0;
-  std::vector<std::vector<LevelWindow>> windows;
-  uint64_t max_memory_bytes = 1;
-};
-
-const WindowsCache& windows_of(const std::string& key, const CountersOverTime& t) {
-  static WindowsCache cache;
+const ViewCaches::CountersWindows& windows_of(ViewCaches::CountersWindows& cache,
+                                              const std::string& key, const CountersOverTime& t) {
   if (cache.key == key && cache.recording == &t && cache.frames == t.frame_counters.size())
     return cache;
-  cache = WindowsCache{key, &t, t.frame_counters.size(), {}, 1};
+  cache = ViewCaches::CountersWindows{key, &t, t.frame_counters.size(), {}, 1};
   const size_t memory = t.level_names.size() - 1;
   for (size_t i = 0; i < t.frame_counters.size(); ++i) {
     cache.windows.push_back(counters_window(t, i));
@@ -62,7 +54,7 @@ void draw_tiles_counters(ViewContext& ctx, const CountersOverTime& t, const std:
   const size_t memory = t.level_names.size() - 1;  // main memory is the last level
 
   // The numbers at the cursor: this frame's window.
-  const std::vector<LevelWindow>& now = windows_of(key, t).windows[f];
+  const std::vector<LevelWindow>& now = windows_of(ctx.caches.counters, key, t).windows[f];
   std::string line =
       "Counters over time on " + t.machine + " · frame " + std::to_string(f) + "'s window: ";
   for (size_t l = 0; l < memory; ++l)
@@ -94,7 +86,7 @@ void draw_tiles_counters(ViewContext& ctx, const CountersOverTime& t, const std:
   const auto px = [&](size_t frame_index) {
     return x0 + (x1 - x0) * float(frame_index) / float(last);
   };
-  const WindowsCache& cache = windows_of(key, t);
+  const ViewCaches::CountersWindows& cache = windows_of(ctx.caches.counters, key, t);
   const std::vector<std::vector<LevelWindow>>& windows = cache.windows;
   const uint64_t max_bytes = cache.max_memory_bytes;
   const float bar_w = std::max(1.0f, (x1 - x0) / float(last) - 1.0f);

@@ -8,6 +8,7 @@
 #include "app/core/files.h"
 #include "app/core/fuse_options.h"
 #include "app/core/markdown.h"
+#include "app/core/tile_grid.h"
 #include "app/gui/widgets/image_texture.h"
 
 #include <cstdint>
@@ -39,6 +40,19 @@ struct ViewCaches {
     std::vector<RgbaTexture> textures;
     std::vector<uint32_t> pixels;
   } tiles, tiles_gpu;
+  // The counters-over-time plot's windows, computed once per recording (tiles_counters.cpp):
+  // keyed by the recording's tiles key, its address and its frame count.
+  struct CountersWindows {
+    std::string key;
+    const core::CountersOverTime* recording = nullptr;
+    size_t frames = 0;
+    std::vector<std::vector<core::LevelWindow>> windows;
+    uint64_t max_memory_bytes = 1;
+  } counters;
+  // The machine editor's "Add a field" row while it is being filled in (machine_editor.cpp).
+  struct MachineAddField {
+    std::string section = "machine", key, value;
+  } machine_add;
 };
 
 }  // namespace tilescope::gui

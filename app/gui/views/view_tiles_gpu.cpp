@@ -420,16 +420,18 @@ void draw_tiles_gpu(ViewContext& ctx, const Rect& rect) {
   // [SECTION] Tensors
   draw_gpu_tensors(ctx, rect, em, t, f);
 
-  // [SECTION] Counters over time along the wave (the Memory view's hierarchy, every block)
+  // [SECTION] The warp's instructions in the last step
+  draw_gpu_warp_accesses(ctx, rect, em, t, f, frame, banks);
+
+  // [SECTION] Counters over time along the wave (the Memory view's hierarchy, every block),
+  // below the warp's instructions: what this mode is first about stays in view.
+  ImGui::Spacing();
   if (t.frame_counters.size() > 1) {
     const ImVec2 at = ImGui::GetCursorScreenPos();
     draw_tiles_counters(ctx, t, wb.gpu_tiles_key, frame, at, rect.x + rect.w - at.x - em);
     ImGui::SetCursorScreenPos(at);
     ImGui::Dummy(ImVec2(1, tiles_counters_height(em)));
   }
-
-  // [SECTION] The warp's instructions in the last step
-  draw_gpu_warp_accesses(ctx, rect, em, t, f, frame, banks);
 }
 
 }  // namespace tilescope::gui
