@@ -158,9 +158,12 @@ Comparison compare_recording(const kernels::CounterRun& run, const std::string& 
                     "; B is simulated on " + b.machine);
   // The recordings are GEMMs (2·M·N·K FLOPs): a different size is said, since bytes scale with it.
   const double a_flops = 2.0 * run.m * run.n * run.k;
-  if (a_flops > 0 && b.flops > 0 && std::abs(a_flops - double(b.flops)) > 0.01 * a_flops)
+  const bool sizes_differ =
+      a_flops > 0 && b.flops > 0 && std::abs(a_flops - double(b.flops)) > 0.01 * a_flops;
+  if (sizes_differ)
     c.notes.push_back("the problems differ in size: A's GEMM does " + format_si(a_flops) +
-                      "FLOP, B's kernel " + format_si(double(b.flops)) + "FLOP");
+                      "FLOP, B's kernel " + format_si(double(b.flops)) +
+                      "FLOP; main memory's bytes per FLOP compare them");
   if (b.sampled) c.notes.push_back("B is sampled: its numbers are estimates with an error bar");
   const size_t caches = b.levels.empty() ? 0 : b.levels.size() - 1;
   if (cachegrind) {
@@ -184,9 +187,13 @@ Comparison compare_recording(const kernels::CounterRun& run, const std::string& 
         c.notes.push_back("L2 is only in A's recording");
     }
     if (const auto dram = measured_sum(run, {"dram_read_bytes", "dram_write_bytes"});
-        dram && !b.levels.empty())
-      c.levels.push_back(
-          {b.levels.back().name, "", "bytes", *dram, double(level_bytes(b.levels.back().total))});
+        dram && !b.levels.empty()) {
+      const double b_bytes = double(level_bytes(b.levels.back().total));
+      c.levels.push_back({b.levels.back().name, "", "bytes", *dram, b_bytes});
+      if (sizes_differ)
+        c.levels.push_back(
+            {b.levels.back().name, "", "bytes/FLOP", *dram / a_flops, b_bytes / double(b.flops)});
+    }
     c.notes.push_back(
         "L2 bytes are ncu's 32-byte sectors read and written; L1 is not compared (ncu counts "
         "sectors, the simulation the bytes each thread asks for)");
@@ -237,6 +244,11 @@ std::string value_text(const CompareRow& r, double v) {
   if (r.what == "bytes") return io::format_bytes(v);
   if (r.what == "hit rate") return format_percent(v);
   if (r.what == "seconds") return io::format_ms(v * 1e3);
+  if (r.what == "bytes/FLOP") {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+  }
   return format_thousands(int64_t(std::llround(v)));
 }
 

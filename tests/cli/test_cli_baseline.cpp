@@ -75,7 +75,11 @@ TEST_CASE("simulate --baseline-recorded: A is a recorded run's measured counters
   const double b = dram_bytes(cli_json("simulate '" + model + "' --machine h200 --json"));
   const nlohmann::json c = cli_json("simulate '" + model + "' --machine h200 --baseline-recorded " +
                                     recording + " --recorded-run 1 --json")["comparison"];
-  const nlohmann::json& dram = c["levels"].back();
+  // Main memory's bytes (then its bytes per FLOP: the recorded GEMM is another size).
+  REQUIRE(c["levels"].size() == 3);
+  const nlohmann::json& dram = c["levels"][1];
+  CHECK(dram["what"] == "bytes");
+  CHECK(c["levels"][2]["what"] == "bytes/FLOP");
   CHECK(dram["a"].get<double>() == recorded_dram);
   CHECK(dram["b"].get<double>() == b);
   CHECK(c["a"].get<std::string>().find("recorded " + run["suite"].get<std::string>()) == 0);

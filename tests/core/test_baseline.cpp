@@ -279,6 +279,12 @@ TEST_CASE("a recorded run against B: ncu's L2 sectors and DRAM bytes, cachegrind
   const Comparison sized = compare_recording(ncu, "ncu", "NVIDIA H200", small, "A", "B");
   CHECK(sized.notes.size() == 4);
   CHECK(sized.notes[1].find("the problems differ in size: A's GEMM does 33.6 MFLOP") == 0);
+  // … and main memory's bytes per FLOP stand beside the bytes: 6000 / 2·256³ against 7040 / 1000.
+  REQUIRE(sized.levels.size() == 3);
+  CHECK(row(sized.levels, "DRAM", "bytes/FLOP").a ==
+        doctest::Approx(6000.0 / (2.0 * 256 * 256 * 256)));
+  CHECK(row(sized.levels, "DRAM", "bytes/FLOP").b == doctest::Approx(7.04));
+  CHECK(value_text(row(sized.levels, "DRAM", "bytes/FLOP"), 7.04) == "7.04");
 
   // The Roofline view's point: 2·256³ FLOPs, 6000 B, 4 µs.
   const std::optional<RecordedPoint> p = recorded_point(ncu);

@@ -170,9 +170,17 @@ file=$(num recorded /baseline/recording/file)
 rd=$("$query" "$file" /runs/0/measured/dram_read_bytes) || fail "no DRAM reads in $file's run 0"
 wr=$("$query" "$file" /runs/0/measured/dram_write_bytes) || fail "no DRAM writes in $file's run 0"
 rec_dram=$(awk -v r="$rd" -v w="$wr" 'BEGIN { printf "%.0f", r + w }')
+# Main memory's bytes row: the one in bytes that is not L2's (bytes per FLOP follow it when the
+# problem sizes differ).
 last=$(num recorded /baseline/comparison/levels | grep -o '"level"' | wc -l)
-rec_a=$(num recorded /baseline/comparison/levels/$((last - 1))/a)
-rec_b=$(num recorded /baseline/comparison/levels/$((last - 1))/b)
+mem=-1
+for ((i = 0; i < last; i++)); do
+  [[ $(num recorded /baseline/comparison/levels/$i/what) == bytes &&
+    $(num recorded /baseline/comparison/levels/$i/level) != L2 ]] && mem=$i
+done
+((mem >= 0)) || fail "recorded: no main-memory bytes row in the comparison"
+rec_a=$(num recorded /baseline/comparison/levels/$mem/a)
+rec_b=$(num recorded /baseline/comparison/levels/$mem/b)
 same "$rec_a" "$rec_dram" || fail "recorded A has $rec_a DRAM bytes, the recording $rec_dram"
 same "$rec_b" "$(num recorded /memory/dram_bytes)" || fail "B's DRAM bytes $rec_b are not the Memory view's"
 echo "recorded run 0 as A: DRAM $rec_a B (the recording's), B $rec_b B"
