@@ -140,7 +140,8 @@ std::vector<predict::MachineKey> machine_missing_keys(const MachineDraft& d,
   };
   std::vector<predict::MachineKey> out;
   for (const predict::MachineKey& k : predict::machine_section_keys(kind)) {
-    if (has(k.key)) continue;
+    // 'caches = host' swaps the levels for this computer's: not a field one adds to a copy.
+    if (has(k.key) || k.key == std::string("caches")) continue;
     // A machine counts cores or SMs, not both.
     if ((k.key == std::string("cores") || k.key == std::string("sms")) &&
         (has("cores") || has("sms")))

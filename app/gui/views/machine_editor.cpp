@@ -137,6 +137,11 @@ void draw_machine_editor(ViewContext& ctx) {
   if (ImGui::Button("Cancel")) ctx.push(command_from("machine-edit cancel"));
   note_widget("machine-edit.cancel");
   draw_add_field(ctx, d);
+  // The keys' column: as wide as the longest key (smem_reserved_per_block), at least 7.5 em.
+  float key_w = em * 7.5f;  // from the window's left, as SameLine takes it
+  for (const MachineField& f : d.fields)
+    key_w =
+        std::max(key_w, ImGui::GetCursorPosX() + ImGui::CalcTextSize(f.key.c_str()).x + em * 0.6f);
   std::string section;
   for (const MachineField& f : d.fields) {
     if (f.section != section) {
@@ -147,7 +152,7 @@ void draw_machine_editor(ViewContext& ctx) {
     ImGui::PushID(f.line);
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(f.key.c_str());
-    ImGui::SameLine(em * 7.5f);
+    ImGui::SameLine(key_w);
     ImGui::SetNextItemWidth(std::max(em * 6, ImGui::GetContentRegionAvail().x));
     const std::string widget = "machine-edit.field." + f.section + "." + f.key;
     if (const std::vector<const char*>* options = choices_for(f.key)) {

@@ -42,8 +42,13 @@ void compare_row(const Palette& p, const std::string& what, const CompareRow& r)
   ImGui::PopStyleColor();
 }
 
-bool begin_compare_table(const char* id, const char* first) {
-  if (!ImGui::BeginTable(id, 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg))
+// `narrow`: a side panel's table, whose columns share its width (at 200 % type a fitted table
+// would run past the panel's edge).
+bool begin_compare_table(const char* id, const char* first, bool narrow = false) {
+  if (!ImGui::BeginTable(
+          id, 4,
+          (narrow ? ImGuiTableFlags_SizingStretchProp : ImGuiTableFlags_SizingFixedFit) |
+              ImGuiTableFlags_RowBg))
     return false;
   ImGui::TableSetupColumn(first);
   ImGui::TableSetupColumn("A");
@@ -141,14 +146,21 @@ void draw_baseline_timings(ViewContext& ctx) {
         "A was measured on %s, not on this computer: its time stands beside B's roofline bound "
         "on %s. Run B on the GPU (tilescope-cli run --gpu) for a measured pair.",
         a.recording->device.c_str(), a.machine.c_str());
-    if (c && c->time && begin_compare_table("baseline.time", "time")) {
-      compare_row(ctx.palette, c->time_label, *c->time);
-      ImGui::EndTable();
+    if (c && c->time) {
+      const CompareRow& t = *c->time;
+      text_wrapped("A, measured: %s", value_text(t, t.a).c_str());
+      text_wrapped("B, its roofline bound: %s", value_text(t, t.b).c_str());
+      ImGui::TextUnformatted("change:");
+      ImGui::SameLine();
+      ImGui::PushStyleColor(ImGuiCol_Text,
+                            ImGui::ColorConvertU32ToFloat4(change_colour(ctx.palette, t)));
+      ImGui::TextUnformatted(change_text(t).c_str());
+      ImGui::PopStyleColor();
     }
     return;
   }
   const std::optional<double> ma = measured(a.schedule_key), mb = measured(wb.schedule_key());
-  if (begin_compare_table("baseline.time", "time")) {
+  if (begin_compare_table("baseline.time", "time", true)) {
     if (c && c->time) compare_row(ctx.palette, c->time_label, *c->time);
     if (ma && mb) compare_row(ctx.palette, "measured here", {"time", "", "seconds", *ma, *mb});
     ImGui::EndTable();
