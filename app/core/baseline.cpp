@@ -163,7 +163,7 @@ Comparison compare_recording(const kernels::CounterRun& run, const std::string& 
   if (sizes_differ)
     c.notes.push_back("the problems differ in size: A's GEMM does " + format_si(a_flops) +
                       "FLOP, B's kernel " + format_si(double(b.flops)) +
-                      "FLOP; main memory's bytes per FLOP compare them");
+                      "FLOP; the rows per FLOP compare them");
   if (b.sampled) c.notes.push_back("B is sampled: its numbers are estimates with an error bar");
   const size_t caches = b.levels.empty() ? 0 : b.levels.size() - 1;
   if (cachegrind) {
@@ -173,8 +173,12 @@ Comparison compare_recording(const kernels::CounterRun& run, const std::string& 
       const LevelResult& last = b.levels[caches - 1];
       if (const auto d1 = measured_sum(run, {"d1_misses"}))
         c.levels.push_back({first.name, "", "misses", *d1, double(first.total.misses)});
-      if (const auto ll = measured_sum(run, {"ll_misses"}))
+      if (const auto ll = measured_sum(run, {"ll_misses"})) {
         c.levels.push_back({last.name, "", "misses", *ll, double(last.total.misses)});
+        if (sizes_differ)
+          c.levels.push_back({last.name, "", "misses/FLOP", *ll / a_flops,
+                              double(last.total.misses) / double(b.flops)});
+      }
       c.notes.push_back("cachegrind's D1 is matched with B's " + first.name +
                         " and its LL with B's " + last.name);
     }
@@ -244,7 +248,7 @@ std::string value_text(const CompareRow& r, double v) {
   if (r.what == "bytes") return io::format_bytes(v);
   if (r.what == "hit rate") return format_percent(v);
   if (r.what == "seconds") return io::format_ms(v * 1e3);
-  if (r.what == "bytes/FLOP") {
+  if (r.what == "bytes/FLOP" || r.what == "misses/FLOP") {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g", v);
     return buf;

@@ -285,6 +285,13 @@ TEST_CASE("a recorded run against B: ncu's L2 sectors and DRAM bytes, cachegrind
         doctest::Approx(6000.0 / (2.0 * 256 * 256 * 256)));
   CHECK(row(sized.levels, "DRAM", "bytes/FLOP").b == doctest::Approx(7.04));
   CHECK(value_text(row(sized.levels, "DRAM", "bytes/FLOP"), 7.04) == "7.04");
+  // cachegrind's: the last cache's misses per FLOP, 120 / 2·256³ against 100 / 1000.
+  const Comparison gsized =
+      compare_recording(recorded_run({{"d1_misses", 280}, {"ll_misses", 120}}), "cachegrind",
+                        "this CPU", small, "A", "B");
+  CHECK(row(gsized.levels, "L2", "misses/FLOP").b == doctest::Approx(0.1));
+  CHECK(row(gsized.levels, "L2", "misses/FLOP").a ==
+        doctest::Approx(120.0 / (2.0 * 256 * 256 * 256)));
 
   // The Roofline view's point: 2·256³ FLOPs, 6000 B, 4 µs.
   const std::optional<RecordedPoint> p = recorded_point(ncu);
@@ -345,6 +352,17 @@ TEST_CASE("baseline pin-recorded: a recorded H200 run is A, kept in the session"
   REQUIRE(restored.workbench.baseline->recording);
   CHECK(restored.workbench.baseline->recording->run == 2);
   CHECK(restored.workbench.baseline->label == wb.baseline->label);
+
+  // A recording that is gone by the next start: said; the rest of the session is restored.
+  nlohmann::json gone = saved;
+  gone["baseline"]["recording"]["file"] = "assets/recorded/no-such-counters.json";
+  AppState again = test::state_for(kModel);
+  workbench_load_recorded(again.workbench, "assets/recorded");
+  CHECK(session_from_json(again, gone)
+            .find("baseline A was not restored: baseline: no counters "
+                  "recording 'assets/recorded/no-such-counters.json'") != std::string::npos);
+  CHECK_FALSE(again.workbench.baseline);
+  CHECK(again.workbench.machine_name == "h200");
 
   // No recording loaded: said, and nothing pinned.
   AppState bare = test::state_for(kModel);
