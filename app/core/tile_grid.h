@@ -94,7 +94,8 @@ struct TilesResult : CountersOverTime {
   std::vector<std::vector<CacheGrid>> frame_grids;
 };
 
-// One level's traffic between frame f-1 and frame f (frame 0: nothing).
+// One level's traffic between frame f-1 and frame f. Frame 0's is everything before the first
+// frame: nothing for the loop-nest walk, the earlier waves for the GPU mode's wave.
 struct LevelWindow {
   std::string level;
   uint64_t accesses = 0, hits = 0;
