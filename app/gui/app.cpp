@@ -335,6 +335,7 @@ std::string write_state_json(const std::string& path, const AppState& state) {
   if (predicted.none.empty()) {
     j["predicted_time"]["flops"] = predicted.flops;
     j["predicted_time"]["intensity"] = predicted.intensity;
+    if (!predicted.launch_note.empty()) j["predicted_time"]["launch_note"] = predicted.launch_note;
   }
   j["controls"] = nlohmann::json::object();
   for (const auto& [name, value] : panel_control_values(state.controls))

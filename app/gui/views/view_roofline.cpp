@@ -358,7 +358,8 @@ std::string draw_predicted_point(const Chart& c, const Palette& p, const Predict
   const float x = pt.x + c.em * 0.7f + w <= c.right ? pt.x + c.em * 0.7f : pt.x - c.em * 0.7f - w;
   c.dl->AddText(ImVec2(x, pt.y + c.em * 0.1f), p.text, label.c_str());
   return "triangle: the time model's prediction, " + s.time.summary + " (registers " +
-         std::to_string(s.registers) + " a thread, as the Occupancy section says)";
+         std::to_string(s.registers) + " a thread, as the Occupancy section says)" +
+         (s.launch_note.empty() ? "" : "; the launch is " + s.launch_note);
 }
 
 }  // namespace
@@ -402,6 +403,11 @@ PredictedTimeShown predicted_time_shown(const AppState& state) {
   if (!s.time.error.empty()) s.none = s.time.error;
   s.flops = double(cur->flops);
   s.intensity = cur->intensity();
+  if (const int64_t sms = wb.machine->cores; occ.grid_blocks < sms)
+    s.launch_note = std::to_string(occ.grid_blocks) +
+                    (occ.grid_blocks == 1 ? " block for " : " blocks for ") + std::to_string(sms) +
+                    " SMs: " + std::to_string(sms - occ.grid_blocks) +
+                    " SMs idle; bind a loop to block.x in the Schedule view to use them";
   return s;
 }
 
