@@ -359,7 +359,7 @@ std::string draw_predicted_point(const Chart& c, const Palette& p, const Predict
   c.dl->AddText(ImVec2(x, pt.y + c.em * 0.1f), p.text, label.c_str());
   return "triangle: the time model's prediction, " + s.time.summary + " (registers " +
          std::to_string(s.registers) + " a thread, as the Occupancy section says)" +
-         (s.launch_note.empty() ? "" : "; the launch is " + s.launch_note);
+         (s.launch_note.empty() ? "" : "; " + s.launch_note);
 }
 
 }  // namespace
@@ -406,8 +406,8 @@ PredictedTimeShown predicted_time_shown(const AppState& state) {
   if (const int64_t sms = wb.machine->cores; occ.grid_blocks < sms)
     s.launch_note = std::to_string(occ.grid_blocks) +
                     (occ.grid_blocks == 1 ? " block for " : " blocks for ") + std::to_string(sms) +
-                    " SMs: " + std::to_string(sms - occ.grid_blocks) +
-                    " SMs idle; bind a loop to block.x in the Schedule view to use them";
+                    " SMs (" + std::to_string(sms - occ.grid_blocks) +
+                    " idle: bind a loop to block.x to use them)";
   return s;
 }
 

@@ -80,8 +80,8 @@ struct PredictedTimeShown {
   double flops = 0;
   double intensity = 0;  // FLOP per DRAM byte, where the point sits
   int64_t registers = 0;
-  // When the launch has fewer blocks than the machine has SMs: "1 block for 132 SMs: 131 SMs
-  // idle; bind a loop to block.x in the Schedule view to use them" ("" otherwise).
+  // When the launch has fewer blocks than the machine has SMs: "1 block for 132 SMs (131 idle:
+  // bind a loop to block.x to use them)" ("" otherwise).
   std::string launch_note;
 };
 PredictedTimeShown predicted_time_shown(const core::AppState& state);
