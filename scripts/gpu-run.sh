@@ -3,6 +3,7 @@
 # `tilescope-cli bench --gpu`, and print a compact table last. Every step's log lands under $OUT.
 # Needs .deps/include (scripts/pack-deps.sh on the development machine; carry .deps with the call).
 # Usage: OUT=/some/dir scripts/gpu-run.sh [--quick] [--suite LIST] [--repeats N]
+# Attention suites in LIST (attention, attention_causal, ...) also run scripts/sdpa_reference.py.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -76,6 +77,19 @@ grep -E "Compiling entry function|spill stores|Used [0-9]+ registers" "$OUT/buil
 # [5] CUDA tests (the GPU cases run here instead of skipping).
 if [ -x "$BUILD/tests/cuda/test_cuda" ]; then
   run_logged tests 150 "$BUILD/tests/cuda/test_cuda" || STATUS=6
+fi
+
+# [5b] PyTorch's scaled_dot_product_attention on the attention suites' problems (issue #31), in
+# the same call and before the bench, which folds its JSON in (--sdpa) beside its own versions.
+SUITES=$(printf '%s\n' "${BENCH_ARGS[@]}" | awk 'prev == "--suite" { print } { prev = $0 }')
+ATTENTION=$(echo "$SUITES" | tr ',' '\n' | grep '^attention' | paste -sd, || true)
+if [ -n "$ATTENTION" ] && [ -x "$BUILD/kernels/cuda/tilescope-gpu-bench" ]; then
+  QUICK=$(printf '%s\n' "${BENCH_ARGS[@]}" | grep -x -- --quick || true)
+  "$BUILD/kernels/cuda/tilescope-gpu-bench" --attention-shapes $QUICK >"$OUT/attention-shapes.json"
+  if run_logged sdpa 240 python3 scripts/sdpa_reference.py --shapes "$OUT/attention-shapes.json" \
+    --out "$OUT/sdpa.json" --suite "$ATTENTION"; then
+    BENCH_ARGS+=(--sdpa "$OUT/sdpa.json")
+  fi
 fi
 
 # [6] The bench, through the CLI if it built, else through the stand-alone tool (same code).

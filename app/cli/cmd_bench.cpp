@@ -41,6 +41,7 @@ struct BenchFlags {
   std::string show;
   bool csv = false;  // with --show: the table as CSV (the app's Export ▸ table)
   bool counters = false;
+  std::string sdpa;  // --gpu: scripts/sdpa_reference.py's JSON, folded into the attention suites
   std::string sizes;
   std::string predict;
   std::string machine = "h200";
@@ -168,6 +169,7 @@ int run_bench(const BenchFlags& flags) {
     }
     if (!flags.suite.empty()) command += " --suite '" + flags.suite + "'";
     if (flags.quick) command += " --quick";
+    if (!flags.sdpa.empty()) command += " --sdpa '" + flags.sdpa + "'";
     const int status = std::system(command.c_str());
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (code != 0) {
@@ -231,6 +233,9 @@ const CommandRegistrar registrar{
       sub.add_option("--repeats", flags->repeats, "Timed runs per version (median reported)")
           ->capture_default_str();
       sub.add_flag("--quick", flags->quick, "Small sizes: a smoke run in seconds, not a benchmark");
+      sub.add_option("--sdpa", flags->sdpa,
+                     "With --gpu: PyTorch SDPA's times from scripts/sdpa_reference.py, shown "
+                     "beside the attention suites' versions");
       sub.add_option("--size", flags->size,
                      "CPU matmul suite: M = N = K = SIZE (default 1024; at most 2048)");
       sub.add_option("--threads", flags->threads,

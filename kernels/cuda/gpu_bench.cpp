@@ -1,16 +1,19 @@
 // The GPU bench: one harness for every CUDA suite. Each version is checked against version 0 on
 // fresh random inputs with its output poisoned, then timed with CUDA events; the result is the
 // shared BenchReport (kernels/bench_types.h) with kind "gpu". The GEMM suites take their problem
-// (shapes, seeds, FLOPs, bytes, tolerances, float64 reference) from kernels/gemm_problem.h.
+// (shapes, seeds, FLOPs, bytes, tolerances, float64 reference) from kernels/gemm_problem.h. The
+// harness (Suite, run_suite) is gpu_suite.h; the attention suites are attention_bench.cpp.
 //
-// Index: [SECTION] harness · [SECTION] references · [SECTION] suites · [SECTION] entry point
+// Index: [SECTION] references · [SECTION] suites · [SECTION] entry point
 #include "kernels/cuda/gpu_bench.h"
 
+#include "kernels/cuda/attention_bench.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cudnn_conv.h"
 #include "kernels/cuda/gpu_device.h"
 #include "kernels/cuda/gpu_kernels.h"
 #include "kernels/cuda/gpu_memory.h"
+#include "kernels/cuda/gpu_suite.h"
 #include "kernels/cuda/gpu_timing.h"
 #include "kernels/cuda/jit_twin.h"
 #include "kernels/cuda/nvrtc_runner.h"
@@ -44,147 +47,8 @@ using cuda::GpuError;
 // order, and tensor-core versions on fp16-representable inputs.
 constexpr double kTolFp32 = kGemmToleranceFp32;
 constexpr double kTolTensorCore = kGemmToleranceTensorCore;
-constexpr int kSpotSamples = 256;
-// Each version gets fresh inputs, drawn from the suite's seed + kSeedStride · version.
-constexpr std::uint64_t kSeedStride = 7919;
 // The SGEMM suites number the tile candidates from here (after the progression's 0–11).
 constexpr int kFirstSgemmCandidate = 21;
-
-// [SECTION] harness
-
-struct Variant {
-  Variant(int version_, std::string name_, std::string changed_, std::function<void()> run_,
-          double tolerance_ = kTolFp32, std::string source_ = "hand", std::string note_ = {})
-      : version(version_),
-        name(std::move(name_)),
-        changed(std::move(changed_)),
-        run(std::move(run_)),
-        tolerance(tolerance_),
-        source(std::move(source_)),
-        note(std::move(note_)) {}
-  int version = 0;
-  std::string name;
-  std::string changed;
-  std::function<void()> run;
-  double tolerance = kTolFp32;
-  std::string source = "hand";
-  std::string note;
-  std::optional<double> bytes;  // this version's compulsory traffic, when the suite counts it
-};
-
-// The reference output on the current inputs, and how far version 0 itself is from a float64 CPU
-// computation at sampled outputs (so version 0 is checked too, independently).
-struct Reference {
-  std::vector<float> host;
-  double spot_rel_error = 0.0;
-};
-
-// One suite: its description as it will appear in the report (name, problem, reference, FLOPs,
-// bytes, comparisons, suite-specific details), how to make inputs and the reference, its versions.
-struct Suite {
-  SuiteResult info;
-  std::uint64_t seed = 0;
-  const DeviceBuffer<float>* out = nullptr;
-  std::function<void(std::uint64_t seed)> fresh_inputs;
-  std::function<Reference()> reference_output;
-  bool version0_is_library = true;  // otherwise the reference is a CPU loop and pct is vs version 1
-  std::vector<Variant> variants;
-};
-
-void add_comparison(Suite& s, int slower, int faster, const std::string& label) {
-  Comparison c;
-  c.label = label;
-  c.slower = slower;
-  c.faster = faster;
-  s.info.comparisons.push_back(c);
-}
-
-std::size_t non_finite_count(const std::vector<float>& values) {
-  return static_cast<std::size_t>(
-      std::count_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); }));
-}
-
-std::string fmt(double v, int precision = 3) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(precision) << v;
-  return os.str();
-}
-
-// A kernel fault (illegal address, ...) leaves the context unusable: stop the whole run then.
-void abort_if_context_lost(const std::string& what) {
-  const cudaError_t err = cudaDeviceSynchronize();
-  if (err != cudaSuccess) {
-    throw GpuError("the GPU context is no longer usable (" + std::string(cudaGetErrorString(err)) +
-                   ") after: " + what);
-  }
-}
-
-SuiteResult run_suite(Suite& s, const GpuBenchOptions& options, std::ostream& log) {
-  SuiteResult result = s.info;
-  log << "suite " << result.name << ": " << result.problem << "\n" << std::flush;
-  cuda::TimingOptions timing;
-  timing.repeats = std::max(1, options.repeats);
-  for (Variant& v : s.variants) {
-    VersionResult r;
-    r.version = v.version;
-    r.name = v.name;
-    r.changed = v.changed;
-    r.source = v.source;
-    r.bytes = v.bytes;
-    std::string note = v.note;
-    try {
-      s.fresh_inputs(s.seed + static_cast<std::uint64_t>(v.version) * kSeedStride);
-      const Reference ref = s.reference_output();
-      s.out->poison();
-      v.run();
-      TS_CUDA_CHECK(cudaDeviceSynchronize());
-      const std::vector<float> got = s.out->to_host();
-      const std::size_t non_finite = non_finite_count(got);
-      double rel = relative_error(got.data(), ref.host.data(), got.size());
-      bool ok = non_finite == 0 && rel <= v.tolerance;
-      if (v.version == 0 && s.version0_is_library) {
-        // Version 0 against itself says only that it wrote every element; its accuracy comes from
-        // the float64 CPU spot check.
-        rel = non_finite ? INFINITY : ref.spot_rel_error;
-        ok = non_finite == 0 && ref.spot_rel_error <= v.tolerance;
-        note += (note.empty() ? "" : "; ") +
-                std::string("checked against float64 CPU dot products at ") +
-                std::to_string(kSpotSamples) + " random outputs";
-      }
-      if (std::isfinite(rel)) r.rel_error = rel;
-      r.verified = ok;
-      if (!ok) {
-        note += (note.empty() ? "" : "; ") + std::string("NOT TIMED: failed validation (") +
-                (non_finite ? std::to_string(non_finite) + " outputs not finite/unwritten"
-                            : "relative error " + fmt(rel, 8) + " > " + fmt(v.tolerance, 8)) +
-                ")";
-        log << "  v" << v.version << " " << v.name << ": FAILED validation — " << note << "\n";
-      } else {
-        const cuda::KernelTiming t = cuda::time_gpu(v.run, timing);
-        r.timing = Timing{t.median_ms, t.min_ms, t.repeats};
-        log << "  v" << v.version << " " << std::left << std::setw(28) << v.name << std::right
-            << std::setw(10) << fmt(t.median_ms, 4) << " ms " << std::setw(10)
-            << fmt(result.flops / (t.median_ms * 1e6), 1) << " GFLOP/s  rel_err " << fmt(rel, 9)
-            << "\n";
-      }
-    } catch (const GpuError& e) {
-      note += (note.empty() ? "" : "; ") + std::string("error: ") + e.what();
-      log << "  v" << v.version << " " << v.name << ": ERROR — " << e.what() << "\n";
-      abort_if_context_lost(result.name + " version " + std::to_string(v.version) + ": " +
-                            e.what());
-    }
-    if (!note.empty()) r.note = note;
-    log << std::flush;
-    result.results.push_back(std::move(r));
-  }
-  derive_rates(result, s.version0_is_library ? 0 : 1, nullptr);
-  for (const Comparison& c : result.comparisons)
-    if (c.time_ratio) log << "  " << c.label << ": " << fmt(*c.time_ratio, 2) << "×\n";
-  if (const int sm_clock = cuda::current_sm_clock_mhz(); sm_clock > 0)
-    result.sm_clock_mhz_after = sm_clock;
-  log << std::flush;
-  return result;
-}
 
 // [SECTION] references
 
@@ -782,9 +646,13 @@ SuiteResult suite_schedule_twin(const Cublas& cublas, const GpuBenchOptions& o, 
 // [SECTION] entry point
 
 std::vector<std::string> gpu_bench_suites() {
-  return {"sgemm",      "sgemm_1024", "sgemm_2048",   "sgemm_8192", "hgemm",
-          "hgemm_bf16", "hgemm_2048", "hgemm_8192",   "bias_relu",  "gemm_epilogue",
-          "conv2d",     "jit_twin",   "schedule_twin"};
+  const std::vector<std::string> attention = attention_suites();
+  std::vector<std::string> names = {"sgemm",        "sgemm_1024",    "sgemm_2048", "sgemm_8192",
+                                    "hgemm",        "hgemm_bf16",    "hgemm_2048", "hgemm_8192",
+                                    "bias_relu",    "gemm_epilogue", "conv2d",     "jit_twin",
+                                    "schedule_twin"};
+  names.insert(names.end(), attention.begin(), attention.end());
+  return names;
 }
 
 bool gpu_bench_available(std::string* reason) {
@@ -862,6 +730,8 @@ BenchReport run_gpu_bench(const GpuBenchOptions& options, std::ostream& log) {
       if (name == "jit_twin") report.suites.push_back(suite_jit_twin(cublas, options, log));
       if (name == "schedule_twin")
         report.suites.push_back(suite_schedule_twin(cublas, options, log));
+      if (attention_suite_shape(name, options.quick))
+        report.suites.push_back(suite_attention(name, options, log));
     } catch (const GpuError& e) {
       // Out of memory while setting a suite up, say: record it and go on if the GPU still works.
       log << "suite " << name << ": ERROR — " << e.what() << "\n" << std::flush;

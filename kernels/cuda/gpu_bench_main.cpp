@@ -1,5 +1,6 @@
 // tilescope-gpu-bench: the GPU bench without the rest of the CLI (same run_gpu_bench as
 // `tilescope-cli bench --gpu`), so scripts/gpu-run.sh has a path that depends only on kernels/cuda.
+#include "kernels/cuda/attention_bench.h"
 #include "kernels/cuda/gpu_bench.h"
 #include "kernels/cuda/gpu_counters_run.h"
 #include "kernels/cuda/run_schedule.h"
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -44,7 +46,28 @@ int main(int argc, char** argv) {
                  "model FILE: generate its current kernel after --apply, compile with NVRTC, "
                  "verify, time beside cuBLAS; JSON out");
   app.add_option("--apply", schedule_steps, "--run-schedule: schedule steps");
+  // Attention: the problems scripts/sdpa_reference.py should time, and its results folded in.
+  bool attention_shapes = false;
+  std::string sdpa_path;
+  app.add_flag("--attention-shapes", attention_shapes,
+               "print the attention suites' problems as JSON (for scripts/sdpa_reference.py)");
+  app.add_option("--sdpa", sdpa_path,
+                 "FILE from scripts/sdpa_reference.py: PyTorch SDPA's backends beside the "
+                 "attention suites' versions");
   CLI11_PARSE(app, argc, argv);
+  if (attention_shapes) {
+    std::cout << tilescope::kernels::attention_shapes_json(options.quick).dump(2) << "\n";
+    return 0;
+  }
+  std::optional<nlohmann::json> sdpa;
+  if (!sdpa_path.empty()) {
+    std::ifstream in(sdpa_path);
+    sdpa = nlohmann::json::parse(in, nullptr, false);
+    if (!in || sdpa->is_discarded()) {
+      std::cerr << "tilescope-gpu-bench: --sdpa " << sdpa_path << ": cannot read JSON\n";
+      return 1;
+    }
+  }
   if (!schedule_file.empty()) {
     tilescope::pipeline::ModelText in;
     try {
@@ -74,6 +97,9 @@ int main(int argc, char** argv) {
       std::cerr << "tilescope-gpu-bench: --profile-one wants SUITE:VERSION\n";
       return 1;
     }
+    if (profile_one.rfind("attention", 0) == 0)
+      return tilescope::kernels::profile_attention_one(
+          profile_one.substr(0, colon), std::atoi(profile_one.c_str() + colon + 1), std::cerr);
     return tilescope::kernels::profile_one(profile_one.substr(0, colon),
                                            std::atoi(profile_one.c_str() + colon + 1), profile_size,
                                            std::cerr);
@@ -107,7 +133,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   try {
-    const nlohmann::json doc = tilescope::kernels::run_gpu_bench(options, std::cerr);
+    tilescope::kernels::BenchReport report = tilescope::kernels::run_gpu_bench(options, std::cerr);
+    if (sdpa) tilescope::kernels::fold_sdpa_results(report, *sdpa);
+    const nlohmann::json doc = report;
     if (out_path.empty()) {
       std::cout << doc.dump(2) << "\n";
     } else {
