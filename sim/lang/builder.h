@@ -176,6 +176,7 @@ class Builder {
   TensorId tensor_arg(const BoundArgs& a, size_t i, const std::string& what);
   Value fn_activation(const Call& c, const CallArgs& args);
   Value fn_softmax(const Call& c, const CallArgs& args);
+  Value fn_attention(const Call& c, const CallArgs& args);
   Value fn_layer_norm(const Call& c, const CallArgs& args);
   Value layer_norm(const Call& c, const BoundArgs& a, size_t x_i, size_t g_i, size_t b_i,
                    size_t eps_i);
@@ -203,6 +204,8 @@ class Builder {
       {"sigmoid", &Builder::fn_activation},
       {"tanh", &Builder::fn_activation},
       {"softmax", &Builder::fn_softmax},
+      {"attention", &Builder::fn_attention},
+      {"scaled_dot_product_attention", &Builder::fn_attention},
       {"layer_norm", &Builder::fn_layer_norm},
       {"batch_norm", &Builder::fn_batch_norm},
       {"conv2d", &Builder::fn_conv2d},

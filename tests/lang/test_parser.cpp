@@ -207,6 +207,28 @@ TEST_CASE("form 2: layers outside Sequential may end with commas, and every laye
   CHECK(g.ops().size() == 11);                     // conv0 has a bias Add; Identity makes no op
 }
 
+TEST_CASE("attention(q, k, v) is the explicit pattern softmax(q @ k.T * scale) @ v, op for op") {
+  const std::string decls = "q: [128, 64] fp16\nk: [256, 64] fp16\nv: [256, 32] fp16\n";
+  Graph sugar = parse_model(decls + "o = attention(q, k, v)\n");
+  Graph explicit_form = parse_model(decls + "o = softmax(q @ k.T * 0.125) @ v\n");
+  REQUIRE(sugar.ops().size() == 4);
+  REQUIRE(explicit_form.ops().size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    const Op &a = sugar.ops()[i], &b = explicit_form.ops()[i];
+    CHECK(a.name == b.name);
+    CHECK(a.kind == b.kind);
+    CHECK(a.attrs.trans_b == b.attrs.trans_b);
+    CHECK(a.attrs.alpha == doctest::Approx(b.attrs.alpha));
+  }
+  CHECK(op_named(sugar, "matmul0").attrs.trans_b);
+  CHECK(op_named(sugar, "scale0").attrs.alpha == doctest::Approx(1.0 / 8.0));  // 1/√64
+  CHECK(tensor_named(sugar, "o").shape == Shape{128, 32});
+  // PyTorch's spelling, with its scale keyword.
+  Graph torch_form =
+      parse_model(decls + "o = F.scaled_dot_product_attention(q, k, v, scale=0.5)\n");
+  CHECK(op_named(torch_form, "scale0").attrs.alpha == doctest::Approx(0.5));
+}
+
 TEST_CASE("form 1: intermediates become tensors, constants and arithmetic size shapes") {
   const char* text =
       "N = 4\n"
