@@ -1,9 +1,8 @@
 // The attention suites (attention_bench.h): problem, inputs, fp32 reference with its float64 spot
-// check, versions 1–4, and PyTorch SDPA's backends folded in from the script's JSON.
+// check, versions 1–5, and PyTorch SDPA's backends folded in from the script's JSON.
 #include "kernels/cuda/attention_bench.h"
 
 #include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/gpu_bench.h"
 #include "kernels/cuda/gpu_kernels.h"
 #include "kernels/cuda/gpu_memory.h"
 #include "kernels/cuda/gpu_suite.h"
@@ -264,6 +263,7 @@ SuiteResult suite_attention(const std::string& name, const GpuBenchOptions& o, s
   add_comparison(suite, 1, 2, "fused on CUDA cores vs unfused");
   add_comparison(suite, 1, 3, "fused on tensor cores vs unfused");
   add_comparison(suite, 3, 4, "cp.async pipeline vs one stage");
+  add_comparison(suite, 4, 5, "Hopper (TMA, wgmma, producer/consumer) vs mma.sync pipeline");
   SuiteResult result = run_suite(suite, o, log);
   result.details["reference_spot_rel_error"] = worst_spot;
   result.details["reference_spot_rows"] = kSpotHeads * kSpotRowsPerHead;

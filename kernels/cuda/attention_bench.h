@@ -1,10 +1,11 @@
-// The attention suites of the GPU bench (issue #31): versions 1–4 of attention.h at the sizes
+// The attention suites of the GPU bench (issue #31): versions 1–5 of attention.h at the sizes
 // the issue asks for, each checked against the fp32 reference (itself spot-checked in float64),
 // and PyTorch's scaled_dot_product_attention backends, measured by scripts/sdpa_reference.py in
 // the same call, folded in beside them. Plain C++.
 #pragma once
 
 #include "kernels/bench_types.h"
+#include "kernels/cuda/gpu_bench_options.h"
 #include "kernels/cuda/attention.h"
 
 #include <iosfwd>
@@ -13,8 +14,6 @@
 #include <vector>
 
 namespace tilescope::kernels {
-
-struct GpuBenchOptions;
 
 // "attention", "attention_causal", "attention_1024", ...: in the order the bench runs them.
 std::vector<std::string> attention_suites();

@@ -4,15 +4,19 @@
 //   accumulate, as PyTorch's math path does; the softmax is one 256-thread block per row of S.
 // - v2: 64 queries per block, 256 threads, 112 KB (d = 128) of fp32 tiles: one block per SM.
 // - v3: 64 queries per block, 128 threads, 48 KB (d = 128); v4 80 KB (two K/V stages): two
-//   blocks per SM. Grid (N/64, B·H); causal grids start with the longest rows (the kernels map
-//   blockIdx.x = 0 to the last query tile).
+//   blocks per SM. v5 (attention_hopper.cu, sm_90a): 128 queries, 288 threads, 160 KB, one block
+//   per SM, grid (N/128, B·H). Grid (N/64, B·H) for v2–v4; causal grids start with the longest rows
+//   (the kernels map blockIdx.x = 0 to the last query tile).
 #include "kernels/cuda/attention.h"
 
 #include "kernels/cuda/attention/01_unfused.cuh"
 #include "kernels/cuda/attention/02_fused_cuda_cores.cuh"
 #include "kernels/cuda/attention/03_mma_online_softmax.cuh"
+#include "kernels/cuda/attention/04_mma_pipelined.cuh"
+#include "kernels/cuda/attention_hopper.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/gpu_kernels.h"
+#include "kernels/cuda/hgemm_hopper.h"
 
 #include <cublas_v2.h>
 
@@ -52,16 +56,22 @@ const std::vector<KernelVersion>& attention_versions() {
        "touches shared memory); K/V by cp.async into swizzled shared rows, read by ldmatrix"},
       {4, "mma_pipelined",
        "two K/V stages: the next tile is loaded by cp.async while this one is multiplied"},
+      {5, "hopper_wgmma",
+       "Hopper: both GEMMs as warpgroup MMAs (wgmma; P from registers, V from shared memory "
+       "transposed by the instruction), K and V by TMA from a producer warpgroup into a two-stage "
+       "ring with full/empty barriers, two consumer warpgroups of 64 queries, 128 keys per tile"},
   };
   return versions;
 }
 
 std::string attention_unsupported(int version, const AttentionShape& s) {
-  if (version < 1 || version > 4) return "attention has versions 1–4";
+  if (version < 1 || version > 5) return "attention has versions 1–5";
   if (s.d != 64 && s.d != 128)
     return "head dim " + std::to_string(s.d) + ": versions take 64 or 128";
   if (s.n <= 0 || s.n % 64 != 0) return "N = " + std::to_string(s.n) + " is not a multiple of 64";
   if (s.bh() <= 0 || s.bh() > 65535) return "B·H must be 1..65535 (the grid's y)";
+  if (version == 5 && s.n % 128 != 0)
+    return "N = " + std::to_string(s.n) + " is not a multiple of 128 (version 5's tiles)";
   return {};
 }
 
@@ -129,13 +139,13 @@ void launch_fused(int version, const AttentionShape& s, const T* q, const T* k, 
         <<<grid, attn::kV2Threads, smem>>>(q, k, v, o, s.n, scale_log2e, s.causal);
   } else if (version == 3) {
     constexpr int smem = attn::mma_smem_bytes<kD, 1>();
-    allow_smem(attn::attention_mma_online_softmax<T, kD, 1>, smem);
-    attn::attention_mma_online_softmax<T, kD, 1>
+    allow_smem(attn::attention_03_mma_online_softmax<T, kD>, smem);
+    attn::attention_03_mma_online_softmax<T, kD>
         <<<grid, attn::kMmaThreads, smem>>>(q, k, v, o, s.n, scale_log2e, s.causal);
   } else {
     constexpr int smem = attn::mma_smem_bytes<kD, 2>();
-    allow_smem(attn::attention_mma_online_softmax<T, kD, 2>, smem);
-    attn::attention_mma_online_softmax<T, kD, 2>
+    allow_smem(attn::attention_04_mma_pipelined<T, kD>, smem);
+    attn::attention_04_mma_pipelined<T, kD>
         <<<grid, attn::kMmaThreads, smem>>>(q, k, v, o, s.n, scale_log2e, s.causal);
   }
   TS_CUDA_CHECK_LAUNCH();
@@ -168,6 +178,12 @@ void attention_launch(int version, const AttentionShape& s, const void* q, const
     else
       softmax_rows(static_cast<__half*>(scratch), rows, s);
     output_gemm(h, s, scratch, v, o, data_type(s.type), s.bh());
+    return;
+  }
+  if (version == 5) {
+    if (const std::string why = hopper_device_unsupported(); !why.empty())
+      throw GpuError("attention version 5: " + why);
+    attention_hopper_launch(s.bh(), s.n, s.d, s.causal, s.type, q, k, v, o);
     return;
   }
   if (s.type == Operand16::bf16)

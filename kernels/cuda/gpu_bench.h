@@ -6,18 +6,13 @@
 #pragma once
 
 #include "kernels/bench_types.h"
+#include "kernels/cuda/gpu_bench_options.h"
 
 #include <iosfwd>
 #include <string>
 #include <vector>
 
 namespace tilescope::kernels {
-
-struct GpuBenchOptions {
-  std::string suite;   // "" or "all" for every suite, else a comma-separated list (select_suites)
-  int repeats = 20;    // timed repeats per version (slow versions stop earlier, never below 3)
-  bool quick = false;  // small problems (seconds instead of a minute); not for recorded numbers
-};
 
 // The suite names run_gpu_bench accepts, in the order it runs them.
 std::vector<std::string> gpu_bench_suites();

@@ -2,7 +2,6 @@
 #include "kernels/cuda/gpu_suite.h"
 
 #include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/gpu_bench.h"
 #include "kernels/cuda/gpu_device.h"
 #include "kernels/cuda/gpu_timing.h"
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kernels/bench_types.h"
+#include "kernels/cuda/gpu_bench_options.h"
 #include "kernels/cuda/gpu_memory.h"
 #include "kernels/gemm_problem.h"
 
@@ -16,8 +17,6 @@
 #include <vector>
 
 namespace tilescope::kernels {
-
-struct GpuBenchOptions;
 
 // Samples of the float64 CPU spot checks (GEMM outputs; attention rows use their own count).
 inline constexpr int kSpotSamples = 256;

@@ -1,6 +1,7 @@
 // Launches of the Hopper tensor-core GEMM versions 3–8 and the tensor maps their TMA copies read.
 // Built for sm_90a only (kernels/cuda/CMakeLists.txt): wgmma and setmaxnreg exist nowhere else.
 #include "kernels/cuda/hgemm_hopper.h"
+#include "kernels/cuda/hopper_tensor_map.h"
 
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/hgemm/03_tma.cuh"
@@ -220,6 +221,11 @@ std::string device_unsupported_uncached() {
 }
 
 }  // namespace
+
+CUtensorMap hopper_tensor_map_16bit(const void* base, int rows, int k, int box_rows,
+                                    Operand16 type) {
+  return tensor_map({base, rows, k, box_rows, type});
+}
 
 HgemmTile hopper_hgemm_tile(int version) {
   switch (version) {

@@ -227,6 +227,62 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[kN / 2], std::uint64_t d
   }
 #undef TS_WG_PRED
 }
+// D (64 × kN fp32) += A (64×16, registers) · B (16 × kN, shared, MN-major: N contiguous, so the
+// descriptor is desc_mn_sw128's and the instruction's imm-trans-b is 1). A is four registers of
+// two 16-bit values per thread, laid out as mma.sync's m16n8k16 A fragment within each warp's 16
+// rows — the layout the accumulators of a previous wgmma already have, once packed to 16 bits.
+template <int kN, class T>
+__device__ __forceinline__ void wgmma_m64k16_rs_tnsp(float (&d)[kN / 2], const unsigned (&a)[4],
+                                                     std::uint64_t desc_b) {
+  static_assert(kN == 64 || kN == 128, "wgmma_m64k16_rs_tnsp is spelt out for N = 64 and 128");
+  constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
+  static_assert(kBf16 || std::is_same_v<T, __half>, "16-bit inputs: __half or __nv_bfloat16");
+  if constexpr (kN == 128) {
+    if constexpr (kBf16) {
+      asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+                   " wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" TS_WG_R64
+                   "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+                   : TS_WG_D64(0)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+    } else {
+      asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+                   " wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" TS_WG_R64
+                   "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+                   : TS_WG_D64(0)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+    }
+  } else {
+#define TS_WG_R32                                                                  \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
+  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+    if constexpr (kBf16) {
+      asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+                   " wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" TS_WG_R32
+                   "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+                   : TS_WG_D8(0), TS_WG_D8(8), TS_WG_D8(16), TS_WG_D8(24)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+    } else {
+      asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+                   " wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" TS_WG_R32
+                   "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+                   : TS_WG_D8(0), TS_WG_D8(8), TS_WG_D8(16), TS_WG_D8(24)
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+    }
+#undef TS_WG_R32
+  }
+}
+
+// The descriptor of an MN-major tile laid out by TMA's 128-byte swizzle (the B operand with N
+// contiguous, as V is in P·V: a 128-byte row holds 64 columns of N for one k): consecutive 8-row
+// groups of K are 1024 bytes apart (stride offset), and the next 64 columns of N begin
+// `mn_atom_bytes` further on (leading offset: where the next 64-column sub-tile starts). Stepping
+// K by 16 rows adds 16 × 128 = 2048 bytes, i.e. 128, to the descriptor.
+__device__ __forceinline__ std::uint64_t desc_mn_sw128(const void* tile, unsigned mn_atom_bytes) {
+  return (std::uint64_t(smem_u32(tile) & 0x3FFFF) >> 4) |
+         (std::uint64_t((mn_atom_bytes & 0x3FFFF) >> 4) << 16) |
+         (std::uint64_t(1024 >> 4) << 32) | (std::uint64_t(1) << 62);
+}
+
 #undef TS_WG_TAIL
 #undef TS_WG_R128
 #undef TS_WG_R64

@@ -2,8 +2,8 @@
 // (kernels/cuda/sgemm/05_2d_blocktiling.cuh), numbered 1, 2, 3, … without gaps (version 0 is the
 // library the bench checks it against), opens with "<family> version N —" and names the bench
 // command that runs it.
-#include "tests/support/source_tree.h"
 #include <doctest/doctest.h>
+#include "tests/support/source_tree.h"
 
 #include <filesystem>
 #include <map>
@@ -16,12 +16,12 @@ namespace {
 
 // Each family's folder and the bench suite its versions run in.
 const std::map<std::string, std::string> kFamilySuite = {
-    {"sgemm", "sgemm"}, {"hgemm", "hgemm"}, {"conv", "conv2d"}};
+    {"sgemm", "sgemm"}, {"hgemm", "hgemm"}, {"conv", "conv2d"}, {"attention", "attention"}};
 
 // What is wrong with the numbered kernels of `tree` (path → text), one line each.
 std::vector<std::string> kernel_room_problems(const std::map<std::string, std::string>& tree) {
   std::vector<std::string> out;
-  const std::regex loose(R"(^kernels/cuda/(sgemm|hgemm|conv)_\d\d_.*\.cuh$)");
+  const std::regex loose(R"(^kernels/cuda/(sgemm|hgemm|conv|attention)_\d\d_.*\.cuh$)");
   const std::regex in_room(R"(^kernels/cuda/([a-z0-9]+)/(\d\d)_[a-z0-9_]+\.cuh$)");
   const std::regex version_line(R"(version (\d+) —)");
   std::map<std::string, std::set<int>> numbers;
@@ -36,16 +36,20 @@ std::vector<std::string> kernel_room_problems(const std::map<std::string, std::s
     const int number = std::stoi(m[2]);
     const auto suite = kFamilySuite.find(family);
     if (suite == kFamilySuite.end()) {
-      out.push_back(path + ": kernels/cuda/" + family + "/ is not a kernel family (sgemm, hgemm, conv)");
+      out.push_back(path + ": kernels/cuda/" + family +
+                    "/ is not a kernel family (sgemm, hgemm, conv, attention)");
       continue;
     }
     numbers[family].insert(number);
     const std::string first_line = text.substr(0, text.find('\n'));
     std::smatch v;
     if (!std::regex_search(first_line, v, version_line) || std::stoi(v[1]) != number)
-      out.push_back(where + "the first line does not say \"version " + std::to_string(number) + " —\"");
-    if (text.find("// Run: tilescope-gpu-bench --suite " + suite->second + " ") == std::string::npos)
-      out.push_back(path + ": no \"// Run: tilescope-gpu-bench --suite " + suite->second + "\" line");
+      out.push_back(where + "the first line does not say \"version " + std::to_string(number) +
+                    " —\"");
+    if (text.find("// Run: tilescope-gpu-bench --suite " + suite->second + " ") ==
+        std::string::npos)
+      out.push_back(path + ": no \"// Run: tilescope-gpu-bench --suite " + suite->second +
+                    "\" line");
   }
   for (const auto& [family, set] : numbers) {
     int expect = 1;
@@ -83,7 +87,8 @@ TEST_CASE("kernel rooms: the tree's numbered CUDA kernels are in their families'
 
 TEST_CASE("kernel rooms: a loose kernel, a wrong first line, a missing run line and a gap fail") {
   const std::string good =
-      "// SGEMM version 1 — naive.\n// Run: tilescope-gpu-bench --suite sgemm (this is version 1).\n";
+      "// SGEMM version 1 — naive.\n// Run: tilescope-gpu-bench --suite sgemm (this is version "
+      "1).\n";
   const std::vector<std::string> v = kernel_room_problems({
       {"kernels/cuda/sgemm_04_loose.cuh", good},
       {"kernels/cuda/sgemm/01_naive.cuh", good},
@@ -94,9 +99,13 @@ TEST_CASE("kernel rooms: a loose kernel, a wrong first line, a missing run line 
   });
   INFO(joined(v));
   REQUIRE(v.size() == 5);
-  CHECK(v[0] == "kernels/cuda/conv/01_im2col.cuh: no \"// Run: tilescope-gpu-bench --suite conv2d\" line");
-  CHECK(v[1] == "kernels/cuda/fft/01_radix2.cuh: kernels/cuda/fft/ is not a kernel family (sgemm, hgemm, conv)");
+  CHECK(v[0] ==
+        "kernels/cuda/conv/01_im2col.cuh: no \"// Run: tilescope-gpu-bench --suite conv2d\" line");
+  CHECK(v[1] ==
+        "kernels/cuda/fft/01_radix2.cuh: kernels/cuda/fft/ is not a kernel family (sgemm, hgemm, "
+        "conv, attention)");
   CHECK(v[2] == "kernels/cuda/sgemm/03_gap.cuh:1: the first line does not say \"version 3 —\"");
   CHECK(v[3] == "kernels/cuda/sgemm_04_loose.cuh: a numbered kernel outside its family's folder");
-  CHECK(v[4] == "kernels/cuda/sgemm/: version 2 is missing (versions are numbered from 1 without gaps)");
+  CHECK(v[4] ==
+        "kernels/cuda/sgemm/: version 2 is missing (versions are numbered from 1 without gaps)");
 }

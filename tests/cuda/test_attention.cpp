@@ -5,6 +5,7 @@
 #include "kernels/cuda/attention_bench.h"
 #include "kernels/cuda/gpu_kernels.h"
 #include "kernels/cuda/gpu_memory.h"
+#include "kernels/cuda/hgemm_hopper.h"
 #include "tests/cuda/gpu_test_support.h"
 
 #include <cublas_v2.h>
@@ -99,7 +100,9 @@ TEST_SUITE("cuda_host") {
     CHECK(attention_unsupported(2, s).find("multiple of 64") != std::string::npos);
     s.n = 128;
     CHECK(attention_unsupported(4, s).empty());
-    CHECK(attention_unsupported(7, s) == "attention has versions 1–4");
+    CHECK(attention_unsupported(7, s) == "attention has versions 1–5");
+    s.n = 192;  // version 5 tiles by 128
+    CHECK(attention_unsupported(5, s).find("multiple of 128") != std::string::npos);
   }
 
   TEST_CASE("PyTorch's SDPA times fold into the matching suite, with the comparison") {
@@ -172,11 +175,14 @@ TEST_SUITE("cuda_gpu") {
       Operand16 type;
     };
     // N = 64: one key tile (the diagonal one when causal); 192: three, so the online rescale runs
-    // and causal blocks see full tiles before the diagonal.
+    // and causal blocks see full tiles before the diagonal. Version 5 tiles by 128: N = 128 is its
+    // single diagonal tile, 384 three tiles, so its two-stage ring wraps (barrier phases 0, 1, 0).
     const Case cases[] = {
         {1, 2, 64, 64, false, Operand16::f16},    {1, 2, 192, 128, false, Operand16::f16},
         {2, 1, 192, 128, true, Operand16::f16},   {1, 2, 192, 64, true, Operand16::f16},
-        {1, 2, 192, 128, false, Operand16::bf16}, {1, 1, 128, 64, true, Operand16::bf16}};
+        {1, 2, 192, 128, false, Operand16::bf16}, {1, 1, 128, 64, true, Operand16::bf16},
+        {1, 2, 384, 128, false, Operand16::f16},  {2, 1, 384, 128, true, Operand16::f16},
+        {1, 2, 384, 64, false, Operand16::f16},   {1, 2, 256, 128, true, Operand16::bf16}};
     int seed = 700;
     for (const Case& c : cases) {
       AttentionShape s;
@@ -197,6 +203,8 @@ TEST_SUITE("cuda_gpu") {
                             want.data() + ((std::size_t)bh * s.n + row) * s.d);
       for (const KernelVersion& version : attention_versions()) {
         INFO(s.text() << ", version " << version.number << " " << version.name);
+        if (!attention_unsupported(version.number, s).empty()) continue;  // v5 at N = 192
+        if (version.number == 5 && !hopper_device_unsupported().empty()) continue;
         DeviceBuffer<std::uint16_t> o(count), scratch(attention_scratch_count(version.number, s));
         o.poison();
         attention_launch(version.number, s, q.get(), k.get(), v.get(), o.get(), scratch.get(),

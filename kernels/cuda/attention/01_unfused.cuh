@@ -3,11 +3,12 @@
 // GEMM and read here, P is written here (in place) and read by the second GEMM — 4 · B·H·N² · 2
 // bytes against the 4 · B·H·N·d · 2 of Q, K, V and O. At N = 4096, d = 128 that is 64× more.
 // The same kernel, on fp32 scores, is the reference's softmax (attention_reference_launch).
-//
 // One block per row of S, 16-byte loads. Pass 1 keeps a running maximum and sum per thread (the
 // online softmax: when a larger value arrives the sum so far is rescaled by exp(m_old − m_new)),
 // the block merges them; pass 2 reads the row again (from L2: a row is 8 KB at N = 4096) and
 // writes exp(s − m) / sum. Causal: keys after the query are skipped in pass 1 and written as 0.
+//
+// Run: tilescope-gpu-bench --suite attention (this is version 1).
 #pragma once
 
 #include "kernels/cuda/attention/attention_common.cuh"

@@ -5,10 +5,11 @@
 // accumulated so far are rescaled by exp(m_old − m_new) — the rewrite that lets fusion cross the
 // softmax's row reduction. HBM traffic falls to Q, K, V, O (plus K and V re-read by every block,
 // which L2 absorbs); the FLOPs stay, and fp32 FFMA caps this version at ~67 TFLOP/s.
-//
 // 256 threads as 16 × 16: thread (ty, tx) computes scores of rows 4ty..4ty+3 and keys 4tx..4tx+3,
 // and outputs of the same rows at columns {64g + 4tx .. +3}. Shared memory in fp32: Q and K tiles
 // transposed (so each k step is two conflict-free float4 loads), V as is, P transposed.
+//
+// Run: tilescope-gpu-bench --suite attention (this is version 2).
 #pragma once
 
 #include "kernels/cuda/attention/attention_common.cuh"

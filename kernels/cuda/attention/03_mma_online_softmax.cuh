@@ -1,18 +1,16 @@
-// Attention versions 3 and 4 — tensor cores (mma.sync m16n8k16) with the online softmax in
-// registers, in the manner of FlashAttention-2.
+// Attention version 3 — tensor cores (mma.sync m16n8k16) with the online softmax in registers,
+// in the manner of FlashAttention-2. Changed since version 2: both GEMMs on tensor cores, fp32
+// accumulate. A block is 4 warps and 64 queries; each warp owns 16 query rows and keeps them in
+// registers for the whole kernel (its Q fragments, its 16×64 score tile, its 16×d output). The
+// score tile an mma leaves in registers is, element for element, the A operand of the next mma:
+// P never touches shared memory. Each row's maximum and sum are reduced across the 4 lanes that
+// hold it (two shuffles), not across the block. K and V tiles (64 keys) arrive by cp.async into
+// XOR-swizzled shared rows, read back by ldmatrix (V transposed on the way with .trans); the block
+// waits for each tile before it multiplies. The body is shared with version 4
+// (04_mma_pipelined.cuh), which only adds a second K/V stage. Fragment layouts are those of
+// attention_common.cuh's mma_16816; g = lane/4, t = lane%4.
 //
-// Version 3, changed since version 2: both GEMMs on tensor cores, fp32 accumulate. A block is 4
-// warps and 64 queries; each warp owns 16 query rows and keeps them in registers for the whole
-// kernel (its Q fragments, its 16×64 score tile, its 16×d output). The score tile an mma leaves in
-// registers is, element for element, the A operand of the next mma: P never touches shared
-// memory. Each row's maximum and sum are reduced across the 4 lanes that hold it (two shuffles),
-// not across the block. K and V tiles (64 keys) arrive by cp.async into XOR-swizzled shared rows,
-// read back by ldmatrix (V transposed on the way with .trans); the block waits for each tile.
-//
-// Version 4, changed since version 3: two stages of K and V in shared memory, so the next tile is
-// in flight (cp.async) while this one is multiplied; one barrier pair per tile.
-//
-// Fragment layouts are those of attention_common.cuh's mma_16816; g = lane/4, t = lane%4.
+// Run: tilescope-gpu-bench --suite attention (this is version 3).
 #pragma once
 
 #include "kernels/cuda/attention/attention_common.cuh"
@@ -46,10 +44,10 @@ __device__ __forceinline__ void load_tile_async(T* dst, const T* src, int rows, 
   }
 }
 
+// The whole kernel, for kStages K/V stages (1: version 3, 2: version 4).
 template <class T, int kD, int kStages>
-__global__ void __launch_bounds__(kMmaThreads)
-    attention_mma_online_softmax(const T* Q, const T* K, const T* V, T* O, int n, float scale_log2e,
-                                 bool causal) {
+__device__ __forceinline__ void mma_online_softmax_body(const T* Q, const T* K, const T* V, T* O,
+                                                        int n, float scale_log2e, bool causal) {
   static_assert(kD % 64 == 0, "head dim 64 or 128");
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* sQ = reinterpret_cast<T*>(smem_raw);  // [64][kD]
@@ -181,6 +179,13 @@ __global__ void __launch_bounds__(kMmaThreads)
       *reinterpret_cast<unsigned*>(row + nb * 8) =
           Elem<T>::pack(o[nb][2 * h] * inv, o[nb][2 * h + 1] * inv);
   }
+}
+
+template <class T, int kD>
+__global__ void __launch_bounds__(kMmaThreads)
+    attention_03_mma_online_softmax(const T* Q, const T* K, const T* V, T* O, int n,
+                                    float scale_log2e, bool causal) {
+  mma_online_softmax_body<T, kD, 1>(Q, K, V, O, n, scale_log2e, causal);
 }
 
 }  // namespace attn

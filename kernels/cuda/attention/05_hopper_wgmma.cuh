@@ -1,0 +1,226 @@
+// Attention version 5 — Hopper: TMA, wgmma, a producer warp and consumer warpgroups (in the manner
+// of FlashAttention-3, without its intra-warpgroup overlap).
+// Changed since version 4: (1) both GEMMs are warpgroup MMAs: S = Q·Kᵀ reads Q and K from shared
+// memory (K-major, 128-byte swizzle), O += P·V takes P from registers — the S accumulators packed
+// to 16 bits are already in wgmma's A layout — and V from shared memory as an N-major operand (the
+// instruction transposes it, so V is used as stored); (2) K and V arrive by TMA, issued by one
+// thread of a producer warp, into a two-stage ring with "full" barriers (K and V separate, so S can
+// start before V lands) and an "empty" barrier the consumers release; (3) 128 queries per block
+// (two consumer warpgroups of 64) and 128 keys per tile: each K/V tile read from L2 feeds twice the
+// rows of version 4, and while one consumer runs its softmax the other's MMAs keep the tensor cores
+// busy. One block per SM: 160 KB of shared memory at d = 128 (Q 32 KB, two stages of K and V 128
+// KB). The producer is one warp, not a warpgroup: 288 threads may each hold 224 registers, which
+// the consumers' 64 score and 64 output accumulators plus P need (see kMaxRegs).
+//
+// Run: tilescope-gpu-bench --suite attention (this is version 5).
+#pragma once
+
+#include "kernels/cuda/attention/attention_common.cuh"
+#include "kernels/cuda/hopper_ptx.cuh"
+
+#include <cmath>
+
+namespace attn05 {
+constexpr int kBr = 128, kBc = 128, kStages = 2, kConsumers = 2;
+constexpr int kThreads = 128 * kConsumers + 32;  // two consumer warpgroups, then the producer warp
+// 9 warps × 224 registers × 32 = 64 512 of the SM's 65 536. Set with __maxnreg__, not
+// __launch_bounds__(288, 1): from that, ptxas (CUDA 13.0) caps at 168 — a third warpgroup's share —
+// and then serializes the P·V wgmmas and spills.
+constexpr int kMaxRegs = 224;
+
+template <int kD>
+struct Shape {
+  static constexpr int kSub = kD / 64;  // 64-column sub-tiles (128-byte rows)
+  static constexpr int kQElems = kBr * kD, kKVElems = kBc * kD;
+  static constexpr int kSubBytes = kBc * 64 * 2;  // one 128-row sub-tile
+  // Q, K and V stages, then the barriers; 1 KB of slack for the 1024-byte alignment.
+  static constexpr int kSmemBytes =
+      (kQElems + 2 * kStages * kKVElems) * 2 + (1 + 3 * kStages) * 8 + 1024;
+};
+
+// The producer's whole job, on one thread: Q once, then each tile's K and V into the ring, each
+// stage refilled once both consumers have released it.
+template <class T, int kD>
+__device__ __forceinline__ void produce(T* sQ, T* sK, T* sV, std::uint64_t* q_full,
+                                        std::uint64_t* k_full, std::uint64_t* v_full,
+                                        std::uint64_t* empty, const CUtensorMap* tma_q,
+                                        const CUtensorMap* tma_k, const CUtensorMap* tma_v,
+                                        int head_row, int q0, int tiles) {
+  using namespace hopper;
+  using S = Shape<kD>;
+  mbar_arrive_expect_tx(q_full, S::kQElems * 2);
+  for (int sub = 0; sub < S::kSub; ++sub)
+    tma_load_2d(sQ + sub * kBr * 64, tma_q, q_full, sub * 64, head_row + q0);
+  for (int kt = 0; kt < tiles; ++kt) {
+    const int s = kt % kStages;
+    if (kt >= kStages) mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);
+    T* k_s = sK + s * S::kKVElems;
+    T* v_s = sV + s * S::kKVElems;
+    mbar_arrive_expect_tx(&k_full[s], S::kKVElems * 2);
+    for (int sub = 0; sub < S::kSub; ++sub)
+      tma_load_2d(k_s + sub * kBc * 64, tma_k, &k_full[s], sub * 64, head_row + kt * kBc);
+    mbar_arrive_expect_tx(&v_full[s], S::kKVElems * 2);
+    for (int sub = 0; sub < S::kSub; ++sub)
+      tma_load_2d(v_s + sub * kBc * 64, tma_v, &v_full[s], sub * 64, head_row + kt * kBc);
+  }
+}
+
+// One tile's online softmax on a consumer's accumulators (wgmma's layout): scale into log2 units,
+// mask keys after the query on the diagonal tile, raise each row's running max over its quad,
+// exponentiate, add to the running sum and rescale the output accumulated so far.
+template <int kD>
+__device__ __forceinline__ void online_softmax_step(float (&s_acc)[kBc / 2], float (&o)[kD / 2],
+                                                    float (&m)[2], float (&l)[2], float scale_log2e,
+                                                    bool diagonal, int kt, int row_g, int lane) {
+#pragma unroll
+  for (int j = 0; j < kBc / 8; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      float& x = s_acc[4 * j + e];
+      x *= scale_log2e;
+      const int key = kt * kBc + j * 8 + 2 * (lane % 4) + (e & 1);
+      if (diagonal && key > row_g + (e >> 1) * 8) x = -INFINITY;
+    }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float mx = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < kBc / 8; ++j)
+      mx = fmaxf(mx, fmaxf(s_acc[4 * j + 2 * h], s_acc[4 * j + 2 * h + 1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    const float m_new = fmaxf(m[h], mx);  // finite: every row sees key 0 in tile 0
+    const float corr = exp2f(m[h] - m_new);
+    m[h] = m_new;
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < kBc / 8; ++j) {
+      s_acc[4 * j + 2 * h] = exp2f(s_acc[4 * j + 2 * h] - m_new);
+      s_acc[4 * j + 2 * h + 1] = exp2f(s_acc[4 * j + 2 * h + 1] - m_new);
+      sum += s_acc[4 * j + 2 * h] + s_acc[4 * j + 2 * h + 1];
+    }
+    l[h] = l[h] * corr + sum;
+#pragma unroll
+    for (int j = 0; j < kD / 8; ++j) {
+      o[4 * j + 2 * h] *= corr;
+      o[4 * j + 2 * h + 1] *= corr;
+    }
+  }
+}
+
+}  // namespace attn05
+
+template <class T, int kD>
+__global__ void __maxnreg__(attn05::kMaxRegs)
+    attention_05_hopper_wgmma(const __grid_constant__ CUtensorMap tma_q,
+                              const __grid_constant__ CUtensorMap tma_k,
+                              const __grid_constant__ CUtensorMap tma_v, T* O, int n,
+                              float scale_log2e, bool causal) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using namespace attn05;
+  using namespace hopper;
+  using S = Shape<kD>;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = align_1024(smem_raw);
+  T* sQ = reinterpret_cast<T*>(smem);  // [kSub][128 rows][64]
+  T* sK = sQ + S::kQElems;             // [kStages][kSub][128 keys][64]
+  T* sV = sK + kStages * S::kKVElems;  // [kStages][kSub][128 keys][64]
+  std::uint64_t* q_full = reinterpret_cast<std::uint64_t*>(sV + kStages * S::kKVElems);
+  std::uint64_t* k_full = q_full + 1;
+  std::uint64_t* v_full = k_full + kStages;
+  std::uint64_t* empty = v_full + kStages;
+
+  const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+  const int q_tile = causal ? (int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x;
+  const int q0 = q_tile * kBr;
+  const int head_row = (int)blockIdx.y * n;  // this head's first row in the [B·H·N][d] views
+  const int tiles = causal ? q_tile + 1 : n / kBc;
+
+  if (threadIdx.x == 0) {
+    mbar_init(q_full, 1);
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&k_full[s], 1);
+      mbar_init(&v_full[s], 1);
+      mbar_init(&empty[s], kConsumers);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (wg == kConsumers) {  // the producer warp: one thread issues every copy
+    if (t == 0) {
+      produce<T, kD>(sQ, sK, sV, q_full, k_full, v_full, empty, &tma_q, &tma_k, &tma_v, head_row,
+                     q0, tiles);
+    }
+    return;
+  }
+
+  // Consumers: warpgroup c owns query rows 64c .. 64c + 63 of the block; thread t holds rows
+  // 16·(t/32) + (t%32)/4 + 8h and, of every 8 columns, 2·(t%4) and +1 (wgmma's accumulator layout,
+  // the same per warp as mma.sync's, so version 3's softmax carries over index for index).
+  const int c = wg, lane = t % 32;
+  const int row_g = q0 + c * 64 + (t / 32) * 16 + lane / 4;
+  float s_acc[kBc / 2];
+  float o[kD / 2];
+#pragma unroll
+  for (int i = 0; i < kD / 2; ++i) o[i] = 0.f;
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+  mbar_wait(q_full, 0);
+
+  for (int kt = 0; kt < tiles; ++kt) {
+    const int s = kt % kStages;
+    const unsigned phase = (kt / kStages) & 1;
+    const T* k_s = sK + s * S::kKVElems;
+    const T* v_s = sV + s * S::kKVElems;
+    mbar_wait(&k_full[s], phase);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kD / 16; ++kk) {
+      const std::uint64_t da = desc_sw128(sQ + (kk / 4) * kBr * 64 + c * 64 * 64) + 2 * (kk % 4);
+      const std::uint64_t db = desc_sw128(k_s + (kk / 4) * kBc * 64) + 2 * (kk % 4);
+      wgmma_m64k16<kBc, T>(s_acc, da, db, kk > 0 ? 1 : 0);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_accumulators(s_acc);
+
+    online_softmax_step<kD>(s_acc, o, m, l, scale_log2e, causal && kt == q_tile, kt, row_g, lane);
+    unsigned p[kBc / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < kBc / 16; ++kk) {
+      p[kk][0] = attn::Elem<T>::pack(s_acc[8 * kk], s_acc[8 * kk + 1]);
+      p[kk][1] = attn::Elem<T>::pack(s_acc[8 * kk + 2], s_acc[8 * kk + 3]);
+      p[kk][2] = attn::Elem<T>::pack(s_acc[8 * kk + 4], s_acc[8 * kk + 5]);
+      p[kk][3] = attn::Elem<T>::pack(s_acc[8 * kk + 6], s_acc[8 * kk + 7]);
+#pragma unroll
+      for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(p[kk][r])::"memory");
+    }
+    fence_accumulators(o);
+    mbar_wait(&v_full[s], phase);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kBc / 16; ++kk)
+      wgmma_m64k16_rs_tnsp<kD, T>(o, p[kk], desc_mn_sw128(v_s + kk * 16 * 64, S::kSubBytes));
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_accumulators(o);
+    if (t == 0) mbar_arrive(&empty[s]);  // this warpgroup no longer reads the stage
+  }
+
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float sum = l[h];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const float inv = 1.f / sum;
+    T* row = O + (size_t)(head_row + row_g + h * 8) * kD + 2 * (lane % 4);
+#pragma unroll
+    for (int j = 0; j < kD / 8; ++j)
+      *reinterpret_cast<unsigned*>(row + j * 8) =
+          attn::Elem<T>::pack(o[4 * j + 2 * h] * inv, o[4 * j + 2 * h + 1] * inv);
+  }
+#else
+  (void)tma_q, (void)tma_k, (void)tma_v, (void)O, (void)n, (void)scale_log2e, (void)causal;
+  __trap();  // built without sm_90a: the runner refuses this version before launching it
+#endif
+}
