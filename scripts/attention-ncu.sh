@@ -18,7 +18,7 @@ SUITES=("$@")
 [ ${#SUITES[@]} -eq 0 ] && SUITES=(attention attention_causal)
 METRICS=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,gpu__time_duration.sum
 for suite in "${SUITES[@]}"; do
-  for v in 1 2 3 4; do
+  for v in 1 2 3 4 5; do
     "$NCU" --clock-control none --cache-control all --profile-from-start off --csv --page raw \
       --print-units base --metrics "$METRICS" "$BENCH" --profile-one "$suite:$v" \
       >"$OUT/ncu-$suite-$v.csv" 2>"$OUT/ncu-$suite-$v.log"
@@ -30,7 +30,7 @@ import csv, io, json, sys
 out, suites = sys.argv[1], sys.argv[2:]
 rows = []
 for suite in suites:
-    for v in (1, 2, 3, 4):
+    for v in (1, 2, 3, 4, 5):
         text = open(f"{out}/ncu-{suite}-{v}.csv").read()
         lines = [l for l in text.splitlines() if l.startswith('"')]
         if len(lines) < 2:
