@@ -111,49 +111,12 @@ __device__ __forceinline__ void mma_online_softmax_body(const T* Q, const T* K, 
         mma_16816<T>(s[2 * nb2 + 1], qf[kk], r[2], r[3]);
       }
     }
-    // Scale into log2 units; on the diagonal tile, mask keys after the query.
-    const bool diagonal = causal && t == q_tile;
-#pragma unroll
-    for (int nb = 0; nb < kMmaKeys / 8; ++nb)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        s[nb][e] *= scale_log2e;
-        const int key = t * kMmaKeys + nb * 8 + 2 * (lane % 4) + (e & 1);
-        if (diagonal && key > row_g + (e >> 1) * 8) s[nb][e] = -INFINITY;
-      }
-      // Online softmax: a row's 64 scores are spread over the 4 lanes of a quad.
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float mx = -INFINITY;
-#pragma unroll
-      for (int nb = 0; nb < kMmaKeys / 8; ++nb)
-        mx = fmaxf(mx, fmaxf(s[nb][2 * h], s[nb][2 * h + 1]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const float m_new = fmaxf(m[h], mx);  // finite: every row sees key 0 in tile 0
-      const float corr = exp2f(m[h] - m_new);
-      m[h] = m_new;
-      float sum = 0.f;
-#pragma unroll
-      for (int nb = 0; nb < kMmaKeys / 8; ++nb) {
-        s[nb][2 * h] = exp2f(s[nb][2 * h] - m_new);
-        s[nb][2 * h + 1] = exp2f(s[nb][2 * h + 1] - m_new);
-        sum += s[nb][2 * h] + s[nb][2 * h + 1];
-      }
-      l[h] = l[h] * corr + sum;  // this lane's share; the quad adds its shares at the end
-#pragma unroll
-      for (int nb = 0; nb < kD / 8; ++nb) {
-        o[nb][2 * h] *= corr;
-        o[nb][2 * h + 1] *= corr;
-      }
-    }
+    online_softmax_tile(s, o, m, l, scale_log2e, causal && t == q_tile, t * kMmaKeys, row_g, lane);
     // O += P · V: two adjacent 16×8 score fragments are one 16×16 A fragment.
 #pragma unroll
     for (int kk = 0; kk < kMmaKeys / 16; ++kk) {
-      const unsigned a[4] = {Elem<T>::pack(s[2 * kk][0], s[2 * kk][1]),
-                             Elem<T>::pack(s[2 * kk][2], s[2 * kk][3]),
-                             Elem<T>::pack(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                             Elem<T>::pack(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+      unsigned a[4];
+      pack_p<T>(s, kk, a);
 #pragma unroll
       for (int dn2 = 0; dn2 < kD / 16; ++dn2) {
         unsigned r[4];
@@ -166,19 +129,7 @@ __device__ __forceinline__ void mma_online_softmax_body(const T* Q, const T* K, 
     __syncthreads();  // this stage is refilled next
   }
 
-  T* o_g = O + head;
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float sum = l[h];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    const float inv = 1.f / sum;
-    T* row = o_g + (size_t)(row_g + h * 8) * kD + 2 * (lane % 4);
-#pragma unroll
-    for (int nb = 0; nb < kD / 8; ++nb)
-      *reinterpret_cast<unsigned*>(row + nb * 8) =
-          Elem<T>::pack(o[nb][2 * h] * inv, o[nb][2 * h + 1] * inv);
-  }
+  store_rows<T>(o, l, O + head + (size_t)row_g * kD, kD, lane);
 }
 
 template <class T, int kD>

@@ -65,49 +65,6 @@ __device__ __forceinline__ void produce(T* sQ, T* sK, T* sV, std::uint64_t* q_fu
   }
 }
 
-// One tile's online softmax on a consumer's accumulators (wgmma's layout): scale into log2 units,
-// mask keys after the query on the diagonal tile, raise each row's running max over its quad,
-// exponentiate, add to the running sum and rescale the output accumulated so far.
-template <int kD>
-__device__ __forceinline__ void online_softmax_step(float (&s_acc)[kBc / 2], float (&o)[kD / 2],
-                                                    float (&m)[2], float (&l)[2], float scale_log2e,
-                                                    bool diagonal, int kt, int row_g, int lane) {
-#pragma unroll
-  for (int j = 0; j < kBc / 8; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      float& x = s_acc[4 * j + e];
-      x *= scale_log2e;
-      const int key = kt * kBc + j * 8 + 2 * (lane % 4) + (e & 1);
-      if (diagonal && key > row_g + (e >> 1) * 8) x = -INFINITY;
-    }
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float mx = -INFINITY;
-#pragma unroll
-    for (int j = 0; j < kBc / 8; ++j)
-      mx = fmaxf(mx, fmaxf(s_acc[4 * j + 2 * h], s_acc[4 * j + 2 * h + 1]));
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-    const float m_new = fmaxf(m[h], mx);  // finite: every row sees key 0 in tile 0
-    const float corr = exp2f(m[h] - m_new);
-    m[h] = m_new;
-    float sum = 0.f;
-#pragma unroll
-    for (int j = 0; j < kBc / 8; ++j) {
-      s_acc[4 * j + 2 * h] = exp2f(s_acc[4 * j + 2 * h] - m_new);
-      s_acc[4 * j + 2 * h + 1] = exp2f(s_acc[4 * j + 2 * h + 1] - m_new);
-      sum += s_acc[4 * j + 2 * h] + s_acc[4 * j + 2 * h + 1];
-    }
-    l[h] = l[h] * corr + sum;
-#pragma unroll
-    for (int j = 0; j < kD / 8; ++j) {
-      o[4 * j + 2 * h] *= corr;
-      o[4 * j + 2 * h + 1] *= corr;
-    }
-  }
-}
-
 }  // namespace attn05
 
 template <class T, int kD>
@@ -160,10 +117,10 @@ __global__ void __maxnreg__(attn05::kMaxRegs)
   // the same per warp as mma.sync's, so version 3's softmax carries over index for index).
   const int c = wg, lane = t % 32;
   const int row_g = q0 + c * 64 + (t / 32) * 16 + lane / 4;
-  float s_acc[kBc / 2];
-  float o[kD / 2];
-#pragma unroll
-  for (int i = 0; i < kD / 2; ++i) o[i] = 0.f;
+  float s_acc[kBc / 8][4];  // wgmma's accumulators, as attention_common.cuh's 16-row fragments
+  float o[kD / 8][4] = {};
+  auto& s_flat = reinterpret_cast<float(&)[kBc / 2]>(s_acc);  // wgmma's flat operand list
+  auto& o_flat = reinterpret_cast<float(&)[kD / 2]>(o);
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
   mbar_wait(q_full, 0);
 
@@ -178,47 +135,34 @@ __global__ void __maxnreg__(attn05::kMaxRegs)
     for (int kk = 0; kk < kD / 16; ++kk) {
       const std::uint64_t da = desc_sw128(sQ + (kk / 4) * kBr * 64 + c * 64 * 64) + 2 * (kk % 4);
       const std::uint64_t db = desc_sw128(k_s + (kk / 4) * kBc * 64) + 2 * (kk % 4);
-      wgmma_m64k16<kBc, T>(s_acc, da, db, kk > 0 ? 1 : 0);
+      wgmma_m64k16<kBc, T>(s_flat, da, db, kk > 0 ? 1 : 0);
     }
     wgmma_commit();
     wgmma_wait<0>();
-    fence_accumulators(s_acc);
+    fence_accumulators(s_flat);
 
-    online_softmax_step<kD>(s_acc, o, m, l, scale_log2e, causal && kt == q_tile, kt, row_g, lane);
+    attn::online_softmax_tile(s_acc, o, m, l, scale_log2e, causal && kt == q_tile, kt * kBc, row_g,
+                              lane);
     unsigned p[kBc / 16][4];
 #pragma unroll
     for (int kk = 0; kk < kBc / 16; ++kk) {
-      p[kk][0] = attn::Elem<T>::pack(s_acc[8 * kk], s_acc[8 * kk + 1]);
-      p[kk][1] = attn::Elem<T>::pack(s_acc[8 * kk + 2], s_acc[8 * kk + 3]);
-      p[kk][2] = attn::Elem<T>::pack(s_acc[8 * kk + 4], s_acc[8 * kk + 5]);
-      p[kk][3] = attn::Elem<T>::pack(s_acc[8 * kk + 6], s_acc[8 * kk + 7]);
+      attn::pack_p<T>(s_acc, kk, p[kk]);
 #pragma unroll
       for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(p[kk][r])::"memory");
     }
-    fence_accumulators(o);
+    fence_accumulators(o_flat);
     mbar_wait(&v_full[s], phase);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < kBc / 16; ++kk)
-      wgmma_m64k16_rs_tnsp<kD, T>(o, p[kk], desc_mn_sw128(v_s + kk * 16 * 64, S::kSubBytes));
+      wgmma_m64k16_rs_tnsp<kD, T>(o_flat, p[kk], desc_mn_sw128(v_s + kk * 16 * 64, S::kSubBytes));
     wgmma_commit();
     wgmma_wait<0>();
-    fence_accumulators(o);
+    fence_accumulators(o_flat);
     if (t == 0) mbar_arrive(&empty[s]);  // this warpgroup no longer reads the stage
   }
 
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float sum = l[h];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    const float inv = 1.f / sum;
-    T* row = O + (size_t)(head_row + row_g + h * 8) * kD + 2 * (lane % 4);
-#pragma unroll
-    for (int j = 0; j < kD / 8; ++j)
-      *reinterpret_cast<unsigned*>(row + j * 8) =
-          attn::Elem<T>::pack(o[4 * j + 2 * h] * inv, o[4 * j + 2 * h + 1] * inv);
-  }
+  attn::store_rows<T>(o, l, O + (size_t)(head_row + row_g) * kD, kD, lane);
 #else
   (void)tma_q, (void)tma_k, (void)tma_v, (void)O, (void)n, (void)scale_log2e, (void)causal;
   __trap();  // built without sm_90a: the runner refuses this version before launching it

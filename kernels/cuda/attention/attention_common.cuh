@@ -1,10 +1,13 @@
 // What the attention kernels share: the 16-bit element types (fp16, bf16) behind one trait, the
-// mma.sync / ldmatrix / cp.async wrappers the tensor-core versions use, and the softmax constants.
+// mma.sync / ldmatrix / cp.async wrappers (ampere_ptx.cuh), and the softmax constants.
 #pragma once
+
+#include "kernels/cuda/ampere_ptx.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cmath>
 #include <cstdint>
 
 namespace attn {
@@ -45,57 +48,84 @@ __device__ __forceinline__ void widen8(const uint4& raw, float (&out)[8]) {
   for (int i = 0; i < 8; ++i) out[i] = Elem<T>::to_float(h[i]);
 }
 
-__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+using ampere::cp_async_16;
+using ampere::cp_async_commit;
+using ampere::cp_async_wait;
+using ampere::ldmatrix_x4;
+using ampere::ldmatrix_x4_trans;
+using ampere::mma_16816;
+
+// One tile of keys in the online softmax, on a warp's accumulators in mma.sync's layout (which is
+// also wgmma's, warp by warp): s[j][e] is the score of row g + 8·(e/2) against key
+// key0 + 8j + 2t + e%2 (g = lane/4, t = lane%4), o[j][e] the output of the same row at column
+// 8j + 2t + e%2. Scales the scores into log2 units, masks keys after the query on the diagonal
+// tile, raises each row's running max m over the 4 lanes of its quad (two shuffles), replaces the
+// scores by exp2(s − m), adds them to this lane's share of the running sum l, and rescales the
+// output accumulated so far by exp2(m_old − m).
+template <int kNB, int kOB>
+__device__ __forceinline__ void online_softmax_tile(float (&s)[kNB][4], float (&o)[kOB][4],
+                                                    float (&m)[2], float (&l)[2], float scale_log2e,
+                                                    bool diagonal, int key0, int row_g, int lane) {
+#pragma unroll
+  for (int j = 0; j < kNB; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      s[j][e] *= scale_log2e;
+      const int key = key0 + j * 8 + 2 * (lane % 4) + (e & 1);
+      if (diagonal && key > row_g + (e >> 1) * 8) s[j][e] = -INFINITY;
+    }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float mx = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < kNB; ++j) mx = fmaxf(mx, fmaxf(s[j][2 * h], s[j][2 * h + 1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    const float m_new = fmaxf(m[h], mx);  // finite: every row sees key 0 in tile 0
+    const float corr = exp2f(m[h] - m_new);
+    m[h] = m_new;
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < kNB; ++j) {
+      s[j][2 * h] = exp2f(s[j][2 * h] - m_new);
+      s[j][2 * h + 1] = exp2f(s[j][2 * h + 1] - m_new);
+      sum += s[j][2 * h] + s[j][2 * h + 1];
+    }
+    l[h] = l[h] * corr + sum;  // this lane's share; the quad adds its shares at the end
+#pragma unroll
+    for (int j = 0; j < kOB; ++j) {
+      o[j][2 * h] *= corr;
+      o[j][2 * h + 1] *= corr;
+    }
+  }
 }
 
-// Four 8×8 16-bit matrices from shared memory, each lane giving one row address (lanes 0–7 the
-// first matrix, 8–15 the second, ...). Plain: lane l receives row l/4, columns 2(l%4) and +1 of
-// each; .trans: row 2(l%4) and +1, column l/4 (the matrix transposed on the way).
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const void* smem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(s));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const void* smem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(s));
+// The two score fragments of keys 16kk .. 16kk + 15, packed to 16 bits: the A operand of P·V.
+template <class T, int kNB>
+__device__ __forceinline__ void pack_p(const float (&s)[kNB][4], int kk, unsigned (&a)[4]) {
+  a[0] = Elem<T>::pack(s[2 * kk][0], s[2 * kk][1]);
+  a[1] = Elem<T>::pack(s[2 * kk][2], s[2 * kk][3]);
+  a[2] = Elem<T>::pack(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+  a[3] = Elem<T>::pack(s[2 * kk + 1][2], s[2 * kk + 1][3]);
 }
 
-// D (16×8 fp32) += A (16×16) · B (16×8), 16-bit inputs of type T. Fragment layouts (g = lane/4,
-// t = lane%4): A a0 = (g, 2t..2t+1), a1 = (g+8, 2t..), a2 = (g, 2t+8..), a3 = (g+8, 2t+8..);
-// B b0 = (k 2t..2t+1, n g), b1 = (k 2t+8.., n g); D d0,d1 = (g, 2t..2t+1), d2,d3 = (g+8, 2t..).
-template <class T>
-__device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0,
-                                          unsigned b1);
-template <>
-__device__ __forceinline__ void mma_16816<__half>(float (&d)[4], const unsigned (&a)[4],
-                                                  unsigned b0, unsigned b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-template <>
-__device__ __forceinline__ void mma_16816<__nv_bfloat16>(float (&d)[4], const unsigned (&a)[4],
-                                                         unsigned b0, unsigned b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+// The end of the online softmax: each row's sum over its quad, the output divided by it and
+// stored as 16-bit pairs. `row` points to this lane's first row (g) of O, row g + 8 is 8 rows on.
+template <class T, int kOB>
+__device__ __forceinline__ void store_rows(const float (&o)[kOB][4], const float (&l)[2], T* row,
+                                           int row_stride, int lane) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float sum = l[h];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const float inv = 1.f / sum;
+    T* out = row + (size_t)h * 8 * row_stride + 2 * (lane % 4);
+#pragma unroll
+    for (int j = 0; j < kOB; ++j)
+      *reinterpret_cast<unsigned*>(out + j * 8) =
+          Elem<T>::pack(o[j][2 * h] * inv, o[j][2 * h + 1] * inv);
+  }
 }
 
 }  // namespace attn

@@ -7,8 +7,11 @@
 // thread), so 8 ldmatrix feed 32 mma per k-step; (4) shared rows are 64 bytes, so the 16-byte chunk
 // index is XOR-swizzled with (row/2)%4: the 8 rows an ldmatrix phase reads hit 8 different bank
 // groups. Dynamic shared memory: 4 stages × (8 KB A + 8 KB W) = 64 KB per block, two blocks per SM.
-// Run: tilescope-gpu-bench --suite hgemm (this is version 2; version 0 is cuBLAS (fp16 in, fp32 accumulate)).
+// Run: tilescope-gpu-bench --suite hgemm (this is version 2; version 0 is cuBLAS (fp16 in, fp32
+// accumulate)).
 #pragma once
+
+#include "kernels/cuda/ampere_ptx.cuh"
 
 #include <cuda_fp16.h>
 
@@ -23,31 +26,11 @@ __device__ __forceinline__ int swizzle(int row, int chunk) {
   return row * kBK + ((chunk ^ ((row >> 1) & 3)) * 8);
 }
 
-__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const void* smem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(s));
-}
-__device__ __forceinline__ void mma_16816(float (&d)[4], const unsigned (&a)[4], unsigned b0,
-                                          unsigned b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
+using ampere::cp_async_16;
+using ampere::cp_async_commit;
+using ampere::cp_async_wait;
+using ampere::ldmatrix_x4;
+using ampere::mma_16816;
 }  // namespace hgemm02
 
 template <bool kBiasRelu>

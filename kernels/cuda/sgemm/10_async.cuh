@@ -10,18 +10,12 @@
 // Run: tilescope-gpu-bench --suite sgemm (this is version 10; version 0 is cuBLAS SGEMM).
 #pragma once
 
+#include "kernels/cuda/ampere_ptx.cuh"
+
 namespace sgemm10 {
-__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
+using ampere::cp_async_16;
+using ampere::cp_async_commit;
+using ampere::cp_async_wait;
 constexpr int kLanesN = 8, kSubM = 16, kSubN = 32;
 
 template <int kBM, int kBN, int kBK, int kStages>
