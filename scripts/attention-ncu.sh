@@ -5,7 +5,7 @@
 # of that launch profiled (v1 is three: two cuBLAS GEMMs and the softmax), bytes summed, and the
 # output checked against the fp32 reference. Writes $OUT/attention-ncu.json.
 # Usage (GPU machine, after scripts/gpu-run.sh built build/headless):
-#   OUT=dir scripts/attention-ncu.sh [SUITE ...]     (default: attention attention_causal)
+#   OUT=dir [VERSIONS="1 3"] scripts/attention-ncu.sh [SUITE ...]   (default: attention attention_causal)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-run-out}
@@ -18,7 +18,7 @@ SUITES=("$@")
 [ ${#SUITES[@]} -eq 0 ] && SUITES=(attention attention_causal)
 METRICS=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,gpu__time_duration.sum
 for suite in "${SUITES[@]}"; do
-  for v in 1 2 3 4 5; do
+  for v in ${VERSIONS:-1 2 3 4 5}; do
     "$NCU" --clock-control none --cache-control all --profile-from-start off --csv --page raw \
       --print-units base --metrics "$METRICS" "$BENCH" --profile-one "$suite:$v" \
       >"$OUT/ncu-$suite-$v.csv" 2>"$OUT/ncu-$suite-$v.log"
@@ -26,11 +26,13 @@ for suite in "${SUITES[@]}"; do
   done
 done
 python3 - "$OUT" "${SUITES[@]}" <<'PY'
-import csv, io, json, sys
+import csv, io, json, os, sys
 out, suites = sys.argv[1], sys.argv[2:]
 rows = []
 for suite in suites:
     for v in (1, 2, 3, 4, 5):
+        if not os.path.exists(f"{out}/ncu-{suite}-{v}.csv"):
+            continue
         text = open(f"{out}/ncu-{suite}-{v}.csv").read()
         lines = [l for l in text.splitlines() if l.startswith('"')]
         if len(lines) < 2:
