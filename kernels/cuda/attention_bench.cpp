@@ -108,6 +108,45 @@ double spot_check_attention(const AttentionShape& s, const DeviceBuffer<std::uin
   return relative_error(have.data(), want.data(), have.size());
 }
 
+// Heads the fp32 reference takes at a time, so its scores (heads · N² floats) stay within 8 GB.
+int reference_chunk(const AttentionShape& s) {
+  return static_cast<int>(
+      std::clamp<std::size_t>((std::size_t{1} << 31) / ((std::size_t)s.n * s.n), 1, s.bh()));
+}
+
+double tolerance_of(const AttentionShape& s) {
+  return s.type == cuda::Operand16::bf16 ? kTolBf16 : kTolFp16;
+}
+
+// Fresh inputs from `seed`, rounded to the shape's 16-bit type through `tmp` (count floats).
+// Scores q·k/√d with q, k uniform in [−2, 2) have a standard deviation of 4/3: softmax rows with
+// a few dominant keys, not the near-uniform rows of [−1, 1) inputs. V is uniform in [−1, 1).
+void fill_inputs(const AttentionShape& s, const DeviceBuffer<std::uint16_t>& q,
+                 const DeviceBuffer<std::uint16_t>& k, const DeviceBuffer<std::uint16_t>& v,
+                 const DeviceBuffer<float>& tmp, std::uint64_t seed) {
+  const std::size_t count = s.qkv_count();
+  auto fill = [&](const DeviceBuffer<std::uint16_t>& dst, std::uint64_t at, float lo, float hi) {
+    cuda::fill_uniform_launch(tmp.get(), count, at, lo, hi);
+    if (s.type == cuda::Operand16::bf16)
+      cuda::f32_to_bf16_launch(tmp.get(), dst.get(), count);
+    else
+      cuda::f32_to_f16_launch(tmp.get(), dst.get(), count);
+  };
+  fill(q, seed, -2.f, 2.f);
+  fill(k, seed + 1, -2.f, 2.f);
+  fill(v, seed + 2, -1.f, 1.f);
+}
+
+// The 16-bit output widened to fp32 through `tmp`, on the host.
+std::vector<float> output_to_host(const AttentionShape& s, const DeviceBuffer<std::uint16_t>& out,
+                                  const DeviceBuffer<float>& tmp) {
+  if (s.type == cuda::Operand16::bf16)
+    cuda::bf16_to_f32_launch(out.get(), tmp.get(), s.qkv_count());
+  else
+    cuda::f16_to_f32_launch(out.get(), tmp.get(), s.qkv_count());
+  return tmp.to_host();
+}
+
 struct SuiteSpec {
   std::string name;
   int n = 4096, d = 128;
@@ -163,7 +202,7 @@ json attention_shapes_json(bool quick) {
                  {"d", s.d},
                  {"causal", s.causal},
                  {"dtype", cuda::operand16_name(s.type)},
-                 {"tolerance", s.type == cuda::Operand16::bf16 ? kTolBf16 : kTolFp16}};
+                 {"tolerance", tolerance_of(s)}};
   }
   return out;
 }
@@ -173,8 +212,7 @@ SuiteResult suite_attention(const std::string& name, const GpuBenchOptions& o, s
   if (!shape) throw std::invalid_argument("not an attention suite: " + name);
   const AttentionShape s = *shape;
   const std::size_t count = s.qkv_count();
-  const int chunk = static_cast<int>(
-      std::clamp<std::size_t>((std::size_t{1} << 31) / ((std::size_t)s.n * s.n), 1, s.bh()));
+  const int chunk = reference_chunk(s);
   std::size_t scratch_count = 0;
   for (const cuda::KernelVersion& kv : cuda::attention_versions())
     scratch_count = std::max(scratch_count, cuda::attention_scratch_count(kv.number, s));
@@ -206,21 +244,9 @@ SuiteResult suite_attention(const std::string& name, const GpuBenchOptions& o, s
   std::uint64_t current_seed = 0;
   double worst_spot = 0.0;
 
-  // Scores q·k/√d with q, k uniform in [−2, 2) have a standard deviation of 4/3: softmax rows
-  // with a few dominant keys, not the near-uniform rows of [−1, 1) inputs.
-  auto fill16 = [&](const DeviceBuffer<std::uint16_t>& dst, std::uint64_t seed, float lo,
-                    float hi) {
-    cuda::fill_uniform_launch(f32.get(), count, seed, lo, hi);
-    if (bf16)
-      cuda::f32_to_bf16_launch(f32.get(), dst.get(), count);
-    else
-      cuda::f32_to_f16_launch(f32.get(), dst.get(), count);
-  };
   suite.fresh_inputs = [&](std::uint64_t seed) {
     current_seed = seed;
-    fill16(q, seed, -2.f, 2.f);
-    fill16(k, seed + 1, -2.f, 2.f);
-    fill16(v, seed + 2, -1.f, 1.f);
+    fill_inputs(s, q, k, v, f32, seed);
   };
   suite.reference_output = [&] {
     cuda::attention_reference_launch(s, q.get(), k.get(), v.get(), f32.get(), s32.get(), chunk,
@@ -235,14 +261,8 @@ SuiteResult suite_attention(const std::string& name, const GpuBenchOptions& o, s
     return r;
   };
   suite.poison_output = [&] { out.poison(); };
-  suite.read_output = [&] {
-    if (bf16)
-      cuda::bf16_to_f32_launch(out.get(), f32.get(), count);
-    else
-      cuda::f16_to_f32_launch(out.get(), f32.get(), count);
-    return f32.to_host();
-  };
-  const double tol = bf16 ? kTolBf16 : kTolFp16;
+  suite.read_output = [&] { return output_to_host(s, out, f32); };
+  const double tol = tolerance_of(s);
   for (const cuda::KernelVersion& kv : cuda::attention_versions()) {
     const int version = kv.number;
     if (const std::string why = cuda::attention_unsupported(version, s); !why.empty()) {
@@ -287,17 +307,9 @@ int profile_attention_one(const std::string& suite, int version, std::ostream& l
     const CublasHandle cublas;
     DeviceBuffer<std::uint16_t> q(count), k(count), v(count), out(count),
         scratch(cuda::attention_scratch_count(version, s));
-    DeviceBuffer<float> f32(count), ref(count);
-    const int chunk = static_cast<int>(
-        std::clamp<std::size_t>((std::size_t{1} << 31) / ((std::size_t)s.n * s.n), 1, s.bh()));
-    DeviceBuffer<float> s32((std::size_t)chunk * s.n * s.n);
-    const bool bf16 = s.type == cuda::Operand16::bf16;
-    for (int i = 0; i < 3; ++i) {
-      cuda::fill_uniform_launch(f32.get(), count, 5000 + i, i < 2 ? -2.f : -1.f, i < 2 ? 2.f : 1.f);
-      void* dst = (i == 0 ? q : i == 1 ? k : v).get();
-      bf16 ? cuda::f32_to_bf16_launch(f32.get(), dst, count)
-           : cuda::f32_to_f16_launch(f32.get(), dst, count);
-    }
+    const int chunk = reference_chunk(s);
+    DeviceBuffer<float> f32(count), ref(count), s32((std::size_t)chunk * s.n * s.n);
+    fill_inputs(s, q, k, v, f32, 5000);
     auto run = [&] {
       cuda::attention_launch(version, s, q.get(), k.get(), v.get(), out.get(), scratch.get(),
                              cublas.get());
@@ -311,12 +323,9 @@ int profile_attention_one(const std::string& suite, int version, std::ostream& l
     TS_CUDA_CHECK(cudaProfilerStop());
     cuda::attention_reference_launch(s, q.get(), k.get(), v.get(), f32.get(), s32.get(), chunk,
                                      ref.get(), cublas.get());
-    const std::vector<float> want = ref.to_host();
-    bf16 ? cuda::bf16_to_f32_launch(out.get(), f32.get(), count)
-         : cuda::f16_to_f32_launch(out.get(), f32.get(), count);
-    const std::vector<float> got = f32.to_host();
+    const std::vector<float> want = ref.to_host(), got = output_to_host(s, out, f32);
     const double err = relative_error(got.data(), want.data(), count);
-    const double tol = bf16 ? kTolBf16 : kTolFp16;
+    const double tol = tolerance_of(s);
     log << "profile-one " << suite << ":" << version << " (" << s.text() << "): rel_error " << err
         << (err <= tol ? " ok" : " FAILED") << "\n";
     return err <= tol ? 0 : 3;

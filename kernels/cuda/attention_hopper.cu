@@ -23,9 +23,12 @@ void launch(int heads, int n, bool causal, Operand16 type, const void* q, const 
   const CUtensorMap mv = hopper_tensor_map_16bit(v, rows, kD, attn05::kBc, type);
   constexpr int smem = attn05::Shape<kD>::kSmemBytes;
   auto* kernel = attention_05_hopper_wgmma<T, kD>;
-  // Dynamic shared memory above 48 KB needs an opt-in per kernel (cheap; done at every launch
-  // so a failure is reported where it happens).
-  TS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  // Dynamic shared memory above 48 KB needs an opt-in per kernel: once, not at every timed launch.
+  static const bool ready = [&] {
+    TS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    return true;
+  }();
+  (void)ready;
   const float scale_log2e = static_cast<float>(1.0 / std::sqrt(double(kD))) * attn::kLog2e;
   kernel<<<dim3(n / attn05::kBr, heads), attn05::kThreads, smem>>>(mq, mk, mv, static_cast<T*>(o),
                                                                    n, scale_log2e, causal);

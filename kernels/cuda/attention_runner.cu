@@ -123,6 +123,8 @@ void softmax_rows(S* scores, std::size_t rows, const AttentionShape& s) {
   TS_CUDA_CHECK_LAUNCH();
 }
 
+// Dynamic shared memory above 48 KB needs an opt-in per kernel; the launches below ask once per
+// kernel, not at every (timed) launch.
 template <class Kernel>
 void allow_smem(Kernel kernel, int bytes) {
   TS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
@@ -134,17 +136,23 @@ void launch_fused(int version, const AttentionShape& s, const T* q, const T* k, 
   const dim3 grid(s.n / 64, s.bh());
   if (version == 2) {
     constexpr int smem = attn::v2_smem_bytes<kD>();
-    allow_smem(attn::attention_02_fused_cuda_cores<T, kD>, smem);
+    static const bool ready =
+        (allow_smem(attn::attention_02_fused_cuda_cores<T, kD>, smem), true);  // once per kernel
+    (void)ready;
     attn::attention_02_fused_cuda_cores<T, kD>
         <<<grid, attn::kV2Threads, smem>>>(q, k, v, o, s.n, scale_log2e, s.causal);
   } else if (version == 3) {
     constexpr int smem = attn::mma_smem_bytes<kD, 1>();
-    allow_smem(attn::attention_03_mma_online_softmax<T, kD>, smem);
+    static const bool ready =
+        (allow_smem(attn::attention_03_mma_online_softmax<T, kD>, smem), true);  // once per kernel
+    (void)ready;
     attn::attention_03_mma_online_softmax<T, kD>
         <<<grid, attn::kMmaThreads, smem>>>(q, k, v, o, s.n, scale_log2e, s.causal);
   } else {
     constexpr int smem = attn::mma_smem_bytes<kD, 2>();
-    allow_smem(attn::attention_04_mma_pipelined<T, kD>, smem);
+    static const bool ready =
+        (allow_smem(attn::attention_04_mma_pipelined<T, kD>, smem), true);  // once per kernel
+    (void)ready;
     attn::attention_04_mma_pipelined<T, kD>
         <<<grid, attn::kMmaThreads, smem>>>(q, k, v, o, s.n, scale_log2e, s.causal);
   }
