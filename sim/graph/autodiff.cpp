@@ -54,6 +54,7 @@ std::vector<size_t> differentiable_inputs(const Op& op) {
     case OpKind::Sum:
     case OpKind::Mean:
     case OpKind::Scale:
+    case OpKind::CausalMask:
     case OpKind::MSELoss:
     case OpKind::CrossEntropyLoss:
       return {0};
@@ -323,6 +324,12 @@ void Builder::backward_op(OpId id) {
     case OpKind::Scale:
       contribute(in(0), emit(OpKind::Scale, {dy}, a, name(0), fwd));
       break;
+    case OpKind::CausalMask: {  // masked entries did not reach y: their gradient is 0
+      OpAttrs zero = a;
+      zero.alpha = 0.0;
+      contribute(in(0), emit(OpKind::CausalMask, {dy}, zero, name(0), fwd));
+      break;
+    }
     case OpKind::MatMul: {
       // y = op(A) @ op(B). dA and dB are matmuls of dy with the other operand, with the
       // transpose flags chosen so no explicit Transpose op is needed; batch broadcasting is

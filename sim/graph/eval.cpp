@@ -280,6 +280,14 @@ TensorData run_elementwise_op(const OpContext& c) {
       for (double& e : y) e *= a.alpha;
       return y;
     }
+    case OpKind::CausalMask: {  // entry (i, j) of each matrix: j > i takes alpha
+      TensorData y(c.val(0));
+      const Shape& s = c.shape(0);
+      const size_t rows = size_t(s[s.size() - 2]), cols = size_t(s[s.size() - 1]);
+      for (size_t e = 0; e < y.size(); ++e)
+        if (e % cols > (e / cols) % rows) y[e] = a.alpha;
+      return y;
+    }
     case OpKind::ReLUGrad: {  // (dy, x)
       TensorData g(n_out);
       for (size_t i = 0; i < n_out; ++i) g[i] = c.val(1)[i] > 0 ? c.val(0)[i] : 0.0;

@@ -142,6 +142,8 @@ const char* op_kind_name(OpKind k) {
       return "Sum";
     case OpKind::Mean:
       return "Mean";
+    case OpKind::CausalMask:
+      return "CausalMask";
     case OpKind::MSELoss:
       return "MSELoss";
     case OpKind::CrossEntropyLoss:
@@ -223,6 +225,7 @@ OpFamily op_family(OpKind k) {
     case OpKind::MSELossGrad:
     case OpKind::Scale:
     case OpKind::SGDUpdate:
+    case OpKind::CausalMask:
       return OpFamily::Elementwise;
     case OpKind::MaxPool2D:
     case OpKind::AvgPool2D:

@@ -100,6 +100,8 @@ enum class OpKind {
   Concat,      // along attrs.axis
   Sum,         // reduce over attrs.axes (keepdim)
   Mean,        // reduce over attrs.axes (keepdim)
+  CausalMask,  // x with every entry above the diagonal of its last two dims (column j > row i)
+               // set to attrs.alpha: -inf before attention's softmax, 0 in its gradient
   // losses (scalar output)
   MSELoss,           // mean((pred - target)^2)
   CrossEntropyLoss,  // mean over rows of -log softmax(logits)[target]; target holds class indices

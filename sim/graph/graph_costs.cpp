@@ -37,6 +37,7 @@ namespace tilescope::graph {
 //   Mean                             input elements (the adds + one divide per output)
 //   Reshape, Transpose, Concat,
 //   Slice, BroadcastTo               0 (data movement only)
+//   CausalMask                       0 (a select by position: no arithmetic on the values)
 //   MSELoss                          3 per element (subtract, square, add) + 1 (divide by count)
 //   CrossEntropyLoss [N, C]          4 per logit (max, subtract, exp, sum) + 4 per row (log,
 //                                    subtract the target logit, negate, accumulate) + 1 (÷ N)
@@ -167,6 +168,7 @@ OpCost Graph::op_cost(OpId id) const {
     case OpKind::Concat:
     case OpKind::Slice:
     case OpKind::BroadcastTo:
+    case OpKind::CausalMask:
       f = 0;
       break;
     case OpKind::MSELoss:

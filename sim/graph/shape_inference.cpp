@@ -319,6 +319,12 @@ Shape infer_elementwise_shape(const Op& op, const std::vector<const Tensor*>& in
     case OpKind::Scale:
       c.arity(1);
       return c.shape(0);
+    case OpKind::CausalMask:
+      c.arity(1);
+      if (c.shape(0).size() < 2)
+        c.fail("a causal mask needs a matrix (rows are queries, columns keys); got " +
+               c.desc(0));
+      return c.shape(0);
     case OpKind::ReLUGrad:
     case OpKind::ReLU6Grad:
     case OpKind::GELUGrad:

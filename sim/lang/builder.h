@@ -177,6 +177,7 @@ class Builder {
   Value fn_activation(const Call& c, const CallArgs& args);
   Value fn_softmax(const Call& c, const CallArgs& args);
   Value fn_attention(const Call& c, const CallArgs& args);
+  Value fn_causal_mask(const Call& c, const CallArgs& args);
   Value fn_layer_norm(const Call& c, const CallArgs& args);
   Value layer_norm(const Call& c, const BoundArgs& a, size_t x_i, size_t g_i, size_t b_i,
                    size_t eps_i);
@@ -206,6 +207,7 @@ class Builder {
       {"softmax", &Builder::fn_softmax},
       {"attention", &Builder::fn_attention},
       {"scaled_dot_product_attention", &Builder::fn_attention},
+      {"causal_mask", &Builder::fn_causal_mask},
       {"layer_norm", &Builder::fn_layer_norm},
       {"batch_norm", &Builder::fn_batch_norm},
       {"conv2d", &Builder::fn_conv2d},

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -254,22 +255,33 @@ Value Builder::fn_softmax(const Call& c, const CallArgs& args) {
   return result(emit(OpKind::Softmax, "softmax", {x}, attrs, c.at, c.out_name), c);
 }
 
+// causal_mask(s): the scores s with every entry above the diagonal (key j after query i) set to
+// -inf, so softmax gives it weight 0 — the mask of causal attention, written by hand.
+Value Builder::fn_causal_mask(const Call& c, const CallArgs& args) {
+  BoundArgs a = bind(c.name, {{"input"}, 1}, args, c.span);
+  OpAttrs attrs;
+  attrs.alpha = -std::numeric_limits<double>::infinity();
+  return result(
+      emit(OpKind::CausalMask, "mask", {tensor_arg(a, 0, "input")}, attrs, c.at, c.out_name), c);
+}
+
 // attention(q, k, v) and F.scaled_dot_product_attention(query, key, value): the explicit pattern
 // softmax(q @ k.T * scale) @ v, written out as its four ops (matmul, scale, softmax, matmul), so
-// the schedule sees what the learner would have written by hand. scale defaults to 1/√d.
+// the schedule sees what the learner would have written by hand. scale defaults to 1/√d. With
+// is_causal=True (causal=True) a causal mask sits between the scale and the softmax, as in
+// PyTorch: query i sees keys 0..i (the mask is aligned to the top-left corner).
 Value Builder::fn_attention(const Call& c, const CallArgs& args) {
-  BoundArgs a = bind(c.name, {{"query|q", "key|k", "value|v", "attn_mask", "dropout_p",
-                               "is_causal|causal", "scale"}, 3}, args, c.span);
+  BoundArgs a = bind(
+      c.name,
+      {{"query|q", "key|k", "value|v", "attn_mask", "dropout_p", "is_causal|causal", "scale"}, 3},
+      args, c.span);
   TensorId q = tensor_arg(a, 0, "query");
   TensorId k = tensor_arg(a, 1, "key");
   TensorId v = tensor_arg(a, 2, "value");
   if (a.has(3)) fail(a.at(3).span, "attn_mask is not supported: tilescope has no mask tensors");
   if (a.has(4) && to_double(a.at(4), "dropout_p") != 0.0)
     fail(a.at(4).span, "dropout_p must be 0 (tilescope models inference)");
-  if (a.has(5) && to_bool(a.at(5), "is_causal"))
-    fail(a.at(5).span,
-         "causal attention is not in the simulator yet (its mask has no op here); the GPU bench's "
-         "attention_causal suites run it");
+  const bool causal = a.has(5) && to_bool(a.at(5), "is_causal");
   const Shape& qs = m_graph.tensor(q).shape;
   if (qs.empty()) fail(a.at(0).span, "query must have a last dimension (the head dim)");
   OpAttrs scores;
@@ -279,6 +291,11 @@ Value Builder::fn_attention(const Call& c, const CallArgs& args) {
   scale.alpha = a.has(6) ? to_double(a.at(6), "scale") : 1.0 / std::sqrt(double(qs.back()));
   if (!(scale.alpha > 0.0)) fail(a.at(6).span, "scale must be > 0");
   TensorId scaled = emit(OpKind::Scale, "scale", {s}, scale, c.at);
+  if (causal) {
+    OpAttrs mask;
+    mask.alpha = -std::numeric_limits<double>::infinity();
+    scaled = emit(OpKind::CausalMask, "mask", {scaled}, mask, c.at);
+  }
   OpAttrs softmax;
   softmax.axis = m_graph.tensor(scaled).rank() - 1;
   TensorId p = emit(OpKind::Softmax, "softmax", {scaled}, softmax, c.at);

@@ -283,8 +283,18 @@ class Writer {
       case BinaryOp::ReluMask:
         if (m_d == Dialect::Pseudo) return "(" + a + " if " + strip_parens(b) + " > 0 else 0)";
         return "(" + strip_parens(b) + " > 0.0f ? " + strip_parens(a) + " : 0.0f)";
+      case BinaryOp::FillAbove:  // fill_above() prints it: the fill is not an operand
+        break;
     }
     return a;
+  }
+
+  // A causal mask: `above` is an integer expression of the indices (column minus row).
+  std::string fill_above(const std::string& a, const std::string& above, double fill) const {
+    const std::string f = literal(fill, m_d);
+    if (m_d == Dialect::Pseudo)
+      return "(" + f + " if " + above + " > 0 else " + strip_parens(a) + ")";
+    return "(" + above + " > 0 ? " + f + " : " + strip_parens(a) + ")";
   }
 
   std::string expr(const VExpr& e) {
@@ -298,7 +308,11 @@ class Writer {
       case VExpr::Kind::Unary:
         return unary(e.uop, expr(e.args[0]));
       case VExpr::Kind::Binary:
+        if (e.bop == BinaryOp::FillAbove)
+          return fill_above(expr(e.args[0]), expr(e.args[1]), e.value);
         return binary(e.bop, expr(e.args[0]), expr(e.args[1]));
+      case VExpr::Kind::Index:
+        return "(" + code(e.index[0]) + ")";
     }
     return "";
   }
@@ -726,11 +740,14 @@ class Writer {
       return m_tensor_ident[size_t(e.tensor)] + "[" + code_s(off) + "]";
     }
     if (e.kind == VExpr::Kind::Unary) return unary(e.uop, expr_s(e.args[0]));
+    if (e.kind == VExpr::Kind::Binary && e.bop == BinaryOp::FillAbove)
+      return fill_above(expr_s(e.args[0]), expr_s(e.args[1]), e.value);
     if (e.kind == VExpr::Kind::Binary) return binary(e.bop, expr_s(e.args[0]), expr_s(e.args[1]));
+    if (e.kind == VExpr::Kind::Index) return "(" + code_s(e.index[0]) + ")";
     return expr(e);
   }
   static void substitute_def(VExpr& e, const std::vector<std::pair<std::string, Affine>>& s) {
-    if (e.kind == VExpr::Kind::Load)
+    if (e.kind == VExpr::Kind::Load || e.kind == VExpr::Kind::Index)
       for (auto& i : e.index) {
         Affine r = Affine::lit(i.constant);
         for (const auto& [n, c] : i.terms) {

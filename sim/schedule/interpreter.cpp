@@ -38,7 +38,7 @@ float apply_unary(UnaryOp op, float a) {
   return a;
 }
 
-float apply_binary(BinaryOp op, float a, float b) {
+float apply_binary(BinaryOp op, float a, float b, float fill) {
   switch (op) {
     case BinaryOp::Add:
       return a + b;
@@ -54,6 +54,8 @@ float apply_binary(BinaryOp op, float a, float b) {
       return std::min(a, b);
     case BinaryOp::ReluMask:
       return b > 0.0f ? a : 0.0f;
+    case BinaryOp::FillAbove:
+      return b > 0.0f ? fill : a;
   }
   return a;
 }
@@ -105,7 +107,9 @@ class Interpreter {
       case VExpr::Kind::Unary:
         return apply_unary(e.uop, value(e.args[0]));
       case VExpr::Kind::Binary:
-        return apply_binary(e.bop, value(e.args[0]), value(e.args[1]));
+        return apply_binary(e.bop, value(e.args[0]), value(e.args[1]), float(e.value));
+      case VExpr::Kind::Index:
+        return float(eval(e.index[0]));
       case VExpr::Kind::Load: {
         const graph::Shape& shape =
             e.computed ? m_k.computed[size_t(e.tensor)].shape : m_k.tensors[size_t(e.tensor)].shape;

@@ -27,8 +27,8 @@ std::vector<float> unpack_tensor(const KernelTensor& t, const std::vector<float>
 std::map<graph::TensorId, std::vector<float>> run_program(
     const Program& p, const std::map<graph::TensorId, std::vector<float>>& feeds);
 
-// fp32 semantics of the expression operators, shared with the trace walker.
+// fp32 semantics of the expression operators. FillAbove's fill is the VExpr's value.
 float apply_unary(UnaryOp op, float a);
-float apply_binary(BinaryOp op, float a, float b);
+float apply_binary(BinaryOp op, float a, float b, float fill = 0.0f);
 
 }  // namespace tilescope::schedule

@@ -46,8 +46,8 @@ struct Target {
   // A GPU machine's L1 of one SM (its first cache level); 0 on a CPU machine and in the defaults.
   // Explanations compare a loop's working set with this one, else with cpu_l1_bytes.
   int64_t gpu_l1_bytes = 0;
-  std::string machine = {};  // the machine's name, for explanations ("" = the defaults above)
-  int64_t cpu_vector_bytes = 32;     // AVX2: 8 fp32 lanes
+  std::string machine = {};       // the machine's name, for explanations ("" = the defaults above)
+  int64_t cpu_vector_bytes = 32;  // AVX2: 8 fp32 lanes
   int64_t cpu_vector_registers = 16;
   int64_t max_accumulator_bytes = 64 * 1024;  // per thread / per CPU worker
   int64_t max_unroll = 64;
@@ -57,14 +57,18 @@ struct Target {
 // [SECTION] Value expressions
 
 enum class UnaryOp { Neg, ReLU, GELU, Sigmoid, Tanh, Exp, Log, Sqrt, Rsqrt, Square };
-enum class BinaryOp { Add, Sub, Mul, Div, Max, Min, ReluMask };  // ReluMask(a, b) = b > 0 ? a : 0
+// ReluMask(a, b) = b > 0 ? a : 0. FillAbove(a, b) = b > 0 ? fill : a, with fill in VExpr::value
+// (a causal mask: b is an Index, column minus row).
+enum class BinaryOp { Add, Sub, Mul, Div, Max, Min, ReluMask, FillAbove };
 const char* unary_name(UnaryOp);
 const char* binary_name(BinaryOp);
 
 struct VExpr {
-  enum class Kind { Const, Load, Acc, Unary, Binary };
+  // Index: the integer value of index[0], an affine expression of the axes (of the loops once
+  // lowered); it reads no memory. A causal mask compares column and row with it.
+  enum class Kind { Const, Load, Acc, Unary, Binary, Index };
   Kind kind = Kind::Const;
-  double value = 0;       // Const
+  double value = 0;       // Const; Binary FillAbove: the fill value
   int tensor = -1;        // Load: index into Kernel::tensors (or Kernel::computed when computed)
   bool computed = false;  // Load of a computed (inlined) tensor
   std::vector<Affine> index;  // Load: one per tensor dim, over axis names
@@ -85,6 +89,9 @@ struct VExpr {
   static VExpr accumulator(int slot);
   static VExpr unary(UnaryOp op, VExpr a);
   static VExpr binary(BinaryOp op, VExpr a, VExpr b);
+  static VExpr index_value(Affine a);
+  // `fill` where `above` > 0, else `a`.
+  static VExpr fill_above(VExpr a, Affine above, double fill);
 };
 
 // [SECTION] Tensors of a kernel

@@ -58,7 +58,7 @@ Affine substitute_all(const Affine& e, const std::vector<std::string>& names,
 
 void substitute_loads(VExpr& e, const std::vector<std::string>& names,
                       const std::vector<Affine>& values) {
-  if (e.kind == VExpr::Kind::Load)
+  if (e.kind == VExpr::Kind::Load || e.kind == VExpr::Kind::Index)
     for (auto& i : e.index) i = substitute_all(i, names, values);
   for (auto& a : e.args) substitute_loads(a, names, values);
 }
@@ -98,6 +98,7 @@ VExpr to_loop_space(const Kernel& k, const VExpr& e) {
       x.check_dims = dims_needing_check(k, x.index, shape);
       for (auto& i : x.index) i = substitute_all(i, names, values);
     }
+    if (x.kind == VExpr::Kind::Index) x.index[0] = substitute_all(x.index[0], names, values);
     for (auto& a : x.args) go(a);
   };
   go(r);

@@ -55,6 +55,8 @@ const char* binary_name(BinaryOp op) {
       return "min";
     case BinaryOp::ReluMask:
       return "relu_mask";
+    case BinaryOp::FillAbove:
+      return "fill_above";
   }
   return "?";
 }
@@ -138,6 +140,17 @@ VExpr VExpr::binary(BinaryOp op, VExpr a, VExpr b) {
   e.bop = op;
   e.args.push_back(std::move(a));
   e.args.push_back(std::move(b));
+  return e;
+}
+VExpr VExpr::index_value(Affine a) {
+  VExpr e;
+  e.kind = Kind::Index;
+  e.index.push_back(std::move(a));
+  return e;
+}
+VExpr VExpr::fill_above(VExpr a, Affine above, double fill) {
+  VExpr e = binary(BinaryOp::FillAbove, std::move(a), index_value(std::move(above)));
+  e.value = fill;
   return e;
 }
 
@@ -415,6 +428,12 @@ class OpLowering {
       case OpKind::Scale:
         v = VExpr::binary(B::Mul, ld(0), k(m_op.attrs.alpha));
         break;
+      case OpKind::CausalMask: {  // column - row > 0: above the diagonal
+        const size_t r = ax.size();
+        v = VExpr::fill_above(ld(0), Affine::var(ax[r - 1]) - Affine::var(ax[r - 2]),
+                              m_op.attrs.alpha);
+        break;
+      }
       case OpKind::ReLUGrad:
         v = VExpr::binary(B::ReluMask, ld(0), ld(1));
         break;

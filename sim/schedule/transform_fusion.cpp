@@ -72,7 +72,6 @@ void remap(VExpr& e, const std::vector<int>& map) {
   });
 }
 
-
 bool is_elementwise_kernel(const Kernel& k) {
   for (const auto& a : k.axes)
     if (a.reduce) return false;
@@ -218,6 +217,7 @@ std::string do_fuse(Program& p, const FuseStep& s, const Target& t) {
         for (auto& i : x.index) i = subst_axes(i, caxes, pm.out_index);
         x.tensor = x.computed ? x.tensor + coff : map[size_t(x.tensor)];
       }
+      if (x.kind == VExpr::Kind::Index) x.index[0] = subst_axes(x.index[0], caxes, pm.out_index);
       for (auto& c : x.args) go(c);
     };
     go(v);
@@ -286,8 +286,10 @@ std::string do_compute_at(Program& p, const ComputeAtStep& s, const Target& t) {
     paxes.push_back(prod.axes[d].name);
     dvars.push_back(Affine::var(def_var(d)));
   }
+  visit_indices(c.definition, [&](std::vector<Affine>& index) {
+    for (auto& i : index) i = subst_axes(i, paxes, dvars);
+  });
   visit_loads(c.definition, [&](VExpr& l) {
-    for (auto& i : l.index) i = subst_axes(i, paxes, dvars);
     if (!l.computed) l.tensor = map[size_t(l.tensor)];
     l.check_dims.assign(l.index.size(), false);
   });

@@ -75,6 +75,14 @@ void visit_loads(const VExpr& e, F f) {
   for (const auto& a : e.args) visit_loads(a, f);
 }
 
+// Every index list in `e`: each load's, and the expression of each Index node (a causal mask's
+// column minus row), so a substitution of axes or loops reaches both.
+template <class F>
+void visit_indices(VExpr& e, F f) {
+  if (e.kind == VExpr::Kind::Load || e.kind == VExpr::Kind::Index) f(e.index);
+  for (auto& a : e.args) visit_indices(a, f);
+}
+
 // [SECTION] Loop primitives (transform_loops.cpp)
 
 // `step` is the name the refusals and explanations use: split and tile share do_split, bind and

@@ -159,8 +159,8 @@ Kernel partial_kernel(const Program& p, const Kernel& k, const SplitKPlan& sk) {
   part.axes.insert(part.axes.end(), sk.reduce.begin(), sk.reduce.end());
   const Affine whole = Affine::var(sk.pl, sk.slice) + Affine::var(sk.L.name);
   Phase reduce_phase = k.phases[1];
-  visit_loads(reduce_phase.value, [&](VExpr& l) {
-    for (Affine& ix : l.index) ix = ix.substitute(sk.L.name, whole);
+  visit_indices(reduce_phase.value, [&](std::vector<Affine>& index) {
+    for (Affine& ix : index) ix = ix.substitute(sk.L.name, whole);
   });
   Phase store;
   store.kind = PhaseKind::Map;

@@ -306,6 +306,31 @@ TEST_CASE("layer norm, GELU, transpose, matmul, concat, softmax, mul, sub, sum, 
   for (const char* g : {"dx", "dgamma", "dbeta", "dz", "dv", "du"}) CHECK(has(checked, g));
 }
 
+TEST_CASE("causal attention's scores: the mask's gradient lets through only what the mask kept") {
+  Model m;
+  const TensorId q = m.in("q", {4, 3});
+  const TensorId k = m.w("k", {5, 3});
+  OpAttrs nt;
+  nt.trans_b = true;
+  const TensorId s = m.op(OpKind::MatMul, {q, k}, nt);  // [4, 5]
+  OpAttrs mask;
+  mask.alpha = -std::numeric_limits<double>::infinity();
+  const TensorId masked = m.op(OpKind::CausalMask, {s}, mask);
+  OpAttrs sm;
+  sm.axis = 1;
+  const TensorId p = m.op(OpKind::Softmax, {masked}, sm);
+  const TensorId v = m.w("v", {5, 2});
+  m.op(OpKind::MatMul, {p, v});
+  const Graph tg = build_training_graph(m.g, {});
+  // The gradient of the mask is the mask again, filling with 0 instead of -inf.
+  bool zero_fill = false;
+  for (const Op& op : tg.ops())
+    zero_fill = zero_fill || (op.kind == OpKind::CausalMask && op.attrs.alpha == 0.0);
+  CHECK(zero_fill);
+  const auto checked = check_gradients(tg, 51);
+  for (const char* g : {"dq", "dk", "dv"}) CHECK(has(checked, g));
+}
+
 TEST_CASE("sum with keepdim and a squared term x * x") {
   Model m;
   const TensorId x = m.in("x", {2, 3, 2});

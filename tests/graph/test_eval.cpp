@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
 
@@ -170,6 +171,21 @@ TEST_CASE("softmax rows sum to 1 and match exp/sum; along axis 0 too") {
   CHECK(z[0] == doctest::Approx(std::exp(1) / (std::exp(1) + std::exp(-1))));
   for (int j = 0; j < 3; ++j)
     CHECK(z[static_cast<size_t>(j)] + z[static_cast<size_t>(3 + j)] == doctest::Approx(1.0));
+}
+
+TEST_CASE("causal mask: entries above each matrix's diagonal take the fill, the rest pass") {
+  Net n;
+  // Two 2 x 3 matrices: rows are queries, columns keys.
+  const TensorId x = n.in("x", {2, 2, 3}, {1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6});
+  OpAttrs a;
+  a.alpha = -std::numeric_limits<double>::infinity();
+  const TensorData y = n.run(n.op(OpKind::CausalMask, {x}, a));
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> want = {1, -inf, -inf, 4, 5, -inf, -1, -inf, -inf, -4, -5, -inf};
+  REQUIRE(y.size() == want.size());
+  for (size_t e = 0; e < y.size(); ++e) CHECK(y[e] == want[e]);
+  a.alpha = 0.0;
+  check_close(n.run(n.op(OpKind::CausalMask, {x}, a)), {1, 0, 0, 4, 5, 0, -1, 0, 0, -4, -5, 0});
 }
 
 TEST_CASE("activations at known points") {

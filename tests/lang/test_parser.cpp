@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <limits>
 #include <string>
 
 using namespace tilescope::graph;
@@ -164,7 +165,8 @@ TEST_CASE("narrow(x, dim, start, length): a slice along one dimension, checked")
     parse_model("x: [2, 12]\nq = narrow(x, 1, 10, 4)\n");
     FAIL("a slice past the end parsed");
   } catch (const GraphError& e) {
-    CHECK(std::string(e.what()).find("2:22: error: length must be at most 2, got 4") != std::string::npos);
+    CHECK(std::string(e.what()).find("2:22: error: length must be at most 2, got 4") !=
+          std::string::npos);
   }
 }
 
@@ -227,6 +229,26 @@ TEST_CASE("attention(q, k, v) is the explicit pattern softmax(q @ k.T * scale) @
   Graph torch_form =
       parse_model(decls + "o = F.scaled_dot_product_attention(q, k, v, scale=0.5)\n");
   CHECK(op_named(torch_form, "scale0").attrs.alpha == doctest::Approx(0.5));
+}
+
+TEST_CASE(
+    "causal attention puts a causal mask between the scale and the softmax, as written by hand") {
+  const std::string decls = "q: [128, 64] fp16\nk: [128, 64] fp16\nv: [128, 32] fp16\n";
+  Graph sugar = parse_model(decls + "o = attention(q, k, v, causal=True)\n");
+  Graph explicit_form = parse_model(decls + "o = softmax(causal_mask(q @ k.T * 0.125)) @ v\n");
+  const std::vector<OpKind> kinds = {OpKind::MatMul, OpKind::Scale, OpKind::CausalMask,
+                                     OpKind::Softmax, OpKind::MatMul};
+  REQUIRE(sugar.ops().size() == 5);
+  REQUIRE(explicit_form.ops().size() == 5);
+  for (size_t i = 0; i < 5; ++i) {
+    CHECK(sugar.ops()[i].kind == kinds[i]);
+    CHECK(explicit_form.ops()[i].kind == kinds[i]);
+    CHECK(sugar.ops()[i].name == explicit_form.ops()[i].name);
+  }
+  CHECK(op_named(sugar, "mask0").attrs.alpha == -std::numeric_limits<double>::infinity());
+  CHECK(parse_model(decls + "o = F.scaled_dot_product_attention(q, k, v, is_causal=False)\n")
+            .ops()
+            .size() == 4);
 }
 
 TEST_CASE("form 1: intermediates become tensors, constants and arithmetic size shapes") {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <unistd.h>
@@ -77,6 +78,27 @@ std::vector<Named> schedule_set() {
     tsfix::op(*g, graph::OpKind::MatMul, "matmul0", {s, W});
     v.push_back(
         {"compute_at", tsfix::apply_all(lower_graph(g), "compute_at(sig0, matmul0, at=i)")});
+  }
+  {
+    // Causal attention's scores: the mask in the GEMM's epilogue (with the key loop split) and
+    // recomputed inside the softmax; both kernels' outputs are compared with the interpreter.
+    auto g = std::make_shared<graph::Graph>();
+    auto q = tsfix::tensor(*g, "q", {6, 4});
+    auto k = tsfix::tensor(*g, "k", {7, 4});
+    graph::OpAttrs nt;
+    nt.trans_b = true;
+    auto s = tsfix::op(*g, graph::OpKind::MatMul, "matmul0", {q, k}, nt);
+    graph::OpAttrs fill;
+    fill.alpha = 0.0;  // the gradient's fill: finite, so every output is compared
+    tsfix::op(*g, graph::OpKind::CausalMask, "mask0", {s}, fill);
+    graph::OpAttrs inf;
+    inf.alpha = -std::numeric_limits<double>::infinity();
+    auto s1 = tsfix::op(*g, graph::OpKind::MatMul, "matmul1", {q, k}, nt);
+    auto m1 = tsfix::op(*g, graph::OpKind::CausalMask, "mask1", {s1}, inf);
+    tsfix::op(*g, graph::OpKind::Softmax, "softmax0", {m1});
+    v.push_back({"causal", tsfix::apply_all(lower_graph(g),
+                                            "compute_at(mask1, softmax0); tile(i, 4); "
+                                            "fuse(matmul0, mask0); tile(j, 4)")});
   }
   return v;
 }
@@ -252,9 +274,10 @@ TEST_CASE("describe_launch: the grid and block counted, and what an unbound laun
   CHECK(one_thread.find("one thread per block") != std::string::npos);
   // Blocks and threads: 16 × 64 tiles, i.o (4) on block.y, j.o (512/64 = 8) on block.x, the
   // tile's 16 × 64 points on threads: 1024 of them.
-  const Program both = tsfix::apply_all(fused,
-                                        "tile(i, j, 16, 64); bind(i.o, block.y); bind(j.o, block.x); "
-                                        "bind(i.i, thread.y); bind(j.i, thread.x)");
+  const Program both =
+      tsfix::apply_all(fused,
+                       "tile(i, j, 16, 64); bind(i.o, block.y); bind(j.o, block.x); "
+                       "bind(i.i, thread.y); bind(j.i, thread.x)");
   const std::string full = describe_launch(launch_config(both.kernels[size_t(both.current)]));
   CHECK(full == "grid 8×4×1 = 32 blocks, block 64×16×1 = 1024 threads, dynamic shared memory 0 B");
 }

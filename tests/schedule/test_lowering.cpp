@@ -5,6 +5,10 @@
 #include "sim/schedule/codegen.h"
 #include "sim/schedule/loop_tree.h"
 
+#include <cmath>
+#include <limits>
+#include <map>
+
 using namespace tilescope;
 using namespace tilescope::schedule;
 using graph::OpKind;
@@ -151,6 +155,69 @@ TEST_CASE("lowering: every supported op kind matches the reference evaluator") {
     op(*g, OpKind::MatMul, "bmm0", {a, b});
     CHECK(lowered_error(g) < 1e-5);
   }
+}
+
+TEST_CASE(
+    "lowering: a causal mask fills exactly the entries above the diagonal, fused or inlined") {
+  // s = q @ k.T over 6 queries and 7 keys, masked, then a softmax over the keys.
+  auto g = std::make_shared<graph::Graph>();
+  auto q = tsfix::tensor(*g, "q", {6, 4});
+  auto k = tsfix::tensor(*g, "k", {7, 4});
+  graph::OpAttrs nt;
+  nt.trans_b = true;
+  auto s = tsfix::op(*g, OpKind::MatMul, "matmul0", {q, k}, nt);
+  auto masked = tsfix::op(*g, OpKind::CausalMask, "mask0", {s},
+                          scaled(-std::numeric_limits<double>::infinity()));
+  auto p = tsfix::op(*g, OpKind::Softmax, "softmax0", {masked});
+  const auto feeds64 = graph::random_feeds(*g, 3);
+  std::map<graph::TensorId, std::vector<float>> feeds;
+  for (const auto& [id, v] : feeds64) feeds[id] = std::vector<float>(v.begin(), v.end());
+  // The masked scores against a plain loop: -inf where key j comes after query i, else the dot.
+  auto check_masked = [&](const std::vector<float>& got) {
+    REQUIRE(got.size() == 6 * 7);
+    int masked_entries = 0;
+    for (size_t i = 0; i < 6; ++i)
+      for (size_t j = 0; j < 7; ++j) {
+        float dot = 0;
+        for (size_t d = 0; d < 4; ++d) dot += feeds[q][i * 4 + d] * feeds[k][j * 4 + d];
+        const float y = got[i * 7 + j];
+        if (j > i) {
+          CHECK((std::isinf(y) && y < 0));
+          ++masked_entries;
+        } else {
+          CHECK(y == doctest::Approx(dot).epsilon(1e-5));
+        }
+      }
+    CHECK(masked_entries == 6 + 5 + 4 + 3 + 2 + 1);  // row i masks keys i+1 .. 6
+  };
+  // Each row of the softmax sums to 1 over its unmasked keys alone.
+  auto check_softmax = [&](const std::vector<float>& got) {
+    for (size_t i = 0; i < 6; ++i) {
+      double sum = 0;
+      for (size_t j = 0; j < 7; ++j) {
+        if (j > i) CHECK(got[i * 7 + j] == 0.0f);
+        sum += got[i * 7 + j];
+      }
+      CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+    }
+  };
+  schedule::Program lowered = lower_graph(g);
+  CHECK(lowered.kernels.size() == 3);
+  auto out = schedule::run_program(lowered, feeds);
+  check_masked(out.at(masked));
+  check_softmax(out.at(p));
+  CHECK(tsfix::program_error(lowered, 3) < 1e-5);
+  // In the matmul's epilogue, with the key loop split: the mask reads the split loop variables.
+  schedule::Program fused = tsfix::apply_all(lowered, "fuse(matmul0, mask0); tile(j, 4)");
+  CHECK(fused.kernels.size() == 2);
+  check_masked(schedule::run_program(fused, feeds).at(masked));
+  // Computed inside the softmax: the masked scores are never stored.
+  schedule::Program inlined = tsfix::apply_all(lowered, "compute_at(mask0, softmax0)");
+  CHECK(inlined.kernels.size() == 2);
+  auto in_out = schedule::run_program(inlined, feeds);
+  CHECK(in_out.count(masked) == 0);
+  check_softmax(in_out.at(p));
+  CHECK(tsfix::program_error(inlined, 3) < 1e-5);
 }
 
 TEST_CASE("lowering: an op with no loop nest yet is a clear error naming it") {
