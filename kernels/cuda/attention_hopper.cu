@@ -1,6 +1,6 @@
 // The launch of attention version 5 (attention_hopper.h): three tensor maps over the [B·H·N][d]
-// views of Q, K and V (boxes of 128 rows × 64 columns), grid (N/128, B·H), 288 threads (two
-// consumer warpgroups and a producer warp), one block per SM.
+// views of Q, K and V (boxes of 128 query rows, or of 64 or 128 key rows, by 64 columns), grid
+// (N/128, B·H), 288 threads (two consumer warpgroups and a producer warp), one block per SM.
 #include "kernels/cuda/attention_hopper.h"
 
 #include "kernels/cuda/attention/05_hopper_wgmma.cuh"
@@ -19,8 +19,8 @@ void launch(int heads, int n, bool causal, Operand16 type, const void* q, const 
             const void* v, void* o) {
   const int rows = heads * n;
   const CUtensorMap mq = hopper_tensor_map_16bit(q, rows, kD, attn05::kBr, type);
-  const CUtensorMap mk = hopper_tensor_map_16bit(k, rows, kD, attn05::kBc, type);
-  const CUtensorMap mv = hopper_tensor_map_16bit(v, rows, kD, attn05::kBc, type);
+  const CUtensorMap mk = hopper_tensor_map_16bit(k, rows, kD, attn05::Shape<kD>::kBc, type);
+  const CUtensorMap mv = hopper_tensor_map_16bit(v, rows, kD, attn05::Shape<kD>::kBc, type);
   constexpr int smem = attn05::Shape<kD>::kSmemBytes;
   auto* kernel = attention_05_hopper_wgmma<T, kD>;
   // Dynamic shared memory above 48 KB needs an opt-in per kernel: once, not at every timed launch.

@@ -4,7 +4,7 @@
 //   accumulate, as PyTorch's math path does; the softmax is one 256-thread block per row of S.
 // - v2: 64 queries per block, 256 threads, 112 KB (d = 128) of fp32 tiles: one block per SM.
 // - v3: 64 queries per block, 128 threads, 48 KB (d = 128); v4 80 KB (two K/V stages): two
-//   blocks per SM. v5 (attention_hopper.cu, sm_90a): 128 queries, 288 threads, 160 KB, one block
+//   blocks per SM. v5 (attention_hopper.cu, sm_90a): 128 queries, 288 threads, 96 KB, one block
 //   per SM, grid (N/128, B·H). Grid (N/64, B·H) for v2–v4; causal grids start with the longest rows
 //   (the kernels map blockIdx.x = 0 to the last query tile).
 #include "kernels/cuda/attention.h"

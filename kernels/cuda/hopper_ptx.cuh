@@ -168,6 +168,9 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[kCount]) {
 #define TS_WG_D64(i)                                                                  \
   TS_WG_D8(i), TS_WG_D8(i + 8), TS_WG_D8(i + 16), TS_WG_D8(i + 24), TS_WG_D8(i + 32), \
       TS_WG_D8(i + 40), TS_WG_D8(i + 48), TS_WG_D8(i + 56)
+#define TS_WG_R32                                                                    \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
+  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define TS_WG_R64                                                                    \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
@@ -192,11 +195,26 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[kCount]) {
 template <int kN, class T>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[kN / 2], std::uint64_t desc_a,
                                              std::uint64_t desc_b, int scale_d = 1) {
-  static_assert(kN == 128 || kN == 256, "wgmma_m64k16 is spelt out for N = 128 and 256");
+  static_assert(kN == 64 || kN == 128 || kN == 256,
+                "wgmma_m64k16 is spelt out for N = 64, 128 and 256");
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   static_assert(kBf16 || std::is_same_v<T, __half>, "16-bit inputs: __half or __nv_bfloat16");
 #define TS_WG_PRED "{\n .reg .pred p;\n setp.ne.b32 p, %"
-  if constexpr (kN == 128) {
+  if constexpr (kN == 64) {
+#define TS_WG_ACC TS_WG_D8(0), TS_WG_D8(8), TS_WG_D8(16), TS_WG_D8(24)
+    if constexpr (kBf16) {
+      asm volatile(
+          TS_WG_PRED
+          "34, 0;\n wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" TS_WG_R32 TS_WG_TAIL(
+              32, 33, scale_d));
+    } else {
+      asm volatile(
+          TS_WG_PRED
+          "34, 0;\n wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" TS_WG_R32 TS_WG_TAIL(
+              32, 33, scale_d));
+    }
+#undef TS_WG_ACC
+  } else if constexpr (kN == 128) {
 #define TS_WG_ACC TS_WG_D64(0)
     if constexpr (kBf16) {
       asm volatile(
@@ -239,36 +257,36 @@ __device__ __forceinline__ void wgmma_m64k16_rs_tnsp(float (&d)[kN / 2], const u
   static_assert(kBf16 || std::is_same_v<T, __half>, "16-bit inputs: __half or __nv_bfloat16");
   if constexpr (kN == 128) {
     if constexpr (kBf16) {
-      asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
-                   " wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" TS_WG_R64
-                   "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-                   : TS_WG_D64(0)
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+      asm volatile(
+          "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+          " wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" TS_WG_R64
+          "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+          : TS_WG_D64(0)
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
     } else {
-      asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
-                   " wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" TS_WG_R64
-                   "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-                   : TS_WG_D64(0)
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+      asm volatile(
+          "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+          " wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" TS_WG_R64
+          "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+          : TS_WG_D64(0)
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
     }
   } else {
-#define TS_WG_R32                                                                  \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
-  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
     if constexpr (kBf16) {
-      asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
-                   " wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" TS_WG_R32
-                   "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-                   : TS_WG_D8(0), TS_WG_D8(8), TS_WG_D8(16), TS_WG_D8(24)
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+      asm volatile(
+          "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+          " wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" TS_WG_R32
+          "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+          : TS_WG_D8(0), TS_WG_D8(8), TS_WG_D8(16), TS_WG_D8(24)
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
     } else {
-      asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
-                   " wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" TS_WG_R32
-                   "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-                   : TS_WG_D8(0), TS_WG_D8(8), TS_WG_D8(16), TS_WG_D8(24)
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+      asm volatile(
+          "{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+          " wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" TS_WG_R32
+          "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+          : TS_WG_D8(0), TS_WG_D8(8), TS_WG_D8(16), TS_WG_D8(24)
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
     }
-#undef TS_WG_R32
   }
 }
 
@@ -279,12 +297,13 @@ __device__ __forceinline__ void wgmma_m64k16_rs_tnsp(float (&d)[kN / 2], const u
 // K by 16 rows adds 16 × 128 = 2048 bytes, i.e. 128, to the descriptor.
 __device__ __forceinline__ std::uint64_t desc_mn_sw128(const void* tile, unsigned mn_atom_bytes) {
   return (std::uint64_t(smem_u32(tile) & 0x3FFFF) >> 4) |
-         (std::uint64_t((mn_atom_bytes & 0x3FFFF) >> 4) << 16) |
-         (std::uint64_t(1024 >> 4) << 32) | (std::uint64_t(1) << 62);
+         (std::uint64_t((mn_atom_bytes & 0x3FFFF) >> 4) << 16) | (std::uint64_t(1024 >> 4) << 32) |
+         (std::uint64_t(1) << 62);
 }
 
 #undef TS_WG_TAIL
 #undef TS_WG_R128
+#undef TS_WG_R32
 #undef TS_WG_R64
 #undef TS_WG_D64
 #undef TS_WG_D8

@@ -6,11 +6,11 @@
 // instruction transposes it, so V is used as stored); (2) K and V arrive by TMA, issued by one
 // thread of a producer warp, into a two-stage ring with "full" barriers (K and V separate, so S can
 // start before V lands) and an "empty" barrier the consumers release; (3) 128 queries per block
-// (two consumer warpgroups of 64) and 128 keys per tile: each K/V tile read from L2 feeds twice the
-// rows of version 4, and while one consumer runs its softmax the other's MMAs keep the tensor cores
-// busy. One block per SM: 160 KB of shared memory at d = 128 (Q 32 KB, two stages of K and V 128
-// KB). The producer is one warp, not a warpgroup: 288 threads may each hold 224 registers, which
-// the consumers' 64 score and 64 output accumulators plus P need (see kMaxRegs).
+// (two consumer warpgroups of 64): each K/V tile read from L2 feeds twice the rows of version 4,
+// and while one consumer runs its softmax the other's MMAs keep the tensor cores busy. Key tiles of
+// 128 at d = 64 and of 64 at d = 128, so a consumer thread's scores, output and P fit the registers
+// a 288-thread block may have (see kMaxRegs). One block per SM: 96 KB of shared memory at d = 128
+// (Q 32 KB, two stages of K and V 64 KB).
 //
 // Run: tilescope-gpu-bench --suite attention (this is version 5).
 #pragma once
@@ -21,18 +21,26 @@
 #include <cmath>
 
 namespace attn05 {
-constexpr int kBr = 128, kBc = 128, kStages = 2, kConsumers = 2;
+constexpr int kBr = 128, kStages = 2, kConsumers = 2;
 constexpr int kThreads = 128 * kConsumers + 32;  // two consumer warpgroups, then the producer warp
-// 9 warps × 224 registers × 32 = 64 512 of the SM's 65 536. Set with __maxnreg__, not
-// __launch_bounds__(288, 1): from that, ptxas (CUDA 13.0) caps at 168 — a third warpgroup's share —
-// and then serializes the P·V wgmmas and spills.
-constexpr int kMaxRegs = 224;
+// Registers. An SM's 65 536 registers are four files of 16 384, one per warp scheduler, and a
+// block's warps are dealt to them in turn: of 9 warps, one file holds 3, so no thread may have more
+// than 16 384 / 3 / 32 → 168 (ptxas caps __launch_bounds__(288, 1) there). A launch over it fails
+// with "too many resources requested": 128-key tiles at d = 128 took 186 registers (64 scores, 64
+// outputs, 32 of P) and never ran. A producer warpgroup that gives registers to the consumers
+// (setmaxnreg 24 / 240, as FlashAttention-3 does) did not help: ptxas (CUDA 13.0) still compiled
+// the consumers at 168 and serialized their wgmmas (C7512). Halving the key tile at d = 128 frees
+// 48 registers.
+constexpr int kMaxRegs = 168;
+template <int kD>
+constexpr int kBcOf = kD == 128 ? 64 : 128;
 
 template <int kD>
 struct Shape {
-  static constexpr int kSub = kD / 64;  // 64-column sub-tiles (128-byte rows)
+  static constexpr int kBc = kBcOf<kD>;  // keys per tile
+  static constexpr int kSub = kD / 64;   // 64-column sub-tiles (128-byte rows)
   static constexpr int kQElems = kBr * kD, kKVElems = kBc * kD;
-  static constexpr int kSubBytes = kBc * 64 * 2;  // one 128-row sub-tile
+  static constexpr int kSubBytes = kBc * 64 * 2;  // one sub-tile of a K/V stage
   // Q, K and V stages, then the barriers; 1 KB of slack for the 1024-byte alignment.
   static constexpr int kSmemBytes =
       (kQElems + 2 * kStages * kKVElems) * 2 + (1 + 3 * kStages) * 8 + 1024;
@@ -48,6 +56,7 @@ __device__ __forceinline__ void produce(T* sQ, T* sK, T* sV, std::uint64_t* q_fu
                                         int head_row, int q0, int tiles) {
   using namespace hopper;
   using S = Shape<kD>;
+  constexpr int kBc = S::kBc;
   mbar_arrive_expect_tx(q_full, S::kQElems * 2);
   for (int sub = 0; sub < S::kSub; ++sub)
     tma_load_2d(sQ + sub * kBr * 64, tma_q, q_full, sub * 64, head_row + q0);
@@ -68,7 +77,7 @@ __device__ __forceinline__ void produce(T* sQ, T* sK, T* sV, std::uint64_t* q_fu
 }  // namespace attn05
 
 template <class T, int kD>
-__global__ void __maxnreg__(attn05::kMaxRegs)
+__global__ void __launch_bounds__(attn05::kThreads, 1)
     attention_05_hopper_wgmma(const __grid_constant__ CUtensorMap tma_q,
                               const __grid_constant__ CUtensorMap tma_k,
                               const __grid_constant__ CUtensorMap tma_v, T* O, int n,
@@ -77,6 +86,7 @@ __global__ void __maxnreg__(attn05::kMaxRegs)
   using namespace attn05;
   using namespace hopper;
   using S = Shape<kD>;
+  constexpr int kBc = S::kBc;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = align_1024(smem_raw);
   T* sQ = reinterpret_cast<T*>(smem);  // [kSub][128 rows][64]
@@ -91,7 +101,9 @@ __global__ void __maxnreg__(attn05::kMaxRegs)
   const int q_tile = causal ? (int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x;
   const int q0 = q_tile * kBr;
   const int head_row = (int)blockIdx.y * n;  // this head's first row in the [B·H·N][d] views
-  const int tiles = causal ? q_tile + 1 : n / kBc;
+  // Causal: the key tiles up to this block's last query; the tiles it shares with the diagonal are
+  // masked element by element.
+  const int tiles = causal ? (q0 + kBr) / kBc : n / kBc;
 
   if (threadIdx.x == 0) {
     mbar_init(q_full, 1);
@@ -141,8 +153,8 @@ __global__ void __maxnreg__(attn05::kMaxRegs)
     wgmma_wait<0>();
     fence_accumulators(s_flat);
 
-    attn::online_softmax_tile(s_acc, o, m, l, scale_log2e, causal && kt == q_tile, kt * kBc, row_g,
-                              lane);
+    attn::online_softmax_tile(s_acc, o, m, l, scale_log2e, causal && (kt + 1) * kBc > q0, kt * kBc,
+                              row_g, lane);
     unsigned p[kBc / 16][4];
 #pragma unroll
     for (int kk = 0; kk < kBc / 16; ++kk) {
