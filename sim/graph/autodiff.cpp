@@ -29,6 +29,13 @@ OpKind gradient_of_activation(OpKind k) {
                               : OpKind::GELUGrad;
 }
 
+// Scale and CausalMask are their own gradients: Scale with the same factor, the mask filling with 0.
+OpAttrs self_gradient_attrs(const Op& fwd) {
+  OpAttrs a = fwd.attrs;
+  if (fwd.kind == OpKind::CausalMask) a.alpha = 0.0;
+  return a;
+}
+
 // [SECTION] Which inputs carry gradients
 
 // Input positions of `op` that a gradient flows into. Loss targets, BatchNorm statistics and every
@@ -321,15 +328,10 @@ void Builder::backward_op(OpId id) {
     case OpKind::Tanh:
       contribute(in(0), emit(OpKind::TanhGrad, {dy, y}, {}, name(0), fwd));
       break;
-    case OpKind::Scale:
-      contribute(in(0), emit(OpKind::Scale, {dy}, a, name(0), fwd));
+    case OpKind::Scale:       // dy · alpha
+    case OpKind::CausalMask:  // dy where the mask kept x; 0 where it filled (nothing reached y)
+      contribute(in(0), emit(fwd.kind, {dy}, self_gradient_attrs(fwd), name(0), fwd));
       break;
-    case OpKind::CausalMask: {  // masked entries did not reach y: their gradient is 0
-      OpAttrs zero = a;
-      zero.alpha = 0.0;
-      contribute(in(0), emit(OpKind::CausalMask, {dy}, zero, name(0), fwd));
-      break;
-    }
     case OpKind::MatMul: {
       // y = op(A) @ op(B). dA and dB are matmuls of dy with the other operand, with the
       // transpose flags chosen so no explicit Transpose op is needed; batch broadcasting is
