@@ -58,8 +58,9 @@ const std::vector<KernelVersion>& attention_versions() {
        "two K/V stages: the next tile is loaded by cp.async while this one is multiplied"},
       {5, "hopper_wgmma",
        "Hopper: both GEMMs as warpgroup MMAs (wgmma; P from registers, V from shared memory "
-       "transposed by the instruction), K and V by TMA from a producer warpgroup into a two-stage "
-       "ring with full/empty barriers, two consumer warpgroups of 64 queries, 128 keys per tile"},
+       "transposed by the instruction), K and V by TMA from a producer warp into a two-stage "
+       "ring with full/empty barriers, two consumer warpgroups of 64 queries, key tiles of "
+       "128 (d = 64) or 64 (d = 128)"},
   };
   return versions;
 }

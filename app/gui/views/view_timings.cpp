@@ -81,19 +81,20 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
   }
   if (wb.recorded.empty()) {
     text_wrapped("No recorded measurements found in assets/recorded/. %s",
-                       wb.recorded_error.c_str());
+                 wb.recorded_error.c_str());
     end_panel();
     return;
   }
   // Which report: a panel control (`control timings.report N`), kept in the session.
-  const int chosen =
-      std::clamp(ctx.state.controls.views.timings_report, 0, static_cast<int>(wb.recorded.size()) - 1);
+  const int chosen = std::clamp(ctx.state.controls.views.timings_report, 0,
+                                static_cast<int>(wb.recorded.size()) - 1);
   const float em = ImGui::GetFontSize();
   ImGui::SetNextItemWidth(std::min(rect.w - em * 2, em * 34));
   // The chosen report's whole label when the field holds it, else its kind and day (the list
   // and the tooltip say the rest).
   std::string preview = report_label(wb.recorded[size_t(chosen)].second);
-  if (ImGui::CalcTextSize(preview.c_str()).x > ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - em)
+  if (ImGui::CalcTextSize(preview.c_str()).x >
+      ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - em)
     preview = json_str(wb.recorded[size_t(chosen)].second, "kind") + " \xC2\xB7 " +
               json_str(wb.recorded[size_t(chosen)].second, "date").substr(0, 10);
   if (ImGui::BeginCombo("##report", preview.c_str())) {
@@ -151,8 +152,13 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
         ImGui::Text("%d %s", res.value("version", 0), json_str(res, "name").c_str());
         if (ImGui::IsItemHovered() && res.contains("changed"))
           ImGui::SetTooltip("%s", json_str(res, "changed").c_str());
+        // A version that did not verify or run has no time: a dash, not 0 µs.
+        const bool timed = res.contains("median_ms") && res["median_ms"].is_number();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(ms_text(json_num(res, "median_ms")).c_str());
+        if (timed)
+          ImGui::TextUnformatted(ms_text(json_num(res, "median_ms")).c_str());
+        else
+          ImGui::TextDisabled("—");
         const std::optional<TimedPrediction> pred = predicted(res);
         if (any_predicted) ImGui::TableNextColumn();
         if (pred) {
@@ -168,7 +174,10 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
         }
         ImGui::TableNextColumn();
         const double v = has_flops ? json_num(res, "gflops") : json_num(res, "gbps");
-        ImGui::Text("%.1f", v);
+        if (timed)
+          ImGui::Text("%.1f", v);
+        else
+          ImGui::TextDisabled("—");
         ImGui::TableNextColumn();
         const ImVec2 c = ImGui::GetCursorScreenPos();
         const float w = std::max(ImGui::GetContentRegionAvail().x, em * 2);
@@ -178,9 +187,14 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
                        ok ? p.category[1] : p.error);
         ImGui::Dummy(ImVec2(w, em));
         ImGui::TableNextColumn();
-        ImGui::Text("%.0f%%", json_num(res, "pct_of_reference"));
+        if (timed)
+          ImGui::Text("%.0f%%", json_num(res, "pct_of_reference"));
+        else
+          ImGui::TextDisabled("—");
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(ok ? "yes" : "NO");
+        if (!ok && ImGui::IsItemHovered() && res.contains("note"))
+          ImGui::SetTooltip("%s", json_str(res, "note").c_str());
       }
       ImGui::EndTable();
     }
@@ -258,11 +272,11 @@ void draw_cpu_run(ViewContext& ctx) {
       const MemoryResult& sr = sim->second;
       const predict::Machine here =
           predict::with_measured_peaks(sr.machine_model, r->peak_gflops * 1e9, r->peak_gbps * 1e9,
-                                     r->dependent_fma_ns * 1e-9, r->peaks_source);
+                                       r->dependent_fma_ns * 1e-9, r->peaks_source);
       const schedule::Kernel* kern = wb.kernel();
       const predict::Roofline roof =
           predict::roofline(here, double(r->flops), sr.bytes, "fp32", "simd",
-                          kern ? predict::reduction_chain(*kern) : predict::ReductionChain{});
+                            kern ? predict::reduction_chain(*kern) : predict::ReductionChain{});
       const double predicted_s = roof.seconds;
       row("predicted",
           ms_text(predicted_s * 1000) + " (bound by " +
@@ -296,9 +310,10 @@ void draw_gpu_run(ViewContext& ctx) {
   ImGui::PopFont();
   ImGui::Separator();
   if (const std::string why = gpu_run_unavailable(); !why.empty()) {
-    text_wrapped("Not here: %s. The recorded H200 runs are in the list on the left "
-                       "(labelled with their device and date).",
-                       why.c_str());
+    text_wrapped(
+        "Not here: %s. The recorded H200 runs are in the list on the left "
+        "(labelled with their device and date).",
+        why.c_str());
     return;
   }
   const std::string key = wb.schedule_key();
@@ -321,8 +336,8 @@ void draw_gpu_run(ViewContext& ctx) {
   }
   if (!r) return;
   text_wrapped("on %s: %s", r->device.c_str(), r->verified ? "verified" : "NOT verified");
-  if (r->rel_error) ImGui::TextDisabled("relative error %.2g; %d registers/thread", *r->rel_error,
-                                        r->registers);
+  if (r->rel_error)
+    ImGui::TextDisabled("relative error %.2g; %d registers/thread", *r->rel_error, r->registers);
   if (r->median_ms) ImGui::Text("measured: %s median", ms_text(*r->median_ms).c_str());
   if (r->cublas_ms) {
     text_wrapped("%s: %s median", r->cublas_what.c_str(), ms_text(*r->cublas_ms).c_str());
