@@ -121,8 +121,10 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
     ImGui::PushFont(ctx.fonts.ui_bold);
     ImGui::TextUnformatted(json_str(suite, "name").c_str());
     ImGui::PopFont();
-    ImGui::SameLine();
-    ImGui::TextDisabled("reference: %s", json_str(suite, "reference").c_str());
+    // Wrapped, on its own line: the attention suites' references run to a paragraph.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    text_wrapped("reference: %s", json_str(suite, "reference").c_str());
+    ImGui::PopStyleColor();
     text_wrapped("%s", json_str(suite, "problem").c_str());
     double best = 1e-9;
     for (const auto& res : suite["results"]) best = std::max(best, json_num(res, "gflops"));
@@ -136,14 +138,19 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
     // The column only where the suite has a prediction: narrow windows keep their room.
     bool any_predicted = false;
     for (const auto& res : suite["results"]) any_predicted = any_predicted || predicted(res);
-    if (ImGui::BeginTable(json_str(suite, "name").c_str(), any_predicted ? 7 : 6,
+    // The bars and "% of ref" only where there is room: in a narrow window (or at 150-200 %) the
+    // times, rates and verdicts come first.
+    const bool bars = ImGui::GetContentRegionAvail().x >= 34 * em;
+    if (ImGui::BeginTable(json_str(suite, "name").c_str(), (any_predicted ? 7 : 6) - 2 * !bars,
                           ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
       ImGui::TableSetupColumn("version");
       ImGui::TableSetupColumn("median");
       if (any_predicted) ImGui::TableSetupColumn("predicted");
-      ImGui::TableSetupColumn(has_flops ? "GFLOP/s" : "GB/s");
-      ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
-      ImGui::TableSetupColumn("% of ref");
+      // Tensor-core suites run at hundreds of TFLOP/s: six-digit GFLOP/s crowd narrow windows.
+      const bool tera = has_flops && best >= 10'000;
+      ImGui::TableSetupColumn(tera ? "TFLOP/s" : has_flops ? "GFLOP/s" : "GB/s");
+      if (bars) ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
+      if (bars) ImGui::TableSetupColumn("% of ref");
       ImGui::TableSetupColumn("ok");  // verified against the reference: yes / NO
       ImGui::TableHeadersRow();
       for (const auto& res : suite["results"]) {
@@ -175,22 +182,24 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
         ImGui::TableNextColumn();
         const double v = has_flops ? json_num(res, "gflops") : json_num(res, "gbps");
         if (timed)
-          ImGui::Text("%.1f", v);
+          ImGui::Text("%.1f", tera ? v / 1000 : v);
         else
           ImGui::TextDisabled("—");
-        ImGui::TableNextColumn();
-        const ImVec2 c = ImGui::GetCursorScreenPos();
-        const float w = std::max(ImGui::GetContentRegionAvail().x, em * 2);
         const bool ok = res.value("verified", false);
-        draw_share_bar(ImGui::GetWindowDrawList(), ImVec2(c.x, c.y + em * 0.2f),
-                       ImVec2(c.x + w, c.y + em * 0.9f), v / best, p.bar_bg,
-                       ok ? p.category[1] : p.error);
-        ImGui::Dummy(ImVec2(w, em));
-        ImGui::TableNextColumn();
-        if (timed)
-          ImGui::Text("%.0f%%", json_num(res, "pct_of_reference"));
-        else
-          ImGui::TextDisabled("—");
+        if (bars) {
+          ImGui::TableNextColumn();
+          const ImVec2 c = ImGui::GetCursorScreenPos();
+          const float w = std::max(ImGui::GetContentRegionAvail().x, em * 2);
+          draw_share_bar(ImGui::GetWindowDrawList(), ImVec2(c.x, c.y + em * 0.2f),
+                         ImVec2(c.x + w, c.y + em * 0.9f), v / best, p.bar_bg,
+                         ok ? p.category[1] : p.error);
+          ImGui::Dummy(ImVec2(w, em));
+          ImGui::TableNextColumn();
+          if (timed)
+            ImGui::Text("%.0f%%", json_num(res, "pct_of_reference"));
+          else
+            ImGui::TextDisabled("—");
+        }
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(ok ? "yes" : "NO");
         if (!ok && ImGui::IsItemHovered() && res.contains("note"))
