@@ -88,6 +88,17 @@ std::string why_not_elementwise(const Kernel& k) {
   return k.name + " is not a plain elementwise kernel";
 }
 
+// What does fuse across a softmax, said where plain fusion refuses one: a different algorithm.
+std::string softmax_way_out(const Program& p, const Kernel& cons) {
+  for (graph::OpId o : cons.ops)
+    if (p.graph && p.graph->op(o).kind == graph::OpKind::Softmax)
+      return ". Fusing across a softmax takes a different algorithm, not a schedule: the online "
+             "softmax keeps each row's running maximum and sum, and rescales what it has summed "
+             "when the maximum grows (FlashAttention; the GPU bench's attention versions 2-5 run "
+             "it). tilescope's schedules do not make that rewrite";
+  return "";
+}
+
 // The producer output the consumer reads, checking that fusing saves its round trip.
 graph::TensorId fused_tensor(const Program& p, const Kernel& prod, const Kernel& cons,
                              const std::string& step) {
@@ -179,7 +190,8 @@ std::string do_fuse(Program& p, const FuseStep& s, const Target& t) {
     Kernel prod = p.kernels[size_t(pi)];
     const Kernel& cons = p.kernels[size_t(ci)];
     if (!is_elementwise_kernel(cons))
-      refuse("fuse(" + prod.name + ", " + ops[a] + ") refused: " + why_not_elementwise(cons));
+      refuse("fuse(" + prod.name + ", " + ops[a] + ") refused: " + why_not_elementwise(cons) +
+             softmax_way_out(p, cons));
     const graph::TensorId tid = fused_tensor(p, prod, cons, "fuse");
     Phase& pm = prod.phases.back();
     const KernelTensor tt = prod.tensors[size_t(pm.out_tensor)];
