@@ -53,11 +53,105 @@ std::string ms_text(double ms) {
   return io::format_ms(ms);
 }
 
+// One suite of a recorded report: its reference and problem, then a row per version.
+void draw_recorded_suite(ViewContext& ctx, const nlohmann::json& r, const nlohmann::json& suite) {
+  const Workbench& wb = ctx.state.workbench;
+  const Palette& p = ctx.palette;
+  const float em = ImGui::GetFontSize();
+  ImGui::Spacing();
+  ImGui::PushFont(ctx.fonts.ui_bold);
+  ImGui::TextUnformatted(json_str(suite, "name").c_str());
+  ImGui::PopFont();
+  // Wrapped, on its own line: the attention suites' references run to a paragraph.
+  disabled_wrapped("reference: %s", json_str(suite, "reference").c_str());
+  text_wrapped("%s", json_str(suite, "problem").c_str());
+  double best = 1e-9;
+  for (const auto& res : suite["results"]) best = std::max(best, json_num(res, "gflops"));
+  const bool has_flops = best > 1e-6;
+  if (!has_flops)
+    for (const auto& res : suite["results"]) best = std::max(best, json_num(res, "gbps"));
+  // The time model's prediction where the same device's counters recording has one.
+  auto predicted = [&](const nlohmann::json& res) {
+    return predicted_time_for(wb.counters_recorded, r, suite, res);
+  };
+  // The column only where the suite has a prediction: narrow windows keep their room.
+  bool any_predicted = false;
+  for (const auto& res : suite["results"]) any_predicted = any_predicted || predicted(res);
+  // The bars and "% of ref" only where there is room: in a narrow window (or at 150-200 %) the
+  // times, rates and verdicts come first.
+  const bool bars = ImGui::GetContentRegionAvail().x >= 34 * em;
+  if (ImGui::BeginTable(json_str(suite, "name").c_str(), (any_predicted ? 7 : 6) - 2 * !bars,
+                        ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("version");
+    ImGui::TableSetupColumn("median");
+    if (any_predicted) ImGui::TableSetupColumn("predicted");
+    // Tensor-core suites run at hundreds of TFLOP/s: six-digit GFLOP/s crowd narrow windows.
+    const bool tera = has_flops && best >= 10'000;
+    ImGui::TableSetupColumn(tera ? "TFLOP/s" : has_flops ? "GFLOP/s" : "GB/s");
+    if (bars) ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
+    if (bars) ImGui::TableSetupColumn("% of ref");
+    ImGui::TableSetupColumn("ok");  // verified against the reference: yes / NO
+    ImGui::TableHeadersRow();
+    for (const auto& res : suite["results"]) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%d %s", res.value("version", 0), json_str(res, "name").c_str());
+      if (ImGui::IsItemHovered() && res.contains("changed"))
+        ImGui::SetTooltip("%s", json_str(res, "changed").c_str());
+      // A version that did not verify or run has no time: a dash, not 0 µs.
+      const bool timed = res.contains("median_ms") && res["median_ms"].is_number();
+      ImGui::TableNextColumn();
+      if (timed)
+        ImGui::TextUnformatted(ms_text(json_num(res, "median_ms")).c_str());
+      else
+        ImGui::TextDisabled("—");
+      const std::optional<TimedPrediction> pred = predicted(res);
+      if (any_predicted) ImGui::TableNextColumn();
+      if (pred) {
+        const double measured = json_num(res, "median_ms");
+        ImGui::Text("%s (%+.0f%%)", ms_text(pred->seconds * 1e3).c_str(),
+                    measured > 0 ? 100 * (pred->seconds * 1e3 - measured) / measured : 0.0);
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("time model, %s-bound: %s\n(predictions of %s)", pred->limiter.c_str(),
+                            pred->summary.c_str(),
+                            std::filesystem::path(pred->recording).filename().c_str());
+      } else if (any_predicted) {
+        ImGui::TextDisabled("—");
+      }
+      ImGui::TableNextColumn();
+      const double v = has_flops ? json_num(res, "gflops") : json_num(res, "gbps");
+      if (timed)
+        ImGui::Text("%.1f", tera ? v / 1000 : v);
+      else
+        ImGui::TextDisabled("—");
+      const bool ok = res.value("verified", false);
+      if (bars) {
+        ImGui::TableNextColumn();
+        const ImVec2 c = ImGui::GetCursorScreenPos();
+        const float w = std::max(ImGui::GetContentRegionAvail().x, em * 2);
+        draw_share_bar(ImGui::GetWindowDrawList(), ImVec2(c.x, c.y + em * 0.2f),
+                       ImVec2(c.x + w, c.y + em * 0.9f), v / best, p.bar_bg,
+                       ok ? p.category[1] : p.error);
+        ImGui::Dummy(ImVec2(w, em));
+        ImGui::TableNextColumn();
+        if (timed)
+          ImGui::Text("%.0f%%", json_num(res, "pct_of_reference"));
+        else
+          ImGui::TextDisabled("—");
+      }
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(ok ? "yes" : "NO");
+      if (!ok && ImGui::IsItemHovered() && res.contains("note"))
+        ImGui::SetTooltip("%s", json_str(res, "note").c_str());
+    }
+    ImGui::EndTable();
+  }
+}
+
 }  // namespace
 
 void draw_timings_view(ViewContext& ctx, const Rect& rect) {
   const Workbench& wb = ctx.state.workbench;
-  const Palette& p = ctx.palette;
   if (!begin_panel("Timings", rect)) {
     end_panel();
     return;
@@ -116,98 +210,7 @@ void draw_timings_view(ViewContext& ctx, const Rect& rect) {
                       json_num(r["peaks"], "gflops_fp32"), json_num(r["peaks"], "gbps"),
                       json_str(r, "peaks_source").c_str());
   ImGui::BeginChild("suites", ImVec2(0, 0), false);
-  for (const auto& suite : r["suites"]) {
-    ImGui::Spacing();
-    ImGui::PushFont(ctx.fonts.ui_bold);
-    ImGui::TextUnformatted(json_str(suite, "name").c_str());
-    ImGui::PopFont();
-    // Wrapped, on its own line: the attention suites' references run to a paragraph.
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    text_wrapped("reference: %s", json_str(suite, "reference").c_str());
-    ImGui::PopStyleColor();
-    text_wrapped("%s", json_str(suite, "problem").c_str());
-    double best = 1e-9;
-    for (const auto& res : suite["results"]) best = std::max(best, json_num(res, "gflops"));
-    const bool has_flops = best > 1e-6;
-    if (!has_flops)
-      for (const auto& res : suite["results"]) best = std::max(best, json_num(res, "gbps"));
-    // The time model's prediction where the same device's counters recording has one.
-    auto predicted = [&](const nlohmann::json& res) {
-      return predicted_time_for(wb.counters_recorded, r, suite, res);
-    };
-    // The column only where the suite has a prediction: narrow windows keep their room.
-    bool any_predicted = false;
-    for (const auto& res : suite["results"]) any_predicted = any_predicted || predicted(res);
-    // The bars and "% of ref" only where there is room: in a narrow window (or at 150-200 %) the
-    // times, rates and verdicts come first.
-    const bool bars = ImGui::GetContentRegionAvail().x >= 34 * em;
-    if (ImGui::BeginTable(json_str(suite, "name").c_str(), (any_predicted ? 7 : 6) - 2 * !bars,
-                          ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-      ImGui::TableSetupColumn("version");
-      ImGui::TableSetupColumn("median");
-      if (any_predicted) ImGui::TableSetupColumn("predicted");
-      // Tensor-core suites run at hundreds of TFLOP/s: six-digit GFLOP/s crowd narrow windows.
-      const bool tera = has_flops && best >= 10'000;
-      ImGui::TableSetupColumn(tera ? "TFLOP/s" : has_flops ? "GFLOP/s" : "GB/s");
-      if (bars) ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
-      if (bars) ImGui::TableSetupColumn("% of ref");
-      ImGui::TableSetupColumn("ok");  // verified against the reference: yes / NO
-      ImGui::TableHeadersRow();
-      for (const auto& res : suite["results"]) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::Text("%d %s", res.value("version", 0), json_str(res, "name").c_str());
-        if (ImGui::IsItemHovered() && res.contains("changed"))
-          ImGui::SetTooltip("%s", json_str(res, "changed").c_str());
-        // A version that did not verify or run has no time: a dash, not 0 µs.
-        const bool timed = res.contains("median_ms") && res["median_ms"].is_number();
-        ImGui::TableNextColumn();
-        if (timed)
-          ImGui::TextUnformatted(ms_text(json_num(res, "median_ms")).c_str());
-        else
-          ImGui::TextDisabled("—");
-        const std::optional<TimedPrediction> pred = predicted(res);
-        if (any_predicted) ImGui::TableNextColumn();
-        if (pred) {
-          const double measured = json_num(res, "median_ms");
-          ImGui::Text("%s (%+.0f%%)", ms_text(pred->seconds * 1e3).c_str(),
-                      measured > 0 ? 100 * (pred->seconds * 1e3 - measured) / measured : 0.0);
-          if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("time model, %s-bound: %s\n(predictions of %s)",
-                              pred->limiter.c_str(), pred->summary.c_str(),
-                              std::filesystem::path(pred->recording).filename().c_str());
-        } else if (any_predicted) {
-          ImGui::TextDisabled("—");
-        }
-        ImGui::TableNextColumn();
-        const double v = has_flops ? json_num(res, "gflops") : json_num(res, "gbps");
-        if (timed)
-          ImGui::Text("%.1f", tera ? v / 1000 : v);
-        else
-          ImGui::TextDisabled("—");
-        const bool ok = res.value("verified", false);
-        if (bars) {
-          ImGui::TableNextColumn();
-          const ImVec2 c = ImGui::GetCursorScreenPos();
-          const float w = std::max(ImGui::GetContentRegionAvail().x, em * 2);
-          draw_share_bar(ImGui::GetWindowDrawList(), ImVec2(c.x, c.y + em * 0.2f),
-                         ImVec2(c.x + w, c.y + em * 0.9f), v / best, p.bar_bg,
-                         ok ? p.category[1] : p.error);
-          ImGui::Dummy(ImVec2(w, em));
-          ImGui::TableNextColumn();
-          if (timed)
-            ImGui::Text("%.0f%%", json_num(res, "pct_of_reference"));
-          else
-            ImGui::TextDisabled("—");
-        }
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(ok ? "yes" : "NO");
-        if (!ok && ImGui::IsItemHovered() && res.contains("note"))
-          ImGui::SetTooltip("%s", json_str(res, "note").c_str());
-      }
-      ImGui::EndTable();
-    }
-  }
+  for (const auto& suite : r["suites"]) draw_recorded_suite(ctx, r, suite);
   ImGui::EndChild();
   end_panel();
 }
