@@ -9,8 +9,8 @@
 // (two consumer warpgroups of 64): each K/V tile read from L2 feeds twice the rows of version 4,
 // and while one consumer runs its softmax the other's MMAs keep the tensor cores busy. Key tiles of
 // 128 at d = 64 and of 64 at d = 128, so a consumer thread's scores, output and P fit the registers
-// a 288-thread block may have (see kMaxRegs). One block per SM: 96 KB of shared memory at d = 128
-// (Q 32 KB, two stages of K and V 64 KB).
+// a 288-thread block may have (see "Registers" below). One block per SM: 96 KB of shared memory at
+// d = 128 (Q 32 KB, two stages of K and V 64 KB).
 //
 // Run: tilescope-gpu-bench --suite attention (this is version 5).
 #pragma once
@@ -31,14 +31,10 @@ constexpr int kThreads = 128 * kConsumers + 32;  // two consumer warpgroups, the
 // (setmaxnreg 24 / 240, as FlashAttention-3 does) did not help: ptxas (CUDA 13.0) still compiled
 // the consumers at 168 and serialized their wgmmas (C7512). Halving the key tile at d = 128 frees
 // 48 registers.
-constexpr int kMaxRegs = 168;
-template <int kD>
-constexpr int kBcOf = kD == 128 ? 64 : 128;
-
 template <int kD>
 struct Shape {
-  static constexpr int kBc = kBcOf<kD>;  // keys per tile
-  static constexpr int kSub = kD / 64;   // 64-column sub-tiles (128-byte rows)
+  static constexpr int kBc = kD == 128 ? 64 : 128;  // keys per tile (see "Registers" above)
+  static constexpr int kSub = kD / 64;              // 64-column sub-tiles (128-byte rows)
   static constexpr int kQElems = kBr * kD, kKVElems = kBc * kD;
   static constexpr int kSubBytes = kBc * 64 * 2;  // one sub-tile of a K/V stage
   // Q, K and V stages, then the barriers; 1 KB of slack for the 1024-byte alignment.
