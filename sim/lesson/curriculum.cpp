@@ -81,7 +81,7 @@ const FloatFormat* float_format(const std::string& name) {
 std::string compiler_pass(std::string_view step) {
   if (step == "layout" || step == "pad") return "layout";
   if (step == "fuse" || step == "compute_at") return "fusion";
-  if (step == "im2col") return "lowering";
+  if (step == "im2col" || step == "online_softmax") return "lowering";
   for (std::string_view s : {"kernel", "split", "tile", "reorder", "unroll", "vectorize",
                              "parallel", "bind", "stage", "block_order", "split_k"})
     if (step == s) return "scheduling";

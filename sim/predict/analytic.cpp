@@ -35,6 +35,7 @@ struct NestAccess {
   Affine addr;  // bytes, base included
   bool write = false;
   bool in_reduce = false;  // made by the Reduce phase (runs alone inside the reduction loops)
+  int phase = -1;          // index into Kernel::phases
 };
 
 Affine over_loops(const Kernel& k, const Affine& over_axes) {
@@ -165,6 +166,69 @@ Term product_term(const std::string& name, const std::string& d_sym, double d_va
   return t;
 }
 
+// `count` accesses on each of `iters` iterations, added to a total and its formula.
+void add_count(double& total, std::string& formula, double count, double iters,
+               const std::string& iter_formula) {
+  if (count <= 0) return;
+  total += count * iters;
+  formula += (formula.empty() ? "" : " + ") +
+             (count > 1 ? fmt_number(count) + "·" : std::string()) + iter_formula;
+}
+
+// The accumulator tile on the stack: a read per reference in the value (and one per slot by
+// Reduce's `acc +=`; the online sum's two), a write per slot by Init and Reduce. Returns the
+// reads and writes per iteration.
+std::pair<uint64_t, uint64_t> push_acc_accesses(const schedule::Phase& ph, int acc_id,
+                                                const Affine& acc_index,
+                                                const schedule::TraceLayout& layout,
+                                                std::vector<NestAccess>& accs) {
+  const bool reduce = ph.kind == schedule::PhaseKind::Reduce;
+  const std::vector<int> slots = schedule::written_slots(ph);
+  const auto slot_addr = [&](int slot) {
+    return acc_index * 4 + Affine::lit(int64_t(layout.acc_base + uint64_t(std::max(slot, 0)) *
+                                                                     layout.acc_slot_bytes));
+  };
+  if (reduce)
+    for (int slot : slots) accs.push_back({acc_id, slot_addr(slot), false, true});
+  for (uint64_t i = 0; i < count_accs(ph.value); ++i)
+    accs.push_back({acc_id, slot_addr(ph.acc), false, reduce});
+  for (int slot : slots) accs.push_back({acc_id, slot_addr(slot), true, reduce});
+  return {count_accs(ph.value) + (reduce ? slots.size() : 0), slots.size()};
+}
+
+// How many times one run of the loops from the first reduction loop in fetches the lines of
+// tensor `t` (its accesses at `depth`, the region's start, overflow the cache): the phases that
+// walk the reduction loops run one after another there (softmax: maximum, sum, output), and a
+// line the previous walk of `t` fetched is still there for the next one only if the walks from
+// one to the other fit. 1 + the share of t's lines lost between each two consecutive walks.
+double walk_passes(const Kernel& k, const std::vector<NestAccess>& accs, int t, const Footprint& fp,
+                   size_t depth, const memory::CacheConfig& c) {
+  std::vector<int> walks;
+  for (const NestAccess& a : accs) {
+    const schedule::Phase& ph = k.phases[size_t(a.phase)];
+    const bool walk = ph.kind == schedule::PhaseKind::Reduce || ph.over_reduce_axes;
+    if (a.tensor == t && walk && (walks.empty() || walks.back() != a.phase))
+      walks.push_back(a.phase);
+  }
+  double passes = 1;
+  for (size_t w = 1; w < walks.size(); ++w) {
+    std::vector<const NestAccess*> between, mine;
+    for (const NestAccess& a : accs)
+      if (a.phase >= walks[w - 1] && a.phase <= walks[w]) {
+        between.push_back(&a);
+        if (a.tensor == t) mine.push_back(&a);
+      }
+    std::unordered_map<uint64_t, uint64_t> occupancy;  // set → lines of all tensors
+    for (uint64_t line : fp.lines(between, depth, c.line_bytes)) ++occupancy[line % c.sets()];
+    const std::unordered_set<uint64_t> lines = fp.lines(mine, depth, c.line_bytes);
+    uint64_t over = 0;
+    for (uint64_t line : lines)
+      if (occupancy[line % c.sets()] > c.effective_ways()) ++over;
+    passes += lines.empty() ? 0.0 : double(over) / double(lines.size());
+  }
+  return passes;
+}
+
 }  // namespace
 
 std::string Term::to_string() const {
@@ -241,41 +305,20 @@ AnalyticResult analyze_kernel(const Kernel& k, const memory::HierarchyConfig& h,
     collect_loads(k, ph.value, {}, layout.tensor_base, accs, loads);
     for (size_t i = first; i < accs.size(); ++i)
       accs[i].in_reduce = ph.kind == schedule::PhaseKind::Reduce;
-    if (loads > 0) {
-      reads += double(loads) * iters;
-      reads_formula += (reads_formula.empty() ? "" : " + ") +
-                       (loads > 1 ? std::to_string(loads) + "·" : std::string()) + iter_formula;
-    }
+    add_count(reads, reads_formula, double(loads), iters, iter_formula);
     if (acc_stack) {
-      // The accumulator tile on the stack: a read per reference in the value (and one by Reduce's
-      // `acc +=`), a write by Init and Reduce.
-      uint64_t acc_reads = count_accs(ph.value) + (ph.kind == schedule::PhaseKind::Reduce ? 1 : 0);
-      const bool acc_write = ph.kind != schedule::PhaseKind::Map;
-      const Affine addr =
-          acc_index * 4 + Affine::lit(int64_t(layout.acc_base + uint64_t(std::max(ph.acc, 0)) *
-                                                                    layout.acc_slot_bytes));
-      for (uint64_t i = 0; i < acc_reads; ++i)
-        accs.push_back({acc_id, addr, false, ph.kind == schedule::PhaseKind::Reduce});
-      if (acc_write) accs.push_back({acc_id, addr, true, ph.kind == schedule::PhaseKind::Reduce});
-      if (acc_reads > 0) {
-        reads += double(acc_reads) * iters;
-        reads_formula += (reads_formula.empty() ? "" : " + ") +
-                         (acc_reads > 1 ? std::to_string(acc_reads) + "·" : std::string()) +
-                         iter_formula + " (acc)";
-      }
-      if (acc_write) {
-        writes += iters;
-        writes_formula += (writes_formula.empty() ? "" : " + ") + iter_formula + " (acc)";
-      }
+      const auto [acc_reads, acc_writes] = push_acc_accesses(ph, acc_id, acc_index, layout, accs);
+      add_count(reads, reads_formula, double(acc_reads), iters, iter_formula + " (acc)");
+      add_count(writes, writes_formula, double(acc_writes), iters, iter_formula + " (acc)");
     }
     if (ph.kind == schedule::PhaseKind::Map && ph.out_tensor >= 0) {
       accs.push_back(
           {ph.out_tensor,
            address(k, ph.out_tensor, ph.out_index, layout.tensor_base[size_t(ph.out_tensor)]),
            true});
-      writes += iters;
-      writes_formula += (writes_formula.empty() ? "" : " + ") + iter_formula;
+      add_count(writes, writes_formula, 1, iters, iter_formula);
     }
+    for (size_t i = first; i < accs.size(); ++i) accs[i].phase = int(pi);
   }
   r.reads = {"reads", reads, reads_formula.empty() ? "0" : reads_formula, rw_symbols};
   r.writes = {"writes", writes, writes_formula.empty() ? "0" : writes_formula, rw_symbols};
@@ -335,8 +378,9 @@ AnalyticResult analyze_kernel(const Kernel& k, const memory::HierarchyConfig& h,
     // miss once per run of loops d..; the rest keep it and are judged one loop further out.
     struct Part {
       int depth = 0;
-      double share = 1;  // of T's lines
-      double lines = 0;  // D_T(depth)
+      double share = 1;   // of T's lines
+      double lines = 0;   // D_T(depth)
+      double passes = 1;  // fetches of those lines per run of loops depth.. (walk_passes)
     };
     std::vector<std::vector<Part>> parts(touched.size());
     std::vector<int> reuse(touched.size(), int(n));
@@ -369,7 +413,9 @@ AnalyticResult analyze_kernel(const Kernel& k, const memory::HierarchyConfig& h,
           parts[t].push_back({0, weight[t], lines});
           weight[t] = 0;
         } else if (over > 0) {
-          parts[t].push_back({d, weight[t] * f, lines});
+          const bool region = size_t(d) == first_reduce;
+          parts[t].push_back({d, weight[t] * f, lines,
+                              region ? walk_passes(k, accs, touched[t], fp, size_t(d), c) : 1.0});
           weight[t] *= 1 - f;
         }
         if (over == 0) reuse[t] = d;
@@ -411,6 +457,12 @@ AnalyticResult analyze_kernel(const Kernel& k, const memory::HierarchyConfig& h,
           one.formula = share_sym + " × " + one.formula;
           one.symbols.insert(one.symbols.begin(), {share_sym, part.share});
           one.value *= part.share;
+        }
+        if (part.passes > 1) {
+          const std::string passes_sym = "passes_" + kt.name + "(" + k.loops[q].name + "..)";
+          one.formula = passes_sym + " × " + one.formula;
+          one.symbols.insert(one.symbols.begin(), {passes_sym, part.passes});
+          one.value *= part.passes;
         }
         tt.misses.formula += (tt.misses.formula.empty() ? "" : " + ") + one.formula;
         for (auto& sym : one.symbols)

@@ -543,6 +543,8 @@ class Writer {
       case PhaseKind::Reduce:
         if (p.op == ReduceOp::Sum) {
           line(ind, acc_ref(p.acc) + " += " + v + semi);
+        } else if (p.op == ReduceOp::OnlineSum) {
+          online_sum(p, v, ind);
         } else {
           const std::string a = acc_ref(p.acc);
           line(ind, a + " = " + strip_parens(binary(BinaryOp::Max, a, v)) + semi);
@@ -564,6 +566,21 @@ class Writer {
         return;
       }
     }
+  }
+
+  // The online softmax's update, spelled out in pseudocode; C++ and CUDA call ts_online_sum.
+  void online_sum(const Phase& p, const std::string& v, int ind) {
+    const std::string m = acc_ref(p.max_acc), l = acc_ref(p.acc);
+    if (m_d != Dialect::Pseudo) {
+      m_helpers.insert("online_sum");
+      line(ind, "ts_online_sum(" + m + ", " + l + ", " + v + ");");
+      return;
+    }
+    line(ind, "if " + v + " > " + m + ":   # a new running maximum: rescale the sum so far");
+    line(ind + 1, l + " = " + l + " * exp(" + m + " - " + v + ") + 1");
+    line(ind + 1, m + " = " + v);
+    line(ind, "else:");
+    line(ind + 1, l + " += exp(" + v + " - " + m + ")");
   }
 
   void acc_decl(int ind) {
@@ -833,6 +850,17 @@ class Writer {
       o << fn << "ts_sigmoid(float x) { return 1.0f / (1.0f + " << (cuda ? "expf" : "std::exp")
         << "(-x)); }\n";
     if (m_helpers.count("square")) o << fn << "ts_square(float x) { return x * x; }\n";
+    if (m_helpers.count("online_sum")) {
+      const std::string e = cuda ? "expf" : "std::exp";
+      o << (cuda ? "__device__ __forceinline__ void " : "static inline void ")
+        << "ts_online_sum(float& max, float& sum, float x) {\n"
+        << "  // online softmax: sum holds the sum of exp(x' - max) over the x' seen so far\n"
+        << "  if (x > max) {  // a new maximum: rescale what was summed\n"
+        << "    sum = sum * " << e << "(max - x) + 1.0f;\n"
+        << "    max = x;\n"
+        << "  } else if (x > " << literal(-INFINITY, m_d) << ") {  // a masked score adds nothing\n"
+        << "    sum += " << e << "(x - max);\n  }\n}\n";
+    }
     o << "\n" << bodytext;
     return o.str();
   }

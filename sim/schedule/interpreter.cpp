@@ -184,9 +184,13 @@ class Interpreter {
         m_acc[size_t(ph.acc * m_acc_elems + eval(m_acc_index))] = value(ph.value);
         return;
       case PhaseKind::Reduce: {
-        float& a = m_acc[size_t(ph.acc * m_acc_elems + eval(m_acc_index))];
+        const int64_t at = eval(m_acc_index);
+        float& a = m_acc[size_t(ph.acc * m_acc_elems + at)];
         const float v = value(ph.value);
-        a = ph.op == ReduceOp::Sum ? a + v : std::max(a, v);
+        if (ph.op == ReduceOp::OnlineSum)
+          online_sum_update(m_acc[size_t(ph.max_acc * m_acc_elems + at)], a, v);
+        else
+          a = ph.op == ReduceOp::Sum ? a + v : std::max(a, v);
         return;
       }
       case PhaseKind::Map: {

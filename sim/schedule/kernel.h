@@ -15,7 +15,9 @@
 #include "sim/io/format.h"
 #include "sim/schedule/affine.h"
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -136,7 +138,11 @@ struct Axis {
 };
 
 enum class PhaseKind { Init, Reduce, Map };
-enum class ReduceOp { Sum, Max };
+// OnlineSum: the online softmax's sum of exp(x - running max) in one pass over x. It keeps the
+// running maximum in a second slot (Phase::max_acc) and rescales what it has summed whenever the
+// maximum grows (online_sum_update); the two-pass form reads x once for the maximum, once for
+// the sum.
+enum class ReduceOp { Sum, Max, OnlineSum };
 
 // One statement of the kernel. Init and Reduce write an accumulator (one value per iteration of the
 // spatial loops below the first reduction loop); Map stores `value` into a tensor.
@@ -144,11 +150,31 @@ struct Phase {
   PhaseKind kind = PhaseKind::Map;
   int acc = -1;
   ReduceOp op = ReduceOp::Sum;
+  int max_acc = -1;  // OnlineSum: the running maximum's slot, updated with `acc`
   VExpr value;
   bool over_reduce_axes = false;  // Map: also iterates the reduction axes (softmax's output pass)
   int out_tensor = -1;
   std::vector<Affine> out_index;  // over axis names
 };
+
+// The accumulator slots a phase writes: Init and Reduce their `acc`, OnlineSum its maximum too
+// (each also read first by Reduce); Map none.
+inline std::vector<int> written_slots(const Phase& p) {
+  if (p.kind == PhaseKind::Map) return {};
+  if (p.kind == PhaseKind::Reduce && p.op == ReduceOp::OnlineSum) return {p.acc, p.max_acc};
+  return {p.acc};
+}
+
+// One step of the online softmax: `sum` holds the sum of exp(x' - max) over the x' seen so far.
+// A new maximum rescales that sum by exp(old - new); -infinity (a masked score) adds nothing.
+inline void online_sum_update(float& max, float& sum, float x) {
+  if (x > max) {
+    sum = sum * std::exp(max - x) + 1.0f;
+    max = x;
+  } else if (x > -std::numeric_limits<float>::infinity()) {
+    sum += std::exp(x - max);
+  }
+}
 
 // [SECTION] Schedule
 

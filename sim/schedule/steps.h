@@ -131,6 +131,13 @@ struct Im2colStep {
   std::string op{};
 };
 
+// online_softmax(softmax op): the softmax's maximum and sum passes become one pass that keeps the
+// running maximum and rescales the sum when it grows (the rewrite FlashAttention builds on).
+struct OnlineSoftmaxStep {
+  static constexpr std::string_view kName = "online_softmax";
+  std::string op{};
+};
+
 // split_k(loop, parts): a reduction loop cut into `parts` independent slices (a parallel loop
 // LOOP.p over the slices), each writing a partial result, and a second kernel that adds them.
 struct SplitKStep {
@@ -139,9 +146,10 @@ struct SplitKStep {
   int64_t parts = 0;
 };
 
-using StepSpec = std::variant<KernelStep, FuseStep, ComputeAtStep, SplitStep, TileStep, ReorderStep,
-                              UnrollStep, VectorizeStep, ParallelStep, BindStep, StageStep,
-                              BlockOrderStep, LayoutStep, PadStep, Im2colStep, SplitKStep>;
+using StepSpec =
+    std::variant<KernelStep, FuseStep, ComputeAtStep, SplitStep, TileStep, ReorderStep, UnrollStep,
+                 VectorizeStep, ParallelStep, BindStep, StageStep, BlockOrderStep, LayoutStep,
+                 PadStep, Im2colStep, OnlineSoftmaxStep, SplitKStep>;
 
 // "tile": the step table row it belongs to.
 inline std::string_view step_name(const StepSpec& s) {

@@ -306,10 +306,11 @@ class Tracer {
   // [SECTION] CPU walk
 
   // `acc[x] op= value` reads acc[x] (Reduce), then value's operands; it then writes acc[x] (Init,
-  // Reduce) or the output element (Map).
+  // Reduce) or the output element (Map). The online sum reads and writes its maximum too.
   void stmt_cpu(int p) {
     const Phase& ph = m_lk.phases[size_t(p)].phase;
-    if (m_acc_traced && ph.kind == PhaseKind::Reduce) emit_acc(ph.acc, AccessKind::Read);
+    if (m_acc_traced && ph.kind == PhaseKind::Reduce)
+      for (int slot : written_slots(ph)) emit_acc(slot, AccessKind::Read);
     for (const VExpr* l : m_cpu_sites[size_t(p)]) {
       if (l->kind == VExpr::Kind::Acc) {
         emit_acc(l->acc, AccessKind::Read);
@@ -318,7 +319,8 @@ class Tracer {
       Target t = load_target(*l);
       if (t.valid) emit(t.addr, 4, AccessKind::Read, t.tensor, t.space);
     }
-    if (m_acc_traced && ph.kind != PhaseKind::Map) emit_acc(ph.acc, AccessKind::Write);
+    if (m_acc_traced)
+      for (int slot : written_slots(ph)) emit_acc(slot, AccessKind::Write);
     Target w = store_target(ph);
     if (w.valid) emit(w.addr, 4, AccessKind::Write, w.tensor, w.space);
   }
@@ -434,7 +436,8 @@ class Tracer {
     };
     for (const Node& c : n.children) {
       const Phase& ph = m_lk.phases[size_t(c.phase)].phase;
-      if (m_acc_traced && ph.kind == PhaseKind::Reduce) acc(ph.acc, AccessKind::Read);
+      if (m_acc_traced && ph.kind == PhaseKind::Reduce)
+        for (int slot : written_slots(ph)) acc(slot, AccessKind::Read);
       for (const VExpr* l : m_cpu_sites[size_t(c.phase)]) {
         if (l->kind == VExpr::Kind::Acc) {
           acc(l->acc, AccessKind::Read);
@@ -442,7 +445,8 @@ class Tracer {
           add_load(out, *l);
         }
       }
-      if (m_acc_traced && ph.kind != PhaseKind::Map) acc(ph.acc, AccessKind::Write);
+      if (m_acc_traced)
+        for (int slot : written_slots(ph)) acc(slot, AccessKind::Write);
       out.add(store_target(ph), AccessKind::Write, false);
     }
   }
@@ -961,8 +965,8 @@ class Tracer {
   InnerLoop m_inner, m_inner_next;  // walk_inner's accesses at v = 0 and v = 1
   std::vector<InnerCounted> m_inner_counted;
   std::unordered_map<const Node*, InnerTemplate> m_templates;  // by inner loop node
-  std::vector<Target> m_lanes;                     // walk_inner's lanes of one warp instruction
-  std::vector<memory::LaneAccess> m_shared_lanes;  // warp_access's scratch
+  std::vector<Target> m_lanes;                         // walk_inner's lanes of one warp instruction
+  std::vector<memory::LaneAccess> m_shared_lanes;      // warp_access's scratch
   std::vector<uint64_t> m_warp_sectors, m_warp_lines;  // warp_access's scratch
   std::vector<std::vector<Target>> m_per_site;         // stmt_gpu's scratch
   TraceSummary m_sum;

@@ -16,6 +16,7 @@
 //   layout(T, rowmajor|nchw|nhwc|transposed)
 //   pad(T_or_tile, DIM, AMOUNT)
 //   im2col(conv_op)
+//   online_softmax(softmax_op)         max and sum in one pass, the sum rescaled as the max grows
 //   split_k(LOOP, PARTS)               a reduction cut into parallel slices plus a sum kernel
 // step_table() is the reference for the names, argument counts and options. Text is the
 // replayable trace (sessions, lessons, --apply); code builds the typed steps of steps.h instead,

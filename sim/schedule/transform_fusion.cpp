@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <optional>
 
 namespace tilescope::schedule::detail {
 
@@ -92,10 +93,12 @@ std::string why_not_elementwise(const Kernel& k) {
 std::string softmax_way_out(const Program& p, const Kernel& cons) {
   for (graph::OpId o : cons.ops)
     if (p.graph && p.graph->op(o).kind == graph::OpKind::Softmax)
-      return ". Fusing across a softmax takes a different algorithm, not a schedule: the online "
-             "softmax keeps each row's running maximum and sum, and rescales what it has summed "
-             "when the maximum grows (FlashAttention; the GPU bench's attention versions 2-5 run "
-             "it). tilescope's schedules do not make that rewrite";
+      return ". Fusing across a softmax takes a different algorithm first: the online softmax "
+             "keeps each row's running maximum and sum, and rescales what it has summed when the "
+             "maximum grows (online_softmax(" +
+             p.graph->op(o).name +
+             ") makes that rewrite inside the softmax; FlashAttention carries it through the "
+             "second matmul too, as the GPU bench's attention versions 2-5 do)";
   return "";
 }
 
@@ -498,6 +501,76 @@ std::string do_im2col(Program& p, const Im2colStep& s, const Target& t) {
          format_bytes(2 * mb) +
          " of extra traffic, because overlapping windows copy the same pixel up to R·S = " +
          std::to_string(R * S) + " times.";
+}
+
+namespace {
+
+bool same_value(const VExpr& a, const VExpr& b) {
+  if (a.kind != b.kind || a.value != b.value || a.tensor != b.tensor || a.computed != b.computed ||
+      !(a.index == b.index) || a.checked != b.checked || a.pad_value != b.pad_value ||
+      a.acc != b.acc || a.uop != b.uop || a.bop != b.bop || a.args.size() != b.args.size())
+    return false;
+  for (size_t i = 0; i < a.args.size(); ++i)
+    if (!same_value(a.args[i], b.args[i])) return false;
+  return true;
+}
+
+// Reduce phase `sum` adds exp(x - m) where m is Reduce phase `max`'s result over the same x.
+bool sums_shifted_exp(const Phase& sum, const Phase& max) {
+  const VExpr& e = sum.value;
+  if (sum.op != ReduceOp::Sum || e.kind != VExpr::Kind::Unary || e.uop != UnaryOp::Exp)
+    return false;
+  const VExpr& d = e.args[0];
+  return d.kind == VExpr::Kind::Binary && d.bop == BinaryOp::Sub &&
+         d.args[1].kind == VExpr::Kind::Acc && d.args[1].acc == max.acc &&
+         same_value(d.args[0], max.value);
+}
+
+}  // namespace
+
+std::string do_online_softmax(Program& p, const OnlineSoftmaxStep& s, const Target& t) {
+  const int ki = find_kernel_with_op(p, s.op, "online_softmax");
+  Kernel k = p.kernels[size_t(ki)];
+  const std::optional<graph::OpId> id = p.graph ? p.graph->find_op(s.op) : std::nullopt;
+  if (id && p.graph->op(*id).kind != graph::OpKind::Softmax)
+    refuse("online_softmax: " + s.op + " is a " + graph::op_kind_name(p.graph->op(*id).kind) +
+           ", not a softmax");
+  int max_phase = -1, sum_phase = -1;
+  for (size_t i = 0; i < k.phases.size(); ++i) {
+    const Phase& ph = k.phases[i];
+    if (ph.kind != PhaseKind::Reduce) continue;
+    if (ph.op == ReduceOp::OnlineSum)
+      refuse("online_softmax: " + k.name +
+             " already computes its maximum and sum in one pass over each row");
+    if (ph.op == ReduceOp::Max) max_phase = int(i);
+    if (max_phase >= 0 && sum_phase < 0 && sums_shifted_exp(ph, k.phases[size_t(max_phase)]))
+      sum_phase = int(i);
+  }
+  if (sum_phase < 0)
+    refuse("online_softmax: " + k.name +
+           " has no maximum pass followed by a sum of exp(x - maximum) to merge (split_k or "
+           "another rewrite changed it)");
+  const Phase max = k.phases[size_t(max_phase)];
+  Phase& online = k.phases[size_t(sum_phase)];
+  online.op = ReduceOp::OnlineSum;
+  online.max_acc = max.acc;
+  online.value = max.value;
+  k.phases.erase(k.phases.begin() + max_phase);
+  check_or_refuse(k, t, "online_softmax refused: ");
+  p.kernels[size_t(ki)] = k;
+  p.current = ki;
+  // What the row walks cost: every pass over the reduction axis reads each score once.
+  int64_t row = 1, rows = 1;
+  for (const Axis& a : k.axes) (a.reduce ? row : rows) *= a.extent;
+  return k.name + " now walks each row of " + std::to_string(row) +
+         " scores twice instead of three times: one pass keeps the running maximum m and the sum "
+         "l of exp(x - m), and when a larger x arrives it rescales l by exp(m_old - x) before "
+         "adding; the output pass then reads the row again for exp(x - m) / l. That is " +
+         std::to_string(rows) + " rows × " + std::to_string(row) +
+         " scores × 4 B = " + format_bytes(rows * row * 4) +
+         " fewer reads, which reach DRAM when a row does not stay in cache between passes; the "
+         "same running rescale is what lets FlashAttention stream keys in tiles without ever "
+         "holding a whole row.";
 }
 
 }  // namespace tilescope::schedule::detail

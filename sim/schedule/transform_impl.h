@@ -61,6 +61,7 @@ StepSpec parse_block_order(const TransformStep& s);
 StepSpec parse_layout(const TransformStep& s);
 StepSpec parse_pad(const TransformStep& s);
 StepSpec parse_im2col(const TransformStep& s);
+StepSpec parse_online_softmax(const TransformStep& s);
 StepSpec parse_split_k(const TransformStep& s);
 
 // Loads in `e` of tensor slot `t`.
@@ -101,6 +102,7 @@ void drop_unused_tensors(Kernel& k);
 std::string do_fuse(Program& p, const FuseStep& s, const Target& t);
 std::string do_compute_at(Program& p, const ComputeAtStep& s, const Target& t);
 std::string do_im2col(Program& p, const Im2colStep& s, const Target& t);
+std::string do_online_softmax(Program& p, const OnlineSoftmaxStep& s, const Target& t);
 
 // [SECTION] Reductions split across kernels (transform_split_k.cpp)
 

@@ -298,6 +298,10 @@ StepSpec parse_im2col(const TransformStep& s) {
   return Im2colStep{s.args[0]};
 }
 
+StepSpec parse_online_softmax(const TransformStep& s) {
+  return OnlineSoftmaxStep{s.args[0]};
+}
+
 StepSpec parse_split_k(const TransformStep& s) {
   return SplitKStep{s.args[0], parse_int(s, s.args[1], "the number of parts")};
 }
@@ -383,6 +387,9 @@ TransformStep print(const PadStep& s) {
   return Printer(s.kName).arg(s.target).arg(s.dim).arg(s.amount).out;
 }
 TransformStep print(const Im2colStep& s) {
+  return Printer(s.kName).arg(s.op).out;
+}
+TransformStep print(const OnlineSoftmaxStep& s) {
   return Printer(s.kName).arg(s.op).out;
 }
 TransformStep print(const SplitKStep& s) {

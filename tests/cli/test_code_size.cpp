@@ -87,9 +87,8 @@ int line_count(const std::string& text) {
 // them down by splitting; the target is at most 6 rows.
 const std::map<std::string, int> kLongFunctions = {
     {"app/gui/app.cpp:run_app", 394},
-    {"sim/predict/analytic.cpp:analyze_kernel", 261},
+    {"sim/predict/analytic.cpp:analyze_kernel", 249},
     {"sim/graph/autodiff.cpp:Builder::backward_op", 205},
-    {"sim/schedule/transform.cpp:steps", 167},
 };
 
 // What breaks the budget: functions and files over it and not listed, or listed and grown.

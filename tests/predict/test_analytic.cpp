@@ -203,3 +203,28 @@ TEST_CASE("roofline: level bytes from the analytic model") {
   CHECK(lb.bytes[0] == (2.0 * 16 * 16 * 16 + 16 * 16) * 4);  // every element access
   CHECK(lb.bytes[1] == (48 + 16) * 64.0);  // 48 lines fetched, 16 lines of C written back
 }
+
+TEST_CASE("analytic: the online softmax reads each row twice, not three times (hand count)") {
+  // softmax over rows of D = 2048 floats (8 KiB, 128 lines) with a 4 KiB L1: no row survives
+  // from one pass to the next, so every pass misses on all of its row's lines. The two-pass
+  // softmax walks x three times (maximum, sum, output); the online one twice.
+  const int64_t R = 4, D = 2048;
+  const std::string text =
+      "x: [" + std::to_string(R) + ", " + std::to_string(D) + "]\ny = softmax(x)\n";
+  auto g = std::make_shared<const graph::Graph>(lang::parse_model(text, "softmax.model"));
+  const schedule::Program lowered = schedule::lower_graph(g);
+  const std::string op = lowered.kernels[0].op_names[0];
+  const schedule::Program online =
+      schedule::History::replay(lowered, "online_softmax(" + op + ")").current();
+  memory::HierarchyConfig h;
+  h.levels = {level("L1", 4 * 1024, 0)};
+  const predict::AnalyticResult before = predict::analyze_kernel(lowered.kernels[0], h);
+  const predict::AnalyticResult after = predict::analyze_kernel(online.kernels[0], h);
+  CHECK(before.reads.value == double(3 * R * D));
+  CHECK(after.reads.value == double(2 * R * D));
+  CHECK(tensor_misses(before.levels[0], "x") == double(3 * R * (D / 16)));
+  CHECK(tensor_misses(after.levels[0], "x") == double(2 * R * (D / 16)));
+  // The simulation agrees: x's misses plus y's R·D/16 lines.
+  CHECK(simulate(lowered.kernels[0], h) == std::vector<uint64_t>{uint64_t(4 * R * (D / 16))});
+  CHECK(simulate(online.kernels[0], h) == std::vector<uint64_t>{uint64_t(3 * R * (D / 16))});
+}

@@ -218,6 +218,68 @@ TEST_CASE(
   CHECK(in_out.count(masked) == 0);
   check_softmax(in_out.at(p));
   CHECK(tsfix::program_error(inlined, 3) < 1e-5);
+  // In one pass over the keys (online softmax), in tiles of 4: a masked key adds nothing.
+  schedule::Program online =
+      tsfix::apply_all(inlined, "online_softmax(softmax0); tile(j, 4); unroll(j.i)");
+  check_softmax(schedule::run_program(online, feeds).at(p));
+  CHECK(tsfix::program_error(online, 3) < 1e-5);
+}
+
+TEST_CASE(
+    "online_softmax: one pass keeps the maximum and the rescaled sum; the rows are unchanged") {
+  const int64_t R = 4, D = 37;
+  auto g = std::make_shared<graph::Graph>();
+  auto x = tsfix::tensor(*g, "x", {R, D});
+  auto gm = tsfix::tensor(*g, "gamma", {D}, graph::Role::Weight);
+  auto bt = tsfix::tensor(*g, "beta", {D}, graph::Role::Weight);
+  auto y = tsfix::op(*g, OpKind::Softmax, "softmax0", {x});
+  tsfix::op(*g, OpKind::LayerNorm, "ln0", {x, gm, bt});
+  const Program lowered = lower_graph(g);
+  const Program online = tsfix::apply_all(lowered, "online_softmax(softmax0)");
+  auto reduce_passes = [](const Kernel& k) {
+    int n = 0;
+    for (const Phase& ph : k.phases) n += ph.kind == PhaseKind::Reduce ? 1 : 0;
+    return n;
+  };
+  CHECK(reduce_passes(lowered.kernels[0]) == 2);
+  CHECK(reduce_passes(online.kernels[0]) == 1);
+  const std::string nest = print_loop_nest(online.kernels[0]);
+  CHECK(nest.find("a new running maximum: rescale the sum so far") != std::string::npos);
+  CHECK(tsfix::program_error(online, 5) < 1e-5);
+  // Rows where every score is a new maximum (rescaled at each step), where none is, and scores
+  // near 700 (exp would overflow a float without the shift), in tiles of 8 with a partial last
+  // tile: against a plain float64 softmax.
+  std::map<graph::TensorId, std::vector<float>> feeds;
+  auto& xs = feeds[x];
+  for (int64_t i = 0; i < R; ++i)
+    for (int64_t j = 0; j < D; ++j)
+      xs.push_back(i == 0   ? float(j)
+                   : i == 1 ? -float(j) * 0.5f
+                   : i == 2 ? 700.0f + float((j * 7) % 11)
+                            : float((j * 13) % 5) - 2.0f);
+  feeds[gm] = std::vector<float>(size_t(D), 1.0f);
+  feeds[bt] = std::vector<float>(size_t(D), 0.0f);
+  const Program tiled = tsfix::apply_all(online, "tile(j, 8)");
+  const auto got = schedule::run_program(tiled, feeds).at(y);
+  for (int64_t i = 0; i < R; ++i) {
+    double m = -1e300, sum = 0;
+    for (int64_t j = 0; j < D; ++j) m = std::max(m, double(xs[size_t(i * D + j)]));
+    for (int64_t j = 0; j < D; ++j) sum += std::exp(double(xs[size_t(i * D + j)]) - m);
+    for (int64_t j = 0; j < D; ++j) {
+      const double want = std::exp(double(xs[size_t(i * D + j)]) - m) / sum;
+      CHECK(got[size_t(i * D + j)] == doctest::Approx(want).epsilon(1e-5));
+    }
+  }
+  // What it refuses: an op that is not a softmax, and a softmax already in one pass.
+  auto refused = [&](const Program& p, const std::string& step) {
+    const StepResult r = tsfix::try_step(p, step);
+    CHECK_FALSE(r.ok);
+    return r.explanation;
+  };
+  CHECK(refused(lowered, "online_softmax(ln0)") ==
+        "online_softmax: ln0 is a LayerNorm, not a softmax");
+  CHECK(refused(online, "online_softmax(softmax0)") ==
+        "online_softmax: softmax0 already computes its maximum and sum in one pass over each row");
 }
 
 TEST_CASE("lowering: an op with no loop nest yet is a clear error naming it") {

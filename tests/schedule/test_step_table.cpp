@@ -16,8 +16,9 @@ Program fused() {
 
 // Every step the schedule room knows, in the order its documentation lists them (transform.h).
 const std::vector<std::string> kKinds = {
-    "kernel",   "fuse", "compute_at", "split",       "tile",   "reorder", "unroll", "vectorize",
-    "parallel", "bind", "stage",      "block_order", "layout", "pad",     "im2col", "split_k"};
+    "kernel", "fuse",      "compute_at", "split",          "tile",   "reorder",
+    "unroll", "vectorize", "parallel",   "bind",           "stage",  "block_order",
+    "layout", "pad",       "im2col",     "online_softmax", "split_k"};
 
 std::string refusal(const Program& p, const std::string& step) {
   const StepResult r = tsfix::try_step(p, step);
@@ -56,9 +57,11 @@ TEST_CASE("step table: an unknown step is refused with where it is and every ste
   REQUIRE(steps.size() == 2);
   const StepResult r = apply_step(p, steps[1]);
   CHECK_FALSE(r.ok);
-  CHECK(r.explanation ==
-        "unknown step 'tilee' at 2:3; steps are kernel, fuse, compute_at, split, tile, reorder, "
-        "unroll, vectorize, parallel, bind, stage, block_order, layout, pad, im2col, split_k");
+  CHECK(
+      r.explanation ==
+      "unknown step 'tilee' at 2:3; steps are kernel, fuse, compute_at, split, tile, reorder, "
+      "unroll, vectorize, parallel, bind, stage, block_order, layout, pad, im2col, online_softmax, "
+      "split_k");
   // A step built in code has no position to name.
   TransformStep built;
   built.name = "swizzle";

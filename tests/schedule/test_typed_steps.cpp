@@ -40,6 +40,7 @@ const std::vector<std::string> kCanonical = {
     "layout(W, transposed)",
     "pad(W_shared, 1, 1)",
     "im2col(conv0)",
+    "online_softmax(softmax0)",
     "split_k(k, 8)",
 };
 

@@ -364,12 +364,13 @@ void draw_stage_section(ViewContext& ctx, float em, const std::vector<const char
   }
 }
 
-// Draws the block order, layout and im2col controls.
-void draw_grid_layout_section(ViewContext& ctx, const schedule::Kernel* k, float em,
+// Draws the block order, layout and rewrite (im2col, online softmax) controls.
+void draw_grid_layout_section(ViewContext& ctx, const schedule::Program& prog,
+                              const schedule::Kernel* k, float em,
                               const std::vector<const char*>& tensor_names, int& group,
                               int& layout_kind) {
   const ScheduleControls& sc = ctx.state.controls.schedule;
-  section_heading(ctx, "Grid order, layout, im2col");
+  section_heading(ctx, "Grid order, layout, rewrites");
   if (ImGui::Button("row-major blocks")) push_apply(ctx, "block_order(row)");
   step_tip("block_order(row)", "GPU blocks start in row-major order, the hardware's default.");
   ImGui::SameLine();
@@ -414,12 +415,25 @@ void draw_grid_layout_section(ViewContext& ctx, const schedule::Kernel* k, float
              "Stores the tensor in another order in memory, so the inner loop walks it "
              "contiguously (whole cache lines used).");
   }
-  for (const std::string& op : k->op_names) {
-    if (op.rfind("conv", 0) != 0) continue;
-    if (ImGui::Button(("im2col(" + op + ")").c_str())) push_apply(ctx, "im2col(" + op + ")");
-    step_tip("im2col(" + op + ")",
-             "Rewrites the convolution as one matrix multiplication over "
-             "copied input patches: more bytes, but a GEMM's fast loops.");
+  // The rewrites an op of this kernel offers, by the op's kind.
+  for (graph::OpId id : k->ops) {
+    if (!prog.graph) break;
+    const graph::Op& op = prog.graph->op(id);
+    if (op.kind == graph::OpKind::Conv2D) {
+      const std::string step = "im2col(" + op.name + ")";
+      if (ImGui::Button(step.c_str())) push_apply(ctx, step);
+      step_tip(step,
+               "Rewrites the convolution as one matrix multiplication over "
+               "copied input patches: more bytes, but a GEMM's fast loops.");
+    }
+    if (op.kind == graph::OpKind::Softmax) {
+      const std::string step = "online_softmax(" + op.name + ")";
+      if (ImGui::Button(step.c_str())) push_apply(ctx, step);
+      step_tip(step,
+               "Finds each row's maximum and sum in one pass instead of two: when a larger "
+               "score arrives, the sum so far is rescaled by exp(old max - new max). One read "
+               "of the row fewer, and the step FlashAttention builds on.");
+    }
   }
 }
 
@@ -560,7 +574,7 @@ void draw_schedule_inspector(ViewContext& ctx, const Rect& rect) {
   for (const auto& l : k->loops) loop_names.push_back(l.name.c_str());
   draw_stage_section(ctx, em, tensor_names, loop_names, stage_level);
 
-  draw_grid_layout_section(ctx, k, em, tensor_names, group, layout_kind);
+  draw_grid_layout_section(ctx, *prog, k, em, tensor_names, group, layout_kind);
   draw_more_steps_section(ctx, *prog, *k, em);
   ImGui::Spacing();
   ImGui::TextDisabled("Every control sends a step: apply \"...\" (replayable in scripts).");
