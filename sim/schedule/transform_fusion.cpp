@@ -555,6 +555,7 @@ std::string do_online_softmax(Program& p, const OnlineSoftmaxStep& s, const Targ
   online.op = ReduceOp::OnlineSum;
   online.max_acc = max.acc;
   online.value = max.value;
+  const int sum_acc = online.acc;
   k.phases.erase(k.phases.begin() + max_phase);
   check_or_refuse(k, t, "online_softmax refused: ");
   p.kernels[size_t(ki)] = k;
@@ -563,9 +564,10 @@ std::string do_online_softmax(Program& p, const OnlineSoftmaxStep& s, const Targ
   int64_t row = 1, rows = 1;
   for (const Axis& a : k.axes) (a.reduce ? row : rows) *= a.extent;
   return k.name + " now walks each row of " + std::to_string(row) +
-         " scores twice instead of three times: one pass keeps the running maximum m and the sum "
-         "l of exp(x - m), and when a larger x arrives it rescales l by exp(m_old - x) before "
-         "adding; the output pass then reads the row again for exp(x - m) / l. That is " +
+         " scores twice instead of three times: one pass keeps the running maximum m (acc" +
+         std::to_string(max.acc) + ") and the sum l of exp(x - m) (acc" + std::to_string(sum_acc) +
+         "), and when a larger x arrives it rescales l by exp(m_old - x) before adding; the "
+         "output pass then reads the row again for exp(x - m) / l. That is " +
          std::to_string(rows) + " rows × " + std::to_string(row) +
          " scores × 4 B = " + format_bytes(rows * row * 4) +
          " fewer reads, which reach DRAM when a row does not stay in cache between passes; the "
