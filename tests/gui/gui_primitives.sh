@@ -78,4 +78,29 @@ expect steps /last_step/step "compute_at(relu0, matmul0, at=inline)"
 expect steps /last_step/ok true
 echo "applied by mouse: reorder(k, i, j), $padded, $laid, compute_at(relu0, matmul0, at=inline)"
 echo "refused: $why"
+
+# The online softmax: its button under "Grid order, layout, rewrites", clicked twice — applied,
+# then refused, since the softmax already finds its maximum and sum in one pass.
+printf 's: [16, 64]\np = softmax(s)\n' >"$out/softmax.model"
+start="set-model-file $out/softmax.model
+wait-frames 3
+view schedule
+wait-frames 3"
+run_fresh sprobe "$start"
+online=$(at sprobe schedule.online-softmax.softmax0)
+run_fresh online "$start
+click $online
+wait-frames 3
+write-state OUT/online-once.state.json
+click $online
+wait-frames 3
+screenshot OUT/online-softmax.png
+wait-frames 1"
+expect online-once /last_step/step "online_softmax(softmax0)"
+expect online-once /last_step/ok true
+expect online /last_step/ok false
+again=$("$query" "$out/online.state.json" /last_step/explanation)
+[[ $again == *"already computes its maximum and sum in one pass"* ]] ||
+  fail "a second online_softmax says '$again'"
+echo "online softmax by mouse: applied, then refused: $again"
 echo "PASS"

@@ -429,6 +429,7 @@ void draw_grid_layout_section(ViewContext& ctx, const schedule::Program& prog,
     if (op.kind == graph::OpKind::Softmax) {
       const std::string step = "online_softmax(" + op.name + ")";
       if (ImGui::Button(step.c_str())) push_apply(ctx, step);
+      note_widget("schedule.online-softmax." + op.name);
       step_tip(step,
                "Finds each row's maximum and sum in one pass instead of two: when a larger "
                "score arrives, the sum so far is rescaled by exp(old max - new max). One read "
