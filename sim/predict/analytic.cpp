@@ -183,7 +183,7 @@ std::pair<uint64_t, uint64_t> push_acc_accesses(const schedule::Phase& ph, int a
                                                 const schedule::TraceLayout& layout,
                                                 std::vector<NestAccess>& accs) {
   const bool reduce = ph.kind == schedule::PhaseKind::Reduce;
-  const std::vector<int> slots = schedule::written_slots(ph);
+  const schedule::SlotList slots = schedule::written_slots(ph);
   const auto slot_addr = [&](int slot) {
     return acc_index * 4 + Affine::lit(int64_t(layout.acc_base + uint64_t(std::max(slot, 0)) *
                                                                      layout.acc_slot_bytes));

@@ -158,11 +158,18 @@ struct Phase {
 };
 
 // The accumulator slots a phase writes: Init and Reduce their `acc`, OnlineSum its maximum too
-// (each also read first by Reduce); Map none.
-inline std::vector<int> written_slots(const Phase& p) {
+// (each also read first by Reduce); Map none. A fixed array: the trace asks per statement.
+struct SlotList {
+  int slot[2] = {-1, -1};
+  int count = 0;
+  const int* begin() const { return slot; }
+  const int* end() const { return slot + count; }
+  size_t size() const { return size_t(count); }
+};
+inline SlotList written_slots(const Phase& p) {
   if (p.kind == PhaseKind::Map) return {};
-  if (p.kind == PhaseKind::Reduce && p.op == ReduceOp::OnlineSum) return {p.acc, p.max_acc};
-  return {p.acc};
+  if (p.kind == PhaseKind::Reduce && p.op == ReduceOp::OnlineSum) return {{p.acc, p.max_acc}, 2};
+  return {{p.acc, -1}, 1};
 }
 
 // One step of the online softmax: `sum` holds the sum of exp(x' - max) over the x' seen so far.
