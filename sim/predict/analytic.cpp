@@ -190,10 +190,11 @@ std::pair<uint64_t, uint64_t> push_acc_accesses(const schedule::Phase& ph, int a
   };
   if (reduce)
     for (int slot : slots) accs.push_back({acc_id, slot_addr(slot), false, true});
-  for (uint64_t i = 0; i < count_accs(ph.value); ++i)
+  const uint64_t value_reads = count_accs(ph.value);
+  for (uint64_t i = 0; i < value_reads; ++i)
     accs.push_back({acc_id, slot_addr(ph.acc), false, reduce});
   for (int slot : slots) accs.push_back({acc_id, slot_addr(slot), true, reduce});
-  return {count_accs(ph.value) + (reduce ? slots.size() : 0), slots.size()};
+  return {value_reads + (reduce ? slots.size() : 0), slots.size()};
 }
 
 // How many times one run of the loops from the first reduction loop in fetches the lines of

@@ -548,8 +548,8 @@ std::string do_online_softmax(Program& p, const OnlineSoftmaxStep& s, const Targ
   }
   if (sum_phase < 0)
     refuse("online_softmax: " + k.name +
-           " has no maximum pass followed by a sum of exp(x - maximum) to merge (split_k or "
-           "another rewrite changed it)");
+           " has no maximum pass followed by a sum of exp(x - maximum) over the same row to "
+           "merge");
   const Phase max = k.phases[size_t(max_phase)];
   Phase& online = k.phases[size_t(sum_phase)];
   online.op = ReduceOp::OnlineSum;
