@@ -18,7 +18,7 @@ SUITES=("$@")
 [ ${#SUITES[@]} -eq 0 ] && SUITES=(attention attention_causal)
 METRICS=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,gpu__time_duration.sum
 for suite in "${SUITES[@]}"; do
-  for v in ${VERSIONS:-1 2 3 4 5}; do
+  for v in ${VERSIONS:-1 2 3 4 5 6}; do
     "$NCU" --clock-control none --cache-control all --profile-from-start off --csv --page raw \
       --print-units base --metrics "$METRICS" "$BENCH" --profile-one "$suite:$v" \
       >"$OUT/ncu-$suite-$v.csv" 2>"$OUT/ncu-$suite-$v.log"
@@ -30,7 +30,7 @@ import csv, io, json, os, sys
 out, suites = sys.argv[1], sys.argv[2:]
 rows = []
 for suite in suites:
-    for v in (1, 2, 3, 4, 5):
+    for v in (1, 2, 3, 4, 5, 6):
         if not os.path.exists(f"{out}/ncu-{suite}-{v}.csv"):
             continue
         text = open(f"{out}/ncu-{suite}-{v}.csv").read()

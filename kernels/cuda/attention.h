@@ -33,7 +33,7 @@ struct AttentionShape {
   std::string text() const;  // "B=4 H=16 N=4096 d=128, fp16, non-causal"
 };
 
-// Versions 1–5 (version numbers as in the bench; 0 is not used: the reference is fp32).
+// Versions 1–6 (version numbers as in the bench; 0 is not used: the reference is fp32).
 const std::vector<KernelVersion>& attention_versions();
 // Empty when `version` can run `shape`; otherwise why not.
 std::string attention_unsupported(int version, const AttentionShape& shape);

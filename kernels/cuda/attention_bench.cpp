@@ -1,5 +1,5 @@
 // The attention suites (attention_bench.h): problem, inputs, fp32 reference with its float64 spot
-// check, versions 1–5, and PyTorch SDPA's backends folded in from the script's JSON.
+// check, versions 1–6, and PyTorch SDPA's backends folded in from the script's JSON.
 #include "kernels/cuda/attention_bench.h"
 
 #include "kernels/cuda/cuda_check.h"
@@ -284,6 +284,7 @@ SuiteResult suite_attention(const std::string& name, const GpuBenchOptions& o, s
   add_comparison(suite, 1, 3, "fused on tensor cores vs unfused");
   add_comparison(suite, 3, 4, "cp.async pipeline vs one stage");
   add_comparison(suite, 4, 5, "Hopper (TMA, wgmma, producer/consumer) vs mma.sync pipeline");
+  add_comparison(suite, 5, 6, "ping-pong and softmax overlapped with P·V vs Hopper version 5");
   SuiteResult result = run_suite(suite, o, log);
   result.details["reference_spot_rel_error"] = worst_spot;
   result.details["reference_spot_rows"] = kSpotHeads * kSpotRowsPerHead;

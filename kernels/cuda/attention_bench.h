@@ -1,4 +1,4 @@
-// The attention suites of the GPU bench (issue #31): versions 1–5 of attention.h at the sizes
+// The attention suites of the GPU bench (issue #31): versions 1–6 of attention.h at the sizes
 // the issue asks for, each checked against the fp32 reference (itself spot-checked in float64),
 // and PyTorch's scaled_dot_product_attention backends, measured by scripts/sdpa_reference.py in
 // the same call, folded in beside them. Plain C++.

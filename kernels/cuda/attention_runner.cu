@@ -5,8 +5,9 @@
 // - v2: 64 queries per block, 256 threads, 112 KB (d = 128) of fp32 tiles: one block per SM.
 // - v3: 64 queries per block, 128 threads, 48 KB (d = 128); v4 80 KB (two K/V stages): two
 //   blocks per SM. v5 (attention_hopper.cu, sm_90a): 128 queries, 288 threads, 96 KB, one block
-//   per SM, grid (N/128, B·H). Grid (N/64, B·H) for v2–v4; causal grids start with the longest rows
-//   (the kernels map blockIdx.x = 0 to the last query tile).
+//   per SM, grid (N/128, B·H); v6 the same grid, 256 threads, 160 KB. Grid (N/64, B·H) for v2–v4;
+//   causal grids start with the longest rows (the kernels map blockIdx.x = 0 to the last query
+//   tile).
 #include "kernels/cuda/attention.h"
 
 #include "kernels/cuda/attention/01_unfused.cuh"
@@ -61,18 +62,24 @@ const std::vector<KernelVersion>& attention_versions() {
        "transposed by the instruction), K and V by TMA from a producer warp into a two-stage "
        "ring with full/empty barriers, two consumer warpgroups of 64 queries, key tiles of "
        "128 (d = 64) or 64 (d = 128)"},
+      {6, "hopper_pingpong",
+       "FlashAttention-3's overlaps: the two warpgroups take turns issuing GEMMs (one's softmax "
+       "runs during the other's MMAs), and each issues tile j's S GEMM with tile j-1's P·V so "
+       "its softmax runs while P·V does; no producer warp (256 threads may hold 255 registers "
+       "each), the last warpgroup to free a stage refills it by TMA; 128-key tiles at d = 128"},
   };
   return versions;
 }
 
 std::string attention_unsupported(int version, const AttentionShape& s) {
-  if (version < 1 || version > 5) return "attention has versions 1–5";
+  if (version < 1 || version > 6) return "attention has versions 1–6";
   if (s.d != 64 && s.d != 128)
     return "head dim " + std::to_string(s.d) + ": versions take 64 or 128";
   if (s.n <= 0 || s.n % 64 != 0) return "N = " + std::to_string(s.n) + " is not a multiple of 64";
   if (s.bh() <= 0 || s.bh() > 65535) return "B·H must be 1..65535 (the grid's y)";
-  if (version == 5 && s.n % 128 != 0)
-    return "N = " + std::to_string(s.n) + " is not a multiple of 128 (version 5's tiles)";
+  if (version >= 5 && s.n % 128 != 0)
+    return "N = " + std::to_string(s.n) + " is not a multiple of 128 (version " +
+           std::to_string(version) + "'s tiles)";
   return {};
 }
 
@@ -189,10 +196,10 @@ void attention_launch(int version, const AttentionShape& s, const void* q, const
     output_gemm(h, s, scratch, v, o, data_type(s.type), s.bh());
     return;
   }
-  if (version == 5) {
+  if (version >= 5) {
     if (const std::string why = hopper_device_unsupported(); !why.empty())
-      throw GpuError("attention version 5: " + why);
-    attention_hopper_launch(s.bh(), s.n, s.d, s.causal, s.type, q, k, v, o);
+      throw GpuError("attention version " + std::to_string(version) + ": " + why);
+    attention_hopper_launch(version, s.bh(), s.n, s.d, s.causal, s.type, q, k, v, o);
     return;
   }
   if (s.type == Operand16::bf16)

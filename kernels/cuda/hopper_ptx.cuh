@@ -4,7 +4,7 @@
 // (wgmma) and its shared-memory descriptors, register reallocation (setmaxnreg), clusters.
 //
 // Index: [SECTION] shared-memory addresses · [SECTION] mbarrier · [SECTION] TMA ·
-//        [SECTION] wgmma · [SECTION] setmaxnreg and clusters
+//        [SECTION] wgmma · [SECTION] setmaxnreg and clusters · [SECTION] named barriers
 #pragma once
 
 #include <cuda.h>  // CUtensorMap: the 128-byte tensor map TMA reads (a kernel parameter here)
@@ -331,6 +331,28 @@ __device__ __forceinline__ unsigned cluster_ctarank() {
 // Not the .aligned form: a producer warp reaches it with one lane still in its copy loop.
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive;\nbarrier.cluster.wait;\n" ::: "memory");
+}
+
+// [SECTION] named barriers
+// Hardware barriers 1..15 (0 is __syncthreads) over a chosen number of threads: sync waits until
+// `threads` have arrived or synced on it; arrive counts this warp and goes on. Two warpgroups take
+// turns with a pair of them (attention version 6).
+__device__ __forceinline__ void named_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// A shared-memory counter's old value, incremented with acquire-release order in the CTA: what this
+// thread did before is visible to whoever reads the count after it, and the reverse.
+__device__ __forceinline__ unsigned atomic_inc_acq_rel(unsigned* counter) {
+  unsigned old;
+  asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;\n"
+               : "=r"(old)
+               : "r"(smem_u32(counter))
+               : "memory");
+  return old;
 }
 
 }  // namespace hopper

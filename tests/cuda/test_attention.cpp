@@ -100,9 +100,10 @@ TEST_SUITE("cuda_host") {
     CHECK(attention_unsupported(2, s).find("multiple of 64") != std::string::npos);
     s.n = 128;
     CHECK(attention_unsupported(4, s).empty());
-    CHECK(attention_unsupported(7, s) == "attention has versions 1–5");
-    s.n = 192;  // version 5 tiles by 128
+    CHECK(attention_unsupported(7, s) == "attention has versions 1–6");
+    s.n = 192;  // versions 5 and 6 tile by 128
     CHECK(attention_unsupported(5, s).find("multiple of 128") != std::string::npos);
+    CHECK(attention_unsupported(6, s).find("version 6's tiles") != std::string::npos);
   }
 
   TEST_CASE("PyTorch's SDPA times fold into the matching suite, with the comparison") {
@@ -203,8 +204,8 @@ TEST_SUITE("cuda_gpu") {
                             want.data() + ((std::size_t)bh * s.n + row) * s.d);
       for (const KernelVersion& version : attention_versions()) {
         INFO(s.text() << ", version " << version.number << " " << version.name);
-        if (!attention_unsupported(version.number, s).empty()) continue;  // v5 at N = 192
-        if (version.number == 5 && !hopper_device_unsupported().empty()) continue;
+        if (!attention_unsupported(version.number, s).empty()) continue;  // v5, v6 at N = 192
+        if (version.number >= 5 && !hopper_device_unsupported().empty()) continue;
         DeviceBuffer<std::uint16_t> o(count), scratch(attention_scratch_count(version.number, s));
         o.poison();
         attention_launch(version.number, s, q.get(), k.get(), v.get(), o.get(), scratch.get(),

@@ -57,15 +57,16 @@ using ampere::mma_16816;
 
 // One tile of keys in the online softmax, on a warp's accumulators in mma.sync's layout (which is
 // also wgmma's, warp by warp): s[j][e] is the score of row g + 8·(e/2) against key
-// key0 + 8j + 2t + e%2 (g = lane/4, t = lane%4), o[j][e] the output of the same row at column
-// 8j + 2t + e%2. Scales the scores into log2 units, masks keys after the query on the diagonal
-// tile, raises each row's running max m over the 4 lanes of its quad (two shuffles), replaces the
-// scores by exp2(s − m), adds them to this lane's share of the running sum l, and rescales the
-// output accumulated so far by exp2(m_old − m).
-template <int kNB, int kOB>
-__device__ __forceinline__ void online_softmax_tile(float (&s)[kNB][4], float (&o)[kOB][4],
-                                                    float (&m)[2], float (&l)[2], float scale_log2e,
-                                                    bool diagonal, int key0, int row_g, int lane) {
+// key0 + 8j + 2t + e%2 (g = lane/4, t = lane%4). Scales the scores into log2 units, masks keys
+// after the query on the diagonal tile, raises each row's running max m over the 4 lanes of its
+// quad (two shuffles), replaces the scores by exp2(s − m), adds them to this lane's share of the
+// running sum l, and returns in corr[h] = exp2(m_old − m) the factor the output accumulated so far
+// must be rescaled by (rescale_rows). Version 6 calls the two halves apart: the scores' half while
+// the tensor cores still add the previous tile into the output.
+template <int kNB>
+__device__ __forceinline__ void softmax_scores(float (&s)[kNB][4], float (&m)[2], float (&l)[2],
+                                               float (&corr)[2], float scale_log2e, bool diagonal,
+                                               int key0, int row_g, int lane) {
 #pragma unroll
   for (int j = 0; j < kNB; ++j)
 #pragma unroll
@@ -82,7 +83,7 @@ __device__ __forceinline__ void online_softmax_tile(float (&s)[kNB][4], float (&
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
     const float m_new = fmaxf(m[h], mx);  // finite: every row sees key 0 in tile 0
-    const float corr = exp2f(m[h] - m_new);
+    corr[h] = exp2f(m[h] - m_new);
     m[h] = m_new;
     float sum = 0.f;
 #pragma unroll
@@ -91,13 +92,27 @@ __device__ __forceinline__ void online_softmax_tile(float (&s)[kNB][4], float (&
       s[j][2 * h + 1] = exp2f(s[j][2 * h + 1] - m_new);
       sum += s[j][2 * h] + s[j][2 * h + 1];
     }
-    l[h] = l[h] * corr + sum;  // this lane's share; the quad adds its shares at the end
-#pragma unroll
-    for (int j = 0; j < kOB; ++j) {
-      o[j][2 * h] *= corr;
-      o[j][2 * h + 1] *= corr;
-    }
+    l[h] = l[h] * corr[h] + sum;  // this lane's share; the quad adds its shares at the end
   }
+}
+
+// The output accumulated so far, row by row, times softmax_scores' correction.
+template <int kOB>
+__device__ __forceinline__ void rescale_rows(float (&o)[kOB][4], const float (&corr)[2]) {
+#pragma unroll
+  for (int j = 0; j < kOB; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) o[j][e] *= corr[e >> 1];
+}
+
+// Both halves on one tile: what versions 3–5 do after each S GEMM.
+template <int kNB, int kOB>
+__device__ __forceinline__ void online_softmax_tile(float (&s)[kNB][4], float (&o)[kOB][4],
+                                                    float (&m)[2], float (&l)[2], float scale_log2e,
+                                                    bool diagonal, int key0, int row_g, int lane) {
+  float corr[2];
+  softmax_scores(s, m, l, corr, scale_log2e, diagonal, key0, row_g, lane);
+  rescale_rows(o, corr);
 }
 
 // The two score fragments of keys 16kk .. 16kk + 15, packed to 16 bits: the A operand of P·V.
