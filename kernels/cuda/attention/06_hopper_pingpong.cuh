@@ -6,10 +6,10 @@
 // threads (two per file) a thread may have 255, so key tiles are 128 at d = 128 too. The copies
 // are a role instead of a warp: whichever consumer warpgroup releases a stage last refills it by
 // TMA (a per-stage counter decides, so neither waits for the other). (2) Within a warpgroup, tile
-// j's S = Q·Kⱼᵀ is issued together with tile j − 1's O += Pⱼ₋₁·Vⱼ₋₁; the softmax of Sⱼ (max, exp2,
-// sum) runs while P·V is still running, and only the output's rescaling waits for it. (3) Two
-// named barriers make the warpgroups take turns issuing their GEMMs, so while one runs its
-// softmax the other's MMAs have the tensor cores. 160 KB of shared memory at d = 128 (Q 32 KB, two
+// j's S = Q·Kⱼᵀ is issued together with tile j − 1's O += Pⱼ₋₁·Vⱼ₋₁ (the output rescaled for
+// tile j − 1's max between the two issues); the softmax of Sⱼ (max, exp2, sum) runs while P·V is
+// still running. (3) Two named barriers make the warpgroups take turns issuing their GEMMs, so
+// while one runs its softmax the other's MMAs have the tensor cores. 160 KB of shared memory at d = 128 (Q 32 KB, two
 // stages of K and V 128 KB), one block per SM.
 //
 // Run: tilescope-gpu-bench --suite attention (this is version 6).
@@ -158,13 +158,19 @@ __global__ void __launch_bounds__(attn06::kThreads, 1)
   attn::softmax_scores(s_acc, m, l, corr, scale_log2e, diagonal(0), 0, row_g, lane);
   pack();
 
+  // Each turn: tile kt's scores and tile kt − 1's P·V, the output rescaled between the two issues
+  // (for tile kt − 1's max; the tensor cores are busy with the scores meanwhile), then the softmax
+  // of tile kt while P·V runs.
   for (int kt = 1; kt < tiles; ++kt) {
     mbar_wait(&k_full[kt % kStages], (kt / kStages) & 1);
     mbar_wait(&v_full[(kt - 1) % kStages], ((kt - 1) / kStages) & 1);
     named_sync(kTurnBarrier + c, kThreads);
-    fence_accumulators(o_flat);
     wgmma_fence();
     issue_scores(kt);
+    fence_accumulators(o_flat);
+    attn::rescale_rows(o, corr);
+    fence_accumulators(o_flat);
+    wgmma_fence();  // the rescaled output is what P·V accumulates into
     issue_pv(kt - 1);
     named_arrive(kTurnBarrier + (1 - c), kThreads);
     wgmma_wait<1>();  // the scores are in; P·V may still run
@@ -172,12 +178,12 @@ __global__ void __launch_bounds__(attn06::kThreads, 1)
     attn::softmax_scores(s_acc, m, l, corr, scale_log2e, diagonal(kt), kt * kBc, row_g, lane);
     wgmma_wait<0>();
     fence_accumulators(o_flat);
-    release(kt - 1);
-    attn::rescale_rows(o, corr);
     pack();
+    release(kt - 1);
   }
 
   mbar_wait(&v_full[(tiles - 1) % kStages], ((tiles - 1) / kStages) & 1);
+  attn::rescale_rows(o, corr);
   fence_accumulators(o_flat);
   wgmma_fence();
   issue_pv(tiles - 1);

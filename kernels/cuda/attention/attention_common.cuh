@@ -57,24 +57,26 @@ using ampere::mma_16816;
 
 // One tile of keys in the online softmax, on a warp's accumulators in mma.sync's layout (which is
 // also wgmma's, warp by warp): s[j][e] is the score of row g + 8·(e/2) against key
-// key0 + 8j + 2t + e%2 (g = lane/4, t = lane%4). Scales the scores into log2 units, masks keys
-// after the query on the diagonal tile, raises each row's running max m over the 4 lanes of its
-// quad (two shuffles), replaces the scores by exp2(s − m), adds them to this lane's share of the
-// running sum l, and returns in corr[h] = exp2(m_old − m) the factor the output accumulated so far
-// must be rescaled by (rescale_rows). Version 6 calls the two halves apart: the scores' half while
-// the tensor cores still add the previous tile into the output.
+// key0 + 8j + 2t + e%2 (g = lane/4, t = lane%4). Masks keys after the query on the diagonal tile,
+// raises each row's running max m (kept in log2 units: max · scale · log2 e) over the 4 lanes of
+// its quad (two shuffles), replaces the scores by exp2(s · scale_log2e − m) — one FFMA and one
+// MUFU.EX2 each, the scale folded in as FlashAttention does —, adds them to this lane's share of
+// the running sum l, and returns in corr[h] = exp2(m_old − m) the factor the output accumulated so
+// far must be rescaled by (rescale_rows). Version 6 calls the two halves apart: the scores' half
+// while the tensor cores still add the previous tile into the output.
 template <int kNB>
 __device__ __forceinline__ void softmax_scores(float (&s)[kNB][4], float (&m)[2], float (&l)[2],
                                                float (&corr)[2], float scale_log2e, bool diagonal,
                                                int key0, int row_g, int lane) {
+  if (diagonal) {  // one tile per query block: the loop stays out of the others
 #pragma unroll
-  for (int j = 0; j < kNB; ++j)
+    for (int j = 0; j < kNB; ++j)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      s[j][e] *= scale_log2e;
-      const int key = key0 + j * 8 + 2 * (lane % 4) + (e & 1);
-      if (diagonal && key > row_g + (e >> 1) * 8) s[j][e] = -INFINITY;
-    }
+      for (int e = 0; e < 4; ++e) {
+        const int key = key0 + j * 8 + 2 * (lane % 4) + (e & 1);
+        if (key > row_g + (e >> 1) * 8) s[j][e] = -INFINITY;
+      }
+  }
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     float mx = -INFINITY;
@@ -82,14 +84,16 @@ __device__ __forceinline__ void softmax_scores(float (&s)[kNB][4], float (&m)[2]
     for (int j = 0; j < kNB; ++j) mx = fmaxf(mx, fmaxf(s[j][2 * h], s[j][2 * h + 1]));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-    const float m_new = fmaxf(m[h], mx);  // finite: every row sees key 0 in tile 0
+    // scale > 0, so the max of the scaled scores is the scaled max. Finite: every row sees key 0
+    // in tile 0.
+    const float m_new = fmaxf(m[h], mx * scale_log2e);
     corr[h] = exp2f(m[h] - m_new);
     m[h] = m_new;
     float sum = 0.f;
 #pragma unroll
     for (int j = 0; j < kNB; ++j) {
-      s[j][2 * h] = exp2f(s[j][2 * h] - m_new);
-      s[j][2 * h + 1] = exp2f(s[j][2 * h + 1] - m_new);
+      s[j][2 * h] = exp2f(fmaf(s[j][2 * h], scale_log2e, -m_new));
+      s[j][2 * h + 1] = exp2f(fmaf(s[j][2 * h + 1], scale_log2e, -m_new));
       sum += s[j][2 * h] + s[j][2 * h + 1];
     }
     l[h] = l[h] * corr[h] + sum;  // this lane's share; the quad adds its shares at the end
