@@ -104,12 +104,12 @@ __global__ void __launch_bounds__(kV2Threads)
 #pragma unroll
       for (int off = 8; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
       const float m_new = fmaxf(m[i], mx);  // finite: every row sees key 0 in tile 0
-      const float corr = exp2f(m[i] - m_new);
+      const float corr = fast_exp2(m[i] - m_new);
       m[i] = m_new;
       float sum = 0.f;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        s[i][j] = exp2f(s[i][j] - m_new);
+        s[i][j] = fast_exp2(s[i][j] - m_new);
         sum += s[i][j];
       }
       l[i] = l[i] * corr + sum;

@@ -12,9 +12,19 @@
 
 namespace attn {
 
-// exp(x) = exp2(x · log2 e): the kernels fold log2 e into the score scale and call exp2f, one
+// exp(x) = exp2(x · log2 e): the kernels fold log2 e into the score scale and call fast_exp2, one
 // MUFU.EX2 per element, as FlashAttention does.
 constexpr float kLog2e = 1.4426950408889634f;
+
+// exp2 as one MUFU.EX2 instruction: ex2.approx.ftz (results under 2⁻¹²⁶ flush to zero, far below
+// what a 16-bit probability holds; −∞ gives 0). exp2f without --use_fast_math is ex2.approx
+// without .ftz, which ptxas wraps in a denormal fix-up — a compare and two predicated multiplies
+// around the MUFU — four instructions where the softmax wants one.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
 
 template <class T>
 struct Elem;
@@ -87,13 +97,13 @@ __device__ __forceinline__ void softmax_scores(float (&s)[kNB][4], float (&m)[2]
     // scale > 0, so the max of the scaled scores is the scaled max. Finite: every row sees key 0
     // in tile 0.
     const float m_new = fmaxf(m[h], mx * scale_log2e);
-    corr[h] = exp2f(m[h] - m_new);
+    corr[h] = fast_exp2(m[h] - m_new);
     m[h] = m_new;
     float sum = 0.f;
 #pragma unroll
     for (int j = 0; j < kNB; ++j) {
-      s[j][2 * h] = exp2f(fmaf(s[j][2 * h], scale_log2e, -m_new));
-      s[j][2 * h + 1] = exp2f(fmaf(s[j][2 * h + 1], scale_log2e, -m_new));
+      s[j][2 * h] = fast_exp2(fmaf(s[j][2 * h], scale_log2e, -m_new));
+      s[j][2 * h + 1] = fast_exp2(fmaf(s[j][2 * h + 1], scale_log2e, -m_new));
       sum += s[j][2 * h] + s[j][2 * h + 1];
     }
     l[h] = l[h] * corr[h] + sum;  // this lane's share; the quad adds its shares at the end
