@@ -5,7 +5,7 @@
 // - v2: 64 queries per block, 256 threads, 112 KB (d = 128) of fp32 tiles: one block per SM.
 // - v3: 64 queries per block, 128 threads, 48 KB (d = 128); v4 80 KB (two K/V stages): two
 //   blocks per SM. v5 (attention_hopper.cu, sm_90a): 128 queries, 288 threads, 96 KB, one block
-//   per SM, grid (N/128, B·H); v6 the same grid, 256 threads, 160 KB. Grid (N/64, B·H) for v2–v4;
+//   per SM, grid (N/128, B·H); v6 the same grid, 256 threads, 225 KB. Grid (N/64, B·H) for v2–v4;
 //   causal grids start with the longest rows (the kernels map blockIdx.x = 0 to the last query
 //   tile).
 #include "kernels/cuda/attention.h"
@@ -66,7 +66,8 @@ const std::vector<KernelVersion>& attention_versions() {
        "FlashAttention-3's overlaps: the two warpgroups take turns issuing GEMMs (one's softmax "
        "runs during the other's MMAs), and each issues tile j's S GEMM with tile j-1's P·V so "
        "its softmax runs while P·V does; no producer warp (256 threads may hold 255 registers "
-       "each), the last warpgroup to free a stage refills it by TMA; 128-key tiles at d = 128"},
+       "each), the last warpgroup to free a stage refills it by TMA; three K/V stages, 128-key "
+       "tiles at d = 128"},
   };
   return versions;
 }
