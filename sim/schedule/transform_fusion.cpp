@@ -98,7 +98,7 @@ std::string softmax_way_out(const Program& p, const Kernel& cons) {
              "maximum grows (online_softmax(" +
              p.graph->op(o).name +
              ") makes that rewrite inside the softmax; FlashAttention carries it through the "
-             "second matmul too, as the GPU bench's attention versions 2-5 do)";
+             "second matmul too, as the GPU bench's attention versions 2-6 do)";
   return "";
 }
 
