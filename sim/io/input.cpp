@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -33,9 +34,10 @@ TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::stri
   // lesson's file=, recorded() or a session path could name one: issue #25).
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    r.error = errno == ENOENT
-                  ? join({"cannot open ", what, " '", printable(path), "': no such file"})
-                  : join({"cannot open ", what, " '", printable(path), "': ", std::strerror(errno)});
+    r.error =
+        errno == ENOENT
+            ? join({"cannot open ", what, " '", printable(path), "': no such file"})
+            : join({"cannot open ", what, " '", printable(path), "': ", std::strerror(errno)});
     return r;
   }
   struct Closer {
@@ -70,9 +72,9 @@ TextInput read_text_input(const std::string& path, uint64_t max_bytes, std::stri
       // A writer is there but nothing has come yet (with no writer at all, read says end).
       pollfd p{fd, POLLIN, 0};
       if (::poll(&p, 1, kStreamIdleSeconds * 1000) == 0) {
-        r.error = join({"'", printable(path), "' gave no data for ",
-                        std::to_string(kStreamIdleSeconds), " s (a pipe nobody writes to?); ",
-                        what, " must be a file"});
+        r.error =
+            join({"'", printable(path), "' gave no data for ", std::to_string(kStreamIdleSeconds),
+                  " s (a pipe nobody writes to?); ", what, " must be a file"});
         return r;
       }
       continue;
@@ -179,6 +181,13 @@ std::string printable(std::string_view text, size_t max_chars, bool keep_newline
   }
   if (i < text.size()) out += join({"… (", std::to_string(text.size() - i), " more bytes)"});
   return out;
+}
+
+std::string trim(std::string_view s) {
+  size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return std::string(s.substr(a, b - a));
 }
 
 }  // namespace tilescope::io

@@ -61,4 +61,8 @@ bool valid_utf8(std::string_view text);
 // U+FFFD, so a NUL-terminated widget never sees a length that differs from the text's.
 std::string editor_safe_text(std::string_view text);
 
+// `s` without its leading and trailing whitespace (std::isspace): a line or a field of a file a
+// user wrote (lessons, machines, answers).
+std::string trim(std::string_view s);
+
 }  // namespace tilescope::io

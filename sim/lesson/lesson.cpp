@@ -132,12 +132,7 @@ std::vector<Line> split_lines(std::string_view text) {
   return lines;
 }
 
-std::string trim(std::string_view s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return std::string(s.substr(a, b - a));
-}
+using io::trim;
 
 bool is_id(std::string_view s) {
   if (s.empty()) return false;

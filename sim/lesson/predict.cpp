@@ -2,6 +2,7 @@
 // graded within the block's tolerance or by the exact choice.
 #include "sim/lesson/predict.h"
 
+#include "sim/io/input.h"
 #include "sim/lesson/quantity.h"
 
 #include <cctype>
@@ -23,12 +24,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string trim(std::string_view s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return std::string(s.substr(a, b - a));
-}
+using io::trim;
 
 // The choice a learner means by `input`: a choice's text, a letter, or a number (see
 // PredictBlock::choice_for_number); -1 with `message` set when none.

@@ -1,6 +1,7 @@
 // Learner quantities with units (see quantity.h): a number, then a suffix looked up in the unit's
 // table of prefixes × base names.
 #include "sim/lesson/quantity.h"
+#include "sim/io/input.h"
 
 #include <algorithm>
 #include <cctype>
@@ -123,12 +124,7 @@ std::string lower_ascii(std::string_view s) {
   return out;
 }
 
-std::string trim(std::string_view s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return std::string(s.substr(a, b - a));
-}
+using io::trim;
 
 bool digit(char c) {
   return c >= '0' && c <= '9';

@@ -112,12 +112,7 @@ memory::HierarchyConfig Machine::hierarchy() const {
 
 namespace {
 
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
+using io::trim;
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -875,8 +870,8 @@ namespace {
   std::string known;
   for (const std::string& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
   throw MachineError(io::printable(name, 80), 0,
-                     std::string(what) + " (presets: " +
-                         (known.empty() ? std::string("none found") : known) + ")");
+                     std::string(what) +
+                         " (presets: " + (known.empty() ? std::string("none found") : known) + ")");
 }
 
 bool is_preset_name(const std::string& name) {
