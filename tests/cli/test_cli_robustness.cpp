@@ -1,31 +1,29 @@
 // End-to-end tests of inputs the CLI used to accept wrongly or run for hours on: a directory as a
 // trace, tensor ranges that wrap past 2^64, a --verify that needs more memory than there is, and
-// a simulation too long to wait for. Each is refused quickly, saying what and how big.
-#include "build_paths.h"
+// a simulation too long to wait for. Each is refused before the work starts, saying what and how
+// big. Nothing here is timed (ASan runs take 7× longer); the work done is read from the output.
 #include <doctest/doctest.h>
+#include "build_paths.h"
 
 #include "tests/support/run_command.h"
 
-#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 namespace {
 
 using tilescope::test::SplitResult;
 
-// tilescope-cli ARGS with `env` in front, timed.
+// tilescope-cli ARGS with `env` in front; a hang ends at 600 s with exit code 124.
 struct Timed {
   SplitResult r;
-  double seconds = 0;
 };
 
 Timed run_cli(const std::string& args, const std::string& env = "") {
-  const auto t0 = std::chrono::steady_clock::now();
   Timed t;
-  t.r = tilescope::test::run_command_split((env.empty() ? "" : env + " ") + "timeout 120 '" +
+  t.r = tilescope::test::run_command_split((env.empty() ? "" : env + " ") + "timeout 600 '" +
                                            TILESCOPE_CLI_PATH + "' " + args);
-  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return t;
 }
 
@@ -59,7 +57,8 @@ TEST_CASE("simulate --tensor refuses a range that wraps past 2^64") {
   CHECK(ok.r.code == 0);
 }
 
-TEST_CASE("schedule --verify of a 16384² matmul is refused at once, naming the bytes needed") {
+TEST_CASE(
+    "schedule --verify of a 16384² matmul is refused before it runs, naming the bytes needed") {
   // Hand count of what verify holds for y = x @ W with n = 16384 (n² = 2^28 elements each):
   // feeds x, W in double (8 B) and float (4 B): 2·12·n²; the reference's double for x, W, y:
   // 3·8·n²; the interpreter's float y: 4·n²; the kernel's packed x, W, y twice over: 3·8·n².
@@ -73,22 +72,24 @@ TEST_CASE("schedule --verify of a 16384² matmul is refused at once, naming the 
   CHECK(t.r.code == 1);
   CHECK(has(t.r.err, std::to_string(need) + " bytes"));
   CHECK(has(t.r.err, "TILESCOPE_MEMORY_LIMIT=4G"));
-  CHECK(t.seconds < 10);
+  CHECK_FALSE(has(t.r.out, "verify"));  // no kernel was run or compared
 }
 
-TEST_CASE("simulate of the shipped conv_block on tiny: sampled within seconds, or refused exactly") {
+TEST_CASE(
+    "simulate of the shipped conv_block on tiny: sampled to a few percent, or refused exactly") {
   // The current kernel is conv0: 8 images × 64 output channels × 56 × 56 pixels, each the sum
   // of 64 channels × 3 × 3 taps. Reduce reads x and w1 once per tap, the epilogue writes y once:
   // 2 · 8·64·56·56·64·3·3 + 8·64·56·56 = 1851293696 accesses, more than the default limit of
   // 5·10^8 for an exact run.
   const uint64_t accesses = 2ull * 8 * 64 * 56 * 56 * 64 * 3 * 3 + 8ull * 64 * 56 * 56;
-  const Timed exact = run_cli("simulate assets/models/conv_block.model --machine tiny --sample off");
+  const Timed exact =
+      run_cli("simulate assets/models/conv_block.model --machine tiny --sample off");
   INFO(exact.r.out, exact.r.err);
   CHECK(exact.r.code == 1);
   CHECK(has(exact.r.err, "= " + std::to_string(accesses) + ")"));
   CHECK(has(exact.r.err, "--max-accesses"));
-  CHECK(has(exact.r.err, "misses(L1)"));  // the analytic model's answer, offered instead
-  CHECK(exact.seconds < 10);
+  CHECK(has(exact.r.err, "misses(L1)"));       // the analytic model's answer, offered instead
+  CHECK_FALSE(has(exact.r.out, "CPU trace"));  // refused before any access was simulated
   // By default a kernel past 10^8 accesses is sampled, and says so.
   const Timed sampled = run_cli("simulate assets/models/conv_block.model --machine tiny");
   INFO(sampled.r.out, sampled.r.err);
@@ -96,7 +97,14 @@ TEST_CASE("simulate of the shipped conv_block on tiny: sampled within seconds, o
   CHECK(has(sampled.r.err, "sampling about"));
   CHECK(has(sampled.r.out, "sampled: "));
   CHECK(has(sampled.r.out, "counters are estimates"));
-  CHECK(sampled.seconds < 30);
+  // The work is bounded by what is walked: about 6·10^7 of 1.85·10^9 accesses, some 3 %.
+  const std::string walked = "% of the trace walked";
+  const size_t at = sampled.r.out.find(walked);
+  REQUIRE(at != std::string::npos);
+  const size_t from = sampled.r.out.rfind(' ', at) + 1;
+  const double percent = std::strtod(sampled.r.out.substr(from, at - from).c_str(), nullptr);
+  CHECK(percent > 0.5);
+  CHECK(percent < 10);
 }
 
 TEST_CASE("simulate refuses a model whose per-line tables exceed the memory budget") {
