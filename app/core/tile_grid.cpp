@@ -1,5 +1,5 @@
-// The Tiles animation's walk: the grids of a kernel's tensors (tile_grid.h) and the loop nest walked
-// once, counting accesses per bin and snapshotting them at step boundaries.
+// The Tiles animation's walk: the grids of a kernel's tensors (tile_grid.h) and the loop nest
+// walked once, counting accesses per bin and snapshotting them at step boundaries.
 #include "app/core/tile_grid.h"
 
 #include "sim/schedule/trace.h"
@@ -10,7 +10,8 @@
 
 namespace tilescope::core {
 
-std::vector<TileGrid> make_tile_grids(const schedule::Kernel& k, const schedule::TraceLayout& layout,
+std::vector<TileGrid> make_tile_grids(const schedule::Kernel& k,
+                                      const schedule::TraceLayout& layout,
                                       const schedule::TraceOptions& options,
                                       std::vector<TileGridSpan>& spans) {
   std::vector<TileGrid> grids;
@@ -38,7 +39,8 @@ std::vector<TileGrid> make_tile_grids(const schedule::Kernel& k, const schedule:
       g.level = schedule::mem_level_name(area->level);
     }
     // The area holds one buffer, or two when double-buffered (drawn one below the other).
-    const int64_t elems = area ? std::max<int64_t>(int64_t(area->bytes / 4), 1)
+    const uint32_t elem_bytes = area ? area->elem_bytes : t.elem_bytes();
+    const int64_t elems = area ? std::max<int64_t>(int64_t(area->bytes / elem_bytes), 1)
                                : std::max<int64_t>(t.alloc_elems(), 1);
     // Memory order: a row is one pitch of the fastest-varying dim (the second-smallest stride).
     std::vector<int64_t> strides = area ? area->strides : t.strides;
@@ -58,8 +60,8 @@ std::vector<TileGrid> make_tile_grids(const schedule::Kernel& k, const schedule:
             1.0 / double(std::max<int64_t>(1, rows_in[size_t(r)] * cols_in[size_t(c)])));
     grids.push_back(g);
     const uint64_t base = area ? area->addr : layout.tensor_base[size_t(e.tensor)];
-    spans.push_back({base, base + uint64_t(elems) * 4,
-                     area ? area->space : memory::AddressSpace::Global});
+    spans.push_back({base, base + uint64_t(elems) * elem_bytes,
+                     area ? area->space : memory::AddressSpace::Global, elem_bytes});
   }
   return grids;
 }
@@ -76,14 +78,9 @@ class TileSink final : public memory::AccessSink {
         m_expected(std::max<uint64_t>(expected_steps, 1)),
         m_p(p),
         m_h(h) {
-    std::vector<TileGridSpan> spans;
-    m_r.grids = make_tile_grids(k, layout, schedule::TraceOptions{}, spans);
+    m_r.grids = make_tile_grids(k, layout, schedule::TraceOptions{}, m_spans);
     size_t bins = 0;
-    for (size_t i = 0; i < spans.size(); ++i) {
-      m_ranges.push_back({spans[i].begin, spans[i].end});
-      m_spaces.push_back(spans[i].space);
-      bins += m_r.grids[i].bins();
-    }
+    for (const TileGrid& g : m_r.grids) bins += g.bins();
     m_counts.assign(bins, 0);
     m_tile.assign(m_r.grids.size(), TileBox{});
     m_last_tile = m_tile;
@@ -144,14 +141,14 @@ class TileSink final : public memory::AccessSink {
 
  private:
   void count(const memory::Access& a) {
-    for (size_t t = 0; t < m_ranges.size(); ++t) {
-      if (a.space != m_spaces[t] || a.addr < m_ranges[t].first || a.addr >= m_ranges[t].second)
-        continue;
+    for (size_t t = 0; t < m_spans.size(); ++t) {
+      const TileGridSpan& s = m_spans[t];
+      if (a.space != s.space || a.addr < s.begin || a.addr >= s.end) continue;
       const TileGrid& g = m_r.grids[t];
       // A GPU sector covers several elements: count each element it holds.
-      const uint64_t first = (a.addr - m_ranges[t].first) / 4;
+      const uint64_t first = s.elem_of(a.addr);
       const uint64_t last =
-          std::min<uint64_t>(first + std::max<uint32_t>(a.size, 4) / 4, uint64_t(g.rows * g.cols));
+          std::min<uint64_t>(first + s.elems_in(a.size), uint64_t(g.rows * g.cols));
       for (uint64_t e = first; e < last; ++e) {
         const auto [br, bc] = g.bin_of(e);
         ++m_counts[g.offset + br * size_t(g.bin_cols) + bc];
@@ -178,8 +175,7 @@ class TileSink final : public memory::AccessSink {
   uint64_t m_every;
   uint64_t m_expected;
   JobProgress& m_p;
-  std::vector<std::pair<uint64_t, uint64_t>> m_ranges;  // per grid: its bytes
-  std::vector<memory::AddressSpace> m_spaces;            // per grid: shared tiles or global
+  std::vector<TileGridSpan> m_spans;  // per grid: its bytes
   std::vector<uint32_t> m_counts;
   std::vector<TileBox> m_tile, m_last_tile;  // per grid: this step's bins, the last step's
   uint64_t m_step = 0;

@@ -53,10 +53,19 @@ struct TileGrid {
 struct TileGridSpan {
   uint64_t begin = 0, end = 0;
   memory::AddressSpace space = memory::AddressSpace::Global;
+  uint32_t elem_bytes = 4;  // the tensor's dtype
+  // The element (memory order) holding byte `addr` of the span.
+  uint64_t elem_of(uint64_t addr) const { return (addr - begin) / elem_bytes; }
+  // Elements an access of `size` bytes at `addr` covers, from elem_of(addr): a sector holds
+  // several.
+  uint64_t elems_in(uint32_t size) const {
+    return (size > elem_bytes ? size : elem_bytes) / elem_bytes;
+  }
 };
 // The grids of kernel `k` traced with `layout` and `options`: each tensor, then its staged copies
 // (stage_areas); `spans` gets each grid's addresses. Offsets number the bins of all grids in turn.
-std::vector<TileGrid> make_tile_grids(const schedule::Kernel& k, const schedule::TraceLayout& layout,
+std::vector<TileGrid> make_tile_grids(const schedule::Kernel& k,
+                                      const schedule::TraceLayout& layout,
                                       const schedule::TraceOptions& options,
                                       std::vector<TileGridSpan>& spans);
 // The bins one step of the step loop touched in a grid: rows r0..r1, columns c0..c1 (inclusive);
@@ -79,8 +88,8 @@ struct CountersOverTime {
 
 struct TilesResult : CountersOverTime {
   std::string kernel;
-  std::string step_loop;             // the loop whose iterations are the animation's steps
-  uint64_t steps = 0;                // iterations of step_loop in the whole run
+  std::string step_loop;  // the loop whose iterations are the animation's steps
+  uint64_t steps = 0;     // iterations of step_loop in the whole run
   std::vector<TileGrid> grids;
   std::vector<std::vector<uint32_t>> frames;  // cumulative accesses per bin
   // Per frame, per grid: the current tile — what the last step before the frame touched (a frame

@@ -43,7 +43,7 @@ std::string describe_warp_access(const GpuTilesResult& r, const GpuWarpAccess& w
   }
   const uint64_t moved = uint64_t(w.sectors) * r.sector_bytes;
   const std::set<int64_t> distinct(w.lane_elem.begin(), w.lane_elem.end());
-  const uint64_t used = distinct.size() * 4;
+  const uint64_t used = distinct.size() * w.lane_bytes;
   std::snprintf(buf, sizeof buf, " (global): %u lanes → %u sector%s = %llu B moved for %llu B used",
                 w.lanes, w.sectors, w.sectors == 1 ? "" : "s",
                 static_cast<unsigned long long>(moved), static_cast<unsigned long long>(used));
@@ -56,7 +56,7 @@ std::string describe_warp_access(const GpuTilesResult& r, const GpuWarpAccess& w
     if (w.lane_elem[i] - w.lane_elem[i - 1] != stride) stride = 0;
   if (stride != 0) {
     std::snprintf(buf, sizeof buf, " — uncoalesced: neighbouring lanes %lld B apart",
-                  static_cast<long long>(std::llabs(stride) * 4));
+                  static_cast<long long>(std::llabs(stride) * w.lane_bytes));
     return s + buf;
   }
   return s + " — uncoalesced";
@@ -146,10 +146,12 @@ class GpuTileSink final : public memory::AccessSink {
     w.shared = q.space == memory::AddressSpace::Shared;
     w.lanes = q.lanes;
     const uint64_t base = grid >= 0 ? m_spans[size_t(grid)].begin : 0;
+    const uint64_t elem = grid >= 0 ? m_spans[size_t(grid)].elem_bytes : q.lane_bytes;
+    w.lane_bytes = q.lane_bytes;
     std::vector<uint64_t> sectors;
     std::vector<predict::LaneAddr> lanes;
     for (uint32_t i = 0; i < q.lanes; ++i) {
-      w.lane_elem.push_back(int64_t((q.lane_addr[i] - base) / 4));
+      w.lane_elem.push_back(int64_t((q.lane_addr[i] - base) / elem));
       sectors.push_back(q.lane_addr[i] / m_r.sector_bytes);
       lanes.push_back({q.lane_addr[i], q.lane_bytes});
     }
@@ -210,9 +212,9 @@ class GpuTileSink final : public memory::AccessSink {
     // A shared tile is each block's own: only the picked block's is drawn.
     if (t < 0 || (a.space == memory::AddressSpace::Shared && !picked)) return;
     const TileGrid& g = m_r.grids[size_t(t)];
-    const uint64_t first = (a.addr - m_spans[size_t(t)].begin) / 4;
-    const uint64_t last =
-        std::min<uint64_t>(first + std::max<uint32_t>(a.size, 4) / 4, uint64_t(g.rows * g.cols));
+    const TileGridSpan& s = m_spans[size_t(t)];
+    const uint64_t first = s.elem_of(a.addr);
+    const uint64_t last = std::min<uint64_t>(first + s.elems_in(a.size), uint64_t(g.rows * g.cols));
     for (uint64_t e = first; e < last; ++e) {
       const auto [br, bc] = g.bin_of(e);
       m_wave[g.offset + br * size_t(g.bin_cols) + bc] = 1;
@@ -238,12 +240,13 @@ class GpuTileSink final : public memory::AccessSink {
         if (t < 0 && grid_of(l.addr + l.bytes - 1, memory::AddressSpace::Global) < 0) continue;
         for (uint32_t s = 0; s * sector < l.bytes; ++s) {
           if (!(l.valid_sectors >> s & 1u)) continue;
-          for (uint64_t a = l.addr + uint64_t(s) * sector; a < l.addr + uint64_t(s + 1) * sector;
-               a += 4) {
+          for (uint64_t a = l.addr + uint64_t(s) * sector, e = 1;
+               a < l.addr + uint64_t(s + 1) * sector; a += e) {
             const int g = grid_of(a, memory::AddressSpace::Global);
+            e = g < 0 ? 1 : m_spans[size_t(g)].elem_bytes;  // each element once, at its dtype
             if (g < 0) continue;
             const TileGrid& tg = m_r.grids[size_t(g)];
-            const auto [br, bc] = tg.bin_of((a - m_spans[size_t(g)].begin) / 4);
+            const auto [br, bc] = tg.bin_of(m_spans[size_t(g)].elem_of(a));
             count[tg.offset + br * size_t(tg.bin_cols) + bc] += 1;
           }
         }
@@ -252,8 +255,8 @@ class GpuTileSink final : public memory::AccessSink {
     std::vector<uint8_t> out(m_bins, 0);
     for (const TileGrid& g : m_r.grids)
       for (size_t i = 0; i < g.bins(); ++i)
-        out[g.offset + i] = uint8_t(
-            std::lround(255.0 * std::min(1.0, count[g.offset + i] * g.inv_elems[i])));
+        out[g.offset + i] =
+            uint8_t(std::lround(255.0 * std::min(1.0, count[g.offset + i] * g.inv_elems[i])));
     return out;
   }
 
@@ -340,12 +343,12 @@ GpuTilesResult record_gpu_tiles(const schedule::Kernel& k, const predict::Machin
   const int64_t threads = lc.threads();
   r.warps_per_block = int((threads + r.warp_size - 1) / r.warp_size);
   if (block < 0 || block >= r.blocks)
-    throw std::invalid_argument("GPU tiles: block " + std::to_string(block) + " is not in the grid (0 … " +
-                                std::to_string(r.blocks - 1) + ")");
+    throw std::invalid_argument("GPU tiles: block " + std::to_string(block) +
+                                " is not in the grid (0 … " + std::to_string(r.blocks - 1) + ")");
   if (warp < 0 || warp >= r.warps_per_block)
     throw std::invalid_argument("GPU tiles: warp " + std::to_string(warp) +
-                                " is not in a block of " + std::to_string(threads) + " threads (0 … " +
-                                std::to_string(r.warps_per_block - 1) + ")");
+                                " is not in a block of " + std::to_string(threads) +
+                                " threads (0 … " + std::to_string(r.warps_per_block - 1) + ")");
   r.block = block;
   r.warp = warp;
   r.wave = block / r.resident;

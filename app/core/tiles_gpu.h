@@ -1,6 +1,6 @@
 // The Tiles view's GPU mode: one wave of a GPU kernel as the simulator runs it (the same trace
-// and hierarchy as the Memory view's GPU simulation, sim/predict/simulate.h), seen from one block and one
-// warp the learner picks:
+// and hierarchy as the Memory view's GPU simulation, sim/predict/simulate.h), seen from one block
+// and one warp the learner picks:
 // - the launch grid, with the blocks of the picked block's wave (the resident blocks: one per SM,
 //   as the trace interleaves them) marked;
 // - per frame (each step of the wave), the share of every bin of every tensor that the L2 holds
@@ -31,12 +31,15 @@ inline constexpr size_t kMaxWarpAccessesPerFrame = 48;
 struct GpuWarpAccess {
   int grid = -1;  // index into GpuTilesResult::grids
   bool write = false, shared = false;
-  uint32_t lanes = 0;               // active lanes
-  std::vector<int64_t> lane_elem;   // each lane's element, memory order, within the grid
-  uint32_t sectors = 0;             // global: distinct sectors the lanes touch
-  uint32_t ideal_sectors = 0;       // global: the fewest sectors that can hold the lanes' bytes
+  uint32_t lanes = 0;              // active lanes
+  std::vector<int64_t> lane_elem;  // each lane's element, memory order, within the grid
+  uint32_t lane_bytes = 4;         // bytes each lane asks for (its element's dtype)
+  uint32_t sectors = 0;            // global: distinct sectors the lanes touch
+  uint32_t ideal_sectors = 0;      // global: the fewest sectors that can hold the lanes' bytes
   uint32_t wavefronts = 0, ideal_wavefronts = 0;  // shared: bank-conflict model
-  bool coalesced() const { return shared ? wavefronts <= ideal_wavefronts : sectors <= ideal_sectors; }
+  bool coalesced() const {
+    return shared ? wavefronts <= ideal_wavefronts : sectors <= ideal_sectors;
+  }
 };
 
 struct GpuTilesFrame {
@@ -46,7 +49,7 @@ struct GpuTilesFrame {
   std::vector<uint8_t> wave;   // per bin: 1 when a block of the wave touched it in the last step
   std::vector<TileBox> block;  // per grid: what the picked block touched in the last step
   std::vector<GpuWarpAccess> warp;  // the picked warp's instructions in the last step
-  uint32_t warp_more = 0;            // instructions beyond kMaxWarpAccessesPerFrame
+  uint32_t warp_more = 0;           // instructions beyond kMaxWarpAccessesPerFrame
 };
 
 // The base's counters over time: per frame, the counters so far of the Memory view's GPU hierarchy

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -49,7 +50,7 @@ Affine address(const Kernel& k, int tensor, const std::vector<Affine>& index, ui
   const schedule::KernelTensor& t = k.tensors.at(size_t(tensor));
   Affine a = Affine::lit(int64_t(base));
   for (size_t d = 0; d < index.size() && d < t.strides.size(); ++d)
-    a += over_loops(k, index[d]) * (t.strides[d] * 4);
+    a += over_loops(k, index[d]) * (t.strides[d] * int64_t(t.elem_bytes()));
   return a;
 }
 
@@ -184,7 +185,7 @@ std::pair<uint64_t, uint64_t> push_acc_accesses(const schedule::Phase& ph, int a
                                                 std::vector<NestAccess>& accs) {
   const bool reduce = ph.kind == schedule::PhaseKind::Reduce;
   const schedule::SlotList slots = schedule::written_slots(ph);
-  const auto slot_addr = [&](int slot) {
+  const auto slot_addr = [&](int slot) {  // fp32 accumulators, as the trace lays them out
     return acc_index * 4 + Affine::lit(int64_t(layout.acc_base + uint64_t(std::max(slot, 0)) *
                                                                      layout.acc_slot_bytes));
   };
@@ -195,6 +196,35 @@ std::pair<uint64_t, uint64_t> push_acc_accesses(const schedule::Phase& ph, int a
     accs.push_back({acc_id, slot_addr(ph.acc), false, reduce});
   for (int slot : slots) accs.push_back({acc_id, slot_addr(slot), true, reduce});
   return {value_reads + (reduce ? slots.size() : 0), slots.size()};
+}
+
+// The bytes of the nest's accesses, each at its tensor's dtype (the stack accumulator, one past
+// the tensors, is fp32): AnalyticResult::access_bytes and, on a machine with no cache, main
+// memory's bytes, since every access reaches it. `phase_iters`: how many times each phase runs.
+void count_access_bytes(AnalyticResult& r, const Kernel& k, const std::vector<NestAccess>& accs,
+                        const std::vector<double>& phase_iters) {
+  double read_bytes = 0, write_bytes = 0;
+  std::set<uint32_t> sizes;
+  for (const NestAccess& a : accs) {
+    const uint32_t b =
+        a.tensor < int(k.tensors.size()) ? k.tensors[size_t(a.tensor)].elem_bytes() : 4;
+    (a.write ? write_bytes : read_bytes) += phase_iters[size_t(a.phase)] * b;
+    sizes.insert(b);
+  }
+  r.access_bytes = read_bytes + write_bytes;
+  if (!r.levels.empty()) return;
+  const double reads = r.reads.value, writes = r.writes.value;
+  if (sizes.size() <= 1) {
+    const std::string b = std::to_string(sizes.empty() ? 4u : *sizes.begin());
+    r.memory_read_bytes = {
+        "DRAM read bytes", read_bytes, "reads × " + b + " B", {{"reads", reads}}};
+    r.memory_write_bytes = {
+        "DRAM write bytes", write_bytes, "writes × " + b + " B", {{"writes", writes}}};
+  } else {
+    r.memory_read_bytes = {"DRAM read bytes", read_bytes, "Σ reads × their element's bytes", {}};
+    r.memory_write_bytes = {
+        "DRAM write bytes", write_bytes, "Σ writes × their element's bytes", {}};
+  }
 }
 
 // How many times one run of the loops from the first reduction loop in fetches the lines of
@@ -284,6 +314,7 @@ AnalyticResult analyze_kernel(const Kernel& k, const memory::HierarchyConfig& h,
   // Accesses of every phase, and how many times each phase runs.
   std::vector<NestAccess> accs;
   double reads = 0, writes = 0;
+  std::vector<double> phase_iters;  // how many times each phase runs
   std::string reads_formula, writes_formula;
   std::vector<std::pair<std::string, double>> rw_symbols;
   for (size_t pi = 0; pi < k.phases.size(); ++pi) {
@@ -301,6 +332,7 @@ AnalyticResult analyze_kernel(const Kernel& k, const memory::HierarchyConfig& h,
         rw_symbols.emplace_back(sym, double(ax.extent));
     }
     if (iter_formula.empty()) iter_formula = "1";
+    phase_iters.push_back(iters);
     uint64_t loads = 0;
     const size_t first = accs.size();
     collect_loads(k, ph.value, {}, layout.tensor_base, accs, loads);
@@ -500,10 +532,8 @@ AnalyticResult analyze_kernel(const Kernel& k, const memory::HierarchyConfig& h,
                             "writebacks(" + last.name + ") × line",
                             {{"writebacks(" + last.name + ")", last.writebacks.value},
                              {"line", double(last.line_bytes)}}};
-  } else {
-    r.memory_read_bytes = {"DRAM read bytes", reads * 4, "reads × 4 B", {{"reads", reads}}};
-    r.memory_write_bytes = {"DRAM write bytes", writes * 4, "writes × 4 B", {{"writes", writes}}};
   }
+  count_access_bytes(r, k, accs, phase_iters);
   return r;
 }
 

@@ -63,6 +63,7 @@ struct AnalyticResult {
   std::string kernel;
   Term accesses;  // element accesses of the loop nest (reads + writes)
   Term reads, writes;
+  double access_bytes = 0;  // those accesses' bytes, each at its tensor's dtype (fp32 accumulators)
   std::vector<LevelTraffic> levels;  // as HierarchyConfig::levels
   Term memory_read_bytes;            // last level's misses × line
   Term memory_write_bytes;           // last level's write-backs × line
@@ -72,7 +73,7 @@ struct AnalyticResult {
 struct AnalyticOptions {
   uint64_t alignment = 4096;                    // as schedule::TraceOptions::alignment
   uint64_t max_enumerated = uint64_t{1} << 27;  // index points enumerated per tensor footprint
-  int16_t acc_tensor = -1;  // graph_id given to a stack accumulator's traffic (TraceOptions's)
+  int16_t acc_tensor = -1;      // graph_id given to a stack accumulator's traffic (TraceOptions's)
   int16_t scratch_tensor = -1;  // given to a transform-made tensor's (TraceOptions's)
 };
 

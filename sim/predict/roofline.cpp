@@ -92,10 +92,11 @@ Roofline roofline(const Machine& m, double flops, const LevelBytes& traffic,
     d.name = "dependence";
     if (m.dependent_fma_s > 0) {
       d.seconds = chain.steps * m.dependent_fma_s;
-      d.term = {"t(dependence)",
-                d.seconds,
-                "multiply-adds in one chain (" + chain.loop + " innermost) × t(dependent FMA)",
-                {{"multiply-adds in one chain", chain.steps}, {"t(dependent FMA)", m.dependent_fma_s}}};
+      d.term = {
+          "t(dependence)",
+          d.seconds,
+          "multiply-adds in one chain (" + chain.loop + " innermost) × t(dependent FMA)",
+          {{"multiply-adds in one chain", chain.steps}, {"t(dependent FMA)", m.dependent_fma_s}}};
     } else {
       d.known = false;
       r.notes.push_back(m.name + " gives no dependent_fma latency, so the serial sum over " +
@@ -149,7 +150,7 @@ LevelBytes level_bytes(const Machine& m, const AnalyticResult& a) {
   for (size_t i = 0; i < m.levels.size(); ++i) {
     lb.names.push_back(m.levels[i].name);
     if (i == 0) {
-      lb.bytes.push_back(a.accesses.value * 4);
+      lb.bytes.push_back(a.access_bytes);
     } else if (i - 1 < a.levels.size()) {
       const LevelTraffic& up = a.levels[i - 1];
       lb.bytes.push_back((up.misses.value + up.writebacks.value) * up.line_bytes);

@@ -64,7 +64,7 @@ Roofline roofline(const Machine& m, double flops, const LevelBytes& traffic,
                   const std::string& peak_dtype = "fp32", const std::string& peak_unit = "",
                   const ReductionChain& chain = {}, double core_share = 1.0);
 
-// Level bytes from the analytic model (element size 4 B).
+// Level bytes from the analytic model (each access at its tensor's element size).
 LevelBytes level_bytes(const Machine& m, const AnalyticResult& a);
 // Level bytes from a simulated hierarchy (its counters).
 LevelBytes level_bytes(const Machine& m, const memory::Hierarchy& h);

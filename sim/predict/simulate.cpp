@@ -140,14 +140,14 @@ memory::HierarchyOptions hierarchy_options(const RunOptions& o) {
 }  // namespace
 
 KernelRun simulate_kernel(const schedule::Kernel& k, const graph::Graph& g, const Machine& m,
-                     const RunOptions& options) {
+                          const RunOptions& options) {
   KernelRun r;
   r.machine = m.name;
   r.trace = trace_options_for(m);
   r.gpu = r.trace.gpu;
   for (const graph::Tensor& t : g.tensors()) r.tensor_names.push_back(t.name);
   schedule::name_accumulator_buffer(r.trace, r.tensor_names);  // a stack accumulator tile's row
-  schedule::name_scratch_tensors(r.trace, r.tensor_names, k);   // im2col's, split_k's
+  schedule::name_scratch_tensors(r.trace, r.tensor_names, k);  // im2col's, split_k's
   r.flops = kernel_flops(k, g);
   const ReductionChain chain = reduction_chain(k);
 
@@ -247,7 +247,7 @@ class ProgramAddressSink final : public memory::AccessSink {
     // kernel's accumulator and scratch areas (which start after its tensors) follow it.
     uint64_t cursor = m_scratch, end = uint64_t(1) << 20;
     for (size_t i = 0; i < k.tensors.size(); ++i) {
-      const uint64_t bytes = uint64_t(std::max<int64_t>(1, k.tensors[i].alloc_elems())) * 4;
+      const uint64_t bytes = k.tensors[i].buffer_bytes();
       const auto g = global.find(k.tensors[i].id);
       uint64_t at = 0;
       if (k.tensors[i].id >= 0 && g != global.end()) {
@@ -308,7 +308,7 @@ ProgramRun run_program(const schedule::Program& p, const Machine& m, const RunOp
   for (const auto& k : p.kernels)
     for (const auto& t : k.tensors)
       if (t.id >= 0) {
-        const uint64_t bytes = uint64_t(std::max<int64_t>(1, t.alloc_elems())) * 4;
+        const uint64_t bytes = t.buffer_bytes();
         auto [it, fresh] = size.emplace(t.id, bytes);
         if (fresh) order.push_back(t.id);
         it->second = std::max(it->second, bytes);

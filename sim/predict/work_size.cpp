@@ -53,13 +53,14 @@ double typical_simulation_rate(bool classify_misses, bool reuse_distance) {
 uint64_t kernel_buffer_bytes(const schedule::Kernel& k) {
   uint64_t bytes = 0;
   for (const schedule::KernelTensor& t : k.tensors)
-    bytes += uint64_t(std::max<int64_t>(t.alloc_elems(), 1)) * 4;
+    bytes += uint64_t(std::max<int64_t>(t.alloc_elems(), 1)) * sizeof(float);
   return bytes;
 }
 
 uint64_t simulation_bytes(const schedule::Kernel& k, const memory::HierarchyConfig& h,
                           bool classify_misses, bool reuse_distance) {
-  const uint64_t footprint = kernel_buffer_bytes(k);
+  uint64_t footprint = 0;  // what the trace touches: each buffer at its dtype
+  for (const schedule::KernelTensor& t : k.tensors) footprint += t.buffer_bytes();
   double bytes = 64ull << 20;
   // The analyses (memory::AnalysisPipeline): up to 16 chunks of 16384 recorded units in flight,
   // and per level a reuse-distance table of ~64 B per distinct unit (hash slot, time, time owner).

@@ -37,7 +37,8 @@ double typical_simulation_rate(bool classify_misses, bool reuse_distance);
 // on a 256³ matmul: 33.6 M accesses in 1.3 s of CPU time.
 inline constexpr double kInterpreterRate = 20e6;
 
-// Bytes of a kernel's buffers, one float per allocated element (padding included).
+// Bytes of a kernel's buffers as the interpreter holds them: one float per allocated element
+// (padding included), whatever the dtype.
 uint64_t kernel_buffer_bytes(const schedule::Kernel& k);
 
 // Memory a simulation of `k` holds: every level's tag arrays, and for the 3C split and the reuse

@@ -354,7 +354,13 @@ class Writer {
         strides += (d ? ", " : "") + std::to_string(t.strides[d]);
       line(0, "// arg " + std::to_string(i) + ": " + t.name + " " +
                   graph::shape_to_string(t.shape) + " fp32, strides [" + strides + "]" +
-                  (t.role == TensorRole::Input ? " (input)" : " (output)"));
+                  (t.role == TensorRole::Input ? " (input)" : " (output)") +
+                  (t.dtype == graph::DType::F32
+                       ? std::string()
+                       : std::string("; ") + graph::dtype_name(t.dtype) +
+                             " in the model: this code holds it as fp32 (" +
+                             std::to_string(4 / graph::dtype_size(t.dtype)) +
+                             "× the bytes the schedule's simulation counts)"));
     }
     // Helpers are only known after the body is rendered: the comment block waits in a side buffer.
     m_pending_header << m_out.str();

@@ -112,6 +112,11 @@ struct KernelTensor {
   int64_t numel() const;
   int64_t alloc_elems() const;  // elements the buffer spans (max offset + 1)
   int64_t bytes() const { return numel() * graph::dtype_size(dtype); }
+  uint32_t elem_bytes() const { return uint32_t(graph::dtype_size(dtype)); }
+  // The bytes its buffer spans at its dtype (at least one element): what a trace lays out.
+  uint64_t buffer_bytes() const {
+    return uint64_t(alloc_elems() > 1 ? alloc_elems() : 1) * elem_bytes();
+  }
 };
 
 // An elementwise producer folded into its consumer by compute_at: it has no buffer; a load of it
@@ -126,6 +131,7 @@ struct ComputedTensor {
   std::string name;
   std::string op_name;
   graph::Shape shape;
+  graph::DType dtype = graph::DType::F32;  // a tile of it, staged, holds elements of this size
   VExpr definition;
 };
 

@@ -19,6 +19,15 @@ namespace {
 // An L1 line: one pass of the data stage moves one (a warp instruction's lines, TraceSummary).
 constexpr uint64_t kLineBytes = 128;
 
+}  // namespace
+
+uint32_t stage_elem_bytes(const Kernel& k, const StageSpec& spec) {
+  return uint32_t(graph::dtype_size(spec.computed ? k.computed[size_t(spec.tensor)].dtype
+                                                  : k.tensors[size_t(spec.tensor)].dtype));
+}
+
+namespace {
+
 std::vector<StageArea> stage_areas(const LoweredKernel& lk, const TraceLayout& layout) {
   const Kernel& k = lk.kernel;
   std::vector<StageArea> areas;
@@ -35,7 +44,9 @@ std::vector<StageArea> stage_areas(const LoweredKernel& lk, const TraceLayout& l
         a.elems = pl.elems;
         a.strides = pl.strides;
       }
-    const uint64_t bytes = uint64_t(a.elems) * 4 * (spec.double_buffer ? 2 : 1);
+    // At the tensor's dtype; StagePlacement::bytes counts the generated code's float buffers.
+    a.elem_bytes = stage_elem_bytes(k, spec);
+    const uint64_t bytes = uint64_t(a.elems) * a.elem_bytes * (spec.double_buffer ? 2 : 1);
     const uint64_t rounded = (bytes + 127) / 128 * 128;
     if (spec.level == MemLevel::Shared) {
       a.space = memory::AddressSpace::Shared;
@@ -70,11 +81,7 @@ class Tracer {
   Tracer(const Kernel& k, memory::AccessSink& sink, const TraceOptions& o)
       : m_lk(build_loop_tree(k)), m_k(m_lk.kernel), m_sink(sink), m_o(o), m_env(m_lk.kernel) {
     m_layout = trace_layout(m_k, o);
-    // Tile areas (stage_areas): where each stage spec's buffer lives.
-    for (const StageArea& a : stage_areas(m_lk, m_layout)) {
-      m_spec_elems.push_back(a.elems);
-      m_spec_off.push_back(a.addr);
-    }
+    m_areas = stage_areas(m_lk, m_layout);
     m_step_loop = o.step_loop.empty() ? (m_k.loops.empty() ? -1 : 0) : m_k.find_loop(o.step_loop);
     if (!o.step_loop.empty() && m_step_loop < 0)
       throw ScheduleError("trace: kernel " + m_k.name + " has no loop named '" + o.step_loop + "'");
@@ -155,6 +162,7 @@ class Tracer {
     uint64_t addr = 0;
     AddressSpace space = AddressSpace::Global;
     int tensor = -1;
+    uint32_t size = 4;  // bytes of one element
   };
 
   static void collect(const VExpr& e, std::vector<const VExpr*>& out, bool accs = false) {
@@ -188,7 +196,9 @@ class Tracer {
     int64_t flip = 0;
     if (spec.double_buffer) flip = m_env.loop_value(pl.at) & 1;
     t.valid = true;
-    t.addr = m_spec_off[size_t(pl.spec)] + uint64_t(off + flip * m_spec_elems[size_t(pl.spec)]) * 4;
+    const StageArea& area = m_areas[size_t(pl.spec)];
+    t.size = area.elem_bytes;
+    t.addr = area.addr + uint64_t(off + flip * area.elems) * t.size;
     t.space = pl.level == MemLevel::Shared ? AddressSpace::Shared : AddressSpace::Global;
     return t;
   }
@@ -197,8 +207,8 @@ class Tracer {
     const KernelTensor& kt = m_k.tensors[size_t(tensor)];
     int64_t off = 0;
     for (size_t d = 0; d < dims; ++d) off += g[d] * kt.strides[d];
-    return {true, m_layout.tensor_base[size_t(tensor)] + uint64_t(off) * 4, AddressSpace::Global,
-            tag(kt)};
+    return {true, m_layout.tensor_base[size_t(tensor)] + uint64_t(off) * kt.elem_bytes(),
+            AddressSpace::Global, tag(kt), kt.elem_bytes()};
   }
   Target global_target(int tensor, const std::vector<int64_t>& g) {
     return global_target(tensor, g.data(), g.size());
@@ -261,8 +271,8 @@ class Tracer {
     int64_t off = 0;
     for (size_t d = 0; d < p.out_index.size(); ++d)
       off += m_env.eval(p.out_index[d]) * kt.strides[d];
-    return {true, m_layout.tensor_base[size_t(p.out_tensor)] + uint64_t(off) * 4,
-            AddressSpace::Global, tag(kt)};
+    return {true, m_layout.tensor_base[size_t(p.out_tensor)] + uint64_t(off) * kt.elem_bytes(),
+            AddressSpace::Global, tag(kt), kt.elem_bytes()};
   }
 
   // The accesses of one element of a tile copy: reads of its source, then the tile write.
@@ -317,12 +327,12 @@ class Tracer {
         continue;
       }
       Target t = load_target(*l);
-      if (t.valid) emit(t.addr, 4, AccessKind::Read, t.tensor, t.space);
+      if (t.valid) emit(t.addr, t.size, AccessKind::Read, t.tensor, t.space);
     }
     if (m_acc_traced)
       for (int slot : written_slots(ph)) emit_acc(slot, AccessKind::Write);
     Target w = store_target(ph);
-    if (w.valid) emit(w.addr, 4, AccessKind::Write, w.tensor, w.space);
+    if (w.valid) emit(w.addr, w.size, AccessKind::Write, w.tensor, w.space);
   }
 
   void stage_cpu(int s) {
@@ -334,8 +344,8 @@ class Tracer {
     do {
       copy_element(pl, base, o, reads, write);
       for (const auto& r : reads)
-        if (r.valid) emit(r.addr, 4, AccessKind::Read, r.tensor, r.space);
-      if (write.valid) emit(write.addr, 4, AccessKind::Write, write.tensor, write.space);
+        if (r.valid) emit(r.addr, r.size, AccessKind::Read, r.tensor, r.space);
+      if (write.valid) emit(write.addr, write.size, AccessKind::Write, write.tensor, write.space);
     } while (!o.empty() && next_index(o, pl.extents));
   }
 
@@ -356,6 +366,7 @@ class Tracer {
     AccessKind kind = AccessKind::Read;
     AddressSpace space = AddressSpace::Global;
     int tensor = -1;
+    uint32_t size = 4;   // bytes
     bool acc = false;    // counts as an accumulator access (TraceSummary)
     bool valid = false;  // false: no access (a register tile, a Reduce phase's store)
     uint32_t check_begin = 0, checks = 0;  // InnerLoop::checks
@@ -388,6 +399,7 @@ class Tracer {
       a.kind = kind;
       a.space = t.space;
       a.tensor = t.tensor;
+      a.size = t.size;
       a.acc = acc;
       a.check_begin = uint32_t(checks.size());
       accesses.push_back(a);
@@ -610,7 +622,7 @@ class Tracer {
         if (counted[i].acc) ++*counted[i].acc;
         Access out;
         out.addr = a.addr + uint64_t(v * a.step);
-        out.size = 4;
+        out.size = a.size;
         out.kind = a.kind;
         out.tensor = int16_t(a.tensor);
         out.space = a.space;
@@ -621,7 +633,7 @@ class Tracer {
 
   void walk_inner_gpu(int64_t extent) {
     const auto at = [](const InnerAccess& a, int64_t v) {
-      return Target{true, a.addr + uint64_t(v * a.step), a.space, a.tensor};
+      return Target{true, a.addr + uint64_t(v * a.step), a.space, a.tensor, a.size};
     };
     for (int64_t v = 0; v < extent; ++v) {
       for (const InnerWarp& w : m_inner.warps) {
@@ -727,8 +739,8 @@ class Tracer {
     for (const Target& t : lanes) {
       if (!t.valid) continue;
       if (t.space == AddressSpace::Shared) {
-        emit(t.addr, 4, kind, t.tensor, t.space, warp);
-        m_shared_lanes.push_back({t.addr, 4});
+        emit(t.addr, t.size, kind, t.tensor, t.space, warp);
+        m_shared_lanes.push_back({t.addr, t.size});
         continue;
       }
       const uint64_t line = t.addr / kLineBytes;
@@ -764,6 +776,7 @@ class Tracer {
     r.tensor = int16_t(first->tensor);
     r.kind = kind;
     r.space = first->space;
+    r.lane_bytes = first->size;
     r.lane_addr = addr.data();
     r.lanes = uint32_t(addr.size());
     m_sink.warp_request(r);
@@ -954,8 +967,7 @@ class Tracer {
   TraceOptions m_o;
   AffineEnv m_env;
   TraceLayout m_layout;
-  std::vector<uint64_t> m_spec_off;
-  std::vector<int64_t> m_spec_elems;
+  std::vector<StageArea> m_areas;  // per stage spec: where its tile buffer lives
   std::vector<std::vector<const VExpr*>> m_sites;
   std::vector<std::vector<const VExpr*>> m_cpu_sites;
   bool m_acc_traced = false;

@@ -75,8 +75,7 @@ struct TraceOptions {
 void name_accumulator_buffer(TraceOptions& o, std::vector<std::string>& tensor_names);
 // The same for the tensors of `k` a transform made, under one name ("matmul0_partials"); nothing
 // when it has none.
-void name_scratch_tensors(TraceOptions& o, std::vector<std::string>& tensor_names,
-                          const Kernel& k);
+void name_scratch_tensors(TraceOptions& o, std::vector<std::string>& tensor_names, const Kernel& k);
 
 struct TraceLayout {
   std::vector<uint64_t> tensor_base;  // per Kernel::tensors
@@ -99,10 +98,13 @@ struct StageArea {
   memory::AddressSpace space = memory::AddressSpace::Shared;
   uint64_t addr = 0, bytes = 0;  // the whole area (both halves when double-buffered)
   int64_t elems = 0;             // one buffer's elements, padding included
+  uint32_t elem_bytes = 4;       // the staged tensor's element size
   std::vector<int64_t> strides;  // that buffer's dense strides (padding included)
   bool double_buffer = false;
 };
 std::vector<StageArea> stage_areas(const Kernel& k, const TraceOptions& o = {});
+// Bytes of one element of a stage spec's tile: the staged tensor's dtype.
+uint32_t stage_elem_bytes(const Kernel& k, const StageSpec& spec);
 
 struct TraceSummary {
   uint64_t global_reads = 0, global_writes = 0;  // Access records (elements, or sectors on GPU)
@@ -111,7 +113,8 @@ struct TraceSummary {
   uint64_t steps = 0;
   // GPU trace only, per warp instruction: how many touched global memory and the 128-byte lines
   // they touched (one L1 data-stage pass each), how many touched shared memory and the bank
-  // passes they took (memory::bank_conflict_degree). The time model's inputs (predict/time_model.h).
+  // passes they took (memory::bank_conflict_degree). The time model's inputs
+  // (predict/time_model.h).
   uint64_t global_instructions = 0, global_lines = 0;
   uint64_t global_load_instructions = 0;  // of global_instructions, the loads
   uint64_t shared_instructions = 0, shared_wavefronts = 0;

@@ -17,7 +17,7 @@ TraceLayout trace_layout(const Kernel& k, const TraceOptions& o) {
   for (const auto& t : k.tensors) {
     next = (next + a - 1) / a * a;
     l.tensor_base.push_back(next);
-    next += uint64_t(std::max<int64_t>(1, t.alloc_elems())) * 4;
+    next += t.buffer_bytes();
   }
   const AccumulatorHome home = accumulator_home(k, o.gpu);
   if (!home.registers) {

@@ -44,7 +44,7 @@ std::vector<std::pair<std::string, int64_t>> working_set(const Kernel& k, int at
     try {
       LoweredKernel lk = build_loop_tree(tmp);
       int64_t b = 0;
-      for (const auto& pl : lk.stages) b = std::max(b, pl.footprint * 4);
+      for (const auto& pl : lk.stages) b = std::max(b, pl.footprint * k.tensors[t].elem_bytes());
       out.emplace_back(k.tensors[t].name, b);
     } catch (const ScheduleError&) {
       // The tensor is not read inside this loop (e.g. a bias read by the epilogue only).

@@ -294,6 +294,7 @@ std::string do_compute_at(Program& p, const ComputeAtStep& s, const Target& t) {
   c.name = tt.name;
   c.op_name = prod.name;
   c.shape = tt.shape;
+  c.dtype = tt.dtype;
   c.definition = pm.value;
   std::vector<std::string> paxes;
   std::vector<Affine> dvars;
@@ -563,13 +564,14 @@ std::string do_online_softmax(Program& p, const OnlineSoftmaxStep& s, const Targ
   // What the row walks cost: every pass over the reduction axis reads each score once.
   int64_t row = 1, rows = 1;
   for (const Axis& a : k.axes) (a.reduce ? row : rows) *= a.extent;
+  const int64_t score_bytes = k.tensors.empty() ? 4 : k.tensors[0].elem_bytes();  // inputs first
   return k.name + " now walks each row of " + std::to_string(row) +
          " scores twice instead of three times: one pass keeps the running maximum m (acc" +
          std::to_string(max.acc) + ") and the sum l of exp(x - m) (acc" + std::to_string(sum_acc) +
          "), and when a larger x arrives it rescales l by exp(m_old - x) before adding; the "
          "output pass then reads the row again for exp(x - m) / l. That is " +
-         std::to_string(rows) + " rows × " + std::to_string(row) +
-         " scores × 4 B = " + format_bytes(rows * row * 4) +
+         std::to_string(rows) + " rows × " + std::to_string(row) + " scores × " +
+         std::to_string(score_bytes) + " B = " + format_bytes(rows * row * score_bytes) +
          " fewer reads, which reach DRAM when a row does not stay in cache between passes; the "
          "same running rescale is what lets FlashAttention stream keys in tiles without ever "
          "holding a whole row.";

@@ -18,7 +18,8 @@ std::string too_large(size_t entries, const Program& p) {
   if ((entries + 2) * p.kernels.size() > kMaxHistoryKernels)
     return "the history would hold " + std::to_string(entries + 2) + " copies of a " +
            std::to_string(p.kernels.size()) + "-kernel program, past the limit of " +
-           std::to_string(kMaxHistoryKernels) + " kernels in all; a model this large takes fewer "
+           std::to_string(kMaxHistoryKernels) +
+           " kernels in all; a model this large takes fewer "
            "steps";
   return {};
 }

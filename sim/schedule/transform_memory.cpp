@@ -287,6 +287,7 @@ std::string do_pad(Program& p, const PadStep& s, const Target& t) {
     refuse("pad: " + gt.name + " has " + std::to_string(gt.rank()) + " dims; dim " +
            std::to_string(dim) + " does not exist");
   int64_t old_alloc = 0, new_alloc = 0;
+  const int64_t elem_bytes = graph::dtype_size(gt.dtype);
   for (auto& kk : p.kernels)
     for (auto& kt : kk.tensors) {
       if (kt.id != *tid) continue;
@@ -300,7 +301,7 @@ std::string do_pad(Program& p, const PadStep& s, const Target& t) {
     }
   return gt.name + " dim " + std::to_string(dim) + " is padded by " + std::to_string(amount) +
          " element" + (amount == 1 ? "" : "s") + ": its buffer grows from " +
-         format_bytes(old_alloc * 4) + " to " + format_bytes(new_alloc * 4) +
+         format_bytes(old_alloc * elem_bytes) + " to " + format_bytes(new_alloc * elem_bytes) +
          ". Padding changes which cache sets and banks consecutive rows map to; the values are "
          "unchanged.";
 }

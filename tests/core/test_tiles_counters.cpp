@@ -148,3 +148,22 @@ TEST_CASE("every frame's counters and caches equal a simulation stopped at that 
   const predict::Machine h200 = predict::load_machine("h200");
   CHECK(record_tiles(k, progress, &h200).frame_counters.empty());
 }
+
+TEST_CASE("tiles: an fp16 GEMM's grids count each 2-byte element where it is") {
+  // C = A @ B with 32 × 32 fp16 operands, ijk: every element of A and of B is read 32 times, so
+  // every bin of their 32 × 32 grids (one element each) ends at 32; C's bins at one write each.
+  tilescope::core::AppState state =
+      tilescope::core::test::state_for("A: [32, 32] fp16\nB: [32, 32] fp16\nC = A @ B\n");
+  REQUIRE(state.workbench.kernel());
+  JobProgress progress;
+  const TilesResult t = record_tiles(*state.workbench.kernel(), progress);
+  REQUIRE(t.grids.size() == 3u);
+  const std::vector<uint32_t>& last = t.frames.back();
+  for (const TileGrid& g : t.grids) {
+    CAPTURE(g.name);
+    REQUIRE(g.rows * g.cols == 32 * 32);
+    REQUIRE(g.bins() == 32u * 32);
+    const uint32_t each = g.output ? 1 : 32;
+    for (size_t b = 0; b < g.bins(); ++b) CHECK(last[g.offset + b] == each);
+  }
+}

@@ -270,4 +270,50 @@ TEST_CASE("tiles gpu: counters over time along the wave, by hand count and by re
   }
 }
 
+TEST_CASE("tiles gpu: fp16 matrices, counted in 2-byte elements and half the sectors") {
+  // kGemm in fp16: a row of 32 elements is 64 B, two sectors; a sector holds 16 elements.
+  constexpr const char* kGemm16 = "A: [32, 32] fp16\nB: [32, 32] fp16\nC = A @ B\n";
+  AppState state = test::state_for(kGemm16);
+  JobProgress progress;
+  const GpuTilesResult r = record_gpu_tiles(kernel_after(state, kRowsToBlocks), roomy_gpu(), 5,
+                                            2, progress);
+  REQUIRE(r.frames.size() == 1 + 4 * 32);
+  // What each level holds, in elements, is what it held in fp32: the same rows, half the bytes.
+  CHECK(held(r, r.frames.front().l1, "A") == 4 * 32);
+  CHECK(held(r, r.frames.front().l1, "B") == 32 * 32);
+  CHECK(held(r, r.frames.front().l2, "C") == 16 * 32);
+  CHECK(held(r, r.frames.back().l2, "A") == 32 * 32);
+  // Warp 2 of block 5 at k = 0: B[0, 0…31] is 64 B, two sectors (four in fp32).
+  const GpuTilesFrame& step0 = r.frames[33];
+  for (const GpuWarpAccess& w : step0.warp)
+    if (r.grids[size_t(w.grid)].name == "B") {
+      CHECK(w.lane_bytes == 2);
+      CHECK(w.sectors == 2);
+      CHECK(w.ideal_sectors == 2);
+      CHECK(w.lane_elem.back() == 31);
+    }
+  // A's sector at k = 0 covers columns 0…15 of each row (32 B of 2-byte elements).
+  CHECK(step0.block[0].c0 == 0);
+  CHECK(step0.block[0].c1 == 15);
+  CHECK(r.warp_sectors == 32 * 1 + 32 * 2 + 2);
+
+  // Lanes down a column: 32 elements 64 B apart, 32 sectors where 2 would hold their 64 B.
+  AppState cols = test::state_for(kGemm16);
+  const GpuTilesResult c =
+      record_gpu_tiles(kernel_after(cols, kLanesDownColumns), roomy_gpu(), 0, 0, progress);
+  CHECK(c.warp_sectors == 32 * 32 + 32 * 1 + 32);
+  CHECK(c.warp_ideal_sectors == 32 * 2 + 32 * 1 + 2);
+  bool saw_a = false;
+  for (const GpuTilesFrame& f : c.frames)
+    for (const GpuWarpAccess& w : f.warp)
+      if (c.grids[size_t(w.grid)].name == "A" && !saw_a) {
+        saw_a = true;
+        CHECK(w.lane_elem[1] - w.lane_elem[0] == 32);  // one row apart, in elements
+        const std::string text = describe_warp_access(c, w);
+        CHECK(text.find("= 1024 B moved for 64 B used") != std::string::npos);
+        CHECK(text.find("neighbouring lanes 64 B apart") != std::string::npos);
+      }
+  CHECK(saw_a);
+}
+
 }  // namespace tilescope::core
