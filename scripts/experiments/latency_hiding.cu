@@ -8,15 +8,21 @@
 // lines (every step a new page too) and through lines in order, 33 apart (pages stay translated).
 //
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o latency_hiding scripts/experiments/latency_hiding.cu
-// Run:   ./latency_hiding > latency-hiding.json
+// Run:   ./latency_hiding > latency-hiding.json            (the first grid, schema /2)
+//        ./latency_hiding held-out > held-out.json         (the second grid, schema /3)
 // Output: one JSON object — the device, the chase's latency, and for every (W, L) the median of
-// 15 timed launches and the bytes read (tilescope-latency-hiding/2).
+// 15 timed launches and the bytes read. The first grid is W = 1, 2, 4 … 64 and L = 1, 2, 4, 8
+// for 16-byte loads (streaming and plain) and 4-byte loads. The held-out grid was chosen after
+// the time model (sim/predict/parallelism.h) was fitted to the first, to test it on points it
+// has not seen: 8-byte loads, W = 1, 3, 6 … 48, L = 1 … 8 including the odd counts, and 16-byte
+// loads 3, 5, 6, 7 deep.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace {
@@ -29,8 +35,10 @@ void check(cudaError_t e, const char* what) {
 }
 
 __device__ float sum_of(float v) { return v; }
+__device__ float sum_of(float2 v) { return v.x + v.y; }
 __device__ float sum_of(float4 v) { return v.x + v.y + v.z + v.w; }
 __device__ float add(float a, float b) { return a + b; }
+__device__ float2 add(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
 __device__ float4 add(float4 a, float4 b) {
   return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
 }
@@ -103,14 +111,19 @@ double time_variant(int loads, const void* in, float* out, int blocks, int threa
   switch (loads) {
     case 1: return time_loads<T, 1, streaming>(in, out, blocks, threads, iters);
     case 2: return time_loads<T, 2, streaming>(in, out, blocks, threads, iters);
+    case 3: return time_loads<T, 3, streaming>(in, out, blocks, threads, iters);
     case 4: return time_loads<T, 4, streaming>(in, out, blocks, threads, iters);
+    case 5: return time_loads<T, 5, streaming>(in, out, blocks, threads, iters);
+    case 6: return time_loads<T, 6, streaming>(in, out, blocks, threads, iters);
+    case 7: return time_loads<T, 7, streaming>(in, out, blocks, threads, iters);
     default: return time_loads<T, 8, streaming>(in, out, blocks, threads, iters);
   }
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool held_out = argc > 1 && std::string(argv[1]) == "held-out";
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "device");
   const int sms = prop.multiProcessorCount;
@@ -151,7 +164,8 @@ int main() {
   check(cudaMemcpy(d_next, next.data(), size_t(n) * 4, cudaMemcpyHostToDevice), "copy");
   const double strided_ns = run_chase();
 
-  std::printf("{\n \"schema\": \"tilescope-latency-hiding/2\",\n");
+  std::printf("{\n \"schema\": \"tilescope-latency-hiding/%d\",\n", held_out ? 3 : 2);
+  if (held_out) std::printf(" \"grid\": \"held-out\",\n");
   int clock_khz = 0;  // CUDA 13 dropped cudaDeviceProp::clockRate
   check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0), "clock");
   std::printf(" \"device\": {\"name\": \"%s\", \"sms\": %d, \"l2_bytes\": %d, \"clock_khz\": %d},\n",
@@ -164,22 +178,32 @@ int main() {
     const char* name;
     int bytes;
     bool streaming;
+    std::vector<int> warps, loads;
   };
-  for (const Variant v : {Variant{"float4 ld.global.cs", 16, true},
-                          Variant{"float4 ld.global", 16, false},
-                          Variant{"float ld.global", 4, false}}) {
-    for (int warps : {1, 2, 4, 8, 16, 32, 64}) {
-      const int per_block = std::min(warps, 32), blocks_per_sm = warps / per_block;
+  const std::vector<Variant> grid =
+      held_out ? std::vector<Variant>{{"float2 ld.global", 8, false, {1, 3, 6, 12, 24, 48},
+                                       {1, 2, 3, 4, 6, 8}},
+                                      {"float4 ld.global", 16, false, {1, 3, 12, 48}, {3, 5, 6, 7}},
+                                      {"float ld.global", 4, false, {3, 12, 48}, {3, 6}}}
+               : std::vector<Variant>{
+                     {"float4 ld.global.cs", 16, true, {1, 2, 4, 8, 16, 32, 64}, {1, 2, 4, 8}},
+                     {"float4 ld.global", 16, false, {1, 2, 4, 8, 16, 32, 64}, {1, 2, 4, 8}},
+                     {"float ld.global", 4, false, {1, 2, 4, 8, 16, 32, 64}, {1, 2, 4, 8}}};
+  for (const Variant& v : grid) {
+    for (int warps : v.warps) {
+      // One block per SM up to 32 warps (1024 threads), two above (48 = 2 × 24, 64 = 2 × 32).
+      const int blocks_per_sm = warps > 32 ? 2 : 1, per_block = warps / blocks_per_sm;
       const int threads = per_block * 32, blocks = sms * blocks_per_sm;
       const int64_t grid_threads = int64_t(blocks) * threads;
-      for (int loads : {1, 2, 4, 8}) {
+      for (int loads : v.loads) {
         // As many rounds as fit the buffer: every thread reads `loads` values a round.
         const int64_t iters = int64_t(bytes / v.bytes) / (grid_threads * loads);
         const double ms =
             v.bytes == 16
                 ? (v.streaming ? time_variant<float4, true>(loads, in, out, blocks, threads, iters)
                                : time_variant<float4, false>(loads, in, out, blocks, threads, iters))
-                : time_variant<float, false>(loads, in, out, blocks, threads, iters);
+            : v.bytes == 8 ? time_variant<float2, false>(loads, in, out, blocks, threads, iters)
+                           : time_variant<float, false>(loads, in, out, blocks, threads, iters);
         const double read = double(iters) * grid_threads * loads * v.bytes;
         std::printf("%s  {\"variant\": \"%s\", \"load_bytes\": %d, \"warps_per_sm\": %d, "
                     "\"loads_per_thread\": %d, \"blocks\": %d, \"threads_per_block\": %d, "
