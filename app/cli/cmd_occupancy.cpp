@@ -187,6 +187,11 @@ int run_occupancy(const OccupancyFlags& f) {
     std::printf("memory: %s: at most %.0f GB/s on %lld SMs (the memory's %.0f GB/s at %.0f ns)\n",
                 b.summary.c_str(), b.bandwidth / 1e9, (long long)busy, b.memory_bandwidth / 1e9,
                 b.latency_s * 1e9);
+    std::printf("memory: predicted %.0f GB/s: a warp's round takes %.0f ns (the trip %.0f ns, %.0f "
+                "of it queueing at %.0f %% of the memory's bandwidth)\n",
+                b.predicted_bandwidth / 1e9, b.round_s * 1e9, b.loaded_latency_s * 1e9,
+                (b.loaded_latency_s - b.latency_s) * 1e9,
+                100 * b.predicted_bandwidth / b.memory_bandwidth);
   }
   return 0;
 }

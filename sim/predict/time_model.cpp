@@ -100,8 +100,10 @@ TimePrediction predict_time(const Machine& m, const KernelWork& w) {
                              {resident_warps(m, p.occupancy, w.blocks),
                               std::max<int64_t>(1, std::llround(w.loads_in_flight_per_warp)),
                               std::llround(w.bytes_per_load)});
-      bw = b.bandwidth;
-      why = count(w.dram_bytes) + "B / " + io::format_rate(bw) + " (" + b.summary + ")";
+      // The predicted bandwidth (a warp's whole round, the memory's queue), under the bound.
+      bw = b.predicted_bandwidth;
+      why = count(w.dram_bytes) + "B / " + io::format_rate(bw) + " (" + b.summary +
+            "; a warp's round " + fmt("%.0f ns", b.round_s * 1e9) + ")";
     }
     p.terms.push_back({"DRAM", w.dram_bytes / bw, why});
   }

@@ -49,3 +49,26 @@ TEST_CASE("Little's law needs the memory's latency") {
   m.memory.latency_ns = 0;
   CHECK_THROWS_AS(memory_parallelism(m, 132, {1, 1, 512}), std::invalid_argument);
 }
+
+TEST_CASE("the prediction: a warp's round, its trips to memory and the memory's queue") {
+  const Machine m = h200_at(500);
+  // One warp, one float4 load per SM: 67584 B in flight. A round is the trip (500 ns), the
+  // round's own 60 ns, and the queue: 80 ns × ρ / (1 − ρ) at ρ = bandwidth / 4.8 TB/s. Near
+  // 67584 B / 560 ns = 120.7 GB/s, ρ ≈ 0.025 and the queue adds 2.1 ns: 120.24 GB/s.
+  const ParallelismBound b = memory_parallelism(m, 132, {1, 1, 512});
+  CHECK(b.predicted_bandwidth == doctest::Approx(120.24e9).epsilon(0.001));
+  const double rho = b.predicted_bandwidth / 4.8e12;
+  const double round_ns = 500 + 60 + 80 * rho / (1 - rho);
+  CHECK(b.round_s * 1e9 == doctest::Approx(round_ns));
+  CHECK(b.loaded_latency_s * 1e9 == doctest::Approx(500 + 80 * rho / (1 - rho)));
+  CHECK(b.bytes_in_flight / b.round_s == doctest::Approx(b.predicted_bandwidth).epsilon(1e-6));
+  // The same load split over two trips (the compiler made the warp wait between them): the
+  // round is two trips and the 60 ns, 1060 ns: 63.63 GB/s.
+  CHECK(memory_parallelism(m, 132, {1, 1, 512, 2}).predicted_bandwidth ==
+        doctest::Approx(63.63e9).epsilon(0.001));
+  // Eight loads a warp: 20 ns more for each after the first. 64 warps of them ask for far more
+  // than the memory gives: the queue holds the prediction just under 4.8 TB/s (4.742).
+  const ParallelismBound full = memory_parallelism(m, 132, {64, 8, 512});
+  CHECK(full.predicted_bandwidth == doctest::Approx(4.7425e12).epsilon(0.001));
+  CHECK(full.predicted_bandwidth < full.bandwidth);
+}

@@ -82,20 +82,25 @@ TEST_CASE("DRAM: bytes over the bandwidth, or over what the warps keep in flight
   // No loads in flight given: the memory's 4.8 TB/s, 1 ms.
   CHECK(predict_time(m, w).seconds == doctest::Approx(1e-3));
   // 32 warps × 1 load × 128 B per SM = 4 KiB; × 132 SMs / 500 ns = 1.081 TB/s: latency-bound.
+  // The time model takes the prediction under that bound (parallelism.h): a warp's round is the
+  // trip, 60 ns of its own and the queue, 80 ns × ρ / (1 − ρ) — at 933.3 GB/s (ρ = 0.194) the
+  // round is 579.3 ns, and 540672 B / 579.3 ns = 933.3 GB/s: 4.8 GB in 5.143 ms.
   w.loads_in_flight_per_warp = 1;
   w.bytes_per_load = 128;
   const TimePrediction p = predict_time(m, w);
   CHECK(p.limiter == "DRAM");
-  CHECK(p.seconds == doctest::Approx(4.8e9 / (32 * 128 * 132 / 500e-9)));
+  CHECK(p.seconds == doctest::Approx(4.8e9 / 933.304e9).epsilon(1e-5));
   CHECK(p.summary.find("latency-bound: 32 warps × 1 load × 128 B") != std::string::npos);
+  CHECK(p.summary.find("a warp's round 579 ns") != std::string::npos);
   // The roofline ignores the latency: 1 ms.
   CHECK(p.bound_seconds == doctest::Approx(1e-3));
-  // A grid of 132 blocks gives each SM one block, 8 warps, whatever the occupancy allows (4).
+  // A grid of 132 blocks gives each SM one block, 8 warps, whatever the occupancy allows (4):
+  // 135168 B in flight; at 239.57 GB/s (ρ = 0.050) the round is 564.2 ns.
   KernelWork one = w;
   one.blocks = 132;
-  CHECK(predict_time(m, one).seconds == doctest::Approx(4.8e9 / (8 * 128 * 132 / 500e-9)));
-  CHECK(predict_time(m, one).summary.find("1.08 TB/s") == std::string::npos);
-  CHECK(predict_time(m, one).summary.find("270 GB/s") != std::string::npos);
+  CHECK(predict_time(m, one).seconds == doctest::Approx(4.8e9 / 239.5735e9).epsilon(1e-5));
+  CHECK(predict_time(m, one).summary.find("240 GB/s") != std::string::npos);
+  CHECK(predict_time(m, one).summary.find("a warp's round 564 ns") != std::string::npos);
 }
 
 TEST_CASE("a schedule's loads in flight: one serial iteration's global loads per warp") {
