@@ -133,6 +133,7 @@ figcaption { color: #555; font-size: .9em; }
 table { border-collapse: collapse; } td, th { border: 1px solid #bbb; padding: .2em .5em; }
 blockquote { border-left: 3px solid #bbb; margin-left: 0; padding-left: 1em; color: #333; }
 .answers { page-break-before: always; break-before: page; }
+.after-goal { color: #555; font-style: italic; page-break-after: always; break-after: page; }
 .answers li { margin-bottom: .8em; }
 @media print { a { color: inherit; } }
 )";
@@ -154,7 +155,9 @@ std::string lesson_handout_html(const lesson::Lesson& l, const LessonComputed& c
            std::to_string(step + 1) + " (" + html_escape(s.title) +
            ") sets it up in tilescope.</figcaption></figure>\n";
   };
-  for (const LessonDocItem& item : lesson_document(l)) {
+  const std::vector<LessonDocItem> doc = lesson_document(l);
+  for (size_t i = 0; i < doc.size(); ++i) {
+    const LessonDocItem& item = doc[i];
     switch (item.kind) {
       case LessonDocItem::Kind::Markdown:
         body += markdown_html(item.markdown);
@@ -229,6 +232,11 @@ std::string lesson_handout_html(const lesson::Lesson& l, const LessonComputed& c
             const lesson::CheckpointBlock& cp = b.checkpoint;
             body += "<div class=\"goal\"><strong>Your turn.</strong> " + inline_html(cp.goal) +
                     " <em>(A hint and a solution are on the last page.)</em></div>\n";
+            // On paper the rest of the step (the lesson's solution, what it measures) starts a
+            // new page: the screen keeps it closed until the goal is reached (view_lessons.cpp).
+            if (i + 1 < doc.size() && doc[i + 1].kind != LessonDocItem::Kind::Step)
+              body += "<p class=\"after-goal\">Turn the page when you have tried: the rest of "
+                      "this step shows the lesson's solution.</p>\n";
             std::string solution;
             if (const auto s = computed.solutions.find(cp.id); s != computed.solutions.end())
               solution =

@@ -230,6 +230,11 @@ bool answer_visible(const LessonPlayer& p, bool presenting, const std::string& i
   return p.teacher && !presenting;
 }
 
+bool after_checkpoint_closed(const LessonPlayer& p, bool presenting, const std::string& id) {
+  if (p.teacher && !presenting) return false;
+  return !p.progress || p.progress->checkpoint_state(id) == lesson::CheckpointState::NotYet;
+}
+
 std::vector<AnswerMask::Hidden> hidden_answers(const LessonPlayer& p, bool presenting) {
   std::vector<AnswerMask::Hidden> out;
   if (!p.is_open() || !p.computed) return out;

@@ -176,6 +176,10 @@ const lesson::Block* find_predict(const lesson::Lesson& lesson, const std::strin
 // Whether the computed answer of predict `id` is on screen: after the learner's prediction, in
 // teacher mode at a desk, or once revealed to the class.
 bool answer_visible(const LessonPlayer& p, bool presenting, const std::string& id);
+// Whether the rest of a checkpoint's step stays closed: what follows a goal the learner has not
+// reached (nor been shown) is the lesson's own solution and what it measures, so it opens when
+// the goal is reached or Show me is pressed — or at a teacher's desk (not when presenting).
+bool after_checkpoint_closed(const LessonPlayer& p, bool presenting, const std::string& id);
 // What the screen must not show yet (issue #26): for every prediction of the open lesson whose
 // answer is not visible, its answer (band: the block's relative tolerance, 1% to 10%) and the
 // values it is computed from (1%). The app masks them in every text it draws.

@@ -56,6 +56,17 @@ TEST_CASE("lesson handout: questions in the text, answers after the page break")
   }
   CHECK(goals == 3);
   CHECK(html.find("Hint: ", answers) != std::string::npos);
+  // What follows a goal in its step shows the lesson's solution: a page turn comes first. Two of
+  // lesson 2's goals have more after them (steps 2 and 3: the fused schedule and its checks); the
+  // first ends its step. Each turn follows its goal's div directly.
+  const std::string turn = "<p class=\"after-goal\">Turn the page when you have tried";
+  size_t turns = 0;
+  for (size_t at = html.find(turn); at != std::string::npos; at = html.find(turn, at + 1)) {
+    CHECK(html.rfind("</div>\n", at) == at - 7);
+    CHECK(html.rfind(goal, at) > html.rfind("</pre>", at));  // no solution between goal and turn
+    ++turns;
+  }
+  CHECK(turns == 2);
   // Models keep their text; the lesson's own checks are summarised, not printed.
   CHECK(html.find("bias: [4096] weight") != std::string::npos);
   CHECK(html.find("kernels(epi) == 2") == std::string::npos);

@@ -223,4 +223,35 @@ expect c3 /trace/selected 0
 expect c3 /trace/selected_node/framework_ops/0 aten::conv2d
 grep -q 'cuDNN' "$out/l16-node.txt" || fail "c3: the convolution's kernels are not explained"
 echo "ok: lesson 16's trace opened by its step, the kernel count masked until predicted, a node's kernels"
+# [SECTION] Lesson 15, step 4: after a goal the learner has not reached, the rest of its step —
+# the lesson's own solution (steps `split`, with its Apply button) and what it measures — stays
+# closed, one line saying so; Next (key N) walks there without acting; "Show me" (a click) opens it.
+lesson=15-latency-hiding-occupancy
+walk=$'key N\nwait-frames 3\nkey N\nwait-frames 3\nkey N\nwait-frames 3'
+run_app d1 "$settle"$'\nlesson open '"$lesson"$'\n'"$settle"$'\n'"$walk"$'\n'"$settle"$'
+write-frame-text OUT/l15-closed.txt
+wait-frames 1
+screenshot OUT/l15-closed.png
+wait-frames 1
+quit' "$session"
+expect d1 /lesson/step_id split
+expect d1 /lesson/checkpoints/0/id warps
+expect d1 /lesson/checkpoints/0/state "not yet"
+grep -q 'The rest of this step' "$out/l15-closed.txt" || fail "d1: no line says the step's rest is closed"
+for shown in 'Schedule steps' 'Sixteen slices of 64 products' 'Apply these steps'; do
+  grep -q "$shown" "$out/l15-closed.txt" && fail "d1: '$shown' is on screen before the goal is reached"
+done
+"$query" "$out/d1.layout.json" --widget lesson.apply.split >/dev/null 2>&1 &&
+  fail "d1: the solution's Apply button is on the screen"
+probe s1
+run_app d2 "$settle"$'\n'"click $(at s1 lesson.show-me.warps)"$'\n'"$settle"$'
+write-frame-text OUT/l15-open.txt
+wait-frames 1
+screenshot OUT/l15-open.png
+wait-frames 1
+quit' "$session"
+expect d2 /lesson/checkpoints/0/state shown
+grep -q 'The rest of this step' "$out/l15-open.txt" && fail "d2: the step's rest is still closed"
+grep -q 'Schedule steps' "$out/l15-open.txt" || fail "d2: Show me did not open the solution"
+echo "ok: lesson 15's solution closed until its goal is shown"
 echo "gui honest player: all checks passed"

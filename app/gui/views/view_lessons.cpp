@@ -880,8 +880,13 @@ void draw_lesson_text_view(ViewContext& ctx, const Rect& rect) {
   }
   const lesson::Lesson& l = *p.lesson;
   MarkdownAction action;
+  // After a goal not yet reached, the rest of its step (the lesson's solution, what it measures)
+  // stays closed: one line says so, until the next step begins.
+  bool closed = false;
   for (size_t i = 0; i < p.doc.size(); ++i) {
     const LessonDocItem& item = p.doc[i];
+    if (item.kind == LessonDocItem::Kind::Step) closed = false;
+    if (closed) continue;
     ImGui::PushID(static_cast<int>(i));
     switch (item.kind) {
       case LessonDocItem::Kind::Markdown: {
@@ -912,6 +917,12 @@ void draw_lesson_text_view(ViewContext& ctx, const Rect& rect) {
             break;
           case lesson::BlockKind::Checkpoint:
             draw_checkpoint_block(ctx, b, ms);
+            closed = after_checkpoint_closed(p, ctx.state.presentation, b.checkpoint.id) &&
+                     i + 1 < p.doc.size() && p.doc[i + 1].kind != LessonDocItem::Kind::Step;
+            if (closed)
+              wrapped("The rest of this step (the lesson's own solution and what it shows) "
+                      "opens when you reach the goal, or press Show me.",
+                      ctx.palette.subtext);
             break;
         }
         ImGui::Dummy(ImVec2(0, ms.body->FontSize * 0.3f));
