@@ -9,8 +9,9 @@
 //   data stage  the L1/shared-memory data stage moves one wavefront a cycle per SM: one per
 //               shared-memory bank pass, one per 128-byte line a global access touches
 //   L2          L2 bytes over the L2's bandwidth (when the machine file gives one)
-//   DRAM        DRAM bytes over the lesser of the memory's bandwidth and what the resident warps'
-//               loads in flight can draw by Little's law (parallelism.h)
+//   DRAM        DRAM bytes over what the resident warps' loads in flight draw: Little's law with
+//               a warp's whole round and the memory's queue, under the memory's bandwidth
+//               (parallelism.h's predicted_bandwidth)
 //
 // The SM-local terms (issue, tensor, data stage) are per SM, so they scale with the busiest SM's
 // share of the blocks (ceil(blocks / SMs) against blocks / SMs: the tail). The clock is the
