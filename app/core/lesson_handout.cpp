@@ -234,7 +234,7 @@ std::string lesson_handout_html(const lesson::Lesson& l, const LessonComputed& c
                     " <em>(A hint and a solution are on the last page.)</em></div>\n";
             // On paper the rest of the step (the lesson's solution, what it measures) starts a
             // new page: the screen keeps it closed until the goal is reached (view_lessons.cpp).
-            if (i + 1 < doc.size() && doc[i + 1].kind != LessonDocItem::Kind::Step)
+            if (step_continues_after(doc, i))
               body += "<p class=\"after-goal\">Turn the page when you have tried: the rest of "
                       "this step shows the lesson's solution.</p>\n";
             std::string solution;

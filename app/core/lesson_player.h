@@ -58,6 +58,11 @@ struct LessonDocItem {
   int step = -1;                    // Kind::Step: index into Lesson::steps
 };
 std::vector<LessonDocItem> lesson_document(const lesson::Lesson& lesson);
+// Whether the step of doc[i] goes on after it: the next item is not a new step (what a goal
+// closes in the player and turns a page for in the handout).
+inline bool step_continues_after(const std::vector<LessonDocItem>& doc, size_t i) {
+  return i + 1 < doc.size() && doc[i + 1].kind != LessonDocItem::Kind::Step;
+}
 
 // [SECTION] What the background job computes for an open lesson
 

@@ -19,14 +19,11 @@ namespace {
 // An L1 line: one pass of the data stage moves one (a warp instruction's lines, TraceSummary).
 constexpr uint64_t kLineBytes = 128;
 
-}  // namespace
-
+// Bytes of one element of a stage spec's tile: the staged tensor's dtype.
 uint32_t stage_elem_bytes(const Kernel& k, const StageSpec& spec) {
   return uint32_t(graph::dtype_size(spec.computed ? k.computed[size_t(spec.tensor)].dtype
                                                   : k.tensors[size_t(spec.tensor)].dtype));
 }
-
-namespace {
 
 std::vector<StageArea> stage_areas(const LoweredKernel& lk, const TraceLayout& layout) {
   const Kernel& k = lk.kernel;

@@ -103,8 +103,6 @@ struct StageArea {
   bool double_buffer = false;
 };
 std::vector<StageArea> stage_areas(const Kernel& k, const TraceOptions& o = {});
-// Bytes of one element of a stage spec's tile: the staged tensor's dtype.
-uint32_t stage_elem_bytes(const Kernel& k, const StageSpec& spec);
 
 struct TraceSummary {
   uint64_t global_reads = 0, global_writes = 0;  // Access records (elements, or sectors on GPU)

@@ -918,7 +918,7 @@ void draw_lesson_text_view(ViewContext& ctx, const Rect& rect) {
           case lesson::BlockKind::Checkpoint:
             draw_checkpoint_block(ctx, b, ms);
             closed = after_checkpoint_closed(p, ctx.state.presentation, b.checkpoint.id) &&
-                     i + 1 < p.doc.size() && p.doc[i + 1].kind != LessonDocItem::Kind::Step;
+                     step_continues_after(p.doc, i);
             if (closed)
               wrapped("The rest of this step (the lesson's own solution and what it shows) "
                       "opens when you reach the goal, or press Show me.",
