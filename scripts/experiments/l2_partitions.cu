@@ -4,7 +4,7 @@
 // Hopper's L2 is two partitions; an SM reaches its near one faster than the far one. The GPU
 // twin (sim/predict/gpu_kernels.cpp) needs to know where a line lives after an SM reads it, and
 // which SMs the blocks of a launch land on. One thread of one SM times, line by line, a
-// dependent chain of L2-only loads (ld.global.cg: the L1 is bypassed) over 2048 lines 128 B apart.
+// chain of L2-only loads (ld.global.cg: the L1 is bypassed) over 2048 lines 128 B apart.
 //
 // Three passes:
 //  1. For every SM s: flush the L2 (write three times its size elsewhere), let SM 0 read the
@@ -47,13 +47,14 @@ __device__ __forceinline__ unsigned sm_id() {
 }
 
 // The first block to land on SM `target` times a read of each line; every other block returns.
-// The next line's address depends on the value read (always 0), and the clock is read by the
-// instruction after one that uses the value: one load in flight, its latency in cycles.
+// The next line's address depends on the value read (always 0), and the clock is read after a
+// shared-memory store of the value: one load in flight, its latency in cycles.
 __global__ void time_lines(const unsigned* __restrict__ lines, unsigned target, int* claim,
                            unsigned* cycles, unsigned* sink) {
   if (threadIdx.x != 0 || sm_id() != target) return;
   if (atomicCAS(claim, 0, 1) != 0) return;
   __shared__ unsigned lat[kLines];
+  __shared__ unsigned slot;
   unsigned v = 0;
   for (int i = 0; i < kLines; ++i) {
     const unsigned* p = lines + size_t(i) * kWordsPerLine + v;
@@ -61,7 +62,11 @@ __global__ void time_lines(const unsigned* __restrict__ lines, unsigned target, 
     asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0)::"memory");
     unsigned x;
     asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(x) : "l"(p) : "memory");
-    asm volatile("add.u32 %1, %1, 0;\n\tmov.u64 %0, %%clock64;" : "=l"(t1), "+r"(x)::"memory");
+    // The store needs x, so it waits for the load; the clock is read after it issues.
+    asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(unsigned(__cvta_generic_to_shared(&slot))),
+                 "r"(x)
+                 : "memory");
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t1)::"memory");
     lat[i] = unsigned(t1 - t0);
     v = x;
   }

@@ -5,6 +5,7 @@
 #include "sim/predict/gpu_kernels.h"
 
 #include "sim/memory/hierarchy.h"
+#include "sim/predict/l2_partitions.h"
 #include "sim/predict/occupancy.h"
 
 #include <algorithm>
@@ -841,9 +842,9 @@ struct ReplayLaunch {
   int64_t blocks, resident;
 };
 
-// Replays every block's L2 requests through `h` in the order the resident slots run them;
-// returns the bias loads that hit in their SM's L1 (which never reach `h`).
-double replay_l2(memory::Hierarchy& h, const ReplayLaunch& r, const Machine& m,
+// Replays every block's L2 requests through `l2` in the order the resident slots run them;
+// returns the bias loads that hit in their SM's L1 (which never reach `l2`).
+double replay_l2(PartitionedL2& l2, const ReplayLaunch& r, const Machine& m,
                  const GpuKernelOptions& o) {
   const Desc& d = r.d;
   const BlockTrace& bt = r.bt;
@@ -851,13 +852,7 @@ double replay_l2(memory::Hierarchy& h, const ReplayLaunch& r, const Machine& m,
   // Per-SM filter of the shared read-only vector (the bias): a sector any block of the SM loaded
   // before is an L1 hit.
   std::vector<std::vector<uint64_t>> bias_seen(static_cast<size_t>(m.cores));
-  double bias_hits = 0, bias_loads = 0;
-  std::vector<memory::Access> batch;
-  batch.reserve(4096);
-  auto flush = [&] {
-    h.access_batch(batch.data(), batch.size());
-    batch.clear();
-  };
+  double bias_hits = 0;
   const int replay_steps = static_cast<int>(bt.steps.size());
   // Groups of `cores` blocks in launch order, one per residency slot: group g runs in slot
   // g mod P of every SM and starts at (g div P) × S + (g mod P) × offset steps; at each step every
@@ -871,6 +866,10 @@ double replay_l2(memory::Hierarchy& h, const ReplayLaunch& r, const Machine& m,
   const auto group_start = [&](int64_t g) {
     return (g / slots) * int64_t(replay_steps) + (g % slots) * offset;
   };
+  // The L2 partition each SM (a slot's j-th block) is near.
+  std::vector<int> near(static_cast<size_t>(m.cores));
+  for (int j = 0; j < m.cores; ++j)
+    near[size_t(j)] = near_partition_of_block(j, m.cores, std::max(1, o.l2_partitions));
   const int64_t end = group_start(groups - 1) + replay_steps;
   int64_t first_group = 0;
   for (int64_t t = 0; t < end; ++t) {
@@ -885,7 +884,6 @@ double replay_l2(memory::Hierarchy& h, const ReplayLaunch& r, const Machine& m,
         for (const BlockTrace::Req& q : bt.steps[static_cast<size_t>(st)]) {
           const uint64_t addr = q.addr + block_shift(d, q.tensor, bx, by, r.N, r.K, r.hgemm);
           if (q.tensor == kBias && !q.write) {
-            bias_loads += 1;
             auto& seen = bias_seen[sm];
             if (std::find(seen.begin(), seen.end(), addr) != seen.end()) {
               bias_hits += 1;
@@ -893,16 +891,14 @@ double replay_l2(memory::Hierarchy& h, const ReplayLaunch& r, const Machine& m,
             }
             seen.push_back(addr);
           }
-          batch.push_back(memory::Access{
-              hashed_addr(addr), kSector,
-              q.write ? memory::AccessKind::Write : memory::AccessKind::Read, q.tensor});
-          if (batch.size() == batch.capacity()) flush();
+          if (q.write)
+            l2.write(hashed_addr(addr), near[sm]);
+          else
+            l2.read(hashed_addr(addr), near[sm], q.tensor);
         }
       }
     }
   }
-  flush();
-  (void)bias_loads;
   return bias_hits;
 }
 
@@ -973,24 +969,22 @@ GpuKernelPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, 
       s == 1 ? BlockTrace{}
              : trace_block(d, static_cast<uint64_t>(p.l1_bytes_per_block), d.steps / s, s);
   const BlockTrace& bt = s == 1 ? full : sliced;
-  memory::HierarchyConfig l2only;
-  memory::CacheConfig l2 = *l2cfg;
-  l2.size_bytes /= static_cast<uint64_t>(s) * static_cast<uint64_t>(std::max(1, o.l2_partitions));
-  l2only.levels = {l2};
-  l2only.memory = hc.memory;
-  memory::Hierarchy h(l2only);
+  PartitionedL2Config pc;
+  pc.partitions = std::max(1, o.l2_partitions);
+  pc.partition_bytes = l2cfg->size_bytes / uint64_t(s) / uint64_t(pc.partitions);
+  pc.ways = static_cast<int>(l2cfg->effective_ways());
+  pc.copy_far_hits = pc.copy_dram_fills = o.l2_near_copies;
+  PartitionedL2 l2(pc);
   const double bias_hits =
-      replay_l2(h, ReplayLaunch{d, bt, N, K, tensor, blocks, p.resident_blocks}, m, o);
-  h.finish();
-  const memory::Counters c2 = h.counters(0), mem = h.counters(1);
+      replay_l2(l2, ReplayLaunch{d, bt, N, K, tensor, blocks, p.resident_blocks}, m, o);
   const double scale = static_cast<double>(s);
-  p.l2_read_sectors = static_cast<double>(c2.reads) * scale;
+  p.l2_read_sectors = static_cast<double>(l2.reads) * scale;
   // A, B and the bias are only read, C only written: read hits are the hits of the first three.
-  double read_hits = 0;
-  for (int16_t t : {kA, kB, kBias}) read_hits += static_cast<double>(h.counters(0, t).hits);
-  p.l2_read_hit_sectors = read_hits * scale;
-  p.dram_read_bytes = static_cast<double>(mem.read_bytes) * scale;
-  p.dram_write_bytes = static_cast<double>(mem.write_bytes) * scale;
+  p.l2_read_hit_sectors = double(l2.read_hits_by_tensor[kA] + l2.read_hits_by_tensor[kB] +
+                                 l2.read_hits_by_tensor[kBias]) *
+                          scale;
+  p.dram_read_bytes = static_cast<double>(l2.dram_read_bytes) * scale;
+  p.dram_write_bytes = static_cast<double>(l2.dram_write_bytes) * scale;
   // Bias hits happened in every slice step the same way, so they scale like the replay.
   p.l1_load_hit_sectors = full.load_hits * nb + bias_hits * (d.elementwise ? 1.0 : scale);
   return p;

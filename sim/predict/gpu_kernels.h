@@ -43,10 +43,12 @@ struct GpuKernelOptions {
   int k_slice = 0;  // s above; 0 = chosen so the L2 trace stays under max_l2_accesses
   double max_l2_accesses = 6e6;
   int group_rows = 0;  // block order: 0 = launch order, else GroupedOrder<group_rows>
-  // The L2 is split into this many partitions, each SM attached to one; a line the SMs of every
-  // partition read is held in each of them, so the capacity the kernel sees is size / partitions
-  // (Hopper: 2; 1 models one unified L2).
+  // The L2 is split into this many partitions (Hopper: 2; 1 models one unified L2), each SM near
+  // one (l2_partitions.h): a line lives in its home partition, and a read from an SM near another
+  // one, served by the home or by DRAM, leaves a copy near the reader (l2_near_copies; measured
+  // on an H100 by scripts/experiments/l2_partitions.cu). Data both halves read is held twice.
   int l2_partitions = 2;
+  bool l2_near_copies = true;
   // At most this many blocks per SM (0: as many as the kernel's threads, registers and shared
   // memory allow). Fewer resident blocks make smaller waves: an experiment's knob (a launch with
   // extra dynamic shared memory does the same on the hardware).

@@ -10,6 +10,20 @@ namespace {
 constexpr uint64_t kLine = 128, kSector = 32;
 }  // namespace
 
+int near_partition_of_block(int j, int cores, int partitions) {
+  if (partitions <= 1 || cores <= 0) return 0;
+  constexpr int kRuns[] = {16, 48, 38, 18, 12};  // of 132 SMs, alternating halves from 0
+  const int64_t at = int64_t(j % cores) * 132 / cores;
+  int64_t start = 0;
+  int half = 0;
+  for (int run : kRuns) {
+    if (at < start + run) break;
+    start += run;
+    half ^= 1;
+  }
+  return half % partitions;
+}
+
 PartitionedL2::PartitionedL2(const PartitionedL2Config& config) : m_config(config) {
   if (config.partitions < 1 || config.ways < 1 ||
       config.partition_bytes < kLine * uint64_t(config.ways))

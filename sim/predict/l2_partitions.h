@@ -28,6 +28,13 @@ struct PartitionedL2Config {
   bool copy_mru = true;
 };
 
+// The partition the j-th block of a launch's wave runs near, of `cores` SMs. Measured on an H100
+// SXM (scripts/experiments/l2_partitions.cu, 2026-12-07): the block scheduler hands a wave's
+// blocks to the SMs one GPC's pairs at a time, so consecutive blocks share a half in runs of 16,
+// 48, 38, 18 and 12 of the 132 (the same runs for the second block of every SM). A machine with
+// another SM count gets the same runs scaled; one partition gives 0.
+int near_partition_of_block(int j, int cores, int partitions);
+
 class PartitionedL2 {
  public:
   explicit PartitionedL2(const PartitionedL2Config& config);

@@ -91,3 +91,24 @@ TEST_CASE("partitioned L2: a partition smaller than one set is refused") {
   c.partition_bytes = kLine;  // one line, two ways
   CHECK_THROWS_AS(PartitionedL2{c}, std::invalid_argument);
 }
+
+TEST_CASE("the block scheduler's halves: the measured runs of 16, 48, 38, 18 and 12 of 132") {
+  int in_half[2] = {0, 0};
+  for (int j = 0; j < 132; ++j) ++in_half[near_partition_of_block(j, 132, 2)];
+  CHECK(in_half[0] == 16 + 38 + 12);
+  CHECK(in_half[1] == 48 + 18);
+  // The edges of the runs (block 16 is the first of the second run, 64 of the third …).
+  for (auto [j, half] : {std::pair{15, 0},
+                         {16, 1},
+                         {63, 1},
+                         {64, 0},
+                         {101, 0},
+                         {102, 1},
+                         {119, 1},
+                         {120, 0},
+                         {131, 0}})
+    CHECK(near_partition_of_block(j, 132, 2) == half);
+  // The second block of every SM (j ≥ 132) follows the same runs; one partition is always 0.
+  CHECK(near_partition_of_block(132 + 20, 132, 2) == 1);
+  CHECK(near_partition_of_block(20, 132, 1) == 0);
+}
