@@ -971,8 +971,8 @@ GpuKernelPrediction predict_gpu_kernel(const std::string& kernel, int M, int N, 
   const BlockTrace& bt = s == 1 ? full : sliced;
   PartitionedL2Config pc;
   pc.partitions = std::max(1, o.l2_partitions);
-  pc.partition_bytes = l2cfg->size_bytes / uint64_t(s) / uint64_t(pc.partitions);
-  pc.ways = static_cast<int>(l2cfg->effective_ways());
+  pc.partition = *l2cfg;
+  pc.partition.size_bytes /= uint64_t(s) * uint64_t(pc.partitions);
   pc.copy_far_hits = pc.copy_dram_fills = o.l2_near_copies;
   PartitionedL2 l2(pc);
   const double bias_hits =

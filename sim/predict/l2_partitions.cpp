@@ -2,18 +2,14 @@
 
 #include <algorithm>
 #include <bit>
-#include <stdexcept>
 
 namespace tilescope::predict {
 
-namespace {
-constexpr uint64_t kLine = 128, kSector = 32;
-}  // namespace
-
 int near_partition_of_block(int j, int cores, int partitions) {
   if (partitions <= 1 || cores <= 0) return 0;
-  constexpr int kRuns[] = {16, 48, 38, 18, 12};  // of 132 SMs, alternating halves from 0
-  const int64_t at = int64_t(j % cores) * 132 / cores;
+  constexpr int kMeasuredSms = 132;
+  constexpr int kRuns[] = {16, 48, 38, 18, 12};  // of kMeasuredSms, alternating halves from 0
+  const int64_t at = int64_t(j % cores) * kMeasuredSms / cores;
   int64_t start = 0;
   int half = 0;
   for (int run : kRuns) {
@@ -25,99 +21,69 @@ int near_partition_of_block(int j, int cores, int partitions) {
 }
 
 PartitionedL2::PartitionedL2(const PartitionedL2Config& config) : m_config(config) {
-  if (config.partitions < 1 || config.ways < 1 ||
-      config.partition_bytes < kLine * uint64_t(config.ways))
-    throw std::invalid_argument("partitioned L2: a partition must hold at least one set");
-  m_sets = config.partition_bytes / (kLine * uint64_t(config.ways));
-  m_ways.resize(size_t(m_sets) * size_t(config.ways) * size_t(config.partitions));
+  m_parts.reserve(size_t(std::max(1, config.partitions)));
+  for (int p = 0; p < std::max(1, config.partitions); ++p) m_parts.emplace_back(config.partition);
 }
 
-PartitionedL2::Way* PartitionedL2::set_of(int partition, uint64_t line) {
-  const uint64_t set = line % m_sets;
-  return &m_ways[(size_t(partition) * size_t(m_sets) + size_t(set)) * size_t(m_config.ways)];
+PartitionedL2::Where PartitionedL2::where(uint64_t addr) const {
+  const memory::CacheConfig& c = m_config.partition;
+  const uint64_t line = addr / c.line_bytes;
+  const uint32_t bit = 1u << ((addr % c.line_bytes) / c.sector_size());
+  const int home = int((line / m_parts[0].sets()) % m_parts.size());
+  return {line, bit, home};
 }
 
-PartitionedL2::Way* PartitionedL2::find(Way* set, uint64_t line) {
-  for (int w = 0; w < m_config.ways; ++w)
-    if (set[w].tag == line) return &set[w];
-  return nullptr;
-}
-
-PartitionedL2::Way* PartitionedL2::allocate(Way* set, uint64_t line, bool mru) {
-  Way* victim = set;
-  for (int w = 1; w < m_config.ways; ++w)
-    if (set[w].stamp < victim->stamp) victim = &set[w];
-  dram_write_bytes += uint64_t(std::popcount(unsigned(victim->dirty))) * kSector;
-  victim->tag = line;
-  victim->valid = victim->dirty = 0;
-  // At the least recent end: older than every line of the set (stamp 0 loses every tie too,
-  // since the clock starts at 1).
-  victim->stamp = mru ? ++m_clock : 0;
-  return victim;
+uint64_t PartitionedL2::fill(memory::Cache& part, uint64_t line, int16_t tensor) {
+  const int64_t found = part.find(line);
+  if (found >= 0) {
+    part.touch(line, uint64_t(found));
+    return uint64_t(found);
+  }
+  const uint64_t way = part.victim(part.set_of(line));
+  if (part.valid(way))
+    dram_write_bytes +=
+        uint64_t(std::popcount(part.dirty_mask(way))) * m_config.partition.sector_size();
+  part.install(way, line, 0, tensor);
+  return way;
 }
 
 void PartitionedL2::read(uint64_t addr, int near, int16_t tensor) {
-  const uint64_t line = addr / kLine;
-  const uint8_t bit = uint8_t(1u << ((addr % kLine) / kSector));
-  const int parts = m_config.partitions;
-  const int home = int((line / m_sets) % uint64_t(parts));
-  near %= parts;
+  const Where w = where(addr);
+  near %= int(m_parts.size());
   ++reads;
-  Way* ns = set_of(near, line);
-  Way* nw = find(ns, line);
-  auto hit = [&] {
-    ++read_hits;
-    if (tensor >= 0 && tensor < 8) ++read_hits_by_tensor[tensor];
-  };
-  if (nw && (nw->valid & bit)) {
-    nw->stamp = ++m_clock;
-    hit();
+  memory::Cache& mine = m_parts[size_t(near)];
+  memory::Cache& home = m_parts[size_t(w.home)];
+  if (const int64_t way = mine.find(w.line); way >= 0 && (mine.valid_mask(uint64_t(way)) & w.bit)) {
+    mine.touch(w.line, uint64_t(way));
+  } else if (const int64_t hw = w.home == near ? -1 : home.find(w.line);
+             hw >= 0 && (home.valid_mask(uint64_t(hw)) & w.bit)) {
+    home.touch(w.line, uint64_t(hw));
+    ++far_hits;
+    if (m_config.copy_far_hits) mine.valid_mask(fill(mine, w.line, tensor)) |= w.bit;
+  } else {
+    // A miss in the near partition and the home: DRAM fills the home, and a copy near the reader.
+    dram_read_bytes += m_config.partition.sector_size();
+    home.valid_mask(fill(home, w.line, tensor)) |= w.bit;
+    if (w.home != near && m_config.copy_dram_fills)
+      mine.valid_mask(fill(mine, w.line, tensor)) |= w.bit;
     return;
   }
-  if (home != near) {
-    Way* hs = set_of(home, line);
-    Way* hw = find(hs, line);
-    bool copy = m_config.copy_dram_fills;
-    if (hw && (hw->valid & bit)) {
-      hw->stamp = ++m_clock;
-      hit();
-      ++far_hits;
-      copy = m_config.copy_far_hits;
-    } else {
-      dram_read_bytes += kSector;
-      if (!hw) hw = allocate(hs, line, true);
-      hw->valid |= bit;
-      hw->stamp = ++m_clock;
-    }
-    if (!copy) return;
-    if (!nw)
-      nw = allocate(ns, line, m_config.copy_mru);
-    else if (m_config.copy_mru)
-      nw->stamp = ++m_clock;
-    nw->valid |= bit;
-    return;
-  }
-  dram_read_bytes += kSector;
-  if (!nw) nw = allocate(ns, line, true);
-  nw->valid |= bit;
-  nw->stamp = ++m_clock;
+  ++read_hits;
+  if (tensor >= 0 && tensor < 8) ++read_hits_by_tensor[tensor];
 }
 
 void PartitionedL2::write(uint64_t addr, int near) {
-  const uint64_t line = addr / kLine;
-  const uint8_t bit = uint8_t(1u << ((addr % kLine) / kSector));
-  const int parts = m_config.partitions;
-  const int home = int((line / m_sets) % uint64_t(parts));
-  near %= parts;
-  if (home != near) {
-    if (Way* r = find(set_of(near, line), line)) r->valid &= uint8_t(~bit);  // a stale replica
+  const Where w = where(addr);
+  near %= int(m_parts.size());
+  if (w.home != near) {
+    memory::Cache& mine = m_parts[size_t(near)];
+    if (const int64_t way = mine.find(w.line); way >= 0)
+      mine.valid_mask(uint64_t(way)) &= ~w.bit;  // a stale copy
   }
-  Way* hs = set_of(home, line);
-  Way* hw = find(hs, line);
-  if (!hw) hw = allocate(hs, line, true);
-  hw->valid |= bit;
-  hw->dirty |= bit;
-  hw->stamp = ++m_clock;
+  memory::Cache& home = m_parts[size_t(w.home)];
+  const uint64_t way = fill(home, w.line, -1);
+  home.valid_mask(way) |= w.bit;
+  home.dirty_mask(way) |= w.bit;
 }
 
 }  // namespace tilescope::predict

@@ -13,8 +13,10 @@ namespace {
 constexpr uint64_t kLine = 128, kSector = 32;
 PartitionedL2Config two_ways() {
   PartitionedL2Config c;
-  c.partition_bytes = 2 * kLine;  // 2 ways × 1 set
-  c.ways = 2;
+  c.partition.size_bytes = 2 * kLine;  // 2 ways × 1 set
+  c.partition.line_bytes = kLine;
+  c.partition.sector_bytes = kSector;
+  c.partition.ways = 2;
   c.partitions = 2;
   return c;
 }
@@ -88,7 +90,7 @@ TEST_CASE("partitioned L2: writes go to the home half and reach DRAM when evicte
 
 TEST_CASE("partitioned L2: a partition smaller than one set is refused") {
   PartitionedL2Config c = two_ways();
-  c.partition_bytes = kLine;  // one line, two ways
+  c.partition.size_bytes = kLine;  // one line, two ways
   CHECK_THROWS_AS(PartitionedL2{c}, std::invalid_argument);
 }
 
